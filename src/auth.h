@@ -1,0 +1,51 @@
+#ifndef KINF_AUTH_H
+#define KINF_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "err.h"
+
+struct kinf_rest_config;
+
+/*
+ * Credentials for requests, from a rest config: a static token, a token
+ * file re-read when it changes, a client certificate, basic auth, or an
+ * exec plugin run with execve (no shell), cached until its
+ * expirationTimestamp and re-run once after a 401.
+ */
+struct kinf_auth;
+
+struct kinf_credentials {
+	const char *token;		/* bearer token, or NULL */
+	const char *client_cert_pem;	/* or NULL */
+	size_t client_cert_pem_len;
+	const char *client_key_pem;
+	size_t client_key_pem_len;
+	const char *username;		/* basic auth, or NULL */
+	const char *password;
+	unsigned generation;		/* changes whenever the credentials change */
+};
+
+/* config is borrowed and must outlive the auth. NULL on out of memory. */
+struct kinf_auth *kinf_auth_new(const struct kinf_rest_config *config);
+void kinf_auth_free(struct kinf_auth *auth);
+
+/*
+ * The credentials to use now, borrowed until the next call on auth. Runs
+ * the exec plugin when there is no cached credential or it has expired;
+ * re-reads the token file when it changed. -KINF_EAUTH with a message such as
+ * "exec plugin \"/bin/x\": exit status 1" on failure.
+ */
+int kinf_auth_get(struct kinf_auth *auth, const struct kinf_credentials **ret,
+		struct kinf_error *reterr);
+
+/*
+ * A request got 401: forget cached exec credentials (if they are still
+ * those of generation) so the next kinf_auth_get runs the plugin again.
+ * Returns true when a retry could help (exec or token file), false otherwise.
+ */
+bool kinf_auth_unauthorized(struct kinf_auth *auth, unsigned generation);
+
+#endif

@@ -1,0 +1,215 @@
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+
+int kinf_buf_reserve(struct kinf_buf *buf, size_t extra) {
+	size_t need, cap;
+	char *data;
+
+	if (extra > SIZE_MAX / 2 - buf->len) {
+		return -KINF_ENOMEM;
+	}
+	need = buf->len + extra + 1;
+	if (need <= buf->cap) {
+		return 0;
+	}
+	cap = buf->cap ? buf->cap : 64;
+	while (cap < need) {
+		cap *= 2;
+	}
+	data = realloc(buf->data, cap);
+	if (!data) {
+		return -KINF_ENOMEM;
+	}
+	buf->data = data;
+	buf->cap = cap;
+	return 0;
+}
+
+int kinf_buf_append(struct kinf_buf *buf, const void *data, size_t len) {
+	int r = kinf_buf_reserve(buf, len);
+	if (r < 0) {
+		return r;
+	}
+	if (len) {
+		memcpy(buf->data + buf->len, data, len);
+	}
+	buf->len += len;
+	buf->data[buf->len] = '\0';
+	return 0;
+}
+
+int kinf_buf_append_str(struct kinf_buf *buf, const char *str) {
+	return kinf_buf_append(buf, str, strlen(str));
+}
+
+int kinf_buf_append_char(struct kinf_buf *buf, char c) {
+	return kinf_buf_append(buf, &c, 1);
+}
+
+int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...) {
+	va_list ap;
+	int n, r;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		return -KINF_EINVAL;
+	}
+	r = kinf_buf_reserve(buf, (size_t)n);
+	if (r < 0) {
+		return r;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	buf->len += (size_t)n;
+	return 0;
+}
+
+int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str) {
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		int r;
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				(*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
+				*p == '_' || *p == '~') {
+			r = kinf_buf_append_char(buf, (char)*p);
+		} else {
+			char esc[3] = { '%', hex[*p >> 4], hex[*p & 15] };
+			r = kinf_buf_append(buf, esc, 3);
+		}
+		if (r < 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+void kinf_buf_reset(struct kinf_buf *buf) {
+	buf->len = 0;
+	if (buf->data) {
+		buf->data[0] = '\0';
+	}
+}
+
+void kinf_buf_release(struct kinf_buf *buf) {
+	free(buf->data);
+	buf->data = NULL;
+	buf->len = buf->cap = 0;
+}
+
+char *kinf_buf_take(struct kinf_buf *buf) {
+	char *data = buf->data;
+	if (!data) {
+		data = strdup("");
+	}
+	buf->data = NULL;
+	buf->len = buf->cap = 0;
+	return data;
+}
+
+int kinf_strv_push_take(struct kinf_strv *sv, char *s) {
+	if (!s) {
+		return -KINF_ENOMEM;
+	}
+	if (sv->n + 1 >= sv->cap) {
+		size_t cap = sv->cap ? sv->cap * 2 : 8;
+		char **v = realloc(sv->v, cap * sizeof(*v));
+		if (!v) {
+			free(s);
+			return -KINF_ENOMEM;
+		}
+		sv->v = v;
+		sv->cap = cap;
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+	return 0;
+}
+
+int kinf_strv_push(struct kinf_strv *sv, const char *s, size_t len) {
+	char *copy = malloc(len + 1);
+	if (!copy) {
+		return -KINF_ENOMEM;
+	}
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	return kinf_strv_push_take(sv, copy);
+}
+
+int kinf_strv_push_str(struct kinf_strv *sv, const char *s) {
+	return kinf_strv_push(sv, s, strlen(s));
+}
+
+bool kinf_strv_contains(const struct kinf_strv *sv, const char *s) {
+	for (size_t i = 0; i < sv->n; i++) {
+		if (strcmp(sv->v[i], s) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static int cmp_str(const void *a, const void *b) {
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void kinf_strv_sort(struct kinf_strv *sv) {
+	if (sv->n > 1) {
+		qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);
+	}
+}
+
+void kinf_strv_sort_unique(struct kinf_strv *sv) {
+	size_t out = 0;
+	kinf_strv_sort(sv);
+	for (size_t i = 0; i < sv->n; i++) {
+		if (out > 0 && strcmp(sv->v[out - 1], sv->v[i]) == 0) {
+			free(sv->v[i]);
+			continue;
+		}
+		sv->v[out++] = sv->v[i];
+	}
+	sv->n = out;
+	if (sv->v) {
+		sv->v[out] = NULL;
+	}
+}
+
+void kinf_strv_reset(struct kinf_strv *sv) {
+	for (size_t i = 0; i < sv->n; i++) {
+		free(sv->v[i]);
+	}
+	sv->n = 0;
+	if (sv->v) {
+		sv->v[0] = NULL;
+	}
+}
+
+void kinf_strv_release(struct kinf_strv *sv) {
+	kinf_strv_reset(sv);
+	free(sv->v);
+	sv->v = NULL;
+	sv->cap = 0;
+}
+
+void kinf_explicit_bzero(void *p, size_t len) {
+	volatile unsigned char *v = p;
+	while (len--) {
+		*v++ = 0;
+	}
+}
+
+void kinf_free_secret(char *s) {
+	if (s) {
+		kinf_explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}

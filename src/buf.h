@@ -1,0 +1,57 @@
+#ifndef KINF_BUF_H
+#define KINF_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * A growable byte buffer, always NUL-terminated when data is not NULL.
+ * Initialise with {0}; release with kinf_buf_release().
+ */
+struct kinf_buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+
+/* Ensure room for extra more bytes (plus the NUL). 0 or -KINF_ENOMEM. */
+int kinf_buf_reserve(struct kinf_buf *buf, size_t extra);
+int kinf_buf_append(struct kinf_buf *buf, const void *data, size_t len);
+int kinf_buf_append_str(struct kinf_buf *buf, const char *str);
+int kinf_buf_append_char(struct kinf_buf *buf, char c);
+int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Append str percent-encoded for a URL query value (RFC 3986 unreserved kept). */
+int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str);
+/* Forget the contents, keep the allocation. */
+void kinf_buf_reset(struct kinf_buf *buf);
+/* Free the allocation; buf is empty and reusable afterwards. */
+void kinf_buf_release(struct kinf_buf *buf);
+/* Hand the data to the caller (who frees it); buf is empty afterwards. */
+char *kinf_buf_take(struct kinf_buf *buf);
+
+/* A growable vector of owned strings. Initialise with {0}. */
+struct kinf_strv {
+	char **v;
+	size_t n;
+	size_t cap;
+};
+
+/* Append a copy of the first len bytes of s. 0 or -KINF_ENOMEM. */
+int kinf_strv_push(struct kinf_strv *sv, const char *s, size_t len);
+int kinf_strv_push_str(struct kinf_strv *sv, const char *s);
+/* Append s without copying: the vector owns it from now on. */
+int kinf_strv_push_take(struct kinf_strv *sv, char *s);
+bool kinf_strv_contains(const struct kinf_strv *sv, const char *s);
+void kinf_strv_sort(struct kinf_strv *sv);
+/* Sort and drop duplicates. */
+void kinf_strv_sort_unique(struct kinf_strv *sv);
+void kinf_strv_reset(struct kinf_strv *sv);
+void kinf_strv_release(struct kinf_strv *sv);
+
+/* Overwrite len bytes with zeros in a way the compiler keeps (secrets). */
+void kinf_explicit_bzero(void *p, size_t len);
+/* Zero and free a NUL-terminated secret; NULL is fine. */
+void kinf_free_secret(char *s);
+
+#endif

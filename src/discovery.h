@@ -1,0 +1,3 @@
+#ifndef KINF_DISCOVERY_H
+#define KINF_DISCOVERY_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef KINF_HTTP_H
+#define KINF_HTTP_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef KINF_INFORMER_H
+#define KINF_INFORMER_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef KINF_JSON_H
+#define KINF_JSON_H
+#endif

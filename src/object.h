@@ -1,0 +1,102 @@
+#ifndef KINF_OBJECT_H
+#define KINF_OBJECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+
+/*
+ * One Kubernetes object: its compact JSON bytes, kept byte-exact, plus a
+ * small record of fields extracted once at parse time. Immutable after
+ * kinf_object_parse() and reference counted (atomically), because one object
+ * sits in the store, in index buckets and in queued deltas at once.
+ * All const char * getters return strings owned by the object ("" when the
+ * field is absent, never NULL).
+ */
+struct kinf_object;
+
+struct kinf_label {
+	const char *key;
+	const char *value;
+};
+
+struct kinf_owner_ref {
+	const char *kind;
+	const char *name;
+	bool controller;
+};
+
+/* Limits applied while parsing; zero fields mean the defaults below. */
+struct kinf_object_limits {
+	size_t max_bytes;	/* default 64 MiB */
+	unsigned max_depth;	/* default 512 */
+};
+
+#define KINF_OBJECT_DEFAULT_MAX_BYTES ((size_t)64 << 20)
+#define KINF_OBJECT_DEFAULT_MAX_DEPTH 512u
+
+/*
+ * Parse one JSON object (must be a JSON object with metadata.name), validate
+ * it strictly (syntax, UTF-8, depth) and build the record. The bytes are
+ * copied, with insignificant white space removed. Returns 0 and a new object
+ * with one reference in *ret, or -KINF_EJSON / -KINF_ETOOBIG / -KINF_ENOMEM.
+ */
+int kinf_object_parse(const char *json, size_t len,
+		const struct kinf_object_limits *limits,
+		struct kinf_object **ret, struct kinf_error *reterr);
+
+struct kinf_object *kinf_object_ref(struct kinf_object *obj);
+/* Drop one reference; frees at zero. Accepts NULL. Returns NULL. */
+struct kinf_object *kinf_object_unref(struct kinf_object *obj);
+
+/* The compact JSON bytes (NUL-terminated; *ret_len without the NUL). */
+const char *kinf_object_json(const struct kinf_object *obj, size_t *ret_len);
+/* "namespace/name", or "name" for cluster-scoped objects. */
+const char *kinf_object_key(const struct kinf_object *obj);
+const char *kinf_object_namespace(const struct kinf_object *obj);
+const char *kinf_object_name(const struct kinf_object *obj);
+const char *kinf_object_uid(const struct kinf_object *obj);
+const char *kinf_object_resource_version(const struct kinf_object *obj);
+const char *kinf_object_kind(const struct kinf_object *obj);
+const char *kinf_object_api_version(const struct kinf_object *obj);
+const char *kinf_object_creation_timestamp(const struct kinf_object *obj);
+const char *kinf_object_deletion_timestamp(const struct kinf_object *obj);
+/* spec.nodeName and status.phase (pods); "" elsewhere. */
+const char *kinf_object_node_name(const struct kinf_object *obj);
+const char *kinf_object_phase(const struct kinf_object *obj);
+
+/* Labels sorted by key; *ret_n is their count. */
+const struct kinf_label *kinf_object_labels(const struct kinf_object *obj,
+		size_t *ret_n);
+/* The value of label key, or NULL when the object lacks it. */
+const char *kinf_object_label(const struct kinf_object *obj, const char *key);
+/* metadata.annotations: value for key, or NULL. */
+const char *kinf_object_annotation(const struct kinf_object *obj,
+		const char *key);
+const struct kinf_owner_ref *kinf_object_owners(const struct kinf_object *obj,
+		size_t *ret_n);
+
+/*
+ * A new object whose bytes are obj's with "apiVersion" and "kind" inserted
+ * at the front when obj lacks them (list items omit them). Returns a new
+ * reference to obj itself when nothing is missing, NULL on out of memory.
+ */
+struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
+		const char *api_version, const char *kind);
+
+/*
+ * Evaluate a field path such as "spec.nodeName", "metadata.labels.app" or
+ * "spec.containers[*].image" (also "[0]") against the object's bytes and
+ * append every scalar it reaches as a string (strings decoded, numbers and
+ * booleans as written, null skipped) to ret_values. A path that reaches
+ * nothing appends nothing. -KINF_EINVAL for a malformed path.
+ */
+int kinf_object_field_values(const struct kinf_object *obj, const char *path,
+		struct kinf_strv *ret_values, struct kinf_error *reterr);
+
+/* Check a field path's syntax without an object. 0 or -KINF_EINVAL. */
+int kinf_field_path_check(const char *path, struct kinf_error *reterr);
+
+#endif

@@ -1,0 +1,3 @@
+#ifndef KINF_OUTPUT_H
+#define KINF_OUTPUT_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef KINF_PAGER_H
+#define KINF_PAGER_H
+#endif

@@ -1,0 +1,1 @@
+#include "reflector.h"

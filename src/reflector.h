@@ -1,0 +1,3 @@
+#ifndef KINF_REFLECTOR_H
+#define KINF_REFLECTOR_H
+#endif

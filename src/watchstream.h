@@ -1,0 +1,3 @@
+#ifndef KINF_WATCHSTREAM_H
+#define KINF_WATCHSTREAM_H
+#endif
