@@ -1,1 +1,661 @@
+#include <stdint.h>
+#include <string.h>
+
 #include "json.h"
+
+/*
+ * The reader keeps one invariant: r->p points at the next unread byte, and
+ * containers are tracked only by depth (the caller's walk mirrors the
+ * nesting), so the reader needs no stack.
+ */
+
+static int fail(struct kinf_json_reader *r, const char *at, const char *msg) {
+	if (!r->error) {
+		r->error = -KINF_EJSON;
+		r->error_at = at;
+		r->error_msg = msg;
+	}
+	return r->error;
+}
+
+void kinf_json_reader_init(struct kinf_json_reader *r, const char *data,
+		size_t len, unsigned max_depth) {
+	memset(r, 0, sizeof(*r));
+	r->start = r->p = data;
+	r->end = data + len;
+	r->max_depth = max_depth ? max_depth : 512;
+}
+
+static inline void skip_ws(struct kinf_json_reader *r) {
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' ||
+			*r->p == '\r' || *r->p == '\t')) {
+		r->p++;
+	}
+}
+
+enum kinf_json_type kinf_json_peek(struct kinf_json_reader *r) {
+	if (r->error) {
+		return KINF_JSON_INVALID;
+	}
+	skip_ws(r);
+	if (r->p >= r->end) {
+		return KINF_JSON_INVALID;
+	}
+	switch (*r->p) {
+	case '{': return KINF_JSON_OBJECT;
+	case '[': return KINF_JSON_ARRAY;
+	case '"': return KINF_JSON_STRING;
+	case 't': return KINF_JSON_TRUE;
+	case 'f': return KINF_JSON_FALSE;
+	case 'n': return KINF_JSON_NULL;
+	default:
+		if (*r->p == '-' || (*r->p >= '0' && *r->p <= '9')) {
+			return KINF_JSON_NUMBER;
+		}
+		return KINF_JSON_INVALID;
+	}
+}
+
+static int hexval(char c) {
+	if (c >= '0' && c <= '9') {
+		return c - '0';
+	}
+	if (c >= 'a' && c <= 'f') {
+		return c - 'a' + 10;
+	}
+	if (c >= 'A' && c <= 'F') {
+		return c - 'A' + 10;
+	}
+	return -1;
+}
+
+static int read_hex4(const char *p, const char *end, unsigned *ret) {
+	unsigned v = 0;
+	if (end - p < 4) {
+		return -1;
+	}
+	for (int i = 0; i < 4; i++) {
+		int h = hexval(p[i]);
+		if (h < 0) {
+			return -1;
+		}
+		v = v << 4 | (unsigned)h;
+	}
+	*ret = v;
+	return 0;
+}
+
+/*
+ * Length of the valid UTF-8 sequence at p (2-4 bytes, lead byte >= 0x80),
+ * or 0 when it is invalid: overlong forms, surrogates and code points above
+ * U+10FFFF are rejected (RFC 3629).
+ */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end) {
+	unsigned c = p[0];
+	size_t n = (size_t)(end - p);
+	if (c >= 0xc2 && c <= 0xdf) {
+		return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	}
+	if (c >= 0xe0 && c <= 0xef) {
+		if (n < 3 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80) {
+			return 0;
+		}
+		if (c == 0xe0 && p[1] < 0xa0) {
+			return 0;	/* overlong */
+		}
+		if (c == 0xed && p[1] >= 0xa0) {
+			return 0;	/* surrogate */
+		}
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if (n < 4 || (p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 ||
+				(p[3] & 0xc0) != 0x80) {
+			return 0;
+		}
+		if (c == 0xf0 && p[1] < 0x90) {
+			return 0;
+		}
+		if (c == 0xf4 && p[1] >= 0x90) {
+			return 0;
+		}
+		return 4;
+	}
+	return 0;
+}
+
+/* Scan a string starting at the opening quote; validate; fill span. */
+static int scan_string(struct kinf_json_reader *r, struct kinf_json_span *ret) {
+	const unsigned char *p = (const unsigned char *)r->p + 1;
+	const unsigned char *end = (const unsigned char *)r->end;
+	bool escaped = false;
+
+	if (r->p >= r->end || *r->p != '"') {
+		return fail(r, r->p, "string expected");
+	}
+	for (;;) {
+		/* Fast path: plain ASCII. */
+		while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) {
+			p++;
+		}
+		if (p >= end) {
+			return fail(r, (const char *)p, "unterminated string");
+		}
+		if (*p == '"') {
+			break;
+		}
+		if (*p < 0x20) {
+			return fail(r, (const char *)p, "control character in string");
+		}
+		if (*p == '\\') {
+			escaped = true;
+			if (p + 1 >= end) {
+				return fail(r, (const char *)p, "unterminated string");
+			}
+			switch (p[1]) {
+			case '"': case '\\': case '/': case 'b': case 'f':
+			case 'n': case 'r': case 't':
+				p += 2;
+				break;
+			case 'u': {
+				unsigned u;
+				if (read_hex4((const char *)p + 2, (const char *)end, &u) < 0) {
+					return fail(r, (const char *)p, "invalid \\u escape");
+				}
+				p += 6;
+				if (u >= 0xdc00 && u <= 0xdfff) {
+					return fail(r, (const char *)p - 6, "lone low surrogate in \\u escape");
+				}
+				if (u >= 0xd800 && u <= 0xdbff) {
+					unsigned lo;
+					if (end - p < 6 || p[0] != '\\' || p[1] != 'u' ||
+							read_hex4((const char *)p + 2, (const char *)end, &lo) < 0 ||
+							lo < 0xdc00 || lo > 0xdfff) {
+						return fail(r, (const char *)p - 6, "lone high surrogate in \\u escape");
+					}
+					p += 6;
+				}
+				break;
+			}
+			default:
+				return fail(r, (const char *)p, "invalid escape in string");
+			}
+			continue;
+		}
+		size_t n = utf8_len(p, end);
+		if (!n) {
+			return fail(r, (const char *)p, "invalid UTF-8 in string");
+		}
+		p += n;
+	}
+	if (ret) {
+		ret->s = r->p + 1;
+		ret->len = (size_t)((const char *)p - (r->p + 1));
+		ret->escaped = escaped;
+	}
+	r->p = (const char *)p + 1;
+	return 0;
+}
+
+static int scan_number(struct kinf_json_reader *r) {
+	const char *p = r->p, *end = r->end;
+	if (p < end && *p == '-') {
+		p++;
+	}
+	if (p >= end) {
+		return fail(r, p, "invalid number");
+	}
+	if (*p == '0') {
+		p++;
+	} else if (*p >= '1' && *p <= '9') {
+		while (p < end && *p >= '0' && *p <= '9') {
+			p++;
+		}
+	} else {
+		return fail(r, p, "invalid number");
+	}
+	if (p < end && *p == '.') {
+		p++;
+		if (p >= end || *p < '0' || *p > '9') {
+			return fail(r, p, "invalid number");
+		}
+		while (p < end && *p >= '0' && *p <= '9') {
+			p++;
+		}
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < end && (*p == '+' || *p == '-')) {
+			p++;
+		}
+		if (p >= end || *p < '0' || *p > '9') {
+			return fail(r, p, "invalid number");
+		}
+		while (p < end && *p >= '0' && *p <= '9') {
+			p++;
+		}
+	}
+	r->p = p;
+	return 0;
+}
+
+static int scan_literal(struct kinf_json_reader *r, const char *lit, size_t n) {
+	if ((size_t)(r->end - r->p) < n || memcmp(r->p, lit, n) != 0) {
+		return fail(r, r->p, "invalid literal");
+	}
+	r->p += n;
+	return 0;
+}
+
+int kinf_json_skip(struct kinf_json_reader *r) {
+	int rc;
+	switch (kinf_json_peek(r)) {
+	case KINF_JSON_OBJECT:
+		if ((rc = kinf_json_object_begin(r)) < 0) {
+			return rc;
+		}
+		while ((rc = kinf_json_member(r, NULL)) > 0) {
+			if ((rc = kinf_json_skip(r)) < 0) {
+				return rc;
+			}
+		}
+		return rc;
+	case KINF_JSON_ARRAY:
+		if ((rc = kinf_json_array_begin(r)) < 0) {
+			return rc;
+		}
+		while ((rc = kinf_json_element(r)) > 0) {
+			if ((rc = kinf_json_skip(r)) < 0) {
+				return rc;
+			}
+		}
+		return rc;
+	case KINF_JSON_STRING:
+		return scan_string(r, NULL);
+	case KINF_JSON_NUMBER:
+		return scan_number(r);
+	case KINF_JSON_TRUE:
+		return scan_literal(r, "true", 4);
+	case KINF_JSON_FALSE:
+		return scan_literal(r, "false", 5);
+	case KINF_JSON_NULL:
+		return scan_literal(r, "null", 4);
+	default:
+		if (r->error) {
+			return r->error;
+		}
+		return fail(r, r->p, r->p >= r->end ? "unexpected end of input" :
+				"unexpected character");
+	}
+}
+
+int kinf_json_skip_span(struct kinf_json_reader *r, const char **ret_start,
+		size_t *ret_len) {
+	kinf_json_peek(r);
+	const char *start = r->p;
+	int rc = kinf_json_skip(r);
+	if (rc < 0) {
+		return rc;
+	}
+	*ret_start = start;
+	*ret_len = (size_t)(r->p - start);
+	return 0;
+}
+
+/*
+ * Containers: after '{' or '[' the reader needs to know whether the next
+ * member is the first one (no comma expected). That is encoded by leaving
+ * r->p just after the opening bracket: kinf_json_member() checks whether the
+ * previous non-blank byte is the bracket.
+ */
+static bool at_container_start(const struct kinf_json_reader *r) {
+	const char *q = r->p;
+	while (q > r->start && (q[-1] == ' ' || q[-1] == '\n' ||
+			q[-1] == '\r' || q[-1] == '\t')) {
+		q--;
+	}
+	return q > r->start && (q[-1] == '{' || q[-1] == '[');
+}
+
+int kinf_json_object_begin(struct kinf_json_reader *r) {
+	if (kinf_json_peek(r) != KINF_JSON_OBJECT) {
+		return fail(r, r->p, "object expected");
+	}
+	if (++r->depth > r->max_depth) {
+		return fail(r, r->p, "nesting too deep");
+	}
+	r->p++;
+	return 0;
+}
+
+int kinf_json_member(struct kinf_json_reader *r, struct kinf_json_span *ret_key) {
+	if (r->error) {
+		return r->error;
+	}
+	bool first = at_container_start(r);
+	skip_ws(r);
+	if (r->p >= r->end) {
+		return fail(r, r->p, "unexpected end of input in object");
+	}
+	if (*r->p == '}') {
+		if (!first && r->p[-1] == ',') {
+			return fail(r, r->p, "trailing comma in object");
+		}
+		r->p++;
+		r->depth--;
+		return 0;
+	}
+	if (!first) {
+		if (*r->p != ',') {
+			return fail(r, r->p, "',' or '}' expected");
+		}
+		r->p++;
+		skip_ws(r);
+	}
+	if (r->p >= r->end || *r->p != '"') {
+		return fail(r, r->p, "object key expected");
+	}
+	int rc = scan_string(r, ret_key);
+	if (rc < 0) {
+		return rc;
+	}
+	skip_ws(r);
+	if (r->p >= r->end || *r->p != ':') {
+		return fail(r, r->p, "':' expected");
+	}
+	r->p++;
+	skip_ws(r);
+	if (r->p >= r->end) {
+		return fail(r, r->p, "value expected");
+	}
+	return 1;
+}
+
+int kinf_json_array_begin(struct kinf_json_reader *r) {
+	if (kinf_json_peek(r) != KINF_JSON_ARRAY) {
+		return fail(r, r->p, "array expected");
+	}
+	if (++r->depth > r->max_depth) {
+		return fail(r, r->p, "nesting too deep");
+	}
+	r->p++;
+	return 0;
+}
+
+int kinf_json_element(struct kinf_json_reader *r) {
+	if (r->error) {
+		return r->error;
+	}
+	bool first = at_container_start(r);
+	skip_ws(r);
+	if (r->p >= r->end) {
+		return fail(r, r->p, "unexpected end of input in array");
+	}
+	if (*r->p == ']') {
+		if (!first && r->p[-1] == ',') {
+			return fail(r, r->p, "trailing comma in array");
+		}
+		r->p++;
+		r->depth--;
+		return 0;
+	}
+	if (!first) {
+		if (*r->p != ',') {
+			return fail(r, r->p, "',' or ']' expected");
+		}
+		r->p++;
+		skip_ws(r);
+		if (r->p < r->end && *r->p == ']') {
+			return fail(r, r->p, "trailing comma in array");
+		}
+	}
+	return 1;
+}
+
+int kinf_json_string_span(struct kinf_json_reader *r, struct kinf_json_span *ret) {
+	if (kinf_json_peek(r) != KINF_JSON_STRING) {
+		return fail(r, r->p, "string expected");
+	}
+	return scan_string(r, ret);
+}
+
+static int put_utf8(struct kinf_buf *out, unsigned cp) {
+	char b[4];
+	size_t n;
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		b[0] = (char)(0xc0 | cp >> 6);
+		b[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		b[0] = (char)(0xe0 | cp >> 12);
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		b[0] = (char)(0xf0 | cp >> 18);
+		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	return kinf_buf_append(out, b, n);
+}
+
+int kinf_json_span_decode(const struct kinf_json_span *span, struct kinf_buf *out) {
+	const char *p = span->s, *end = span->s + span->len;
+	int rc;
+
+	if (!span->escaped) {
+		return kinf_buf_append(out, span->s, span->len);
+	}
+	while (p < end) {
+		const char *bs = memchr(p, '\\', (size_t)(end - p));
+		if (!bs) {
+			return kinf_buf_append(out, p, (size_t)(end - p));
+		}
+		if ((rc = kinf_buf_append(out, p, (size_t)(bs - p))) < 0) {
+			return rc;
+		}
+		/* The span was validated when it was scanned. */
+		char c = bs[1];
+		unsigned u;
+		p = bs + 2;
+		switch (c) {
+		case 'b': rc = kinf_buf_append_char(out, '\b'); break;
+		case 'f': rc = kinf_buf_append_char(out, '\f'); break;
+		case 'n': rc = kinf_buf_append_char(out, '\n'); break;
+		case 'r': rc = kinf_buf_append_char(out, '\r'); break;
+		case 't': rc = kinf_buf_append_char(out, '\t'); break;
+		case 'u':
+			read_hex4(p, end, &u);
+			p += 4;
+			if (u >= 0xd800 && u <= 0xdbff) {
+				unsigned lo;
+				read_hex4(p + 2, end, &lo);
+				p += 6;
+				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+			}
+			rc = put_utf8(out, u);
+			break;
+		default:
+			rc = kinf_buf_append_char(out, c);
+			break;
+		}
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+bool kinf_json_span_eq(const struct kinf_json_span *span, const char *lit) {
+	if (!span->escaped) {
+		return strlen(lit) == span->len && memcmp(span->s, lit, span->len) == 0;
+	}
+	struct kinf_buf b = {0};
+	bool eq = kinf_json_span_decode(span, &b) == 0 &&
+		b.len == strlen(lit) && memcmp(b.data, lit, b.len) == 0;
+	kinf_buf_release(&b);
+	return eq;
+}
+
+int kinf_json_string(struct kinf_json_reader *r, struct kinf_buf *out) {
+	struct kinf_json_span span;
+	int rc = kinf_json_string_span(r, &span);
+	if (rc < 0) {
+		return rc;
+	}
+	return kinf_json_span_decode(&span, out);
+}
+
+int kinf_json_scalar(struct kinf_json_reader *r, struct kinf_buf *out,
+		bool *ret_null) {
+	enum kinf_json_type t = kinf_json_peek(r);
+	const char *start = r->p;
+	int rc;
+
+	if (ret_null) {
+		*ret_null = false;
+	}
+	switch (t) {
+	case KINF_JSON_STRING:
+		return kinf_json_string(r, out);
+	case KINF_JSON_NUMBER:
+	case KINF_JSON_TRUE:
+	case KINF_JSON_FALSE:
+		if ((rc = kinf_json_skip(r)) < 0) {
+			return rc;
+		}
+		return kinf_buf_append(out, start, (size_t)(r->p - start));
+	case KINF_JSON_NULL:
+		if (ret_null) {
+			*ret_null = true;
+		}
+		return kinf_json_skip(r);
+	default:
+		return fail(r, r->p, "scalar expected");
+	}
+}
+
+int kinf_json_end(struct kinf_json_reader *r) {
+	if (r->error) {
+		return r->error;
+	}
+	skip_ws(r);
+	if (r->p != r->end) {
+		return fail(r, r->p, "unexpected data after JSON value");
+	}
+	return 0;
+}
+
+void kinf_json_reader_error(const struct kinf_json_reader *r,
+		struct kinf_error *reterr) {
+	unsigned line = 1, col = 1;
+	const char *at = r->error_at ? r->error_at : r->p;
+	for (const char *q = r->start; q < at && q < r->end; q++) {
+		if (*q == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	kinf_error_set(reterr, KINF_EJSON, "line %u, column %u: %s", line, col,
+			r->error_msg ? r->error_msg : "invalid JSON");
+}
+
+int kinf_json_compact(const char *data, size_t len, struct kinf_buf *out) {
+	const char *p = data, *end = data + len;
+	int rc = kinf_buf_reserve(out, len);
+	if (rc < 0) {
+		return rc;
+	}
+	while (p < end) {
+		/* Copy a run up to the next quote or blank in one go. */
+		const char *q = p;
+		while (q < end && *q != '"' && *q != ' ' && *q != '\n' &&
+				*q != '\r' && *q != '\t') {
+			q++;
+		}
+		memcpy(out->data + out->len, p, (size_t)(q - p));
+		out->len += (size_t)(q - p);
+		p = q;
+		if (p >= end) {
+			break;
+		}
+		if (*p != '"') {
+			p++;
+			continue;
+		}
+		/* A string: copy through the closing quote. */
+		q = p + 1;
+		while (q < end && *q != '"') {
+			q += *q == '\\' ? 2 : 1;
+		}
+		if (q < end) {
+			q++;
+		}
+		if (q > end) {
+			q = end;
+		}
+		memcpy(out->data + out->len, p, (size_t)(q - p));
+		out->len += (size_t)(q - p);
+		p = q;
+	}
+	out->data[out->len] = '\0';
+	return 0;
+}
+
+int kinf_json_quote(struct kinf_buf *out, const char *s, size_t len) {
+	static const char hex[] = "0123456789abcdef";
+	int rc = kinf_buf_append_char(out, '"');
+	const char *run = s;
+	for (size_t i = 0; i < len && rc == 0; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *esc = NULL;
+		char u[7];
+		if (c == '"') {
+			esc = "\\\"";
+		} else if (c == '\\') {
+			esc = "\\\\";
+		} else if (c == '\n') {
+			esc = "\\n";
+		} else if (c == '\r') {
+			esc = "\\r";
+		} else if (c == '\t') {
+			esc = "\\t";
+		} else if (c < 0x20) {
+			u[0] = '\\'; u[1] = 'u'; u[2] = '0'; u[3] = '0';
+			u[4] = hex[c >> 4]; u[5] = hex[c & 15]; u[6] = '\0';
+			esc = u;
+		}
+		if (esc) {
+			rc = kinf_buf_append(out, run, (size_t)(s + i - run));
+			if (rc == 0) {
+				rc = kinf_buf_append_str(out, esc);
+			}
+			run = s + i + 1;
+		}
+	}
+	if (rc == 0) {
+		rc = kinf_buf_append(out, run, (size_t)(s + len - run));
+	}
+	if (rc == 0) {
+		rc = kinf_buf_append_char(out, '"');
+	}
+	return rc;
+}
+
+int kinf_json_validate(const char *data, size_t len, unsigned max_depth,
+		struct kinf_error *reterr) {
+	struct kinf_json_reader r;
+	kinf_json_reader_init(&r, data, len, max_depth);
+	if (kinf_json_skip(&r) < 0 || kinf_json_end(&r) < 0) {
+		kinf_json_reader_error(&r, reterr);
+		return -KINF_EJSON;
+	}
+	return 0;
+}

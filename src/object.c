@@ -1,1 +1,654 @@
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
 #include "object.h"
+
+/*
+ * One allocation per object: the struct, then the label and owner arrays,
+ * then the extracted strings, then the compact JSON. Offsets are gathered
+ * into a scratch record first and turned into pointers once the final size
+ * is known.
+ */
+struct kinf_object {
+	atomic_uint refs;
+	size_t json_len;
+	const char *json;
+	const char *key;
+	const char *namespace;
+	const char *name;
+	const char *uid;
+	const char *resource_version;
+	const char *kind;
+	const char *api_version;
+	const char *creation_timestamp;
+	const char *deletion_timestamp;
+	const char *node_name;
+	const char *phase;
+	struct kinf_label *labels;
+	size_t n_labels;
+	struct kinf_owner_ref *owners;
+	size_t n_owners;
+};
+
+enum field {
+	F_KEY, F_NAMESPACE, F_NAME, F_UID, F_RV, F_KIND, F_API_VERSION,
+	F_CREATED, F_DELETED, F_NODE, F_PHASE, F_COUNT
+};
+
+struct scratch {
+	struct kinf_buf arena;		/* NUL-separated strings */
+	size_t field[F_COUNT];		/* offset + 1 into arena, 0 = absent */
+	struct kinf_buf labels;		/* pairs of size_t offsets */
+	struct kinf_buf owners;		/* triples: kind, name, controller */
+	bool has_metadata;
+	bool has_name;
+};
+
+static int arena_add_span(struct scratch *s, const struct kinf_json_span *span,
+		size_t *ret_off) {
+	size_t off = s->arena.len;
+	int rc = kinf_json_span_decode(span, &s->arena);
+	if (rc == 0) {
+		rc = kinf_buf_append_char(&s->arena, '\0');
+	}
+	if (rc == 0) {
+		*ret_off = off;
+	}
+	return rc;
+}
+
+static int read_string_field(struct kinf_json_reader *r, struct scratch *s,
+		enum field f) {
+	struct kinf_json_span span;
+	size_t off = 0;
+	int rc;
+
+	if (kinf_json_peek(r) == KINF_JSON_NULL) {
+		return kinf_json_skip(r);
+	}
+	if ((rc = kinf_json_string_span(r, &span)) < 0) {
+		return rc;
+	}
+	if ((rc = arena_add_span(s, &span, &off)) < 0) {
+		return rc;
+	}
+	s->field[f] = off + 1;
+	return 0;
+}
+
+static int read_labels(struct kinf_json_reader *r, struct scratch *s) {
+	struct kinf_json_span k, v;
+	int rc;
+
+	if (kinf_json_peek(r) == KINF_JSON_NULL) {
+		return kinf_json_skip(r);
+	}
+	if ((rc = kinf_json_object_begin(r)) < 0) {
+		return rc;
+	}
+	while ((rc = kinf_json_member(r, &k)) > 0) {
+		size_t offs[2];
+		if ((rc = kinf_json_string_span(r, &v)) < 0 ||
+				(rc = arena_add_span(s, &k, &offs[0])) < 0 ||
+				(rc = arena_add_span(s, &v, &offs[1])) < 0 ||
+				(rc = kinf_buf_append(&s->labels, offs, sizeof(offs))) < 0) {
+			return rc;
+		}
+	}
+	return rc;
+}
+
+static int read_owners(struct kinf_json_reader *r, struct scratch *s) {
+	struct kinf_json_span k, v;
+	int rc;
+
+	if (kinf_json_peek(r) == KINF_JSON_NULL) {
+		return kinf_json_skip(r);
+	}
+	if ((rc = kinf_json_array_begin(r)) < 0) {
+		return rc;
+	}
+	while ((rc = kinf_json_element(r)) > 0) {
+		size_t rec[3] = { SIZE_MAX, SIZE_MAX, 0 };
+		if ((rc = kinf_json_object_begin(r)) < 0) {
+			return rc;
+		}
+		while ((rc = kinf_json_member(r, &k)) > 0) {
+			if (kinf_json_span_eq(&k, "kind") || kinf_json_span_eq(&k, "name")) {
+				size_t *slot = kinf_json_span_eq(&k, "kind") ? &rec[0] : &rec[1];
+				if ((rc = kinf_json_string_span(r, &v)) < 0 ||
+						(rc = arena_add_span(s, &v, slot)) < 0) {
+					return rc;
+				}
+			} else if (kinf_json_span_eq(&k, "controller") &&
+					kinf_json_peek(r) == KINF_JSON_TRUE) {
+				rec[2] = 1;
+				rc = kinf_json_skip(r);
+			} else {
+				rc = kinf_json_skip(r);
+			}
+			if (rc < 0) {
+				return rc;
+			}
+		}
+		if (rc < 0) {
+			return rc;
+		}
+		if (rec[0] != SIZE_MAX && rec[1] != SIZE_MAX &&
+				(rc = kinf_buf_append(&s->owners, rec, sizeof(rec))) < 0) {
+			return rc;
+		}
+	}
+	return rc;
+}
+
+static int read_metadata(struct kinf_json_reader *r, struct scratch *s) {
+	static const struct { const char *name; enum field f; } strings[] = {
+		{ "name", F_NAME }, { "namespace", F_NAMESPACE }, { "uid", F_UID },
+		{ "resourceVersion", F_RV }, { "creationTimestamp", F_CREATED },
+		{ "deletionTimestamp", F_DELETED },
+	};
+	struct kinf_json_span k;
+	int rc;
+
+	if ((rc = kinf_json_object_begin(r)) < 0) {
+		return rc;
+	}
+	s->has_metadata = true;
+	while ((rc = kinf_json_member(r, &k)) > 0) {
+		bool done = false;
+		for (size_t i = 0; i < sizeof(strings) / sizeof(*strings); i++) {
+			if (kinf_json_span_eq(&k, strings[i].name)) {
+				rc = read_string_field(r, s, strings[i].f);
+				done = true;
+				break;
+			}
+		}
+		if (!done) {
+			if (kinf_json_span_eq(&k, "labels")) {
+				rc = read_labels(r, s);
+			} else if (kinf_json_span_eq(&k, "ownerReferences")) {
+				rc = read_owners(r, s);
+			} else {
+				rc = kinf_json_skip(r);
+			}
+		}
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return rc;
+}
+
+/* Read member name of an object value into field f, skip everything else. */
+static int read_nested_string(struct kinf_json_reader *r, struct scratch *s,
+		const char *name, enum field f) {
+	struct kinf_json_span k;
+	int rc;
+
+	if (kinf_json_peek(r) != KINF_JSON_OBJECT) {
+		return kinf_json_skip(r);
+	}
+	if ((rc = kinf_json_object_begin(r)) < 0) {
+		return rc;
+	}
+	while ((rc = kinf_json_member(r, &k)) > 0) {
+		if (kinf_json_span_eq(&k, name) &&
+				kinf_json_peek(r) == KINF_JSON_STRING) {
+			rc = read_string_field(r, s, f);
+		} else {
+			rc = kinf_json_skip(r);
+		}
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return rc;
+}
+
+static int read_top(struct kinf_json_reader *r, struct scratch *s) {
+	struct kinf_json_span k;
+	int rc;
+
+	if ((rc = kinf_json_object_begin(r)) < 0) {
+		return rc;
+	}
+	while ((rc = kinf_json_member(r, &k)) > 0) {
+		if (kinf_json_span_eq(&k, "metadata")) {
+			rc = read_metadata(r, s);
+		} else if (kinf_json_span_eq(&k, "kind")) {
+			rc = read_string_field(r, s, F_KIND);
+		} else if (kinf_json_span_eq(&k, "apiVersion")) {
+			rc = read_string_field(r, s, F_API_VERSION);
+		} else if (kinf_json_span_eq(&k, "spec")) {
+			rc = read_nested_string(r, s, "nodeName", F_NODE);
+		} else if (kinf_json_span_eq(&k, "status")) {
+			rc = read_nested_string(r, s, "phase", F_PHASE);
+		} else {
+			rc = kinf_json_skip(r);
+		}
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	if (rc < 0) {
+		return rc;
+	}
+	return kinf_json_end(r);
+}
+
+static int cmp_label(const void *a, const void *b) {
+	return strcmp(((const struct kinf_label *)a)->key,
+			((const struct kinf_label *)b)->key);
+}
+
+static const char empty[] = "";
+
+int kinf_object_parse(const char *json, size_t len,
+		const struct kinf_object_limits *limits,
+		struct kinf_object **ret, struct kinf_error *reterr) {
+	size_t max_bytes = limits && limits->max_bytes ? limits->max_bytes :
+		KINF_OBJECT_DEFAULT_MAX_BYTES;
+	unsigned max_depth = limits && limits->max_depth ? limits->max_depth :
+		KINF_OBJECT_DEFAULT_MAX_DEPTH;
+	struct scratch s = {0};
+	struct kinf_json_reader r;
+	struct kinf_buf compact = {0};
+	struct kinf_object *obj = NULL;
+	int rc;
+
+	if (len > max_bytes) {
+		return kinf_error_set(reterr, KINF_ETOOBIG,
+				"object of %zu bytes exceeds the limit of %zu bytes (--max-object-size)",
+				len, max_bytes);
+	}
+	kinf_json_reader_init(&r, json, len, max_depth);
+	if (kinf_json_peek(&r) != KINF_JSON_OBJECT) {
+		kinf_json_skip(&r);
+		if (!r.error) {
+			rc = kinf_error_set(reterr, KINF_EJSON, "object expected");
+			goto out;
+		}
+	}
+	rc = read_top(&r, &s);
+	if (rc == -KINF_ENOMEM) {
+		goto nomem;
+	}
+	if (rc < 0) {
+		kinf_json_reader_error(&r, reterr);
+		rc = -KINF_EJSON;
+		goto out;
+	}
+	if (!s.has_metadata || !s.field[F_NAME]) {
+		rc = kinf_error_set(reterr, KINF_EJSON, "object has no metadata.name");
+		goto out;
+	}
+
+	/* The key: "namespace/name" or "name". */
+	size_t key_off = s.arena.len;
+	if (s.field[F_NAMESPACE] && s.arena.data[s.field[F_NAMESPACE] - 1]) {
+		if (kinf_buf_append_str(&s.arena, s.arena.data + s.field[F_NAMESPACE] - 1) < 0 ||
+				kinf_buf_append_char(&s.arena, '/') < 0) {
+			goto nomem;
+		}
+	}
+	/* Re-read name after a possible realloc. */
+	size_t name_off = s.field[F_NAME] - 1;
+	size_t name_len = strlen(s.arena.data + name_off);
+	if (kinf_buf_reserve(&s.arena, name_len + 1) < 0) {
+		goto nomem;
+	}
+	memcpy(s.arena.data + s.arena.len, s.arena.data + name_off, name_len);
+	s.arena.len += name_len;
+	if (kinf_buf_append_char(&s.arena, '\0') < 0) {
+		goto nomem;
+	}
+	s.field[F_KEY] = key_off + 1;
+
+	if (kinf_json_compact(json, len, &compact) < 0) {
+		goto nomem;
+	}
+
+	size_t n_labels = s.labels.len / (2 * sizeof(size_t));
+	size_t n_owners = s.owners.len / (3 * sizeof(size_t));
+	size_t total = sizeof(*obj) + n_labels * sizeof(struct kinf_label) +
+		n_owners * sizeof(struct kinf_owner_ref) + s.arena.len + compact.len + 1;
+	obj = malloc(total);
+	if (!obj) {
+		goto nomem;
+	}
+	char *p = (char *)(obj + 1);
+	obj->labels = (struct kinf_label *)p;
+	p += n_labels * sizeof(struct kinf_label);
+	obj->owners = (struct kinf_owner_ref *)p;
+	p += n_owners * sizeof(struct kinf_owner_ref);
+	char *arena = p;
+	memcpy(arena, s.arena.data, s.arena.len);
+	p += s.arena.len;
+	memcpy(p, compact.data, compact.len + 1);
+
+	atomic_init(&obj->refs, 1);
+	obj->json = p;
+	obj->json_len = compact.len;
+	const char **fields[F_COUNT] = {
+		[F_KEY] = &obj->key, [F_NAMESPACE] = &obj->namespace,
+		[F_NAME] = &obj->name, [F_UID] = &obj->uid,
+		[F_RV] = &obj->resource_version, [F_KIND] = &obj->kind,
+		[F_API_VERSION] = &obj->api_version,
+		[F_CREATED] = &obj->creation_timestamp,
+		[F_DELETED] = &obj->deletion_timestamp,
+		[F_NODE] = &obj->node_name, [F_PHASE] = &obj->phase,
+	};
+	for (int f = 0; f < F_COUNT; f++) {
+		*fields[f] = s.field[f] ? arena + s.field[f] - 1 : empty;
+	}
+	const size_t *lo = (const size_t *)(void *)s.labels.data;
+	for (size_t i = 0; i < n_labels; i++) {
+		obj->labels[i].key = arena + lo[2 * i];
+		obj->labels[i].value = arena + lo[2 * i + 1];
+	}
+	obj->n_labels = n_labels;
+	if (n_labels > 1) {
+		qsort(obj->labels, n_labels, sizeof(*obj->labels), cmp_label);
+	}
+	const size_t *oo = (const size_t *)(void *)s.owners.data;
+	for (size_t i = 0; i < n_owners; i++) {
+		obj->owners[i].kind = arena + oo[3 * i];
+		obj->owners[i].name = arena + oo[3 * i + 1];
+		obj->owners[i].controller = oo[3 * i + 2] != 0;
+	}
+	obj->n_owners = n_owners;
+	*ret = obj;
+	rc = 0;
+	goto out;
+nomem:
+	rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+out:
+	kinf_buf_release(&s.arena);
+	kinf_buf_release(&s.labels);
+	kinf_buf_release(&s.owners);
+	kinf_buf_release(&compact);
+	return rc;
+}
+
+struct kinf_object *kinf_object_ref(struct kinf_object *obj) {
+	if (obj) {
+		atomic_fetch_add_explicit(&obj->refs, 1, memory_order_relaxed);
+	}
+	return obj;
+}
+
+struct kinf_object *kinf_object_unref(struct kinf_object *obj) {
+	if (obj && atomic_fetch_sub_explicit(&obj->refs, 1, memory_order_acq_rel) == 1) {
+		free(obj);
+	}
+	return NULL;
+}
+
+const char *kinf_object_json(const struct kinf_object *obj, size_t *ret_len) {
+	if (ret_len) {
+		*ret_len = obj->json_len;
+	}
+	return obj->json;
+}
+
+const char *kinf_object_key(const struct kinf_object *obj) { return obj->key; }
+const char *kinf_object_namespace(const struct kinf_object *obj) { return obj->namespace; }
+const char *kinf_object_name(const struct kinf_object *obj) { return obj->name; }
+const char *kinf_object_uid(const struct kinf_object *obj) { return obj->uid; }
+const char *kinf_object_resource_version(const struct kinf_object *obj) { return obj->resource_version; }
+const char *kinf_object_kind(const struct kinf_object *obj) { return obj->kind; }
+const char *kinf_object_api_version(const struct kinf_object *obj) { return obj->api_version; }
+const char *kinf_object_creation_timestamp(const struct kinf_object *obj) { return obj->creation_timestamp; }
+const char *kinf_object_deletion_timestamp(const struct kinf_object *obj) { return obj->deletion_timestamp; }
+const char *kinf_object_node_name(const struct kinf_object *obj) { return obj->node_name; }
+const char *kinf_object_phase(const struct kinf_object *obj) { return obj->phase; }
+
+const struct kinf_label *kinf_object_labels(const struct kinf_object *obj,
+		size_t *ret_n) {
+	*ret_n = obj->n_labels;
+	return obj->labels;
+}
+
+const char *kinf_object_label(const struct kinf_object *obj, const char *key) {
+	size_t lo = 0, hi = obj->n_labels;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(obj->labels[mid].key, key);
+		if (c == 0) {
+			return obj->labels[mid].value;
+		}
+		if (c < 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return NULL;
+}
+
+const struct kinf_owner_ref *kinf_object_owners(const struct kinf_object *obj,
+		size_t *ret_n) {
+	*ret_n = obj->n_owners;
+	return obj->owners;
+}
+
+struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
+		const char *api_version, const char *kind) {
+	struct kinf_buf b = {0};
+	struct kinf_object *typed = NULL;
+
+	if ((obj->api_version[0] || !api_version || !api_version[0]) &&
+			(obj->kind[0] || !kind || !kind[0])) {
+		return kinf_object_ref(obj);
+	}
+	/* The compact bytes start with '{'; insert the missing members after it. */
+	if (kinf_buf_append_char(&b, '{') < 0) {
+		goto out;
+	}
+	if (!obj->api_version[0] && api_version && api_version[0]) {
+		if (kinf_buf_append_str(&b, "\"apiVersion\":") < 0 ||
+				kinf_json_quote(&b, api_version, strlen(api_version)) < 0 ||
+				kinf_buf_append_char(&b, ',') < 0) {
+			goto out;
+		}
+	}
+	if (!obj->kind[0] && kind && kind[0]) {
+		if (kinf_buf_append_str(&b, "\"kind\":") < 0 ||
+				kinf_json_quote(&b, kind, strlen(kind)) < 0 ||
+				kinf_buf_append_char(&b, ',') < 0) {
+			goto out;
+		}
+	}
+	if (obj->json_len == 2) {
+		b.len--;	/* "{}": drop the trailing comma */
+	}
+	if (kinf_buf_append(&b, obj->json + 1, obj->json_len - 1) < 0) {
+		goto out;
+	}
+	kinf_object_parse(b.data, b.len, NULL, &typed, NULL);
+out:
+	kinf_buf_release(&b);
+	return typed;
+}
+
+/* Field paths ---------------------------------------------------------- */
+
+enum seg_kind { SEG_NAME, SEG_ALL, SEG_INDEX };
+
+struct seg {
+	enum seg_kind kind;
+	const char *name;	/* not NUL-terminated */
+	size_t len;
+	size_t index;
+};
+
+#define MAX_SEGS 32
+
+static int parse_path(const char *path, struct seg *segs, size_t *ret_n,
+		struct kinf_error *reterr) {
+	const char *p = path;
+	size_t n = 0;
+
+	if (*p == '.') {
+		p++;	/* ".spec.x" as kubectl's field paths allow */
+	}
+	if (!*p) {
+		return kinf_error_set(reterr, KINF_EINVAL, "empty field path");
+	}
+	while (*p) {
+		if (n == MAX_SEGS) {
+			return kinf_error_set(reterr, KINF_EINVAL,
+					"field path \"%s\" has too many parts", path);
+		}
+		if (*p == '[') {
+			const char *close;
+			if (p[1] == '*' && p[2] == ']') {
+				segs[n++] = (struct seg){ .kind = SEG_ALL };
+				p += 3;
+			} else if ((p[1] == '\'' || p[1] == '"') &&
+					(close = strchr(p + 2, p[1])) && close[1] == ']' &&
+					close > p + 2) {
+				segs[n++] = (struct seg){ .kind = SEG_NAME, .name = p + 2,
+					.len = (size_t)(close - p - 2) };
+				p = close + 2;
+			} else if (p[1] >= '0' && p[1] <= '9') {
+				char *end;
+				unsigned long v = strtoul(p + 1, &end, 10);
+				if (*end != ']') {
+					goto bad;
+				}
+				segs[n++] = (struct seg){ .kind = SEG_INDEX, .index = v };
+				p = end + 1;
+			} else {
+				goto bad;
+			}
+		} else {
+			const char *q = p;
+			while (*q && *q != '.' && *q != '[') {
+				if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+						(*q >= '0' && *q <= '9') || *q == '_' || *q == '-')) {
+					goto bad;
+				}
+				q++;
+			}
+			if (q == p) {
+				goto bad;
+			}
+			segs[n++] = (struct seg){ .kind = SEG_NAME, .name = p,
+				.len = (size_t)(q - p) };
+			p = q;
+		}
+		if (*p == '.') {
+			p++;
+			if (!*p || *p == '.' || *p == '[') {
+				goto bad;
+			}
+		} else if (*p && *p != '[') {
+			goto bad;
+		}
+	}
+	*ret_n = n;
+	return 0;
+bad:
+	return kinf_error_set(reterr, KINF_EINVAL,
+			"invalid field path \"%s\" at \"%s\"", path, p);
+}
+
+int kinf_field_path_check(const char *path, struct kinf_error *reterr) {
+	struct seg segs[MAX_SEGS];
+	size_t n;
+	return parse_path(path, segs, &n, reterr);
+}
+
+static bool span_eq_n(const struct kinf_json_span *k, const char *s, size_t n) {
+	if (!k->escaped) {
+		return k->len == n && memcmp(k->s, s, n) == 0;
+	}
+	struct kinf_buf b = {0};
+	bool eq = kinf_json_span_decode(k, &b) == 0 && b.len == n &&
+		memcmp(b.data, s, n) == 0;
+	kinf_buf_release(&b);
+	return eq;
+}
+
+static int eval(struct kinf_json_reader *r, const struct seg *segs, size_t n,
+		struct kinf_strv *out) {
+	struct kinf_buf b = {0};
+	struct kinf_json_span k;
+	int rc;
+
+	if (n == 0) {
+		enum kinf_json_type t = kinf_json_peek(r);
+		bool is_null;
+		if (t == KINF_JSON_OBJECT || t == KINF_JSON_ARRAY) {
+			return kinf_json_skip(r);
+		}
+		rc = kinf_json_scalar(r, &b, &is_null);
+		if (rc == 0 && !is_null) {
+			rc = kinf_strv_push(out, b.data ? b.data : "", b.len);
+		}
+		kinf_buf_release(&b);
+		return rc;
+	}
+	switch (segs[0].kind) {
+	case SEG_NAME:
+		if (kinf_json_peek(r) != KINF_JSON_OBJECT) {
+			return kinf_json_skip(r);
+		}
+		if ((rc = kinf_json_object_begin(r)) < 0) {
+			return rc;
+		}
+		while ((rc = kinf_json_member(r, &k)) > 0) {
+			if (span_eq_n(&k, segs[0].name, segs[0].len)) {
+				rc = eval(r, segs + 1, n - 1, out);
+			} else {
+				rc = kinf_json_skip(r);
+			}
+			if (rc < 0) {
+				return rc;
+			}
+		}
+		return rc;
+	case SEG_ALL:
+	case SEG_INDEX:
+		if (kinf_json_peek(r) != KINF_JSON_ARRAY) {
+			return kinf_json_skip(r);
+		}
+		if ((rc = kinf_json_array_begin(r)) < 0) {
+			return rc;
+		}
+		for (size_t i = 0; (rc = kinf_json_element(r)) > 0; i++) {
+			if (segs[0].kind == SEG_ALL || segs[0].index == i) {
+				rc = eval(r, segs + 1, n - 1, out);
+			} else {
+				rc = kinf_json_skip(r);
+			}
+			if (rc < 0) {
+				return rc;
+			}
+		}
+		return rc;
+	}
+	return -KINF_EINVAL;
+}
+
+int kinf_object_field_values(const struct kinf_object *obj, const char *path,
+		struct kinf_strv *ret_values, struct kinf_error *reterr) {
+	struct seg segs[MAX_SEGS];
+	struct kinf_json_reader r;
+	size_t n;
+	int rc = parse_path(path, segs, &n, reterr);
+	if (rc < 0) {
+		return rc;
+	}
+	kinf_json_reader_init(&r, obj->json, obj->json_len, 0);
+	rc = eval(&r, segs, n, ret_values);
+	if (rc < 0 && rc != -KINF_ENOMEM) {
+		kinf_json_reader_error(&r, reterr);
+	}
+	return rc;
+}

@@ -72,9 +72,6 @@ const struct kinf_label *kinf_object_labels(const struct kinf_object *obj,
 		size_t *ret_n);
 /* The value of label key, or NULL when the object lacks it. */
 const char *kinf_object_label(const struct kinf_object *obj, const char *key);
-/* metadata.annotations: value for key, or NULL. */
-const char *kinf_object_annotation(const struct kinf_object *obj,
-		const char *key);
 const struct kinf_owner_ref *kinf_object_owners(const struct kinf_object *obj,
 		size_t *ret_n);
 
@@ -88,7 +85,8 @@ struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
 
 /*
  * Evaluate a field path such as "spec.nodeName", "metadata.labels.app" or
- * "spec.containers[*].image" (also "[0]") against the object's bytes and
+ * "spec.containers[*].image" (also "[0]", and "['a.b/c']" for keys with
+ * dots, e.g. "metadata.annotations['k8s.io/initial-events-end']") against the object's bytes and
  * append every scalar it reaches as a string (strings decoded, numbers and
  * booleans as written, null skipped) to ret_values. A path that reaches
  * nothing appends nothing. -KINF_EINVAL for a malformed path.

@@ -1,6 +1,191 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "object.h"
 #include "tap.h"
 
+static struct kinf_object *parse(const char *json) {
+	struct kinf_object *obj = NULL;
+	struct kinf_error err = {0};
+	if (kinf_object_parse(json, strlen(json), NULL, &obj, &err) < 0) {
+		printf("# parse failed: %s\n", err.message);
+	}
+	return obj;
+}
+
+static void test_record(void) {
+	const char *json = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+		"\"name\":\"web-1\",\"namespace\":\"default\",\"uid\":\"u-1\","
+		"\"resourceVersion\":\"123\",\"creationTimestamp\":\"2024-01-02T03:04:05Z\","
+		"\"labels\":{\"tier\":\"front\",\"app\":\"web\",\"a\\u00e9\":\"\\\"q\\\"\"},"
+		"\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\","
+		"\"name\":\"web-7d9f\",\"uid\":\"x\",\"controller\":true}]},"
+		"\"spec\":{\"nodeName\":\"node-1\",\"containers\":[{\"name\":\"a\",\"image\":\"nginx:1.25\"},"
+		"{\"name\":\"b\",\"image\":\"busybox\"}]},\"status\":{\"phase\":\"Running\"}}";
+	struct kinf_object *obj = parse(json);
+	size_t n, len;
+
+	ok(obj != NULL, "a pod parses");
+	if (!obj) {
+		return;
+	}
+	is_str(kinf_object_key(obj), "default/web-1", "key is namespace/name");
+	is_str(kinf_object_name(obj), "web-1", "name");
+	is_str(kinf_object_namespace(obj), "default", "namespace");
+	is_str(kinf_object_uid(obj), "u-1", "uid");
+	is_str(kinf_object_resource_version(obj), "123", "resourceVersion");
+	is_str(kinf_object_kind(obj), "Pod", "kind");
+	is_str(kinf_object_api_version(obj), "v1", "apiVersion");
+	is_str(kinf_object_creation_timestamp(obj), "2024-01-02T03:04:05Z", "creationTimestamp");
+	is_str(kinf_object_deletion_timestamp(obj), "", "absent deletionTimestamp is empty");
+	is_str(kinf_object_node_name(obj), "node-1", "spec.nodeName");
+	is_str(kinf_object_phase(obj), "Running", "status.phase");
+	const struct kinf_label *labels = kinf_object_labels(obj, &n);
+	is_int(n, 3, "three labels");
+	is_str(labels[0].key, "app", "labels sorted bytewise");
+	is_str(labels[1].key, "a\xc3\xa9", "label key escapes decoded");
+	is_str(labels[1].value, "\"q\"", "label value decoded");
+	is_str(kinf_object_label(obj, "tier"), "front", "label lookup");
+	ok(kinf_object_label(obj, "nope") == NULL, "missing label is NULL");
+	const struct kinf_owner_ref *owners = kinf_object_owners(obj, &n);
+	is_int(n, 1, "one owner");
+	is_str(owners[0].kind, "ReplicaSet", "owner kind");
+	is_str(owners[0].name, "web-7d9f", "owner name");
+	ok(owners[0].controller, "owner is controller");
+	const char *bytes = kinf_object_json(obj, &len);
+	ok(len == strlen(json) && memcmp(bytes, json, len) == 0, "compact bytes kept byte-exact");
+
+	struct kinf_strv v = {0};
+	ok(kinf_object_field_values(obj, "spec.containers[*].image", &v, NULL) == 0 &&
+		v.n == 2 && strcmp(v.v[0], "nginx:1.25") == 0 && strcmp(v.v[1], "busybox") == 0,
+		"field path with [*] gives one value per container");
+	kinf_strv_reset(&v);
+	ok(kinf_object_field_values(obj, "spec.containers[1].name", &v, NULL) == 0 &&
+		v.n == 1 && strcmp(v.v[0], "b") == 0, "field path with [1]");
+	kinf_strv_reset(&v);
+	ok(kinf_object_field_values(obj, "metadata.labels['a\xc3\xa9']", &v, NULL) == 0 &&
+		v.n == 1 && strcmp(v.v[0], "\"q\"") == 0, "bracketed key");
+	kinf_strv_reset(&v);
+	ok(kinf_object_field_values(obj, ".spec.nodeName", &v, NULL) == 0 &&
+		v.n == 1 && strcmp(v.v[0], "node-1") == 0, "leading dot accepted");
+	kinf_strv_reset(&v);
+	ok(kinf_object_field_values(obj, "spec.missing.deeper", &v, NULL) == 0 && v.n == 0,
+		"missing path gives no values");
+	ok(kinf_object_field_values(obj, "spec..x", &v, NULL) == -KINF_EINVAL, "bad path rejected");
+	ok(kinf_field_path_check("spec.containers[x]", NULL) == -KINF_EINVAL, "bad index rejected");
+	ok(kinf_field_path_check("spec.containers[*].image", NULL) == 0, "good path accepted");
+	kinf_strv_release(&v);
+
+	struct kinf_object *ref = kinf_object_ref(obj);
+	ok(ref == obj, "ref returns the object");
+	kinf_object_unref(ref);
+	ok(kinf_object_unref(obj) == NULL, "unref returns NULL");
+}
+
+static void test_compaction_and_numbers(void) {
+	const char *pretty = "{\n  \"metadata\": {\n    \"name\": \"a b\",\n"
+		"    \"resourceVersion\": \"9\"\n  },\n  \"n\": 9223372036854775807,"
+		" \"f\": 1.5e300, \"s\": \"x  y\\\" z\"\n}\n";
+	const char *want = "{\"metadata\":{\"name\":\"a b\",\"resourceVersion\":\"9\"},"
+		"\"n\":9223372036854775807,\"f\":1.5e300,\"s\":\"x  y\\\" z\"}";
+	struct kinf_object *obj = parse(pretty);
+	ok(obj != NULL, "pretty-printed object parses");
+	if (obj) {
+		is_str(kinf_object_json(obj, NULL), want, "white space outside strings removed, int64 untouched");
+		is_str(kinf_object_key(obj), "a b", "cluster-scoped key is the name");
+		struct kinf_object *typed = kinf_object_with_type(obj, "v1", "Namespace");
+		ok(typed != NULL, "with_type");
+		if (typed) {
+			is_str(kinf_object_json(typed, NULL),
+				"{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a b\","
+				"\"resourceVersion\":\"9\"},\"n\":9223372036854775807,\"f\":1.5e300,\"s\":\"x  y\\\" z\"}",
+				"apiVersion and kind inserted at the front");
+			is_str(kinf_object_kind(typed), "Namespace", "typed object's record has the kind");
+		}
+		kinf_object_unref(typed);
+		typed = kinf_object_with_type(obj, NULL, NULL);
+		ok(typed == obj, "nothing to add returns the same object");
+		kinf_object_unref(typed);
+	}
+	kinf_object_unref(obj);
+}
+
+static void test_invalid(void) {
+	static const struct {
+		const char *json;
+		size_t len;	/* 0: strlen */
+		int rc;
+		const char *what;
+	} cases[] = {
+		{ "", 0, -KINF_EJSON, "empty input" },
+		{ "[]", 0, -KINF_EJSON, "not an object" },
+		{ "{}", 0, -KINF_EJSON, "no metadata" },
+		{ "{\"metadata\":{}}", 0, -KINF_EJSON, "no name" },
+		{ "{\"metadata\":{\"name\":1}}", 0, -KINF_EJSON, "name not a string" },
+		{ "{\"metadata\":{\"name\":\"a\"},}", 0, -KINF_EJSON, "trailing comma" },
+		{ "{\"metadata\":{\"name\":\"a\"}} x", 0, -KINF_EJSON, "trailing garbage" },
+		{ "{\"metadata\":{\"name\":\"a\"}", 0, -KINF_EJSON, "truncated" },
+		{ "{\"metadata\":{\"name\":\"a\xff\"}}", 0, -KINF_EJSON, "invalid UTF-8 byte" },
+		{ "{\"metadata\":{\"name\":\"a\xc0\xaf\"}}", 0, -KINF_EJSON, "overlong UTF-8" },
+		{ "{\"metadata\":{\"name\":\"a\xed\xa0\x80\"}}", 0, -KINF_EJSON, "UTF-8 surrogate" },
+		{ "{\"metadata\":{\"name\":\"\\ud800\"}}", 0, -KINF_EJSON, "lone surrogate escape" },
+		{ "{\"metadata\":{\"name\":\"\\x\"}}", 0, -KINF_EJSON, "bad escape" },
+		{ "{\"metadata\":{\"name\":\"a\nb\"}}", 0, -KINF_EJSON, "raw control character" },
+		{ "{\"metadata\":{\"name\":\"a\"},\"n\":01}", 0, -KINF_EJSON, "leading zero" },
+		{ "{\"metadata\":{\"name\":\"a\"},\"n\":1.}", 0, -KINF_EJSON, "bad fraction" },
+		{ "{\"metadata\":{\"name\":\"a\"},\"n\":tru}", 0, -KINF_EJSON, "bad literal" },
+		{ "{\"metadata\":{\"name\":\"a\"},\"x\":[1,]}", 0, -KINF_EJSON, "array trailing comma" },
+		{ "{\"metadata\":{\"name\":\"a\"} \0}", 24, -KINF_EJSON, "NUL byte" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct kinf_object *obj = NULL;
+		struct kinf_error err = {0};
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].json);
+		int rc = kinf_object_parse(cases[i].json, len, NULL, &obj, &err);
+		ok(rc == cases[i].rc && obj == NULL && err.message[0],
+			"rejected: %s (%s)", cases[i].what, err.message);
+		kinf_object_unref(obj);
+	}
+}
+
+static void test_limits(void) {
+	struct kinf_buf b = {0};
+	struct kinf_object *obj = NULL;
+	struct kinf_error err = {0};
+	struct kinf_object_limits lim = { .max_depth = 64 };
+
+	kinf_buf_append_str(&b, "{\"metadata\":{\"name\":\"deep\"},\"x\":");
+	for (int i = 0; i < 10000; i++) {
+		kinf_buf_append_char(&b, '[');
+	}
+	for (int i = 0; i < 10000; i++) {
+		kinf_buf_append_char(&b, ']');
+	}
+	kinf_buf_append_char(&b, '}');
+	ok(kinf_object_parse(b.data, b.len, &lim, &obj, &err) == -KINF_EJSON &&
+		strstr(err.message, "nesting too deep"), "10,000 levels rejected: %s", err.message);
+	lim = (struct kinf_object_limits){ .max_bytes = 10 };
+	ok(kinf_object_parse(b.data, b.len, &lim, &obj, &err) == -KINF_ETOOBIG,
+		"size limit: %s", err.message);
+	kinf_buf_release(&b);
+	ok(kinf_json_validate("{\"a\":\n  x}", 10, 0, &err) == -KINF_EJSON &&
+		strcmp(err.message, "line 2, column 3: unexpected character") == 0,
+		"error has line and column: %s", err.message);
+}
+
+static void test_quote(void) {
+	struct kinf_buf b = {0};
+	kinf_json_quote(&b, "a\"b\\c\n\x01", 7);
+	is_str(b.data, "\"a\\\"b\\\\c\\n\\u0001\"", "quote escapes");
+	kinf_buf_release(&b);
+}
+
 int main(void) {
-	skip("not written yet", "object");
+	test_record();
+	test_compaction_and_numbers();
+	test_invalid();
+	test_limits();
+	test_quote();
 	return tap_done();
 }
