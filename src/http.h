@@ -1,3 +1,84 @@
 #ifndef KINF_HTTP_H
 #define KINF_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+
+struct kinf_rest_config;
+struct kinf_auth;
+
+/*
+ * HTTP to the API server over libcurl: one easy handle per client, so one
+ * connection reused across requests (keep-alive, HTTP/2 when offered), gzip
+ * accepted, User-Agent kinf/VERSION, credentials from struct kinf_auth
+ * (never over plain http), TLS material handed over in memory (*_BLOB).
+ * A client is used by one thread at a time.
+ */
+struct kinf_http;
+
+struct kinf_http_opts {
+	long connect_timeout_ms;	/* 0: 10 s */
+	long request_timeout_ms;	/* 0: none (--request-timeout) */
+	long low_speed_time_s;		/* abort when below 1 byte/s this long; 0: off */
+	size_t max_error_body;		/* bytes of a non-2xx body kept; 0: 1 MiB */
+	/* Polled during transfers; a true return aborts with -KINF_ECANCELED. */
+	bool (*canceled)(void *userdata);
+	void *canceled_userdata;
+};
+
+/* config and auth are borrowed and must outlive the client. */
+struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
+		struct kinf_auth *auth, const struct kinf_http_opts *opts);
+void kinf_http_free(struct kinf_http *http);
+
+/*
+ * Called with each piece of a 2xx response body as it arrives. Return 0 to
+ * go on, or a negative KINF_E* to abort the transfer (the request returns it).
+ */
+typedef int (*kinf_http_body_func)(const char *data, size_t len, void *userdata);
+
+struct kinf_http_request {
+	const char *path;	/* "/api/v1/pods?limit=500", relative to the server */
+	const char *accept;	/* NULL: application/json */
+	kinf_http_body_func on_body;	/* NULL: collect into response->body */
+	void *userdata;
+	long timeout_ms;	/* overrides the client's request timeout; -1 none */
+};
+
+struct kinf_http_response {
+	long status;
+	char *content_type;	/* owned, or NULL */
+	struct kinf_buf body;	/* when on_body was NULL, or the error body */
+	long retry_after_s;	/* Retry-After on 429/503, else -1 */
+};
+
+void kinf_http_response_release(struct kinf_http_response *resp);
+
+/*
+ * GET a path. A non-2xx answer returns -KINF_EHTTP (or -KINF_EGONE for 410,
+ * -KINF_EAUTH for 401) with reterr filled from the server's Status: code,
+ * reason, first cause and the message ("pods is forbidden: User ..."). A 401
+ * with exec or token-file credentials is retried once with fresh ones.
+ * Transport errors: -KINF_ECONNECT, -KINF_ETLS, -KINF_ETIMEDOUT,
+ * -KINF_ECANCELED. ret_resp (may be NULL) gets status and headers always.
+ */
+int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
+		struct kinf_http_response *ret_resp, struct kinf_error *reterr);
+
+/* The server URL without a trailing slash, e.g. "https://127.0.0.1:6443". */
+const char *kinf_http_server(const struct kinf_http *http);
+
+/*
+ * Turn a Status JSON body (or anything else) and an HTTP status into
+ * reterr's fields. Used for in-stream ERROR events too.
+ */
+void kinf_http_status_to_error(long http_status, const char *body, size_t len,
+		struct kinf_error *reterr);
+
+/* Requests made so far (for --stats and tests). */
+unsigned long kinf_http_request_count(const struct kinf_http *http);
+
 #endif
