@@ -1,1 +1,580 @@
+#include <jansson.h>
+#include <curl/curl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "auth.h"
 #include "http.h"
+#include "kubeconfig.h"
+#include "log.h"
+
+/* client-go's rest client retries 429/503 with Retry-After up to 10 times. */
+#define MAX_RETRY_AFTER_RETRIES 10
+#define MAX_RETRY_AFTER_S 60
+
+struct kinf_http {
+	CURL *curl;
+	const struct kinf_rest_config *config;
+	struct kinf_auth *auth;
+	struct kinf_http_opts opts;
+	char *server;		/* without trailing slash */
+	char *url_base;		/* server, or https://tls-server-name:port when set */
+	struct curl_slist *connect_to;
+	unsigned cred_generation;
+	bool have_cred_generation;
+	bool plain_http;
+	unsigned long requests;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/* Per-request state shared with the libcurl callbacks. */
+struct transfer {
+	struct kinf_http *http;
+	const struct kinf_http_request *req;
+	struct kinf_http_response *resp;
+	long status;		/* from the status line, once headers are in */
+	bool status_checked;
+	int abort_rc;		/* what on_body returned, to pass back */
+	size_t max_error_body;
+};
+
+static bool curl_initialised;
+
+struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
+		struct kinf_auth *auth, const struct kinf_http_opts *opts) {
+	struct kinf_http *http;
+
+	if (!curl_initialised) {
+		/* Not thread safe in old libcurls; called from the main thread first. */
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		curl_initialised = true;
+	}
+	http = calloc(1, sizeof(*http));
+	if (!http) {
+		return NULL;
+	}
+	http->config = config;
+	http->auth = auth;
+	if (opts) {
+		http->opts = *opts;
+	}
+	if (!http->opts.connect_timeout_ms) {
+		http->opts.connect_timeout_ms = 10000;
+	}
+	if (!http->opts.max_error_body) {
+		http->opts.max_error_body = 1 << 20;
+	}
+	http->server = strdup(config->server);
+	http->curl = curl_easy_init();
+	if (!http->server || !http->curl) {
+		kinf_http_free(http);
+		return NULL;
+	}
+	size_t n = strlen(http->server);
+	while (n > 0 && http->server[n - 1] == '/') {
+		http->server[--n] = '\0';
+	}
+	http->plain_http = strncasecmp(http->server, "http://", 7) == 0;
+	http->url_base = strdup(http->server);
+	if (!http->url_base) {
+		kinf_http_free(http);
+		return NULL;
+	}
+
+	/*
+	 * tls-server-name: libcurl verifies against the URL's host, so put that
+	 * name in the URL and route the connection to the real address.
+	 */
+	if (config->tls_server_name && config->tls_server_name[0] && !http->plain_http) {
+		CURLU *u = curl_url();
+		char *host = NULL, *port = NULL, *path = NULL;
+		if (u && curl_url_set(u, CURLUPART_URL, http->server, 0) == CURLUE_OK &&
+				curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+				curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+			struct kinf_buf b = {0};
+			curl_url_get(u, CURLUPART_PATH, &path, 0);
+			kinf_buf_printf(&b, "%s:%s:%s:%s", config->tls_server_name, port, host, port);
+			http->connect_to = curl_slist_append(NULL, b.data);
+			kinf_buf_reset(&b);
+			kinf_buf_printf(&b, "https://%s:%s%s", config->tls_server_name, port,
+					path && strcmp(path, "/") != 0 ? path : "");
+			free(http->url_base);
+			http->url_base = kinf_buf_take(&b);
+		}
+		curl_free(host);
+		curl_free(port);
+		curl_free(path);
+		curl_url_cleanup(u);
+	}
+
+	CURL *c = http->curl;
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "kinf/" KINF_VERSION);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, http->errbuf);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, http->opts.connect_timeout_ms);
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	if (!config->disable_compression) {
+		curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
+	}
+	if (http->opts.low_speed_time_s > 0) {
+		curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, http->opts.low_speed_time_s);
+	}
+	if (http->connect_to) {
+		curl_easy_setopt(c, CURLOPT_CONNECT_TO, http->connect_to);
+	}
+	/* Without proxy-url, libcurl honours the *_proxy environment like Go. */
+	if (config->proxy_url && config->proxy_url[0]) {
+		curl_easy_setopt(c, CURLOPT_PROXY, config->proxy_url);
+	}
+	if (config->insecure_skip_tls_verify) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	} else if (config->ca_pem && config->ca_pem_len) {
+		struct curl_blob blob = {
+			.data = config->ca_pem, .len = config->ca_pem_len,
+			.flags = CURL_BLOB_COPY,
+		};
+		curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
+	}
+	return http;
+}
+
+void kinf_http_free(struct kinf_http *http) {
+	if (!http) {
+		return;
+	}
+	if (http->curl) {
+		curl_easy_cleanup(http->curl);
+	}
+	curl_slist_free_all(http->connect_to);
+	free(http->server);
+	free(http->url_base);
+	free(http);
+}
+
+const char *kinf_http_server(const struct kinf_http *http) {
+	return http->server;
+}
+
+unsigned long kinf_http_request_count(const struct kinf_http *http) {
+	return http->requests;
+}
+
+void kinf_http_response_release(struct kinf_http_response *resp) {
+	if (!resp) {
+		return;
+	}
+	free(resp->content_type);
+	resp->content_type = NULL;
+	kinf_buf_release(&resp->body);
+}
+
+static void copy_str(char *dst, size_t size, const char *src) {
+	if (!src) {
+		src = "";
+	}
+	size_t n = strlen(src);
+	if (n >= size) {
+		n = size - 1;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static const char *status_text(long code) {
+	switch (code) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 406: return "Not Acceptable";
+	case 409: return "Conflict";
+	case 410: return "Gone";
+	case 413: return "Request Entity Too Large";
+	case 415: return "Unsupported Media Type";
+	case 422: return "Unprocessable Entity";
+	case 429: return "Too Many Requests";
+	case 500: return "Internal Server Error";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	}
+	return "Error";
+}
+
+void kinf_http_status_to_error(long http_status, const char *body, size_t len,
+		struct kinf_error *reterr) {
+	json_t *root = NULL;
+	const char *message = NULL, *reason = NULL, *cause = NULL;
+	json_int_t code = 0;
+
+	if (!reterr) {
+		return;
+	}
+	if (body && len) {
+		root = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+	}
+	if (json_is_object(root) &&
+			json_is_string(json_object_get(root, "kind")) &&
+			strcmp(json_string_value(json_object_get(root, "kind")), "Status") == 0) {
+		message = json_string_value(json_object_get(root, "message"));
+		reason = json_string_value(json_object_get(root, "reason"));
+		code = json_integer_value(json_object_get(root, "code"));
+		json_t *causes = json_object_get(json_object_get(root, "details"), "causes");
+		cause = json_string_value(json_object_get(json_array_get(causes, 0), "reason"));
+	}
+	if (!http_status && code) {
+		http_status = (long)code;
+	}
+	reterr->http_status = (int)http_status;
+	copy_str(reterr->reason, sizeof(reterr->reason), reason);
+	copy_str(reterr->cause, sizeof(reterr->cause), cause);
+	switch (http_status) {
+	case 401:
+		reterr->code = KINF_EAUTH;
+		break;
+	case 410:
+		reterr->code = KINF_EGONE;
+		break;
+	default:
+		reterr->code = KINF_EHTTP;
+		break;
+	}
+	if (message && message[0]) {
+		snprintf(reterr->message, sizeof(reterr->message), "%s", message);
+	} else if (body && len && !root) {
+		/* Not JSON: show the start of it, on one line. */
+		char snippet[120];
+		size_t n = len < sizeof(snippet) - 1 ? len : sizeof(snippet) - 1;
+		for (size_t i = 0; i < n; i++) {
+			unsigned char ch = (unsigned char)body[i];
+			snippet[i] = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
+		}
+		snippet[n] = '\0';
+		snprintf(reterr->message, sizeof(reterr->message),
+				"the server responded with status %ld %s: %s", http_status,
+				status_text(http_status), snippet);
+	} else {
+		snprintf(reterr->message, sizeof(reterr->message),
+				"the server responded with status %ld %s", http_status,
+				status_text(http_status));
+	}
+	json_decref(root);
+}
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
+	struct transfer *t = userdata;
+	size_t len = size * nmemb;
+
+	if (len > 5 && strncmp(data, "HTTP/", 5) == 0) {
+		/* A new response (after a 100 or a redirect): forget the old one. */
+		free(t->resp->content_type);
+		t->resp->content_type = NULL;
+		t->resp->retry_after_s = -1;
+		return len;
+	}
+	const char *colon = memchr(data, ':', len);
+	if (!colon) {
+		return len;
+	}
+	size_t name_len = (size_t)(colon - data);
+	const char *v = colon + 1;
+	const char *end = data + len;
+	while (v < end && (*v == ' ' || *v == '\t')) {
+		v++;
+	}
+	while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ')) {
+		end--;
+	}
+	if (name_len == 12 && strncasecmp(data, "Content-Type", 12) == 0) {
+		free(t->resp->content_type);
+		t->resp->content_type = strndup(v, (size_t)(end - v));
+	} else if (name_len == 11 && strncasecmp(data, "Retry-After", 11) == 0) {
+		char tmp[32];
+		size_t n = (size_t)(end - v) < sizeof(tmp) - 1 ? (size_t)(end - v) : sizeof(tmp) - 1;
+		memcpy(tmp, v, n);
+		tmp[n] = '\0';
+		char *e;
+		long s = strtol(tmp, &e, 10);
+		if (e != tmp && *e == '\0' && s >= 0) {
+			t->resp->retry_after_s = s;
+		}
+	}
+	return len;
+}
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata) {
+	struct transfer *t = userdata;
+	size_t len = size * nmemb;
+
+	if (!t->status_checked) {
+		curl_easy_getinfo(t->http->curl, CURLINFO_RESPONSE_CODE, &t->status);
+		t->status_checked = true;
+	}
+	if (t->status >= 200 && t->status < 300 && t->req->on_body) {
+		int rc = t->req->on_body(data, len, t->req->userdata);
+		if (rc < 0) {
+			t->abort_rc = rc;
+			return CURL_WRITEFUNC_ERROR;
+		}
+		return len;
+	}
+	/* Error bodies are kept up to a bound; the rest is read and dropped. */
+	size_t limit = t->status >= 200 && t->status < 300 ? SIZE_MAX : t->max_error_body;
+	size_t room = t->resp->body.len < limit ? limit - t->resp->body.len : 0;
+	if (room && kinf_buf_append(&t->resp->body, data, len < room ? len : room) < 0) {
+		t->abort_rc = -KINF_ENOMEM;
+		return CURL_WRITEFUNC_ERROR;
+	}
+	return len;
+}
+
+static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+		curl_off_t ultotal, curl_off_t ulnow) {
+	struct transfer *t = userdata;
+	if (t->http->opts.canceled && t->http->opts.canceled(t->http->opts.canceled_userdata)) {
+		t->abort_rc = -KINF_ECANCELED;
+		return 1;
+	}
+	return 0;
+}
+
+/* Sleep s seconds in small steps, stopping early when canceled. */
+static int sleep_cancelable(struct kinf_http *http, long s) {
+	for (long ms = s * 1000; ms > 0; ms -= 100) {
+		if (http->opts.canceled && http->opts.canceled(http->opts.canceled_userdata)) {
+			return -KINF_ECANCELED;
+		}
+		struct timespec ts = { 0, (ms < 100 ? ms : 100) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+static int apply_credentials(struct kinf_http *http, struct curl_slist **headers,
+		unsigned *ret_generation, struct kinf_error *reterr) {
+	const struct kinf_credentials *cred = NULL;
+	CURL *c = http->curl;
+	int rc;
+
+	if (!http->auth) {
+		return 0;
+	}
+	if ((rc = kinf_auth_get(http->auth, &cred, reterr)) < 0) {
+		return rc;
+	}
+	bool has_any = cred->token || cred->client_cert_pem || cred->username;
+	if (has_any && http->plain_http) {
+		return kinf_error_set(reterr, KINF_EAUTH,
+				"refusing to send credentials to %s over plain http; use https",
+				http->server);
+	}
+	*ret_generation = cred->generation;
+	if (cred->token) {
+		struct kinf_buf h = {0};
+		if (kinf_buf_printf(&h, "Authorization: Bearer %s", cred->token) < 0) {
+			return -KINF_ENOMEM;
+		}
+		struct curl_slist *n = curl_slist_append(*headers, h.data);
+		kinf_explicit_bzero(h.data, h.len);
+		kinf_buf_release(&h);
+		if (!n) {
+			return -KINF_ENOMEM;
+		}
+		*headers = n;
+	}
+	if (!http->have_cred_generation || http->cred_generation != cred->generation) {
+		/* New credentials: new TLS identity, so no reuse of old connections. */
+		if (cred->client_cert_pem && cred->client_key_pem) {
+			struct curl_blob cert = {
+				.data = (void *)cred->client_cert_pem,
+				.len = cred->client_cert_pem_len, .flags = CURL_BLOB_COPY,
+			};
+			struct curl_blob key = {
+				.data = (void *)cred->client_key_pem,
+				.len = cred->client_key_pem_len, .flags = CURL_BLOB_COPY,
+			};
+			curl_easy_setopt(c, CURLOPT_SSLCERT_BLOB, &cert);
+			curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+			curl_easy_setopt(c, CURLOPT_SSLKEY_BLOB, &key);
+			curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
+		}
+		if (cred->username) {
+			curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+			curl_easy_setopt(c, CURLOPT_USERNAME, cred->username);
+			curl_easy_setopt(c, CURLOPT_PASSWORD, cred->password ? cred->password : "");
+		}
+		if (http->have_cred_generation) {
+			curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+		}
+		http->cred_generation = cred->generation;
+		http->have_cred_generation = true;
+	}
+	return 0;
+}
+
+static int map_curl_error(struct kinf_http *http, CURLcode code, const char *url,
+		struct kinf_error *reterr) {
+	const char *detail = http->errbuf[0] ? http->errbuf : curl_easy_strerror(code);
+	switch (code) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+		return kinf_error_set(reterr, KINF_ECONNECT, "%s: %s", http->server, detail);
+	case CURLE_OPERATION_TIMEDOUT:
+		return kinf_error_set(reterr, KINF_ETIMEDOUT, "%s: %s", http->server, detail);
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+		return kinf_error_set(reterr, KINF_ETLS, "%s: TLS: %s", http->server, detail);
+	default:
+		return kinf_error_set(reterr, KINF_ECONNECT, "%s: %s", http->server, detail);
+	}
+}
+
+/* One attempt: returns 0 for any HTTP answer (status in resp), <0 on transport failure. */
+static int perform(struct kinf_http *http, const struct kinf_http_request *req,
+		struct kinf_http_response *resp, unsigned *ret_generation,
+		bool *ret_body_started, struct kinf_error *reterr) {
+	struct curl_slist *headers = NULL;
+	struct kinf_buf url = {0};
+	struct transfer t = {
+		.http = http, .req = req, .resp = resp,
+		.max_error_body = http->opts.max_error_body,
+	};
+	CURL *c = http->curl;
+	int rc;
+
+	resp->status = 0;
+	resp->retry_after_s = -1;
+	free(resp->content_type);
+	resp->content_type = NULL;
+	kinf_buf_reset(&resp->body);
+	http->errbuf[0] = '\0';
+
+	if (kinf_buf_printf(&url, "%s%s", http->url_base, req->path) < 0) {
+		return -KINF_ENOMEM;
+	}
+	struct kinf_buf accept = {0};
+	if (kinf_buf_printf(&accept, "Accept: %s", req->accept ? req->accept : "application/json") < 0 ||
+			!(headers = curl_slist_append(headers, accept.data))) {
+		kinf_buf_release(&accept);
+		kinf_buf_release(&url);
+		return -KINF_ENOMEM;
+	}
+	kinf_buf_release(&accept);
+	if ((rc = apply_credentials(http, &headers, ret_generation, reterr)) < 0) {
+		goto out;
+	}
+	long timeout = req->timeout_ms ? req->timeout_ms : http->opts.request_timeout_ms;
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout > 0 ? timeout : 0L);
+	curl_easy_setopt(c, CURLOPT_URL, url.data);
+	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	http->requests++;
+	CURLcode code = curl_easy_perform(c);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 0L);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+	*ret_body_started = t.status_checked;
+	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	/* The URL never holds credentials; tokens travel in headers only. */
+	kinf_log(2, "GET %s%s %ld in %ld ms", http->server, req->path, resp->status, ms);
+
+	if (t.abort_rc < 0) {
+		rc = t.abort_rc;
+		if (rc == -KINF_ECANCELED) {
+			kinf_error_set(reterr, KINF_ECANCELED, "canceled");
+		}
+		goto out;
+	}
+	if (code != CURLE_OK) {
+		rc = map_curl_error(http, code, url.data, reterr);
+		goto out;
+	}
+	rc = 0;
+out:
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	curl_slist_free_all(headers);
+	kinf_buf_release(&url);
+	return rc;
+}
+
+int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
+		struct kinf_http_response *ret_resp, struct kinf_error *reterr) {
+	struct kinf_http_response local = {0};
+	struct kinf_http_response *resp = ret_resp ? ret_resp : &local;
+	bool retried_auth = false;
+	int retries = 0;
+	int rc;
+
+	for (;;) {
+		unsigned generation = 0;
+		bool body_started = false;
+		rc = perform(http, req, resp, &generation, &body_started, reterr);
+		if (rc < 0) {
+			break;
+		}
+		if (resp->status >= 200 && resp->status < 300) {
+			break;
+		}
+		if (resp->status == 401 && !retried_auth && http->auth &&
+				kinf_auth_unauthorized(http->auth, generation)) {
+			retried_auth = true;
+			kinf_log(1, "401 Unauthorized: refreshing credentials and retrying");
+			continue;
+		}
+		if ((resp->status == 429 || resp->status == 503) && resp->retry_after_s >= 0 &&
+				retries < MAX_RETRY_AFTER_RETRIES) {
+			long wait = resp->retry_after_s;
+			if (wait > MAX_RETRY_AFTER_S) {
+				wait = MAX_RETRY_AFTER_S;
+			}
+			if (wait < 1) {
+				wait = 1;
+			}
+			retries++;
+			kinf_log(1, "%ld from the server: retrying in %ld s (Retry-After, attempt %d)",
+					resp->status, wait, retries);
+			if ((rc = sleep_cancelable(http, wait)) < 0) {
+				kinf_error_set(reterr, KINF_ECANCELED, "canceled");
+				break;
+			}
+			continue;
+		}
+		kinf_http_status_to_error(resp->status, resp->body.data, resp->body.len, reterr);
+		rc = resp->status == 410 ? -KINF_EGONE :
+			resp->status == 401 ? -KINF_EAUTH : -KINF_EHTTP;
+		break;
+	}
+	kinf_http_response_release(&local);
+	return rc;
+}

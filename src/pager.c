@@ -1,1 +1,535 @@
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+#include "json.h"
+#include "log.h"
 #include "pager.h"
+
+/* Splitter ------------------------------------------------------------- */
+
+enum expect { EXPECT_OPEN, EXPECT_KEY, EXPECT_COLON, EXPECT_VALUE, EXPECT_COMMA, EXPECT_END };
+
+struct kinf_list_splitter {
+	const struct kinf_list_splitter_ops *ops;
+	void *userdata;
+	size_t max_element;
+	int error;
+	unsigned depth;		/* brackets open, outside strings */
+	bool in_string;
+	bool escape;
+	enum expect expect;	/* at depth 1 (and 0) */
+	bool key_active;	/* collecting a depth-1 key */
+	struct kinf_buf key;
+	bool split;		/* inside a split array (depth >= 2) */
+	bool capture;		/* collecting a member value or an element */
+	struct kinf_buf value;
+};
+
+static bool is_split_key(const struct kinf_buf *key) {
+	return (key->len == 5 && memcmp(key->data, "items", 5) == 0) ||
+		(key->len == 4 && memcmp(key->data, "rows", 4) == 0);
+}
+
+struct kinf_list_splitter *kinf_list_splitter_new(
+		const struct kinf_list_splitter_ops *ops, void *userdata,
+		size_t max_element) {
+	struct kinf_list_splitter *s = calloc(1, sizeof(*s));
+	if (s) {
+		s->ops = ops;
+		s->userdata = userdata;
+		s->max_element = max_element ? max_element : KINF_OBJECT_DEFAULT_MAX_BYTES;
+	}
+	return s;
+}
+
+void kinf_list_splitter_free(struct kinf_list_splitter *s) {
+	if (s) {
+		kinf_buf_release(&s->key);
+		kinf_buf_release(&s->value);
+		free(s);
+	}
+}
+
+static int split_fail(struct kinf_list_splitter *s, int code, const char *msg,
+		struct kinf_error *reterr) {
+	s->error = -code;
+	return kinf_error_set(reterr, code, "%s", msg);
+}
+
+static int trim_len(const struct kinf_buf *b) {
+	size_t n = b->len;
+	while (n > 0 && (b->data[n - 1] == ' ' || b->data[n - 1] == '\n' ||
+			b->data[n - 1] == '\r' || b->data[n - 1] == '\t')) {
+		n--;
+	}
+	return (int)n;
+}
+
+/* End of a captured member value or element: hand it over. */
+static int emit(struct kinf_list_splitter *s, bool element,
+		struct kinf_error *reterr) {
+	size_t n = (size_t)trim_len(&s->value);
+	int rc;
+	s->capture = false;
+	if (n == 0) {
+		return split_fail(s, KINF_EJSON, "empty value in list", reterr);
+	}
+	if (element) {
+		rc = s->ops->element(s->key.data, s->key.len, s->value.data, n, s->userdata);
+	} else {
+		rc = s->ops->member ? s->ops->member(s->key.data, s->key.len,
+				s->value.data, n, s->userdata) : 0;
+	}
+	kinf_buf_reset(&s->value);
+	if (rc < 0) {
+		s->error = rc;
+	}
+	return rc;
+}
+
+int kinf_list_splitter_feed(struct kinf_list_splitter *s, const char *data,
+		size_t len, struct kinf_error *reterr) {
+	size_t span_start = 0;	/* start of the capture within this piece */
+	int rc;
+
+	if (s->error) {
+		return s->error;
+	}
+	for (size_t i = 0; i < len; i++) {
+		char c = data[i];
+		if (s->in_string) {
+			/* Skip quickly over plain string bytes. */
+			if (s->escape) {
+				s->escape = false;
+			} else if (c == '\\') {
+				s->escape = true;
+			} else if (c == '"') {
+				s->in_string = false;
+				if (s->key_active) {
+					s->key_active = false;
+					s->expect = EXPECT_COLON;
+				}
+			} else if (s->key_active) {
+				if (kinf_buf_append_char(&s->key, c) < 0) {
+					return split_fail(s, KINF_ENOMEM, "out of memory", reterr);
+				}
+			}
+			continue;
+		}
+		if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+			continue;
+		}
+		/* A capture ends at ',' or the closing bracket of its container. */
+		if (s->capture && ((s->depth == 1 && (c == ',' || c == '}')) ||
+				(s->depth == 2 && s->split && (c == ',' || c == ']')))) {
+			if (kinf_buf_append(&s->value, data + span_start, i - span_start) < 0) {
+				return split_fail(s, KINF_ENOMEM, "out of memory", reterr);
+			}
+			if ((rc = emit(s, s->depth == 2, reterr)) < 0) {
+				return rc;
+			}
+			if (s->depth == 1) {
+				s->expect = EXPECT_COMMA;
+			}
+		}
+		if (s->depth == 0) {
+			if (s->expect == EXPECT_OPEN && c == '{') {
+				s->depth = 1;
+				s->expect = EXPECT_KEY;
+				continue;
+			}
+			return split_fail(s, KINF_EJSON, s->expect == EXPECT_OPEN ?
+					"list response is not a JSON object" :
+					"unexpected data after the list", reterr);
+		}
+		if (s->depth == 1) {
+			switch (c) {
+			case '"':
+				if (s->expect == EXPECT_KEY) {
+					s->in_string = true;
+					s->key_active = true;
+					kinf_buf_reset(&s->key);
+					continue;
+				}
+				break;
+			case ':':
+				if (s->expect == EXPECT_COLON) {
+					s->expect = EXPECT_VALUE;
+					continue;
+				}
+				return split_fail(s, KINF_EJSON, "unexpected ':' in list", reterr);
+			case ',':
+				if (s->expect == EXPECT_COMMA) {
+					s->expect = EXPECT_KEY;
+					continue;
+				}
+				return split_fail(s, KINF_EJSON, "unexpected ',' in list", reterr);
+			case '}':
+				if (s->expect == EXPECT_COMMA || s->expect == EXPECT_KEY) {
+					s->depth = 0;
+					s->expect = EXPECT_END;
+					continue;
+				}
+				return split_fail(s, KINF_EJSON, "unexpected '}' in list", reterr);
+			default:
+				break;
+			}
+			if (s->expect != EXPECT_VALUE) {
+				return split_fail(s, KINF_EJSON, "malformed list object", reterr);
+			}
+			if (c == '[' && is_split_key(&s->key)) {
+				s->depth = 2;
+				s->split = true;
+				s->expect = EXPECT_COMMA;
+				continue;
+			}
+			/* Start capturing a whole member value. */
+			s->capture = true;
+			s->expect = EXPECT_COMMA;
+			span_start = i;
+		} else if (s->depth == 2 && s->split) {
+			if (c == ']') {
+				s->depth = 1;
+				s->split = false;
+				continue;
+			}
+			if (c == ',') {
+				continue;
+			}
+			if (!s->capture) {
+				s->capture = true;
+				span_start = i;
+			}
+		}
+		switch (c) {
+		case '"':
+			s->in_string = true;
+			break;
+		case '{':
+		case '[':
+			if (++s->depth > 1000) {
+				return split_fail(s, KINF_EJSON, "nesting too deep in list", reterr);
+			}
+			break;
+		case '}':
+		case ']':
+			if (s->depth <= 1 + (s->split ? 1u : 0u)) {
+				return split_fail(s, KINF_EJSON, "unbalanced brackets in list", reterr);
+			}
+			s->depth--;
+			break;
+		default:
+			break;
+		}
+	}
+	if (s->capture) {
+		if (s->value.len + (len - span_start) > s->max_element) {
+			return split_fail(s, KINF_ETOOBIG,
+					"an item exceeds the object size limit (--max-object-size)", reterr);
+		}
+		if (kinf_buf_append(&s->value, data + span_start, len - span_start) < 0) {
+			return split_fail(s, KINF_ENOMEM, "out of memory", reterr);
+		}
+	}
+	return 0;
+}
+
+int kinf_list_splitter_finish(struct kinf_list_splitter *s,
+		struct kinf_error *reterr) {
+	if (s->error) {
+		return s->error;
+	}
+	if (s->expect != EXPECT_END) {
+		return split_fail(s, KINF_EJSON, "truncated list response", reterr);
+	}
+	return 0;
+}
+
+/* Pager ---------------------------------------------------------------- */
+
+struct page_state {
+	const struct kinf_list_opts *opts;
+	struct kinf_list_result *result;
+	struct kinf_buf items;		/* struct kinf_object * array */
+	struct kinf_buf rows;		/* struct kinf_table_row array */
+	char *cont;			/* this page's metadata.continue */
+	char *rv;
+	struct kinf_error *reterr;
+	struct kinf_list_splitter *splitter;
+	int parse_rc;
+};
+
+static void free_rows(struct kinf_table_row *rows, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].key);
+		free(rows[i].json);
+	}
+	free(rows);
+}
+
+static int on_member(const char *key, size_t key_len, const char *value,
+		size_t len, void *userdata) {
+	struct page_state *ps = userdata;
+	struct kinf_list_result *res = ps->result;
+	json_error_t jerr;
+
+	if (key_len == 8 && memcmp(key, "metadata", 8) == 0) {
+		json_t *md = json_loadb(value, len, 0, &jerr);
+		if (!json_is_object(md)) {
+			json_decref(md);
+			return kinf_error_set(ps->reterr, KINF_EJSON, "list metadata: %s", jerr.text);
+		}
+		const char *cont = json_string_value(json_object_get(md, "continue"));
+		const char *rv = json_string_value(json_object_get(md, "resourceVersion"));
+		free(ps->cont);
+		free(ps->rv);
+		ps->cont = cont && cont[0] ? strdup(cont) : NULL;
+		ps->rv = rv ? strdup(rv) : NULL;
+		json_decref(md);
+	} else if ((key_len == 4 && memcmp(key, "kind", 4) == 0) ||
+			(key_len == 10 && memcmp(key, "apiVersion", 10) == 0)) {
+		json_t *v = json_loadb(value, len, JSON_DECODE_ANY, &jerr);
+		char **slot = key_len == 4 ? &res->kind : &res->api_version;
+		if (json_is_string(v)) {
+			free(*slot);
+			*slot = strdup(json_string_value(v));
+		}
+		json_decref(v);
+	} else if (key_len == 17 && memcmp(key, "columnDefinitions", 17) == 0) {
+		if (kinf_json_validate(value, len, 0, ps->reterr) < 0) {
+			return -KINF_EJSON;
+		}
+		free(res->columns_json);
+		res->columns_json = strndup(value, len);
+	}
+	return 0;
+}
+
+static int on_element(const char *key, size_t key_len, const char *value,
+		size_t len, void *userdata) {
+	struct page_state *ps = userdata;
+	int rc;
+
+	if (key_len == 5) {	/* items */
+		struct kinf_object *obj = NULL;
+		rc = kinf_object_parse(value, len, &ps->opts->limits, &obj, ps->reterr);
+		if (rc < 0) {
+			kinf_error_prefix(ps->reterr, "list item %zu",
+					ps->items.len / sizeof(obj) + 1);
+			return rc;
+		}
+		if (kinf_buf_append(&ps->items, &obj, sizeof(obj)) < 0) {
+			kinf_object_unref(obj);
+			return -KINF_ENOMEM;
+		}
+		return 0;
+	}
+	/* A Table row: its key comes from the row's object metadata. */
+	json_error_t jerr;
+	json_t *row = json_loadb(value, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!json_is_object(row)) {
+		json_decref(row);
+		return kinf_error_set(ps->reterr, KINF_EJSON, "table row: line %d: %s",
+				jerr.line, jerr.text);
+	}
+	json_t *md = json_object_get(json_object_get(row, "object"), "metadata");
+	const char *ns = json_string_value(json_object_get(md, "namespace"));
+	const char *name = json_string_value(json_object_get(md, "name"));
+	struct kinf_buf k = {0};
+	struct kinf_table_row tr = {0};
+	if (ns && ns[0]) {
+		kinf_buf_printf(&k, "%s/", ns);
+	}
+	kinf_buf_append_str(&k, name ? name : "");
+	tr.key = kinf_buf_take(&k);
+	tr.json = strndup(value, len);
+	tr.len = len;
+	json_decref(row);
+	if (!tr.key || !tr.json || kinf_buf_append(&ps->rows, &tr, sizeof(tr)) < 0) {
+		free(tr.key);
+		free(tr.json);
+		return -KINF_ENOMEM;
+	}
+	return 0;
+}
+
+static const struct kinf_list_splitter_ops page_ops = {
+	.member = on_member,
+	.element = on_element,
+};
+
+static int on_body(const char *data, size_t len, void *userdata) {
+	struct page_state *ps = userdata;
+	return kinf_list_splitter_feed(ps->splitter, data, len, ps->reterr);
+}
+
+static int cmp_obj(const void *a, const void *b) {
+	return strcmp(kinf_object_key(*(struct kinf_object *const *)a),
+			kinf_object_key(*(struct kinf_object *const *)b));
+}
+
+static int cmp_row(const void *a, const void *b) {
+	return strcmp(((const struct kinf_table_row *)a)->key,
+			((const struct kinf_table_row *)b)->key);
+}
+
+static void drop_collected(struct page_state *ps) {
+	struct kinf_object **objs = (struct kinf_object **)(void *)ps->items.data;
+	for (size_t i = 0; i < ps->items.len / sizeof(*objs); i++) {
+		kinf_object_unref(objs[i]);
+	}
+	kinf_buf_reset(&ps->items);
+	struct kinf_table_row *rows = (struct kinf_table_row *)(void *)ps->rows.data;
+	for (size_t i = 0; i < ps->rows.len / sizeof(*rows); i++) {
+		free(rows[i].key);
+		free(rows[i].json);
+	}
+	kinf_buf_reset(&ps->rows);
+}
+
+#define TABLE_ACCEPT "application/json;as=Table;v=v1;g=meta.k8s.io," \
+	"application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
+
+int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
+		struct kinf_list_result *ret, struct kinf_error *reterr) {
+	struct page_state ps = { .opts = opts, .result = ret, .reterr = reterr };
+	struct kinf_buf path = {0};
+	char *cont = NULL;
+	long limit = opts->limit;
+	int rc = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	for (;;) {
+		char sep = strchr(opts->path, '?') ? '&' : '?';
+		kinf_buf_reset(&path);
+		rc = kinf_buf_append_str(&path, opts->path);
+#define PARAM(name, value) do { \
+			if (rc == 0) { \
+				rc = kinf_buf_printf(&path, "%c%s=", sep, name); \
+				sep = '&'; \
+			} \
+			if (rc == 0) { \
+				rc = kinf_buf_append_urlenc(&path, value); \
+			} \
+		} while (0)
+		if (opts->label_selector && opts->label_selector[0]) {
+			PARAM("labelSelector", opts->label_selector);
+		}
+		if (opts->field_selector && opts->field_selector[0]) {
+			PARAM("fieldSelector", opts->field_selector);
+		}
+		if (limit > 0) {
+			char n[32];
+			snprintf(n, sizeof(n), "%ld", limit);
+			PARAM("limit", n);
+		}
+		if (cont) {
+			PARAM("continue", cont);
+		} else {
+			/*
+			 * As client-go's pager: the resourceVersion only on the
+			 * first page; the continue token carries it after that.
+			 */
+			if (opts->resource_version && opts->resource_version[0]) {
+				PARAM("resourceVersion", opts->resource_version);
+			}
+			if (opts->resource_version_match && opts->resource_version_match[0]) {
+				PARAM("resourceVersionMatch", opts->resource_version_match);
+			}
+		}
+#undef PARAM
+		if (rc < 0) {
+			goto out;
+		}
+		ps.splitter = kinf_list_splitter_new(&page_ops, &ps, opts->limits.max_bytes);
+		if (!ps.splitter) {
+			rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+			goto out;
+		}
+		struct kinf_http_request req = {
+			.path = path.data,
+			.accept = opts->table ? TABLE_ACCEPT : "application/json",
+			.on_body = on_body,
+			.userdata = &ps,
+		};
+		rc = kinf_http_get(http, &req, NULL, reterr);
+		if (rc == 0) {
+			rc = kinf_list_splitter_finish(ps.splitter, reterr);
+		}
+		kinf_list_splitter_free(ps.splitter);
+		ps.splitter = NULL;
+		if (rc == -KINF_EGONE && cont) {
+			/*
+			 * The continue token expired: like the pager's
+			 * FullListIfExpired, list everything in one request at the
+			 * original resourceVersion.
+			 */
+			kinf_log(1, "list: continue token expired after %u pages; "
+					"relisting without paging", ret->pages);
+			drop_collected(&ps);
+			free(cont);
+			cont = NULL;
+			limit = 0;
+			ret->fell_back_to_full_list = true;
+			continue;
+		}
+		if (rc < 0) {
+			goto out;
+		}
+		ret->pages++;
+		if (opts->on_page) {
+			opts->on_page(ret->pages, ps.items.len / sizeof(struct kinf_object *) +
+					ps.rows.len / sizeof(struct kinf_table_row), opts->userdata);
+		}
+		kinf_log(2, "list: page %u, %zu items so far, resourceVersion %s%s",
+				ret->pages, ps.items.len / sizeof(struct kinf_object *) +
+				ps.rows.len / sizeof(struct kinf_table_row),
+				ps.rv ? ps.rv : "", ps.cont ? ", more" : "");
+		free(ret->resource_version);
+		ret->resource_version = ps.rv;
+		ps.rv = NULL;
+		free(cont);
+		cont = ps.cont;
+		ps.cont = NULL;
+		if (!cont) {
+			break;
+		}
+	}
+	ret->items.n = ps.items.len / sizeof(struct kinf_object *);
+	ret->items.v = (struct kinf_object **)(void *)kinf_buf_take(&ps.items);
+	qsort(ret->items.v, ret->items.n, sizeof(*ret->items.v), cmp_obj);
+	ret->n_rows = ps.rows.len / sizeof(struct kinf_table_row);
+	ret->rows = (struct kinf_table_row *)(void *)kinf_buf_take(&ps.rows);
+	qsort(ret->rows, ret->n_rows, sizeof(*ret->rows), cmp_row);
+	if (!ret->resource_version) {
+		ret->resource_version = strdup("");
+	}
+	rc = 0;
+out:
+	drop_collected(&ps);
+	kinf_buf_release(&ps.items);
+	kinf_buf_release(&ps.rows);
+	free(ps.cont);
+	free(ps.rv);
+	free(cont);
+	kinf_buf_release(&path);
+	if (rc < 0) {
+		kinf_list_result_release(ret);
+	}
+	return rc;
+}
+
+void kinf_list_result_release(struct kinf_list_result *result) {
+	if (!result) {
+		return;
+	}
+	kinf_object_list_release(&result->items);
+	free_rows(result->rows, result->n_rows);
+	free(result->columns_json);
+	free(result->resource_version);
+	free(result->kind);
+	free(result->api_version);
+	memset(result, 0, sizeof(*result));
+}

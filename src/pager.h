@@ -1,3 +1,92 @@
 #ifndef KINF_PAGER_H
 #define KINF_PAGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+#include "indexer.h"
+#include "object.h"
+
+struct kinf_http;
+
+/*
+ * The list phase: one consistent list of a collection, paginated as
+ * client-go's pager does it (tools/pager): limit/continue, the
+ * resourceVersion only on the first page, and one full list without paging
+ * when a continue token expires (410). Each page is split into items while
+ * libcurl delivers it, so no page is ever buffered whole.
+ */
+struct kinf_list_opts {
+	const char *path;		/* collection path: /api/v1/namespaces/ns/pods */
+	const char *label_selector;	/* or NULL */
+	const char *field_selector;	/* or NULL */
+	const char *resource_version;	/* NULL/"": most recent; "0": any */
+	const char *resource_version_match;	/* or NULL */
+	long limit;			/* page size; 0: no paging */
+	bool table;			/* ask for meta.k8s.io Table rows (as=Table) */
+	struct kinf_object_limits limits;
+	/* Called after each page (progress lines); may be NULL. */
+	void (*on_page)(unsigned pages, size_t items, void *userdata);
+	void *userdata;
+};
+
+/* A Table row as the server sent it, with the key of its object. */
+struct kinf_table_row {
+	char *key;		/* namespace/name */
+	char *json;		/* the row: {"cells":[...],"object":{...}} */
+	size_t len;
+};
+
+struct kinf_list_result {
+	struct kinf_object_list items;	/* sorted by key (not for tables) */
+	struct kinf_table_row *rows;	/* sorted by key (tables only) */
+	size_t n_rows;
+	char *columns_json;		/* Table columnDefinitions, or NULL */
+	char *resource_version;		/* the list's metadata.resourceVersion */
+	char *kind;			/* "PodList" */
+	char *api_version;
+	unsigned pages;
+	bool fell_back_to_full_list;	/* a continue token expired */
+};
+
+/*
+ * List everything opts selects into ret (which the caller releases with
+ * kinf_list_result_release). Errors: those of kinf_http_get (a 410 on the
+ * first page is -KINF_EGONE), -KINF_EJSON for a malformed page or item,
+ * -KINF_ETOOBIG for an item over the size limit.
+ */
+int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
+		struct kinf_list_result *ret, struct kinf_error *reterr);
+
+void kinf_list_result_release(struct kinf_list_result *result);
+
+/*
+ * A streaming splitter for one JSON object whose named array members are
+ * split into elements (a List's "items", a Table's "rows"); every other
+ * top-level member is handed over whole. Fed in arbitrary pieces.
+ */
+struct kinf_list_splitter;
+
+struct kinf_list_splitter_ops {
+	/* A top-level member other than a split array: raw key and value bytes. */
+	int (*member)(const char *key, size_t key_len, const char *value,
+			size_t len, void *userdata);
+	/* One element of a split array. */
+	int (*element)(const char *key, size_t key_len, const char *value,
+			size_t len, void *userdata);
+};
+
+struct kinf_list_splitter *kinf_list_splitter_new(
+		const struct kinf_list_splitter_ops *ops, void *userdata,
+		size_t max_element);
+void kinf_list_splitter_free(struct kinf_list_splitter *s);
+/* Feed bytes; returns 0 or the first error (then every later call fails). */
+int kinf_list_splitter_feed(struct kinf_list_splitter *s, const char *data,
+		size_t len, struct kinf_error *reterr);
+/* The input is complete: checks that the object was closed. */
+int kinf_list_splitter_finish(struct kinf_list_splitter *s,
+		struct kinf_error *reterr);
+
 #endif
