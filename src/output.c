@@ -1,1 +1,479 @@
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <yaml.h>
+
 #include "output.h"
+#include "pager.h"
+
+int kinf_output_parse_format(const char *s, enum kinf_output_format *ret) {
+	static const struct { const char *name; enum kinf_output_format f; } formats[] = {
+		{ "", KINF_OUTPUT_TABLE }, { "table", KINF_OUTPUT_TABLE },
+		{ "wide", KINF_OUTPUT_WIDE }, { "json", KINF_OUTPUT_JSON },
+		{ "yaml", KINF_OUTPUT_YAML }, { "name", KINF_OUTPUT_NAME },
+	};
+	for (size_t i = 0; i < sizeof(formats) / sizeof(*formats); i++) {
+		if (strcmp(s, formats[i].name) == 0) {
+			*ret = formats[i].f;
+			return 0;
+		}
+	}
+	return -KINF_EINVAL;
+}
+
+/* YAML ----------------------------------------------------------------- */
+
+static int write_handler(void *data, unsigned char *buffer, size_t size) {
+	return fwrite(buffer, 1, size, (FILE *)data) == size;
+}
+
+/*
+ * Strings that YAML 1.1 would read as something else must be quoted, as
+ * go-yaml does when kubectl prints -o yaml.
+ */
+static bool needs_quotes(const char *s) {
+	static const char *const words[] = {
+		"", "~", "null", "Null", "NULL", "true", "True", "TRUE", "false",
+		"False", "FALSE", "yes", "Yes", "YES", "no", "No", "NO", "on", "On",
+		"ON", "off", "Off", "OFF", "y", "Y", "n", "N", ".inf", ".Inf",
+		".INF", "-.inf", "+.inf", ".nan", ".NaN", ".NAN", "<<", "=",
+	};
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++) {
+		if (strcmp(s, words[i]) == 0) {
+			return true;
+		}
+	}
+	/* Anything number-like (ints, floats, octal, hex, sexagesimal). */
+	const char *p = s;
+	if (*p == '+' || *p == '-') {
+		p++;
+	}
+	bool digits = false;
+	for (; *p; p++) {
+		if ((*p >= '0' && *p <= '9') || *p == '.' || *p == '_' || *p == ':' ||
+				*p == 'e' || *p == 'E' || *p == 'x' || *p == 'o' ||
+				*p == '+' || *p == '-') {
+			digits |= *p >= '0' && *p <= '9';
+			continue;
+		}
+		return false;
+	}
+	return digits;
+}
+
+static int emit(yaml_emitter_t *em, yaml_event_t *ev) {
+	return yaml_emitter_emit(em, ev) ? 0 : -KINF_EIO;
+}
+
+static int scalar(yaml_emitter_t *em, const char *s, size_t len, bool string) {
+	yaml_event_t ev;
+	yaml_scalar_style_t style = YAML_ANY_SCALAR_STYLE;
+	if (string && needs_quotes(s)) {
+		style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+	}
+	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)len,
+			1, 1, style)) {
+		return -KINF_ENOMEM;
+	}
+	return emit(em, &ev);
+}
+
+static int cmp_keys(const void *a, const void *b) {
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int emit_value(yaml_emitter_t *em, json_t *v) {
+	yaml_event_t ev;
+	char num[64];
+	int rc;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: {
+		size_t n = json_object_size(v), i = 0;
+		const char **keys = malloc((n ? n : 1) * sizeof(*keys));
+		const char *k;
+		json_t *child;
+		if (!keys) {
+			return -KINF_ENOMEM;
+		}
+		json_object_foreach(v, k, child) {
+			keys[i++] = k;
+		}
+		qsort(keys, n, sizeof(*keys), cmp_keys);
+		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
+				n ? YAML_BLOCK_MAPPING_STYLE : YAML_FLOW_MAPPING_STYLE);
+		rc = emit(em, &ev);
+		for (i = 0; rc == 0 && i < n; i++) {
+			rc = scalar(em, keys[i], strlen(keys[i]), true);
+			if (rc == 0) {
+				rc = emit_value(em, json_object_get(v, keys[i]));
+			}
+		}
+		free(keys);
+		if (rc == 0) {
+			yaml_mapping_end_event_initialize(&ev);
+			rc = emit(em, &ev);
+		}
+		return rc;
+	}
+	case JSON_ARRAY: {
+		size_t i;
+		json_t *child;
+		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
+				json_array_size(v) ? YAML_BLOCK_SEQUENCE_STYLE : YAML_FLOW_SEQUENCE_STYLE);
+		rc = emit(em, &ev);
+		json_array_foreach(v, i, child) {
+			if (rc == 0) {
+				rc = emit_value(em, child);
+			}
+		}
+		if (rc == 0) {
+			yaml_sequence_end_event_initialize(&ev);
+			rc = emit(em, &ev);
+		}
+		return rc;
+	}
+	case JSON_STRING:
+		return scalar(em, json_string_value(v), json_string_length(v), true);
+	case JSON_INTEGER:
+		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return scalar(em, num, strlen(num), false);
+	case JSON_REAL:
+		snprintf(num, sizeof(num), "%.17g", json_real_value(v));
+		return scalar(em, num, strlen(num), false);
+	case JSON_TRUE:
+		return scalar(em, "true", 4, false);
+	case JSON_FALSE:
+		return scalar(em, "false", 5, false);
+	case JSON_NULL:
+		return scalar(em, "null", 4, false);
+	}
+	return -KINF_EINVAL;
+}
+
+int kinf_output_yaml(FILE *out, const char *json, size_t len,
+		struct kinf_error *reterr) {
+	yaml_emitter_t em;
+	yaml_event_t ev;
+	json_error_t jerr;
+	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	int rc;
+
+	if (!root) {
+		return kinf_error_set(reterr, KINF_EJSON, "line %d: %s", jerr.line, jerr.text);
+	}
+	if (!yaml_emitter_initialize(&em)) {
+		json_decref(root);
+		return -KINF_ENOMEM;
+	}
+	yaml_emitter_set_output(&em, write_handler, out);
+	yaml_emitter_set_unicode(&em, 1);
+	yaml_emitter_set_width(&em, -1);
+	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	rc = emit(&em, &ev);
+	if (rc == 0) {
+		yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+		rc = emit(&em, &ev);
+	}
+	if (rc == 0) {
+		rc = emit_value(&em, root);
+	}
+	if (rc == 0) {
+		yaml_document_end_event_initialize(&ev, 1);
+		rc = emit(&em, &ev);
+	}
+	if (rc == 0) {
+		yaml_stream_end_event_initialize(&ev);
+		rc = emit(&em, &ev);
+	}
+	if (rc == 0 && !yaml_emitter_flush(&em)) {
+		rc = -KINF_EIO;
+	}
+	if (rc < 0) {
+		kinf_error_set(reterr, -rc, "writing YAML: %s",
+				em.problem ? em.problem : kinf_strerror(rc));
+	}
+	yaml_emitter_delete(&em);
+	json_decref(root);
+	return rc;
+}
+
+/* Tables --------------------------------------------------------------- */
+
+#define TAB_MINWIDTH 6
+#define TAB_PADDING 3
+
+struct kinf_table {
+	size_t n_columns;
+	size_t *widths;
+	struct kinf_strv cells;		/* row-major */
+};
+
+struct kinf_table *kinf_table_new(size_t n_columns) {
+	struct kinf_table *t = calloc(1, sizeof(*t));
+	if (!t) {
+		return NULL;
+	}
+	t->n_columns = n_columns;
+	t->widths = calloc(n_columns ? n_columns : 1, sizeof(*t->widths));
+	if (!t->widths) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void kinf_table_free(struct kinf_table *t) {
+	if (t) {
+		kinf_strv_release(&t->cells);
+		free(t->widths);
+		free(t);
+	}
+}
+
+/* Display width: count UTF-8 code points, not bytes. */
+static size_t display_width(const char *s) {
+	size_t n = 0;
+	for (; *s; s++) {
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	}
+	return n;
+}
+
+static void widen(struct kinf_table *t, const char *const *cells) {
+	for (size_t i = 0; i < t->n_columns; i++) {
+		size_t w = display_width(cells[i] ? cells[i] : "<none>") + TAB_PADDING;
+		if (w < TAB_MINWIDTH) {
+			w = TAB_MINWIDTH;
+		}
+		if (w > t->widths[i]) {
+			t->widths[i] = w;
+		}
+	}
+}
+
+int kinf_table_add_row(struct kinf_table *t, const char *const *cells) {
+	for (size_t i = 0; i < t->n_columns; i++) {
+		int rc = kinf_strv_push_str(&t->cells, cells[i] ? cells[i] : "<none>");
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	widen(t, cells);
+	return 0;
+}
+
+static int print_cells(const struct kinf_table *t, const char *const *cells, FILE *out) {
+	for (size_t i = 0; i < t->n_columns; i++) {
+		const char *c = cells[i] ? cells[i] : "<none>";
+		fputs(c, out);
+		if (i + 1 < t->n_columns) {
+			for (size_t w = display_width(c); w < t->widths[i]; w++) {
+				fputc(' ', out);
+			}
+		}
+	}
+	fputc('\n', out);
+	return ferror(out) ? -KINF_EIO : 0;
+}
+
+int kinf_table_print(struct kinf_table *t, FILE *out) {
+	size_t rows = t->n_columns ? t->cells.n / t->n_columns : 0;
+	for (size_t r = 0; r < rows; r++) {
+		int rc = print_cells(t, (const char *const *)t->cells.v + r * t->n_columns, out);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out) {
+	widen(t, cells);
+	return print_cells(t, cells, out);
+}
+
+static char *upper(const char *s) {
+	char *u = strdup(s);
+	for (char *p = u; p && *p; p++) {
+		if (*p >= 'a' && *p <= 'z') {
+			*p = (char)(*p - 'a' + 'A');
+		}
+	}
+	return u;
+}
+
+/* A cell as kubectl prints it: fmt's %v of the decoded JSON value. */
+static char *cell_text(json_t *v) {
+	char num[64];
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return strdup(json_string_value(v));
+	case JSON_INTEGER:
+		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return strdup(num);
+	case JSON_REAL:
+		snprintf(num, sizeof(num), "%g", json_real_value(v));
+		return strdup(num);
+	case JSON_TRUE:
+		return strdup("true");
+	case JSON_FALSE:
+		return strdup("false");
+	case JSON_NULL:
+		return strdup("<none>");
+	default:
+		return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	}
+}
+
+int kinf_output_server_table(FILE *out, const char *columns_json,
+		const struct kinf_table_row *rows, size_t n_rows, bool wide,
+		bool with_namespace, bool no_headers, struct kinf_error *reterr) {
+	json_error_t jerr;
+	json_t *cols = json_loads(columns_json ? columns_json : "[]", 0, &jerr);
+	struct kinf_table *t = NULL;
+	struct kinf_strv cells = {0};
+	size_t *shown = NULL, n_shown = 0;
+	int rc = 0;
+
+	if (!json_is_array(cols)) {
+		rc = kinf_error_set(reterr, KINF_EJSON, "table columns: %s", jerr.text);
+		goto out;
+	}
+	shown = calloc(json_array_size(cols) + 1, sizeof(*shown));
+	if (!shown) {
+		rc = -KINF_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(cols); i++) {
+		json_t *c = json_array_get(cols, i);
+		if (wide || json_integer_value(json_object_get(c, "priority")) == 0) {
+			shown[n_shown++] = i;
+		}
+	}
+	t = kinf_table_new(n_shown + (with_namespace ? 1 : 0));
+	if (!t) {
+		rc = -KINF_ENOMEM;
+		goto out;
+	}
+	if (!no_headers) {
+		if (with_namespace) {
+			kinf_strv_push_str(&cells, "NAMESPACE");
+		}
+		for (size_t i = 0; i < n_shown; i++) {
+			const char *name = json_string_value(json_object_get(
+					json_array_get(cols, shown[i]), "name"));
+			kinf_strv_push_take(&cells, upper(name ? name : ""));
+		}
+		if ((rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
+			goto out;
+		}
+	}
+	for (size_t r = 0; r < n_rows; r++) {
+		json_t *row = json_loadb(rows[r].json, rows[r].len, 0, &jerr);
+		json_t *rc_cells = json_object_get(row, "cells");
+		kinf_strv_reset(&cells);
+		if (with_namespace) {
+			const char *ns = json_string_value(json_object_get(json_object_get(
+					json_object_get(row, "object"), "metadata"), "namespace"));
+			kinf_strv_push_str(&cells, ns ? ns : "");
+		}
+		for (size_t i = 0; i < n_shown; i++) {
+			json_t *v = json_array_get(rc_cells, shown[i]);
+			kinf_strv_push_take(&cells, v ? cell_text(v) : strdup(""));
+		}
+		json_decref(row);
+		if (cells.n != t->n_columns) {
+			rc = -KINF_ENOMEM;
+			goto out;
+		}
+		if ((rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
+			goto out;
+		}
+	}
+	rc = kinf_table_print(t, out);
+out:
+	kinf_strv_release(&cells);
+	kinf_table_free(t);
+	free(shown);
+	json_decref(cols);
+	return rc;
+}
+
+/* Durations ------------------------------------------------------------ */
+
+void kinf_human_duration(long long s, char *buf, size_t size) {
+	/* apimachinery/pkg/util/duration.HumanDuration */
+	if (s < -1) {
+		snprintf(buf, size, "<invalid>");
+	} else if (s < 0) {
+		snprintf(buf, size, "0s");
+	} else if (s < 60 * 2) {
+		snprintf(buf, size, "%llds", s);
+	} else if (s < 60 * 10) {
+		long long m = s / 60, sec = s % 60;
+		if (sec == 0) {
+			snprintf(buf, size, "%lldm", m);
+		} else {
+			snprintf(buf, size, "%lldm%llds", m, sec);
+		}
+	} else if (s < 60 * 60 * 3) {
+		snprintf(buf, size, "%lldm", s / 60);
+	} else if (s < 60 * 60 * 8) {
+		long long h = s / 3600, m = (s / 60) % 60;
+		if (m == 0) {
+			snprintf(buf, size, "%lldh", h);
+		} else {
+			snprintf(buf, size, "%lldh%lldm", h, m);
+		}
+	} else if (s < 60 * 60 * 48) {
+		snprintf(buf, size, "%lldh", s / 3600);
+	} else if (s < 60 * 60 * 24 * 8) {
+		long long d = s / 86400, h = (s / 3600) % 24;
+		if (h == 0) {
+			snprintf(buf, size, "%lldd", d);
+		} else {
+			snprintf(buf, size, "%lldd%lldh", d, h);
+		}
+	} else if (s < 60LL * 60 * 24 * 365 * 2) {
+		snprintf(buf, size, "%lldd", s / 86400);
+	} else if (s < 60LL * 60 * 24 * 365 * 8) {
+		long long dy = (s / 86400) % 365, y = s / (86400LL * 365);
+		if (dy == 0) {
+			snprintf(buf, size, "%lldy", y);
+		} else {
+			snprintf(buf, size, "%lldy%lldd", y, dy);
+		}
+	} else {
+		snprintf(buf, size, "%lldy", s / (86400LL * 365));
+	}
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static long long days_from_civil(int y, unsigned m, unsigned d) {
+	y -= m <= 2;
+	long long era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (long long)doe - 719468;
+}
+
+long long kinf_seconds_since(const char *ts) {
+	int y, mo, d, h, mi, s;
+	if (!ts || sscanf(ts, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6) {
+		return -1;
+	}
+	const char *z = ts + 19;
+	while (*z == '.' || (*z >= '0' && *z <= '9')) {
+		z++;
+	}
+	long long off = 0;
+	if ((*z == '+' || *z == '-') && strlen(z) >= 6) {
+		off = (atoi(z + 1) * 3600 + atoi(z + 4) * 60) * (*z == '+' ? 1 : -1);
+	}
+	long long t = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+		h * 3600 + mi * 60 + s - off;
+	return (long long)time(NULL) - t;
+}

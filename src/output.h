@@ -1,3 +1,66 @@
 #ifndef KINF_OUTPUT_H
 #define KINF_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "buf.h"
+#include "err.h"
+
+struct kinf_object;
+struct kinf_table_row;
+
+/*
+ * Printers. Every function writes only to the FILE * it is handed and
+ * returns 0 or a negative KINF_E* (-KINF_EIO when the stream failed).
+ */
+
+enum kinf_output_format {
+	KINF_OUTPUT_TABLE,
+	KINF_OUTPUT_WIDE,
+	KINF_OUTPUT_JSON,
+	KINF_OUTPUT_YAML,
+	KINF_OUTPUT_NAME,
+};
+
+/* "table" (or ""), "wide", "json", "yaml", "name". -KINF_EINVAL otherwise. */
+int kinf_output_parse_format(const char *s, enum kinf_output_format *ret);
+
+/* Write JSON text as one YAML document (keys sorted, like kubectl). */
+int kinf_output_yaml(FILE *out, const char *json, size_t len,
+		struct kinf_error *reterr);
+
+/*
+ * A text table laid out like kubectl's (Go tabwriter: minwidth 6, padding
+ * 3, spaces; the last column unpadded).
+ */
+struct kinf_table;
+
+struct kinf_table *kinf_table_new(size_t n_columns);
+void kinf_table_free(struct kinf_table *t);
+/* Add a row of n_columns cells (copied); NULL cells print as "<none>". */
+int kinf_table_add_row(struct kinf_table *t, const char *const *cells);
+/* Format all rows; with ret_widths, the column widths used. */
+int kinf_table_print(struct kinf_table *t, FILE *out);
+/* Format one row with widths computed so far plus this row (streaming). */
+int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out);
+
+/*
+ * Render a server-side Table (columnDefinitions JSON and rows) as kubectl
+ * does: upper-cased headers, priority>0 columns only when wide, a leading
+ * NAMESPACE column when with_namespace.
+ */
+int kinf_output_server_table(FILE *out, const char *columns_json,
+		const struct kinf_table_row *rows, size_t n_rows, bool wide,
+		bool with_namespace, bool no_headers, struct kinf_error *reterr);
+
+/*
+ * A duration in kubectl's human form (duration.HumanDuration): "5s",
+ * "3m", "2m30s", "4h", "3d5h", "400d", "3y45d". seconds < 0 is "<invalid>".
+ */
+void kinf_human_duration(long long seconds, char *buf, size_t size);
+/* Seconds since an RFC 3339 timestamp, or -1 when it does not parse. */
+long long kinf_seconds_since(const char *rfc3339);
+
 #endif
