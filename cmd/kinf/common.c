@@ -1,1 +1,358 @@
-/* placeholder */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "auth.h"
+#include "common.h"
+#include "http.h"
+#include "log.h"
+
+const char cli_common_usage[] =
+	"Connection options:\n"
+	"      --kubeconfig FILE          use only this kubeconfig file\n"
+	"      --context NAME             kubeconfig context to use\n"
+	"      --cluster NAME             kubeconfig cluster to use\n"
+	"      --user NAME                kubeconfig user to use\n"
+	"      --server URL               API server address\n"
+	"      --token TOKEN              bearer token\n"
+	"      --certificate-authority FILE  CA bundle to verify the server with\n"
+	"      --insecure-skip-tls-verify do not verify the server's certificate\n"
+	"      --tls-server-name NAME     server name for TLS verification and SNI\n"
+	"      --request-timeout DURATION give up on a request after this long (0: never)\n"
+	"      --refresh                  ignore the discovery cache\n"
+	"Selection and output:\n"
+	"  -n, --namespace NS             namespace (default: the context's, else default)\n"
+	"  -A, --all-namespaces           every namespace\n"
+	"  -l, --selector SELECTOR        label selector (app=web,tier!=db)\n"
+	"      --field-selector SELECTOR  field selector (spec.nodeName=node-1)\n"
+	"  -o, --output FORMAT            table, wide, json, yaml or name\n"
+	"      --no-headers               no header line in table output\n"
+	"      --chunk-size N             list page size (default 500; 0: no paging)\n"
+	"Limits and diagnostics:\n"
+	"      --max-object-size SIZE     largest object accepted (default 64M)\n"
+	"      --max-depth N              deepest JSON nesting accepted (default 512)\n"
+	"      --idle-timeout DURATION    abort a response that stalls this long (default 60s)\n"
+	"  -v, --verbose[=LEVEL]          log to stderr: 1 reflector, 2 requests, 3 more\n"
+	"  -h, --help                     show this help\n";
+
+void cli_print_help(const struct cmd *cmd) {
+	fputs(cmd->usage, stdout);
+	if (cmd->run != NULL && strcmp(cmd->name, "version") != 0) {
+		fputs(cli_common_usage, stdout);
+	}
+}
+
+void cli_init(struct cli *cli, const struct cmd *cmd) {
+	memset(cli, 0, sizeof(*cli));
+	cli->cmd = cmd;
+	cli->kc.insecure_skip_tls_verify = -1;
+	cli->output = "";
+	cli->chunk_size = 500;
+	cli->idle_timeout_s = 60;
+}
+
+long long cli_parse_duration(const char *s) {
+	long long total = 0;
+	const char *p = s;
+
+	if (!s || !*s) {
+		return -1;
+	}
+	if (strcmp(s, "0") == 0) {
+		return 0;
+	}
+	while (*p) {
+		char *end;
+		errno = 0;
+		double v = strtod(p, &end);
+		if (end == p || errno || v < 0) {
+			return -1;
+		}
+		double unit;
+		if (strncmp(end, "ms", 2) == 0) {
+			unit = 1;
+			end += 2;
+		} else if (*end == 's') {
+			unit = 1000;
+			end++;
+		} else if (*end == 'm') {
+			unit = 60000;
+			end++;
+		} else if (*end == 'h') {
+			unit = 3600000;
+			end++;
+		} else if (*end == '\0' && p == s) {
+			unit = 1000;	/* a bare number is seconds, as kubectl */
+		} else {
+			return -1;
+		}
+		double ms = v * unit;
+		if (ms > (double)LLONG_MAX / 2) {
+			return -1;
+		}
+		total += (long long)ms;
+		p = end;
+	}
+	return total;
+}
+
+long long cli_parse_size(const char *s) {
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (end == s || errno || v < 0) {
+		return -1;
+	}
+	long long mul = 1;
+	if (*end == 'K' || *end == 'k') {
+		mul = 1LL << 10;
+		end++;
+	} else if (*end == 'M' || *end == 'm') {
+		mul = 1LL << 20;
+		end++;
+	} else if (*end == 'G' || *end == 'g') {
+		mul = 1LL << 30;
+		end++;
+	}
+	if (*end == 'i') {
+		end++;
+	}
+	if (*end == 'B') {
+		end++;
+	}
+	if (*end || v > LLONG_MAX / mul) {
+		return -1;
+	}
+	return v * mul;
+}
+
+int cli_usage_error(const struct cli *cli, const char *fmt, ...) {
+	va_list ap;
+	fputs("kinf: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\ntry 'kinf %s%s--help'\n", cli && cli->cmd ? cli->cmd->name : "",
+			cli && cli->cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+int cli_bad_option(const struct cli *cli, int argc, char **argv) {
+	const char *arg = optind - 1 < argc && optind > 0 ? argv[optind - 1] : "?";
+	if (optopt && optopt < OPT_KUBECONFIG && optopt != '?') {
+		return cli_usage_error(cli, "option '-%c' %s", optopt,
+				strchr(CLI_COMMON_SHORT, optopt) ? "requires an argument" : "is unknown");
+	}
+	return cli_usage_error(cli, "unknown option or missing argument: '%s'", arg);
+}
+
+int cli_common_option(struct cli *cli, int opt, const char *arg) {
+	long long v;
+	char *end;
+
+	switch (opt) {
+	case OPT_KUBECONFIG: cli->kc.kubeconfig = arg; return 1;
+	case OPT_CONTEXT: cli->kc.context = arg; return 1;
+	case OPT_CLUSTER: cli->kc.cluster = arg; return 1;
+	case OPT_USER: cli->kc.user = arg; return 1;
+	case OPT_SERVER: cli->kc.server = arg; return 1;
+	case OPT_TOKEN: cli->kc.token = arg; return 1;
+	case OPT_CA: cli->kc.certificate_authority = arg; return 1;
+	case OPT_INSECURE: cli->kc.insecure_skip_tls_verify = 1; return 1;
+	case OPT_TLS_SERVER_NAME: cli->kc.tls_server_name = arg; return 1;
+	case 'n':
+		if (!arg[0]) {
+			cli_usage_error(cli, "--namespace needs a name");
+			return -EXIT_USAGE;
+		}
+		cli->kc.namespace = arg;
+		return 1;
+	case 'A': cli->all_namespaces = true; return 1;
+	case 'l': cli->label_selector = arg; return 1;
+	case OPT_FIELD_SELECTOR: cli->field_selector = arg; return 1;
+	case 'o':
+		if (kinf_output_parse_format(arg, &cli->format) < 0) {
+			cli_usage_error(cli, "unknown output format \"%s\" "
+					"(use table, wide, json, yaml or name)", arg);
+			return -EXIT_USAGE;
+		}
+		cli->output = arg;
+		return 1;
+	case OPT_NO_HEADERS: cli->no_headers = true; return 1;
+	case OPT_CHUNK_SIZE:
+		errno = 0;
+		v = strtoll(arg, &end, 10);
+		if (end == arg || *end || errno || v < 0) {
+			cli_usage_error(cli, "--chunk-size must be a whole number >= 0, not \"%s\"", arg);
+			return -EXIT_USAGE;
+		}
+		cli->chunk_size = (long)v;
+		return 1;
+	case 'v':
+		if (arg) {
+			v = strtoll(arg, &end, 10);
+			if (end == arg || *end || v < 0 || v > 9) {
+				cli_usage_error(cli, "--verbose level must be 0 to 9, not \"%s\"", arg);
+				return -EXIT_USAGE;
+			}
+			cli->verbose = (int)v;
+		} else {
+			cli->verbose++;
+		}
+		return 1;
+	case OPT_REFRESH: cli->refresh = true; return 1;
+	case OPT_REQUEST_TIMEOUT:
+		v = cli_parse_duration(arg);
+		if (v < 0) {
+			cli_usage_error(cli, "invalid --request-timeout \"%s\" (e.g. 30s, 1m)", arg);
+			return -EXIT_USAGE;
+		}
+		cli->request_timeout_ms = (long)v;
+		return 1;
+	case OPT_IDLE_TIMEOUT:
+		v = cli_parse_duration(arg);
+		if (v < 0) {
+			cli_usage_error(cli, "invalid --idle-timeout \"%s\" (e.g. 30s, 1m)", arg);
+			return -EXIT_USAGE;
+		}
+		cli->idle_timeout_s = (long)((v + 999) / 1000);
+		return 1;
+	case OPT_MAX_OBJECT_SIZE:
+		v = cli_parse_size(arg);
+		if (v <= 0) {
+			cli_usage_error(cli, "invalid --max-object-size \"%s\" (e.g. 64M)", arg);
+			return -EXIT_USAGE;
+		}
+		cli->limits.max_bytes = (size_t)v;
+		return 1;
+	case OPT_MAX_DEPTH:
+		v = strtoll(arg, &end, 10);
+		if (end == arg || *end || v < 1 || v > 100000) {
+			cli_usage_error(cli, "invalid --max-depth \"%s\"", arg);
+			return -EXIT_USAGE;
+		}
+		cli->limits.max_depth = (unsigned)v;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cli_error(const struct cli *cli, int rc, const struct kinf_error *err,
+		const char *context) {
+	const char *msg = err && err->message[0] ? err->message : kinf_strerror(rc);
+	int code = rc < 0 ? -rc : rc;
+
+	fputs("kinf: ", stderr);
+	if (context && context[0]) {
+		fprintf(stderr, "%s: ", context);
+	}
+	fputs(msg, stderr);
+	if (err && err->http_status) {
+		fprintf(stderr, " (%d%s%s)", err->http_status, err->reason[0] ? " " : "",
+				err->reason);
+	}
+	fputc('\n', stderr);
+	if (code == KINF_ECONFIG || code == KINF_EAUTH ||
+			(err && err->http_status == 401)) {
+		return EXIT_CONFIG;
+	}
+	if (code == KINF_EINVAL) {
+		return EXIT_USAGE;
+	}
+	return EXIT_ERROR;
+}
+
+static void log_to_stderr(int level, const char *msg, void *userdata) {
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	fprintf(stderr, "kinf: %02d:%02d:%02d.%03ld %s\n", tm.tm_hour, tm.tm_min,
+			tm.tm_sec, ts.tv_nsec / 1000000, msg);
+}
+
+void cli_setup_logging(int verbose) {
+	kinf_log_set(verbose, verbose > 0 ? log_to_stderr : NULL, NULL);
+}
+
+int cli_connect(struct cli *cli, const char *resource_name) {
+	struct kinf_error err = {0};
+	int rc;
+
+	cli_setup_logging(cli->verbose);
+	rc = kinf_kubeconfig_load(&cli->kc, &cli->config, &err);
+	if (rc < 0) {
+		cli_error(cli, rc, &err, NULL);
+		return EXIT_CONFIG;
+	}
+	if (cli->config->insecure_skip_tls_verify) {
+		fprintf(stderr, "kinf: warning: TLS verification is off for %s; "
+				"the connection is not secure\n", cli->config->server);
+	}
+	cli->auth = kinf_auth_new(cli->config);
+	struct kinf_http_opts hopts = {
+		.request_timeout_ms = cli->request_timeout_ms,
+		.low_speed_time_s = cli->idle_timeout_s,
+	};
+	if (cli->auth) {
+		cli->http = kinf_http_new(cli->config, cli->auth, &hopts);
+	}
+	if (!cli->auth || !cli->http) {
+		fprintf(stderr, "kinf: out of memory\n");
+		return EXIT_ERROR;
+	}
+	if (!resource_name) {
+		return 0;
+	}
+	struct kinf_discovery_opts dopts = { .refresh = cli->refresh };
+	rc = kinf_discovery_load(cli->http, &dopts, &cli->disc, &err);
+	if (rc < 0) {
+		return cli_error(cli, rc, &err, "discovery");
+	}
+	rc = kinf_discovery_resolve(cli->disc, resource_name, &cli->res, &err);
+	if (rc < 0) {
+		return cli_error(cli, rc, &err, NULL);
+	}
+	if (cli->res->namespaced && !cli->all_namespaces) {
+		cli->namespace = cli->config->namespace;
+	}
+	return 0;
+}
+
+void cli_release(struct cli *cli) {
+	kinf_discovery_free(cli->disc);
+	kinf_http_free(cli->http);
+	kinf_auth_free(cli->auth);
+	kinf_rest_config_free(cli->config);
+	cli->disc = NULL;
+	cli->http = NULL;
+	cli->auth = NULL;
+	cli->config = NULL;
+}
+
+void cli_print_name(const struct kinf_resource *res, const struct kinf_object *obj,
+		FILE *out) {
+	const char *kind = res->kind;
+	for (const char *p = kind; *p; p++) {
+		fputc(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p, out);
+	}
+	if (res->group[0]) {
+		fprintf(out, ".%s", res->group);
+	}
+	fprintf(out, "/%s\n", kinf_object_name(obj));
+}
+
+int cli_finish_stdout(int status) {
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno == EPIPE) {
+			return status;
+		}
+		fprintf(stderr, "kinf: writing output: %s\n", strerror(errno));
+		return status ? status : EXIT_ERROR;
+	}
+	return status;
+}

@@ -1,0 +1,163 @@
+#ifndef KINF_CMD_COMMON_H
+#define KINF_CMD_COMMON_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "discovery.h"
+#include "err.h"
+#include "kubeconfig.h"
+#include "object.h"
+#include "output.h"
+
+/* Exit statuses, listed in the man page's EXIT STATUS and the README. */
+enum {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,		/* API, network or data error */
+	EXIT_USAGE = 2,		/* bad flags or arguments */
+	EXIT_CONFIG = 3,	/* kubeconfig or credentials */
+	EXIT_TIMEOUT = 4,	/* a --for condition was not met in time */
+};
+
+/* One subcommand (tmux's cmd_entry, git's cmd_foo). */
+struct cmd {
+	const char *name;
+	const char *summary;
+	const char *usage;	/* full --help text */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct cmd cmd_deltas;
+extern const struct cmd cmd_index;
+extern const struct cmd cmd_list;
+extern const struct cmd cmd_version;
+extern const struct cmd cmd_watch;
+
+/* Options every subcommand that talks to a server shares. */
+struct cli {
+	const struct cmd *cmd;
+	struct kinf_kubeconfig_opts kc;
+	bool all_namespaces;
+	const char *label_selector;
+	const char *field_selector;
+	const char *output;
+	enum kinf_output_format format;
+	bool no_headers;
+	long chunk_size;
+	int verbose;
+	bool refresh;
+	long request_timeout_ms;
+	struct kinf_object_limits limits;
+	long idle_timeout_s;
+
+	/* Set up by cli_connect(). */
+	struct kinf_rest_config *config;
+	struct kinf_auth *auth;
+	struct kinf_http *http;
+	struct kinf_discovery *disc;
+	const struct kinf_resource *res;
+	const char *namespace;	/* NULL for -A or cluster-scoped resources */
+};
+
+/* Long-only option ids, above any short option character. */
+enum {
+	OPT_KUBECONFIG = 1000,
+	OPT_CONTEXT,
+	OPT_CLUSTER,
+	OPT_USER,
+	OPT_SERVER,
+	OPT_TOKEN,
+	OPT_CA,
+	OPT_INSECURE,
+	OPT_TLS_SERVER_NAME,
+	OPT_REQUEST_TIMEOUT,
+	OPT_FIELD_SELECTOR,
+	OPT_NO_HEADERS,
+	OPT_CHUNK_SIZE,
+	OPT_REFRESH,
+	OPT_MAX_OBJECT_SIZE,
+	OPT_MAX_DEPTH,
+	OPT_IDLE_TIMEOUT,
+	OPT_HELP,
+	OPT_CMD_FIRST,		/* subcommands number their own options from here */
+};
+
+/* The getopt_long entries of the shared options; end with a zero entry. */
+#define CLI_COMMON_OPTIONS \
+	{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG }, \
+	{ "context", required_argument, NULL, OPT_CONTEXT }, \
+	{ "cluster", required_argument, NULL, OPT_CLUSTER }, \
+	{ "user", required_argument, NULL, OPT_USER }, \
+	{ "server", required_argument, NULL, OPT_SERVER }, \
+	{ "token", required_argument, NULL, OPT_TOKEN }, \
+	{ "certificate-authority", required_argument, NULL, OPT_CA }, \
+	{ "insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE }, \
+	{ "tls-server-name", required_argument, NULL, OPT_TLS_SERVER_NAME }, \
+	{ "request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT }, \
+	{ "namespace", required_argument, NULL, 'n' }, \
+	{ "all-namespaces", no_argument, NULL, 'A' }, \
+	{ "selector", required_argument, NULL, 'l' }, \
+	{ "field-selector", required_argument, NULL, OPT_FIELD_SELECTOR }, \
+	{ "output", required_argument, NULL, 'o' }, \
+	{ "no-headers", no_argument, NULL, OPT_NO_HEADERS }, \
+	{ "chunk-size", required_argument, NULL, OPT_CHUNK_SIZE }, \
+	{ "verbose", optional_argument, NULL, 'v' }, \
+	{ "refresh", no_argument, NULL, OPT_REFRESH }, \
+	{ "max-object-size", required_argument, NULL, OPT_MAX_OBJECT_SIZE }, \
+	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH }, \
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT }, \
+	{ "help", no_argument, NULL, 'h' }
+
+#define CLI_COMMON_SHORT "n:Al:o:vh"
+
+/* Text of the shared options for usage messages. */
+extern const char cli_common_usage[];
+
+void cli_init(struct cli *cli, const struct cmd *cmd);
+/*
+ * Handle one shared option from getopt_long. Returns 1 when it was one
+ * (handled), 0 when it is not a shared option, or -EXIT_USAGE after
+ * printing an error.
+ */
+int cli_common_option(struct cli *cli, int opt, const char *arg);
+/* Print a command's --help text (its usage, then the shared options). */
+void cli_print_help(const struct cmd *cmd);
+/* Print "kinf: <msg>" and "try 'kinf CMD --help'" to stderr; returns EXIT_USAGE. */
+int cli_usage_error(const struct cli *cli, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Report an unknown option / missing argument as getopt saw it. */
+int cli_bad_option(const struct cli *cli, int argc, char **argv);
+
+/*
+ * Load the kubeconfig, set up credentials and HTTP, load discovery and
+ * resolve resource_name (NULL: no resource). Prints the error and returns
+ * its exit status on failure, 0 on success.
+ */
+int cli_connect(struct cli *cli, const char *resource_name);
+/* Free everything cli_connect() set up. */
+void cli_release(struct cli *cli);
+
+/* Print "kinf: <context>: <message>" for reterr; returns the exit status. */
+int cli_error(const struct cli *cli, int rc, const struct kinf_error *reterr,
+		const char *context);
+
+/* Parse "30s", "5m", "1h30m", "250ms", "0"; -1 on error. In milliseconds. */
+long long cli_parse_duration(const char *s);
+/* Parse a size with optional K/M/G suffix (binary); -1 on error. */
+long long cli_parse_size(const char *s);
+
+/* "pod/web-1" or "deployment.apps/web", as kubectl -o name. */
+void cli_print_name(const struct kinf_resource *res, const struct kinf_object *obj,
+		FILE *out);
+
+/* Install the stderr log callback for -v. */
+void cli_setup_logging(int verbose);
+
+/*
+ * Flush stdout and report a write error other than a closed pipe. Returns
+ * the exit status to use (status unless stdout failed).
+ */
+int cli_finish_stdout(int status);
+
+#endif
