@@ -1,1 +1,379 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+#include "json.h"
 #include "watchstream.h"
+
+struct kinf_watch_decoder {
+	kinf_watch_event_func fn;
+	void *userdata;
+	struct kinf_object_limits limits;
+	size_t max_value;
+	int error;
+	unsigned depth;
+	bool in_string;
+	bool escape;
+	bool in_value;
+	struct kinf_buf value;
+	unsigned long count;
+};
+
+struct kinf_watch_decoder *kinf_watch_decoder_new(kinf_watch_event_func fn,
+		void *userdata, const struct kinf_object_limits *limits) {
+	struct kinf_watch_decoder *d = calloc(1, sizeof(*d));
+	if (!d) {
+		return NULL;
+	}
+	d->fn = fn;
+	d->userdata = userdata;
+	if (limits) {
+		d->limits = *limits;
+	}
+	/* An event wraps an object: allow a little more than the object limit. */
+	d->max_value = (d->limits.max_bytes ? d->limits.max_bytes :
+			KINF_OBJECT_DEFAULT_MAX_BYTES) + 4096;
+	return d;
+}
+
+void kinf_watch_decoder_free(struct kinf_watch_decoder *d) {
+	if (d) {
+		kinf_buf_release(&d->value);
+		free(d);
+	}
+}
+
+bool kinf_watch_decoder_partial(const struct kinf_watch_decoder *d) {
+	return d->in_value;
+}
+
+unsigned long kinf_watch_decoder_count(const struct kinf_watch_decoder *d) {
+	return d->count;
+}
+
+void kinf_watch_decoder_reset(struct kinf_watch_decoder *d) {
+	d->error = 0;
+	d->depth = 0;
+	d->in_string = d->escape = d->in_value = false;
+	kinf_buf_reset(&d->value);
+}
+
+void kinf_watch_event_release(struct kinf_watch_event *ev) {
+	ev->obj = kinf_object_unref(ev->obj);
+	kinf_object_list_release(&ev->items);
+	kinf_buf_release(&ev->rv_storage);
+}
+
+static const struct {
+	const char *name;
+	enum kinf_watch_event_type type;
+} event_types[] = {
+	{ "ADDED", KINF_WATCH_ADDED }, { "MODIFIED", KINF_WATCH_MODIFIED },
+	{ "DELETED", KINF_WATCH_DELETED }, { "BOOKMARK", KINF_WATCH_BOOKMARK },
+	{ "ERROR", KINF_WATCH_ERROR },
+};
+
+/* A bookmark's object has no name: read its resourceVersion and annotation. */
+static int decode_bookmark(const char *json, size_t len,
+		struct kinf_watch_event *ev, struct kinf_buf *rv,
+		struct kinf_error *reterr) {
+	struct kinf_json_reader r;
+	struct kinf_json_span k, a;
+	int rc;
+
+	kinf_json_reader_init(&r, json, len, 64);
+	if ((rc = kinf_json_object_begin(&r)) < 0) {
+		goto bad;
+	}
+	while ((rc = kinf_json_member(&r, &k)) > 0) {
+		if (!kinf_json_span_eq(&k, "metadata")) {
+			if ((rc = kinf_json_skip(&r)) < 0) {
+				goto bad;
+			}
+			continue;
+		}
+		if ((rc = kinf_json_object_begin(&r)) < 0) {
+			goto bad;
+		}
+		while ((rc = kinf_json_member(&r, &k)) > 0) {
+			if (kinf_json_span_eq(&k, "resourceVersion")) {
+				kinf_buf_reset(rv);
+				rc = kinf_json_string(&r, rv);
+			} else if (kinf_json_span_eq(&k, "annotations") &&
+					kinf_json_peek(&r) == KINF_JSON_OBJECT) {
+				rc = kinf_json_object_begin(&r);
+				while (rc == 0 && (rc = kinf_json_member(&r, &a)) > 0) {
+					if (kinf_json_span_eq(&a, "k8s.io/initial-events-end") &&
+							kinf_json_peek(&r) == KINF_JSON_STRING) {
+						struct kinf_json_span v;
+						rc = kinf_json_string_span(&r, &v);
+						ev->initial_events_end = rc == 0 && kinf_json_span_eq(&v, "true");
+					} else {
+						rc = kinf_json_skip(&r);
+					}
+					if (rc > 0) {
+						rc = 0;
+					}
+				}
+			} else {
+				rc = kinf_json_skip(&r);
+			}
+			if (rc < 0) {
+				goto bad;
+			}
+		}
+		if (rc < 0) {
+			goto bad;
+		}
+	}
+	if (rc < 0 || (rc = kinf_json_end(&r)) < 0) {
+		goto bad;
+	}
+	return 0;
+bad:
+	kinf_json_reader_error(&r, reterr);
+	kinf_error_prefix(reterr, "bookmark");
+	return -KINF_EJSON;
+}
+
+static int decode_list(const char *json, size_t len,
+		const struct kinf_object_limits *limits, struct kinf_watch_event *ev,
+		struct kinf_buf *rv, struct kinf_error *reterr) {
+	struct kinf_json_reader r;
+	struct kinf_json_span k;
+	struct kinf_buf objs = {0};
+	int rc;
+
+	kinf_json_reader_init(&r, json, len, 0);
+	if ((rc = kinf_json_object_begin(&r)) < 0) {
+		goto bad;
+	}
+	while ((rc = kinf_json_member(&r, &k)) > 0) {
+		if (kinf_json_span_eq(&k, "items") && kinf_json_peek(&r) == KINF_JSON_ARRAY) {
+			if ((rc = kinf_json_array_begin(&r)) < 0) {
+				goto bad;
+			}
+			while ((rc = kinf_json_element(&r)) > 0) {
+				const char *s;
+				size_t n;
+				struct kinf_object *obj;
+				if ((rc = kinf_json_skip_span(&r, &s, &n)) < 0) {
+					goto bad;
+				}
+				rc = kinf_object_parse(s, n, limits, &obj, reterr);
+				if (rc < 0) {
+					kinf_error_prefix(reterr, "list item %zu",
+							objs.len / sizeof(obj) + 1);
+					goto out;
+				}
+				if (kinf_buf_append(&objs, &obj, sizeof(obj)) < 0) {
+					kinf_object_unref(obj);
+					rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+					goto out;
+				}
+			}
+		} else if (kinf_json_span_eq(&k, "metadata") &&
+				kinf_json_peek(&r) == KINF_JSON_OBJECT) {
+			struct kinf_json_span mk;
+			if ((rc = kinf_json_object_begin(&r)) < 0) {
+				goto bad;
+			}
+			while ((rc = kinf_json_member(&r, &mk)) > 0) {
+				if (kinf_json_span_eq(&mk, "resourceVersion")) {
+					kinf_buf_reset(rv);
+					rc = kinf_json_string(&r, rv);
+				} else {
+					rc = kinf_json_skip(&r);
+				}
+				if (rc < 0) {
+					goto bad;
+				}
+			}
+		} else {
+			rc = kinf_json_skip(&r);
+		}
+		if (rc < 0) {
+			goto bad;
+		}
+	}
+	if (rc < 0 || (rc = kinf_json_end(&r)) < 0) {
+		goto bad;
+	}
+	ev->items.n = objs.len / sizeof(struct kinf_object *);
+	ev->items.v = (struct kinf_object **)(void *)kinf_buf_take(&objs);
+	return 0;
+bad:
+	kinf_json_reader_error(&r, reterr);
+	rc = -KINF_EJSON;
+out:
+	for (size_t i = 0; i < objs.len / sizeof(struct kinf_object *); i++) {
+		kinf_object_unref(((struct kinf_object **)(void *)objs.data)[i]);
+	}
+	kinf_buf_release(&objs);
+	return rc;
+}
+
+int kinf_watch_event_decode(const char *json, size_t len,
+		const struct kinf_object_limits *limits, struct kinf_watch_event *ev,
+		struct kinf_error *reterr) {
+	struct kinf_json_reader r;
+	struct kinf_json_span k, type = {0};
+	const char *obj_s = NULL;
+	size_t obj_n = 0;
+	bool is_list = false, has_type = false;
+	int rc;
+
+	memset(ev, 0, sizeof(*ev));
+	kinf_json_reader_init(&r, json, len, limits && limits->max_depth ?
+			limits->max_depth : KINF_OBJECT_DEFAULT_MAX_DEPTH);
+	if ((rc = kinf_json_object_begin(&r)) < 0) {
+		goto bad;
+	}
+	while ((rc = kinf_json_member(&r, &k)) > 0) {
+		if (kinf_json_span_eq(&k, "type") && kinf_json_peek(&r) == KINF_JSON_STRING) {
+			rc = kinf_json_string_span(&r, &type);
+			has_type = true;
+		} else if (kinf_json_span_eq(&k, "object")) {
+			rc = kinf_json_skip_span(&r, &obj_s, &obj_n);
+		} else if (kinf_json_span_eq(&k, "items")) {
+			is_list = true;
+			rc = kinf_json_skip(&r);
+		} else {
+			rc = kinf_json_skip(&r);
+		}
+		if (rc < 0) {
+			goto bad;
+		}
+	}
+	if (rc < 0 || (rc = kinf_json_end(&r)) < 0) {
+		goto bad;
+	}
+	if (!has_type && is_list) {
+		ev->type = KINF_WATCH_LIST;
+		rc = decode_list(json, len, limits, ev, &ev->rv_storage, reterr);
+		if (rc == 0) {
+			ev->resource_version = ev->rv_storage.data ? ev->rv_storage.data : "";
+		}
+		return rc;
+	}
+	if (!has_type || !obj_s) {
+		return kinf_error_set(reterr, KINF_EJSON,
+				"not a watch event: \"type\" and \"object\" expected");
+	}
+	size_t i;
+	for (i = 0; i < sizeof(event_types) / sizeof(*event_types); i++) {
+		if (kinf_json_span_eq(&type, event_types[i].name)) {
+			break;
+		}
+	}
+	if (i == sizeof(event_types) / sizeof(*event_types)) {
+		return kinf_error_set(reterr, KINF_EJSON, "unknown watch event type \"%.*s\"",
+				(int)(type.len > 32 ? 32 : type.len), type.s);
+	}
+	ev->type = event_types[i].type;
+	switch (ev->type) {
+	case KINF_WATCH_ERROR:
+		kinf_http_status_to_error(0, obj_s, obj_n, &ev->status);
+		if (!ev->status.http_status) {
+			ev->status.code = KINF_EHTTP;
+		}
+		return 0;
+	case KINF_WATCH_BOOKMARK:
+		rc = decode_bookmark(obj_s, obj_n, ev, &ev->rv_storage, reterr);
+		ev->resource_version = ev->rv_storage.data ? ev->rv_storage.data : "";
+		return rc;
+	default:
+		rc = kinf_object_parse(obj_s, obj_n, limits, &ev->obj, reterr);
+		if (rc < 0) {
+			kinf_error_prefix(reterr, "%s event object", event_types[i].name);
+			return rc;
+		}
+		ev->resource_version = kinf_object_resource_version(ev->obj);
+		return 0;
+	}
+bad:
+	kinf_json_reader_error(&r, reterr);
+	return -KINF_EJSON;
+}
+
+static int dispatch(struct kinf_watch_decoder *d, struct kinf_error *reterr) {
+	struct kinf_watch_event ev;
+	int rc = kinf_watch_event_decode(d->value.data, d->value.len, &d->limits,
+			&ev, reterr);
+	d->count++;
+	if (rc < 0) {
+		kinf_watch_event_release(&ev);
+		kinf_error_prefix(reterr, "event %lu", d->count);
+		return rc;
+	}
+	rc = d->fn(&ev, d->userdata);
+	kinf_watch_event_release(&ev);
+	return rc;
+}
+
+int kinf_watch_decoder_feed(struct kinf_watch_decoder *d, const char *data,
+		size_t len, struct kinf_error *reterr) {
+	size_t start = 0;
+	int rc;
+
+	if (d->error) {
+		return d->error;
+	}
+	for (size_t i = 0; i < len; i++) {
+		char c = data[i];
+		if (!d->in_value) {
+			if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+				continue;
+			}
+			if (c != '{') {
+				d->error = kinf_error_set(reterr, KINF_EJSON,
+						"event %lu: a JSON object expected, found '%c'",
+						d->count + 1, c >= 0x20 && c < 0x7f ? c : '?');
+				return d->error;
+			}
+			d->in_value = true;
+			d->depth = 0;
+			start = i;
+		}
+		if (d->in_string) {
+			if (d->escape) {
+				d->escape = false;
+			} else if (c == '\\') {
+				d->escape = true;
+			} else if (c == '"') {
+				d->in_string = false;
+			}
+			continue;
+		}
+		if (c == '"') {
+			d->in_string = true;
+		} else if (c == '{' || c == '[') {
+			d->depth++;
+		} else if ((c == '}' || c == ']') && --d->depth == 0) {
+			if (kinf_buf_append(&d->value, data + start, i + 1 - start) < 0) {
+				d->error = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+				return d->error;
+			}
+			d->in_value = false;
+			rc = dispatch(d, reterr);
+			kinf_buf_reset(&d->value);
+			if (rc < 0) {
+				d->error = rc;
+				return rc;
+			}
+		}
+	}
+	if (d->in_value) {
+		if (d->value.len + (len - start) > d->max_value) {
+			d->error = kinf_error_set(reterr, KINF_ETOOBIG,
+					"event %lu exceeds the object size limit (--max-object-size)",
+					d->count + 1);
+			return d->error;
+		}
+		if (kinf_buf_append(&d->value, data + start, len - start) < 0) {
+			d->error = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+			return d->error;
+		}
+	}
+	return 0;
+}

@@ -1,6 +1,147 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
 #include "tap.h"
+#include "watchstream.h"
+
+/* Each event becomes one line "TYPE key rv [end] [code]" in a log. */
+static int record(const struct kinf_watch_event *ev, void *userdata) {
+	struct kinf_buf *log = userdata;
+	static const char *const names[] = { "ADDED", "MODIFIED", "DELETED",
+		"BOOKMARK", "ERROR", "LIST" };
+	kinf_buf_printf(log, "%s", names[ev->type]);
+	if (ev->obj) {
+		kinf_buf_printf(log, " %s", kinf_object_key(ev->obj));
+	}
+	if (ev->type == KINF_WATCH_LIST) {
+		kinf_buf_printf(log, " %zu", ev->items.n);
+	}
+	if (ev->resource_version) {
+		kinf_buf_printf(log, " %s", ev->resource_version);
+	}
+	if (ev->initial_events_end) {
+		kinf_buf_printf(log, " end");
+	}
+	if (ev->type == KINF_WATCH_ERROR) {
+		kinf_buf_printf(log, " %d %s", ev->status.http_status, ev->status.reason);
+	}
+	kinf_buf_append_char(log, '\n');
+	return 0;
+}
+
+static const char stream[] =
+	"{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
+	"{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"10\"}}}\n"
+	"{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+	"\"resourceVersion\":\"11\",\"annotations\":{\"x\":\"}]\\\"{\"}}}}\n"
+	"{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
+	"{\"resourceVersion\":\"12\",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}\n"
+	"{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\","
+	"\"resourceVersion\":\"13\"}}}\n"
+	"{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+	"\"status\":\"Failure\",\"message\":\"too old resource version: 1 (5)\","
+	"\"reason\":\"Expired\",\"code\":410}}\n";
+
+static const char want[] =
+	"ADDED ns/a 10\nMODIFIED ns/a 11\nBOOKMARK 12 end\nDELETED ns/a 13\nERROR 410 Expired\n";
+
+static void test_every_split(void) {
+	size_t len = strlen(stream);
+	int bad = 0;
+	/* Feed in two pieces split at every offset, then byte by byte. */
+	for (size_t cut = 0; cut <= len; cut++) {
+		struct kinf_buf log = {0};
+		struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, &log, NULL);
+		int rc = kinf_watch_decoder_feed(d, stream, cut, NULL);
+		if (rc == 0) {
+			rc = kinf_watch_decoder_feed(d, stream + cut, len - cut, NULL);
+		}
+		if (rc != 0 || !log.data || strcmp(log.data, want) != 0 ||
+				kinf_watch_decoder_partial(d)) {
+			bad++;
+		}
+		kinf_watch_decoder_free(d);
+		kinf_buf_release(&log);
+	}
+	ok(bad == 0, "every two-piece split decodes the same events (%d bad)", bad);
+
+	struct kinf_buf log = {0};
+	struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, &log, NULL);
+	int rc = 0;
+	for (size_t i = 0; i < len && rc == 0; i++) {
+		rc = kinf_watch_decoder_feed(d, stream + i, 1, NULL);
+	}
+	is_str(log.data, want, "byte-by-byte feeding");
+	is_int(kinf_watch_decoder_count(d), 5, "five events counted");
+	kinf_watch_decoder_free(d);
+	kinf_buf_release(&log);
+}
+
+static void test_pretty_and_lists(void) {
+	const char *recorded =
+		"{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n    {\"metadata\": {\"name\": \"b\","
+		" \"resourceVersion\": \"3\"}},\n    {\"metadata\": {\"name\": \"a\","
+		" \"resourceVersion\": \"2\"}}\n  ],\n  \"kind\": \"List\",\n"
+		"  \"metadata\": {\"resourceVersion\": \"7\"}\n}\n"
+		"{\n    \"type\": \"ADDED\",\n    \"object\": {\n        \"metadata\": {\n"
+		"            \"name\": \"c\", \"resourceVersion\": \"8\"\n        }\n    }\n}"
+		"{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"c\",\"resourceVersion\":\"9\"}}}";
+	struct kinf_buf log = {0};
+	struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, &log, NULL);
+	int rc = kinf_watch_decoder_feed(d, recorded, strlen(recorded), NULL);
+	ok(rc == 0, "recorded stream with a List and pretty events decodes");
+	is_str(log.data, "LIST 2 7\nADDED c 8\nDELETED c 9\n", "list, then concatenated events");
+	kinf_watch_decoder_free(d);
+	kinf_buf_release(&log);
+}
+
+static void test_errors(void) {
+	static const struct {
+		const char *input;
+		const char *what;
+		int rc;
+	} cases[] = {
+		{ "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}\n", "missing brace then EOF", 0 },
+		{ "garbage\n", "not JSON", -KINF_EJSON },
+		{ "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}} x}\n", "bad JSON inside", -KINF_EJSON },
+		{ "{\"type\":\"NOPE\",\"object\":{}}\n", "unknown type", -KINF_EJSON },
+		{ "{\"type\":\"ADDED\"}\n", "no object", -KINF_EJSON },
+		{ "{\"type\":\"ADDED\",\"object\":{\"metadata\":{}}}\n", "object without name", -KINF_EJSON },
+		{ "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"\xff\"}}}\n", "invalid UTF-8", -KINF_EJSON },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct kinf_buf log = {0};
+		struct kinf_error err = {0};
+		struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, &log, NULL);
+		int rc = kinf_watch_decoder_feed(d, cases[i].input, strlen(cases[i].input), &err);
+		if (cases[i].rc == 0) {
+			ok(rc == 0 && kinf_watch_decoder_partial(d) && log.len == 0,
+				"%s: left partial, no event", cases[i].what);
+		} else {
+			ok(rc == cases[i].rc && err.message[0], "%s: %s", cases[i].what, err.message);
+			ok(kinf_watch_decoder_feed(d, "{}", 2, NULL) == rc, "%s: decoder stays failed", cases[i].what);
+		}
+		kinf_watch_decoder_free(d);
+		kinf_buf_release(&log);
+	}
+	struct kinf_object_limits lim = { .max_bytes = 100 };
+	struct kinf_buf big = {0};
+	kinf_buf_append_str(&big, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"");
+	for (int i = 0; i < 10000; i++) {
+		kinf_buf_append_char(&big, 'x');
+	}
+	struct kinf_error err = {0};
+	struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, NULL, &lim);
+	ok(kinf_watch_decoder_feed(d, big.data, big.len, &err) == -KINF_ETOOBIG,
+		"an event over the size limit is refused while it streams in: %s", err.message);
+	kinf_watch_decoder_free(d);
+	kinf_buf_release(&big);
+}
 
 int main(void) {
-	skip("not written yet", "watchstream");
+	test_every_split();
+	test_pretty_and_lists();
+	test_errors();
 	return tap_done();
 }
