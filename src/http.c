@@ -159,6 +159,12 @@ void kinf_http_free(struct kinf_http *http) {
 	free(http);
 }
 
+void kinf_http_set_cancel(struct kinf_http *http, bool (*canceled)(void *),
+		void *userdata) {
+	http->opts.canceled = canceled;
+	http->opts.canceled_userdata = userdata;
+}
+
 const char *kinf_http_server(const struct kinf_http *http) {
 	return http->server;
 }

@@ -68,6 +68,13 @@ void kinf_http_response_release(struct kinf_http_response *resp);
 int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 		struct kinf_http_response *ret_resp, struct kinf_error *reterr);
 
+/*
+ * Replace the cancel callback (opts.canceled) after creation, e.g. when a
+ * reflector thread takes the client over.
+ */
+void kinf_http_set_cancel(struct kinf_http *http, bool (*canceled)(void *),
+		void *userdata);
+
 /* The server URL without a trailing slash, e.g. "https://127.0.0.1:6443". */
 const char *kinf_http_server(const struct kinf_http *http);
 
