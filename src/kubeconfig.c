@@ -1,1 +1,2074 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <yaml.h>
+
+#include "buf.h"
+#include "err.h"
 #include "kubeconfig.h"
+#include "log.h"
+
+/*
+ * clientcmd semantics in one file: loading (loader.go), the v1 kubeconfig
+ * schema, merging, selection with overrides (client_config.go) and
+ * validation (validation.go). Each file is parsed into a struct kc of its
+ * own (relative paths already resolved against the file's directory), then
+ * merged into the result: first file to name a cluster, user or context
+ * wins with its whole entry.
+ */
+
+#define EXEC_EXTENSION "client.authentication.k8s.io/exec"
+#define EXEC_API_V1 "client.authentication.k8s.io/v1"
+#define EXEC_API_V1BETA1 "client.authentication.k8s.io/v1beta1"
+#define SERVICEACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+#define MAX_KUBECONFIG_SIZE (64u << 20)
+
+struct kc_cluster {
+	char *name;
+	const char *file;	/* borrowed from struct kc.files */
+	bool empty;		/* the entry sets no field at all */
+	char *server;
+	char *tls_server_name;
+	bool insecure;
+	char *ca_file;
+	char *ca_data;
+	size_t ca_data_len;
+	char *proxy_url;
+	bool disable_compression;
+	char *exec_extension;	/* JSON */
+};
+
+struct kc_user {
+	char *name;
+	const char *file;
+	char *token;
+	char *token_file;
+	char *cert_file;
+	char *cert_data;
+	size_t cert_data_len;
+	char *key_file;
+	char *key_data;
+	size_t key_data_len;
+	char *username;
+	char *password;
+	struct kinf_exec_config *exec;
+	bool has_auth_provider;
+	char *auth_provider;	/* its name, or NULL */
+};
+
+struct kc_context {
+	char *name;
+	const char *file;
+	char *cluster;
+	char *user;
+	char *namespace;
+};
+
+struct ptrv {
+	void **v;
+	size_t n;
+	size_t cap;
+};
+
+struct kc {
+	struct ptrv clusters;
+	struct ptrv users;
+	struct ptrv contexts;
+	char *current_context;
+	struct kinf_strv files;	/* absolute paths of the files read */
+};
+
+struct parse {
+	yaml_document_t *doc;
+	const char *file;	/* absolute, for messages and relative paths */
+	struct kinf_error *reterr;
+};
+
+/* ---- small helpers ---- */
+
+static int ptrv_push(struct ptrv *pv, void *p) {
+	if (pv->n == pv->cap) {
+		size_t cap = pv->cap ? pv->cap * 2 : 8;
+		void **v = realloc(pv->v, cap * sizeof(*v));
+		if (!v) {
+			return -KINF_ENOMEM;
+		}
+		pv->v = v;
+		pv->cap = cap;
+	}
+	pv->v[pv->n++] = p;
+	return 0;
+}
+
+static void free_secret_len(char *s, size_t len) {
+	if (s) {
+		kinf_explicit_bzero(s, len);
+		free(s);
+	}
+}
+
+static void exec_config_free(struct kinf_exec_config *e) {
+	if (!e) {
+		return;
+	}
+	free(e->api_version);
+	free(e->command);
+	if (e->args) {
+		for (char **a = e->args; *a; a++) {
+			free(*a);
+		}
+		free(e->args);
+	}
+	for (size_t i = 0; i < e->n_env; i++) {
+		free(e->env[i].name);
+		kinf_free_secret(e->env[i].value);
+	}
+	free(e->env);
+	free(e->interactive_mode);
+	free(e->install_hint);
+	free(e->cluster_config_json);
+	free(e);
+}
+
+static void cluster_free(struct kc_cluster *c) {
+	if (!c) {
+		return;
+	}
+	free(c->name);
+	free(c->server);
+	free(c->tls_server_name);
+	free(c->ca_file);
+	free(c->ca_data);
+	free(c->proxy_url);
+	free(c->exec_extension);
+	free(c);
+}
+
+static void user_free(struct kc_user *u) {
+	if (!u) {
+		return;
+	}
+	free(u->name);
+	kinf_free_secret(u->token);
+	free(u->token_file);
+	free(u->cert_file);
+	free(u->cert_data);
+	free(u->key_file);
+	free_secret_len(u->key_data, u->key_data_len);
+	free(u->username);
+	kinf_free_secret(u->password);
+	exec_config_free(u->exec);
+	free(u->auth_provider);
+	free(u);
+}
+
+static void context_free(struct kc_context *c) {
+	if (!c) {
+		return;
+	}
+	free(c->name);
+	free(c->cluster);
+	free(c->user);
+	free(c->namespace);
+	free(c);
+}
+
+static void kc_release(struct kc *kc) {
+	for (size_t i = 0; i < kc->clusters.n; i++) {
+		cluster_free(kc->clusters.v[i]);
+	}
+	for (size_t i = 0; i < kc->users.n; i++) {
+		user_free(kc->users.v[i]);
+	}
+	for (size_t i = 0; i < kc->contexts.n; i++) {
+		context_free(kc->contexts.v[i]);
+	}
+	free(kc->clusters.v);
+	free(kc->users.v);
+	free(kc->contexts.v);
+	free(kc->current_context);
+	kinf_strv_release(&kc->files);
+	memset(kc, 0, sizeof(*kc));
+}
+
+/* Entries are looked up by name; kubeconfigs hold a handful of them. */
+static void *find_named(const struct ptrv *pv, const char *name) {
+	if (!name) {
+		return NULL;
+	}
+	for (size_t i = 0; i < pv->n; i++) {
+		/* every entry struct starts with char *name */
+		const char *n = *(char *const *)pv->v[i];
+		if (strcmp(n, name) == 0) {
+			return pv->v[i];
+		}
+	}
+	return NULL;
+}
+
+static char *memdup0(const void *p, size_t len) {
+	char *s = malloc(len + 1);
+	if (s) {
+		memcpy(s, p, len);
+		s[len] = '\0';
+	}
+	return s;
+}
+
+static int dup_str(const char *s, char **ret) {
+	if (!s) {
+		*ret = NULL;
+		return 0;
+	}
+	*ret = strdup(s);
+	return *ret ? 0 : -KINF_ENOMEM;
+}
+
+/*
+ * Lexically clean an absolute path as Go's filepath.Clean does: collapse
+ * "//", drop "." and resolve ".." against the previous element.
+ */
+static void clean_path(char *path) {
+	char *out = path + 1;	/* the result so far is [path, out): "/" or "/a/b" */
+	const char *p = path;
+
+	if (*p != '/') {
+		return;
+	}
+	while (*p) {
+		const char *start;
+		size_t len;
+
+		while (*p == '/') {
+			p++;
+		}
+		start = p;
+		while (*p && *p != '/') {
+			p++;
+		}
+		len = (size_t)(p - start);
+		if (len == 0 || (len == 1 && start[0] == '.')) {
+			continue;
+		}
+		if (len == 2 && start[0] == '.' && start[1] == '.') {
+			while (out > path + 1 && out[-1] != '/') {
+				out--;
+			}
+			if (out > path + 1) {
+				out--;
+			}
+			continue;
+		}
+		/* out never passes start: the result is never longer than what was read */
+		if (out > path + 1) {
+			*out++ = '/';
+		}
+		memmove(out, start, len);
+		out += len;
+	}
+	*out = '\0';
+}
+
+/* base + "/" + rel, cleaned. rel absolute: a cleaned copy of it. */
+static char *join_path(const char *base, const char *rel) {
+	struct kinf_buf b = { 0 };
+	if (rel[0] == '/') {
+		if (kinf_buf_append_str(&b, rel) < 0) {
+			goto fail;
+		}
+	} else if (kinf_buf_printf(&b, "%s/%s", base, rel) < 0) {
+		goto fail;
+	}
+	clean_path(b.data);
+	return kinf_buf_take(&b);
+fail:
+	kinf_buf_release(&b);
+	return NULL;
+}
+
+static char *absolute_path(const char *path) {
+	char *cwd, *abs;
+	long size;
+
+	if (path[0] == '/') {
+		return join_path("/", path);
+	}
+	size = pathconf(".", _PC_PATH_MAX);
+	if (size <= 0) {
+		size = PATH_MAX;
+	}
+	cwd = malloc((size_t)size);
+	if (!cwd) {
+		return NULL;
+	}
+	if (!getcwd(cwd, (size_t)size)) {
+		free(cwd);
+		return strdup(path);
+	}
+	abs = join_path(cwd, path);
+	free(cwd);
+	return abs;
+}
+
+static char *dir_of(const char *abs_file) {
+	const char *slash = strrchr(abs_file, '/');
+	if (!slash || slash == abs_file) {
+		return strdup("/");
+	}
+	return memdup0(abs_file, (size_t)(slash - abs_file));
+}
+
+/*
+ * Read a whole file. errno-style result in *ret_errno when it cannot be
+ * read (so callers can skip missing files); -KINF_ENOMEM otherwise.
+ */
+static int read_file(const char *path, char **ret, size_t *ret_len, int *ret_errno) {
+	struct kinf_buf b = { 0 };
+	FILE *f;
+	int r = 0;
+
+	*ret_errno = 0;
+	f = fopen(path, "rb");
+	if (!f) {
+		*ret_errno = errno;
+		return -KINF_EIO;
+	}
+	for (;;) {
+		size_t n;
+		if (b.len > MAX_KUBECONFIG_SIZE) {
+			*ret_errno = EFBIG;
+			r = -KINF_EIO;
+			break;
+		}
+		r = kinf_buf_reserve(&b, 65536);
+		if (r < 0) {
+			break;
+		}
+		n = fread(b.data + b.len, 1, b.cap - b.len - 1, f);
+		b.len += n;
+		b.data[b.len] = '\0';
+		if (n == 0) {
+			if (ferror(f)) {
+				*ret_errno = errno ? errno : EIO;
+				r = -KINF_EIO;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	if (r < 0) {
+		if (b.data) {
+			kinf_explicit_bzero(b.data, b.cap);
+		}
+		kinf_buf_release(&b);
+		return r;
+	}
+	*ret_len = b.len;
+	*ret = kinf_buf_take(&b);
+	return *ret ? 0 : -KINF_ENOMEM;
+}
+
+static const char *env_get(const struct kinf_kubeconfig_opts *opts, const char *name) {
+	if (opts->getenv) {
+		return opts->getenv(name);
+	}
+	return getenv(name);
+}
+
+/* ---- base64 ---- */
+
+static int b64_value(unsigned char c) {
+	if (c >= 'A' && c <= 'Z') {
+		return c - 'A';
+	}
+	if (c >= 'a' && c <= 'z') {
+		return c - 'a' + 26;
+	}
+	if (c >= '0' && c <= '9') {
+		return c - '0' + 52;
+	}
+	if (c == '+') {
+		return 62;
+	}
+	if (c == '/') {
+		return 63;
+	}
+	return -1;
+}
+
+/*
+ * Standard base64 as Go's encoding/base64 decodes []byte fields: line
+ * breaks are ignored, padding is accepted (and may be left out).
+ */
+static int b64_decode(const char *in, size_t len, char **ret, size_t *ret_len) {
+	char *out = malloc(len / 4 * 3 + 4);
+	size_t n = 0, pad = 0;
+	unsigned acc = 0;
+	int bits = 0;
+
+	if (!out) {
+		return -KINF_ENOMEM;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)in[i];
+		int v;
+		if (c == '\n' || c == '\r' || c == ' ' || c == '\t') {
+			continue;
+		}
+		if (c == '=') {
+			pad++;
+			continue;
+		}
+		v = b64_value(c);
+		if (v < 0 || pad > 0) {
+			goto bad;
+		}
+		acc = (acc << 6) | (unsigned)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	/* 6 leftover bits can't be a byte; padding must fit what is missing */
+	if (bits >= 6 || pad > 2 || (pad > 0 && (bits / 2) != (int)pad)) {
+		goto bad;
+	}
+	out[n] = '\0';
+	*ret = out;
+	*ret_len = n;
+	return 0;
+bad:
+	kinf_explicit_bzero(out, n);
+	free(out);
+	return -KINF_EINVAL;
+}
+
+/* ---- YAML access ---- */
+
+static int node_error(struct parse *p, const yaml_node_t *node, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int node_error(struct parse *p, const yaml_node_t *node, const char *fmt, ...) {
+	char msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return kinf_error_set(p->reterr, KINF_ECONFIG, "%s: line %zu, column %zu: %s",
+			p->file, node->start_mark.line + 1, node->start_mark.column + 1, msg);
+}
+
+static yaml_node_t *node_at(struct parse *p, int id) {
+	return yaml_document_get_node(p->doc, id);
+}
+
+static bool is_null(const yaml_node_t *n) {
+	const char *v;
+	if (!n) {
+		return true;
+	}
+	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+		return false;
+	}
+	v = (const char *)n->data.scalar.value;
+	return !*v || strcmp(v, "~") == 0 || strcmp(v, "null") == 0 ||
+		strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0;
+}
+
+static bool key_is(const yaml_node_t *key, const char *name) {
+	return key && key->type == YAML_SCALAR_NODE &&
+		strcmp((const char *)key->data.scalar.value, name) == 0;
+}
+
+static int want_mapping(struct parse *p, const yaml_node_t *n, const char *what) {
+	if (n->type != YAML_MAPPING_NODE) {
+		return node_error(p, n, "\"%s\" must be a mapping", what);
+	}
+	return 0;
+}
+
+static int want_sequence(struct parse *p, const yaml_node_t *n, const char *what) {
+	if (n->type != YAML_SEQUENCE_NODE) {
+		return node_error(p, n, "\"%s\" must be a sequence", what);
+	}
+	return 0;
+}
+
+/* A string field; null leaves it unset. secret: zero what it replaces. */
+static int get_string(struct parse *p, const yaml_node_t *n, const char *key,
+		bool secret, char **out) {
+	char *s = NULL;
+
+	if (!is_null(n)) {
+		if (n->type != YAML_SCALAR_NODE) {
+			return node_error(p, n, "\"%s\" must be a string", key);
+		}
+		s = memdup0(n->data.scalar.value, n->data.scalar.length);
+		if (!s) {
+			return -KINF_ENOMEM;
+		}
+	}
+	if (secret) {
+		kinf_free_secret(*out);
+	} else {
+		free(*out);
+	}
+	*out = s;
+	return 0;
+}
+
+/*
+ * YAML booleans as sigs.k8s.io/yaml reads them (YAML 1.1 words when
+ * plain), plus the quoted strings "true" and "false".
+ */
+static int get_bool(struct parse *p, const yaml_node_t *n, const char *key, bool *out) {
+	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "YES",
+		"on", "On", "ON", "y", "Y" };
+	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "NO",
+		"off", "Off", "OFF", "n", "N" };
+	const char *v;
+
+	if (is_null(n)) {
+		*out = false;
+		return 0;
+	}
+	if (n->type != YAML_SCALAR_NODE) {
+		goto bad;
+	}
+	v = (const char *)n->data.scalar.value;
+	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+		if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+			*out = v[0] == 't';
+			return 0;
+		}
+		goto bad;
+	}
+	for (size_t i = 0; i < sizeof(yes) / sizeof(*yes); i++) {
+		if (strcmp(v, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcmp(v, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+bad:
+	return node_error(p, n, "\"%s\" must be a boolean", key);
+}
+
+/* A path field, resolved against the directory of the file naming it. */
+static int get_path(struct parse *p, const yaml_node_t *n, const char *key, char **out) {
+	char *s = NULL, *dir, *abs;
+	int r = get_string(p, n, key, false, &s);
+
+	if (r < 0 || !s) {
+		free(*out);
+		*out = s;
+		return r;
+	}
+	if (!*s) {
+		free(*out);
+		*out = NULL;
+		free(s);
+		return 0;
+	}
+	dir = dir_of(p->file);
+	abs = dir ? join_path(dir, s) : NULL;
+	free(dir);
+	free(s);
+	if (!abs) {
+		return -KINF_ENOMEM;
+	}
+	free(*out);
+	*out = abs;
+	return 0;
+}
+
+static int get_data(struct parse *p, const yaml_node_t *n, const char *key,
+		bool secret, char **out, size_t *out_len) {
+	char *data = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!is_null(n)) {
+		if (n->type != YAML_SCALAR_NODE) {
+			return node_error(p, n, "\"%s\" must be a string", key);
+		}
+		if (n->data.scalar.length > 0) {
+			r = b64_decode((const char *)n->data.scalar.value, n->data.scalar.length,
+					&data, &len);
+			if (r == -KINF_ENOMEM) {
+				return r;
+			}
+			if (r < 0) {
+				return node_error(p, n, "\"%s\" is not valid base64", key);
+			}
+		}
+	}
+	if (secret) {
+		free_secret_len(*out, *out_len);
+	} else {
+		free(*out);
+	}
+	*out = data;
+	*out_len = len;
+	return 0;
+}
+
+/* A YAML node as JSON, resolving plain scalars as YAML 1.1 core types. */
+static json_t *node_to_json(struct parse *p, const yaml_node_t *n, int depth) {
+	json_t *j = NULL;
+
+	if (depth > 64) {
+		return NULL;
+	}
+	switch (n->type) {
+	case YAML_SCALAR_NODE: {
+		const char *v = (const char *)n->data.scalar.value;
+		char *end;
+		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+			bool b;
+			if (is_null(n)) {
+				return json_null();
+			}
+			if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0 ||
+					strcmp(v, "True") == 0 || strcmp(v, "False") == 0) {
+				b = v[0] == 't' || v[0] == 'T';
+				return json_boolean(b);
+			}
+			errno = 0;
+			long long ll = strtoll(v, &end, 10);
+			if (*v && !*end && errno == 0) {
+				return json_integer(ll);
+			}
+			double d = strtod(v, &end);
+			if (*v && !*end && (v[0] == '-' || v[0] == '.' || (v[0] >= '0' && v[0] <= '9'))) {
+				return json_real(d);
+			}
+		}
+		return json_stringn(v, n->data.scalar.length);
+	}
+	case YAML_SEQUENCE_NODE:
+		j = json_array();
+		if (!j) {
+			return NULL;
+		}
+		for (yaml_node_item_t *it = n->data.sequence.items.start;
+				it < n->data.sequence.items.top; it++) {
+			json_t *item = node_to_json(p, node_at(p, *it), depth + 1);
+			if (!item || json_array_append_new(j, item) < 0) {
+				json_decref(j);
+				return NULL;
+			}
+		}
+		return j;
+	case YAML_MAPPING_NODE:
+		j = json_object();
+		if (!j) {
+			return NULL;
+		}
+		for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
+				pr < n->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = node_at(p, pr->key);
+			json_t *v;
+			if (!k || k->type != YAML_SCALAR_NODE) {
+				continue;
+			}
+			v = node_to_json(p, node_at(p, pr->value), depth + 1);
+			if (!v || json_object_setn_new(j, (const char *)k->data.scalar.value,
+					k->data.scalar.length, v) < 0) {
+				json_decref(j);
+				return NULL;
+			}
+		}
+		return j;
+	default:
+		return NULL;
+	}
+}
+
+#define FOR_PAIRS(p, map, kvar, vvar) \
+	for (yaml_node_pair_t *pr_ = (map)->data.mapping.pairs.start; \
+			pr_ < (map)->data.mapping.pairs.top && \
+			((kvar) = node_at((p), pr_->key), (vvar) = node_at((p), pr_->value), 1); \
+			pr_++)
+
+#define FOR_ITEMS(p, seq, ivar) \
+	for (yaml_node_item_t *it_ = (seq)->data.sequence.items.start; \
+			it_ < (seq)->data.sequence.items.top && ((ivar) = node_at((p), *it_), 1); \
+			it_++)
+
+/* ---- schema ---- */
+
+static int parse_extensions(struct parse *p, const yaml_node_t *seq, struct kc_cluster *c) {
+	yaml_node_t *item, *k, *v;
+	int r;
+
+	if (is_null(seq)) {
+		return 0;
+	}
+	if ((r = want_sequence(p, seq, "extensions")) < 0) {
+		return r;
+	}
+	FOR_ITEMS(p, seq, item) {
+		const yaml_node_t *ext = NULL;
+		char *name = NULL;
+		json_t *j;
+		if ((r = want_mapping(p, item, "extensions[]")) < 0) {
+			return r;
+		}
+		FOR_PAIRS(p, item, k, v) {
+			if (key_is(k, "name")) {
+				if ((r = get_string(p, v, "name", false, &name)) < 0) {
+					return r;
+				}
+			} else if (key_is(k, "extension")) {
+				ext = v;
+			}
+		}
+		if (!name || strcmp(name, EXEC_EXTENSION) != 0 || !ext || is_null(ext)) {
+			free(name);
+			continue;
+		}
+		free(name);
+		j = node_to_json(p, ext, 0);
+		free(c->exec_extension);
+		c->exec_extension = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		json_decref(j);
+		if (!c->exec_extension) {
+			return -KINF_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int parse_cluster(struct parse *p, const yaml_node_t *map, struct kc_cluster *c) {
+	yaml_node_t *k, *v;
+	int r = 0;
+
+	c->empty = true;
+	if (is_null(map)) {
+		return 0;
+	}
+	if ((r = want_mapping(p, map, "cluster")) < 0) {
+		return r;
+	}
+	FOR_PAIRS(p, map, k, v) {
+		if (key_is(k, "server")) {
+			r = get_string(p, v, "server", false, &c->server);
+		} else if (key_is(k, "tls-server-name")) {
+			r = get_string(p, v, "tls-server-name", false, &c->tls_server_name);
+		} else if (key_is(k, "insecure-skip-tls-verify")) {
+			r = get_bool(p, v, "insecure-skip-tls-verify", &c->insecure);
+		} else if (key_is(k, "certificate-authority")) {
+			r = get_path(p, v, "certificate-authority", &c->ca_file);
+		} else if (key_is(k, "certificate-authority-data")) {
+			r = get_data(p, v, "certificate-authority-data", false,
+					&c->ca_data, &c->ca_data_len);
+		} else if (key_is(k, "proxy-url")) {
+			r = get_string(p, v, "proxy-url", false, &c->proxy_url);
+		} else if (key_is(k, "disable-compression")) {
+			r = get_bool(p, v, "disable-compression", &c->disable_compression);
+		} else if (key_is(k, "extensions")) {
+			r = parse_extensions(p, v, c);
+		} else {
+			continue;	/* unknown keys are ignored, as client-go does */
+		}
+		if (r < 0) {
+			return r;
+		}
+	}
+	c->empty = !c->server && !c->tls_server_name && !c->insecure && !c->ca_file &&
+		!c->ca_data && !c->proxy_url && !c->disable_compression && !c->exec_extension;
+	return 0;
+}
+
+static int parse_exec_env(struct parse *p, const yaml_node_t *seq, struct kinf_exec_config *e) {
+	yaml_node_t *item, *k, *v;
+	size_t n;
+	int r;
+
+	if (is_null(seq)) {
+		return 0;
+	}
+	if ((r = want_sequence(p, seq, "env")) < 0) {
+		return r;
+	}
+	for (size_t i = 0; i < e->n_env; i++) {
+		free(e->env[i].name);
+		kinf_free_secret(e->env[i].value);
+	}
+	free(e->env);
+	e->n_env = 0;
+	n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	e->env = calloc(n ? n : 1, sizeof(*e->env));
+	if (!e->env) {
+		return -KINF_ENOMEM;
+	}
+	FOR_ITEMS(p, seq, item) {
+		struct kinf_exec_env *ev = &e->env[e->n_env++];
+		if ((r = want_mapping(p, item, "env[]")) < 0) {
+			return r;
+		}
+		FOR_PAIRS(p, item, k, v) {
+			if (key_is(k, "name")) {
+				r = get_string(p, v, "name", false, &ev->name);
+			} else if (key_is(k, "value")) {
+				r = get_string(p, v, "value", true, &ev->value);
+			} else {
+				continue;
+			}
+			if (r < 0) {
+				return r;
+			}
+		}
+		if (!ev->value && !(ev->value = strdup(""))) {
+			return -KINF_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int parse_exec_args(struct parse *p, const yaml_node_t *seq, struct kinf_exec_config *e) {
+	yaml_node_t *item;
+	size_t n = 0;
+	int r;
+
+	if (is_null(seq)) {
+		return 0;
+	}
+	if ((r = want_sequence(p, seq, "args")) < 0) {
+		return r;
+	}
+	for (char **a = e->args; a && *a; a++) {
+		free(*a);
+	}
+	free(e->args);
+	e->args = calloc((size_t)(seq->data.sequence.items.top -
+			seq->data.sequence.items.start) + 1, sizeof(char *));
+	if (!e->args) {
+		return -KINF_ENOMEM;
+	}
+	FOR_ITEMS(p, seq, item) {
+		if (item->type != YAML_SCALAR_NODE) {
+			return node_error(p, item, "\"args\" must be a sequence of strings");
+		}
+		e->args[n] = memdup0(item->data.scalar.value, item->data.scalar.length);
+		if (!e->args[n++]) {
+			return -KINF_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int parse_exec(struct parse *p, const yaml_node_t *map, struct kc_user *u) {
+	struct kinf_exec_config *e;
+	yaml_node_t *k, *v;
+	int r = 0;
+
+	exec_config_free(u->exec);
+	u->exec = NULL;
+	if (is_null(map)) {
+		return 0;
+	}
+	if ((r = want_mapping(p, map, "exec")) < 0) {
+		return r;
+	}
+	e = u->exec = calloc(1, sizeof(*e));
+	if (!e) {
+		return -KINF_ENOMEM;
+	}
+	FOR_PAIRS(p, map, k, v) {
+		if (key_is(k, "apiVersion")) {
+			r = get_string(p, v, "apiVersion", false, &e->api_version);
+		} else if (key_is(k, "command")) {
+			r = get_string(p, v, "command", false, &e->command);
+		} else if (key_is(k, "args")) {
+			r = parse_exec_args(p, v, e);
+		} else if (key_is(k, "env")) {
+			r = parse_exec_env(p, v, e);
+		} else if (key_is(k, "interactiveMode")) {
+			r = get_string(p, v, "interactiveMode", false, &e->interactive_mode);
+		} else if (key_is(k, "provideClusterInfo")) {
+			r = get_bool(p, v, "provideClusterInfo", &e->provide_cluster_info);
+		} else if (key_is(k, "installHint")) {
+			r = get_string(p, v, "installHint", false, &e->install_hint);
+		} else {
+			continue;
+		}
+		if (r < 0) {
+			return r;
+		}
+	}
+	if (!e->args && !(e->args = calloc(1, sizeof(char *)))) {
+		return -KINF_ENOMEM;
+	}
+	/* Only a command with a path separator is relative to the file (loader.go). */
+	if (e->command && strchr(e->command, '/') && e->command[0] != '/') {
+		char *dir = dir_of(p->file);
+		char *abs = dir ? join_path(dir, e->command) : NULL;
+		free(dir);
+		if (!abs) {
+			return -KINF_ENOMEM;
+		}
+		free(e->command);
+		e->command = abs;
+	}
+	/* v1beta1 defaults interactiveMode to IfAvailable (api/v1/defaults.go) */
+	if ((!e->interactive_mode || !*e->interactive_mode) && e->api_version &&
+			strcmp(e->api_version, EXEC_API_V1BETA1) == 0) {
+		free(e->interactive_mode);
+		if (!(e->interactive_mode = strdup("IfAvailable"))) {
+			return -KINF_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int parse_auth_provider(struct parse *p, const yaml_node_t *map, struct kc_user *u) {
+	yaml_node_t *k, *v;
+	int r;
+
+	free(u->auth_provider);
+	u->auth_provider = NULL;
+	u->has_auth_provider = !is_null(map);
+	if (!u->has_auth_provider) {
+		return 0;
+	}
+	if ((r = want_mapping(p, map, "auth-provider")) < 0) {
+		return r;
+	}
+	FOR_PAIRS(p, map, k, v) {
+		if (key_is(k, "name") && (r = get_string(p, v, "name", false, &u->auth_provider)) < 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int parse_user(struct parse *p, const yaml_node_t *map, struct kc_user *u) {
+	yaml_node_t *k, *v;
+	int r = 0;
+
+	if (is_null(map)) {
+		return 0;
+	}
+	if ((r = want_mapping(p, map, "user")) < 0) {
+		return r;
+	}
+	FOR_PAIRS(p, map, k, v) {
+		if (key_is(k, "token")) {
+			r = get_string(p, v, "token", true, &u->token);
+		} else if (key_is(k, "tokenFile")) {
+			r = get_path(p, v, "tokenFile", &u->token_file);
+		} else if (key_is(k, "client-certificate")) {
+			r = get_path(p, v, "client-certificate", &u->cert_file);
+		} else if (key_is(k, "client-certificate-data")) {
+			r = get_data(p, v, "client-certificate-data", false,
+					&u->cert_data, &u->cert_data_len);
+		} else if (key_is(k, "client-key")) {
+			r = get_path(p, v, "client-key", &u->key_file);
+		} else if (key_is(k, "client-key-data")) {
+			r = get_data(p, v, "client-key-data", true, &u->key_data, &u->key_data_len);
+		} else if (key_is(k, "username")) {
+			r = get_string(p, v, "username", false, &u->username);
+		} else if (key_is(k, "password")) {
+			r = get_string(p, v, "password", true, &u->password);
+		} else if (key_is(k, "exec")) {
+			r = parse_exec(p, v, u);
+		} else if (key_is(k, "auth-provider")) {
+			r = parse_auth_provider(p, v, u);
+		} else {
+			continue;
+		}
+		if (r < 0) {
+			return r;
+		}
+	}
+	/* empty strings are unset, as Go's len() checks treat them */
+	if (u->token && !*u->token) {
+		kinf_free_secret(u->token);
+		u->token = NULL;
+	}
+	if (u->username && !*u->username) {
+		free(u->username);
+		u->username = NULL;
+	}
+	if (u->password && !*u->password) {
+		kinf_free_secret(u->password);
+		u->password = NULL;
+	}
+	return 0;
+}
+
+static int parse_context(struct parse *p, const yaml_node_t *map, struct kc_context *c) {
+	yaml_node_t *k, *v;
+	int r = 0;
+
+	if (is_null(map)) {
+		return 0;
+	}
+	if ((r = want_mapping(p, map, "context")) < 0) {
+		return r;
+	}
+	FOR_PAIRS(p, map, k, v) {
+		if (key_is(k, "cluster")) {
+			r = get_string(p, v, "cluster", false, &c->cluster);
+		} else if (key_is(k, "user")) {
+			r = get_string(p, v, "user", false, &c->user);
+		} else if (key_is(k, "namespace")) {
+			r = get_string(p, v, "namespace", false, &c->namespace);
+		} else {
+			continue;
+		}
+		if (r < 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+enum kind { KIND_CLUSTER, KIND_USER, KIND_CONTEXT };
+
+static const char *const kind_list[] = { "clusters", "users", "contexts" };
+static const char *const kind_body[] = { "cluster", "user", "context" };
+
+static void entry_free(enum kind kind, void *e) {
+	switch (kind) {
+	case KIND_CLUSTER:
+		cluster_free(e);
+		break;
+	case KIND_USER:
+		user_free(e);
+		break;
+	case KIND_CONTEXT:
+		context_free(e);
+		break;
+	}
+}
+
+/* - name: x \n  <body>: {...}, as NamedCluster / NamedAuthInfo / NamedContext */
+static int parse_named_list(struct parse *p, const yaml_node_t *seq, enum kind kind,
+		struct ptrv *out) {
+	static const size_t sizes[] = {
+		sizeof(struct kc_cluster), sizeof(struct kc_user), sizeof(struct kc_context),
+	};
+	yaml_node_t *item, *k, *v;
+	int r;
+
+	if (is_null(seq)) {
+		return 0;
+	}
+	if ((r = want_sequence(p, seq, kind_list[kind])) < 0) {
+		return r;
+	}
+	FOR_ITEMS(p, seq, item) {
+		const yaml_node_t *body = NULL;
+		char *name = NULL;
+		void *e;
+
+		if (item->type != YAML_MAPPING_NODE) {
+			return node_error(p, item, "\"%s\" entries must be mappings", kind_list[kind]);
+		}
+		FOR_PAIRS(p, item, k, v) {
+			if (key_is(k, "name")) {
+				if ((r = get_string(p, v, "name", false, &name)) < 0) {
+					return r;
+				}
+			} else if (key_is(k, kind_body[kind])) {
+				body = v;
+			}
+		}
+		if (!name && !(name = strdup(""))) {
+			return -KINF_ENOMEM;
+		}
+		if (find_named(out, name)) {
+			r = node_error(p, item, "duplicate name \"%s\" in \"%s\"", name,
+					kind_list[kind]);
+			free(name);
+			return r;
+		}
+		e = calloc(1, sizes[kind]);
+		if (!e) {
+			free(name);
+			return -KINF_ENOMEM;
+		}
+		*(char **)e = name;	/* every entry struct starts with its name */
+		switch (kind) {
+		case KIND_CLUSTER:
+			((struct kc_cluster *)e)->file = p->file;
+			r = parse_cluster(p, body, e);
+			break;
+		case KIND_USER:
+			((struct kc_user *)e)->file = p->file;
+			r = parse_user(p, body, e);
+			break;
+		case KIND_CONTEXT:
+			((struct kc_context *)e)->file = p->file;
+			r = parse_context(p, body, e);
+			break;
+		}
+		if (r < 0 || (r = ptrv_push(out, e)) < 0) {
+			entry_free(kind, e);
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int parse_root(struct parse *p, struct kc *kc) {
+	yaml_node_t *root = yaml_document_get_root_node(p->doc);
+	yaml_node_t *k, *v;
+	int r = 0;
+
+	if (!root || is_null(root)) {
+		return 0;
+	}
+	if (root->type != YAML_MAPPING_NODE) {
+		return node_error(p, root, "a kubeconfig must be a mapping");
+	}
+	FOR_PAIRS(p, root, k, v) {
+		if (key_is(k, "clusters")) {
+			r = parse_named_list(p, v, KIND_CLUSTER, &kc->clusters);
+		} else if (key_is(k, "users")) {
+			r = parse_named_list(p, v, KIND_USER, &kc->users);
+		} else if (key_is(k, "contexts")) {
+			r = parse_named_list(p, v, KIND_CONTEXT, &kc->contexts);
+		} else if (key_is(k, "current-context")) {
+			r = get_string(p, v, "current-context", false, &kc->current_context);
+		} else {
+			continue;
+		}
+		if (r < 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* Zero libyaml's copies of the file (tokens, keys) before freeing them. */
+static void yaml_wipe(yaml_parser_t *parser, yaml_document_t *doc) {
+	if (doc) {
+		for (yaml_node_t *n = doc->nodes.start; n && n < doc->nodes.top; n++) {
+			if (n->type == YAML_SCALAR_NODE && n->data.scalar.value) {
+				kinf_explicit_bzero(n->data.scalar.value, n->data.scalar.length);
+			}
+		}
+	}
+	if (parser->buffer.start) {
+		kinf_explicit_bzero(parser->buffer.start,
+				(size_t)(parser->buffer.end - parser->buffer.start));
+	}
+	if (parser->raw_buffer.start) {
+		kinf_explicit_bzero(parser->raw_buffer.start,
+				(size_t)(parser->raw_buffer.end - parser->raw_buffer.start));
+	}
+}
+
+static int parse_yaml(const char *file, const char *data, size_t len, struct kc *kc,
+		struct kinf_error *reterr) {
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct parse p = { .doc = &doc, .file = file, .reterr = reterr };
+	int r;
+
+	if (!yaml_parser_initialize(&parser)) {
+		return -KINF_ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		if (parser.error == YAML_MEMORY_ERROR) {
+			r = -KINF_ENOMEM;
+		} else if (parser.error == YAML_READER_ERROR) {
+			r = kinf_error_set(reterr, KINF_ECONFIG, "%s: byte %zu: %s", file,
+					parser.problem_offset + 1,
+					parser.problem ? parser.problem : "invalid input");
+		} else {
+			r = kinf_error_set(reterr, KINF_ECONFIG, "%s: line %zu, column %zu: %s",
+					file, parser.problem_mark.line + 1,
+					parser.problem_mark.column + 1,
+					parser.problem ? parser.problem : "invalid YAML");
+		}
+		yaml_wipe(&parser, NULL);
+		yaml_parser_delete(&parser);
+		return r;
+	}
+	r = parse_root(&p, kc);
+	yaml_wipe(&parser, &doc);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return r;
+}
+
+/*
+ * Fold one file into the merged config: entries whose name is taken stay
+ * as the earlier file had them (whole entries, loader.go); current-context
+ * comes from the first file setting it.
+ */
+static int merge_into(struct kc *dst, struct kc *src) {
+	struct ptrv *dl[] = { &dst->clusters, &dst->users, &dst->contexts };
+	struct ptrv *sl[] = { &src->clusters, &src->users, &src->contexts };
+	int r = 0;
+
+	for (int kind = 0; kind < 3; kind++) {
+		for (size_t i = 0; i < sl[kind]->n; i++) {
+			void *e = sl[kind]->v[i];
+			if (r == 0 && !find_named(dl[kind], *(char **)e)) {
+				r = ptrv_push(dl[kind], e);
+				if (r == 0) {
+					continue;
+				}
+			}
+			entry_free((enum kind)kind, e);
+		}
+		sl[kind]->n = 0;
+	}
+	if (r == 0 && (!dst->current_context || !*dst->current_context) &&
+			src->current_context && *src->current_context) {
+		free(dst->current_context);
+		dst->current_context = src->current_context;
+		src->current_context = NULL;
+	}
+	return r;
+}
+
+/*
+ * Read, parse and merge one file. Missing files return 1 when missing_ok.
+ */
+static int load_file(struct kc *kc, const char *path, bool missing_ok,
+		struct kinf_error *reterr) {
+	struct kc one = { 0 };
+	char *abs, *data = NULL;
+	size_t len = 0;
+	int err, r;
+
+	abs = absolute_path(path);
+	if (!abs) {
+		return -KINF_ENOMEM;
+	}
+	r = read_file(abs, &data, &len, &err);
+	if (r == -KINF_EIO && err == ENOENT && missing_ok) {
+		kinf_log(2, "kubeconfig %s does not exist, skipped", abs);
+		free(abs);
+		return 1;
+	}
+	if (r == -KINF_EIO) {
+		r = kinf_error_set(reterr, err == ENOENT ? KINF_ECONFIG : KINF_EIO,
+				"error loading config file \"%s\": %s", abs, strerror(err));
+		free(abs);
+		return r;
+	}
+	if (r < 0) {
+		free(abs);
+		return r;
+	}
+	r = kinf_strv_push_take(&kc->files, abs);
+	if (r < 0) {
+		goto out;
+	}
+	abs = kc->files.v[kc->files.n - 1];
+	kinf_log(2, "loading kubeconfig %s", abs);
+	r = parse_yaml(abs, data, len, &one, reterr);
+	if (r == 0) {
+		r = merge_into(kc, &one);
+	}
+out:
+	kinf_explicit_bzero(data, len);
+	free(data);
+	kc_release(&one);
+	return r;
+}
+
+static int load_files(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
+		struct kinf_error *reterr) {
+	const char *env;
+	int r;
+
+	if (opts->kubeconfig && *opts->kubeconfig) {
+		r = load_file(kc, opts->kubeconfig, false, reterr);
+		return r < 0 ? r : 0;
+	}
+	env = env_get(opts, "KUBECONFIG");
+	if (env && *env) {
+		struct kinf_strv seen = { 0 };
+		size_t missing = 0;
+		const char *p = env;
+		r = 0;
+		while (r >= 0) {
+			const char *colon = strchr(p, ':');
+			size_t n = colon ? (size_t)(colon - p) : strlen(p);
+			if (n > 0) {
+				char *one = memdup0(p, n);
+				if (!one) {
+					r = -KINF_ENOMEM;
+					break;
+				}
+				if (kinf_strv_contains(&seen, one)) {
+					free(one);
+				} else if ((r = kinf_strv_push_take(&seen, one)) == 0) {
+					r = load_file(kc, one, true, reterr);
+					if (r == 1) {
+						missing++;
+						r = 0;
+					}
+				}
+			}
+			if (!colon) {
+				break;
+			}
+			p = colon + 1;
+		}
+		if (r == 0 && missing > 0 && missing == seen.n) {
+			kinf_log(1, "none of the files in KUBECONFIG exist: %s", env);
+		}
+		kinf_strv_release(&seen);
+		return r;
+	}
+	env = env_get(opts, "HOME");
+	if (env && *env) {
+		char *path = join_path(env, ".kube/config");
+		if (!path) {
+			return -KINF_ENOMEM;
+		}
+		r = load_file(kc, path, true, reterr);
+		free(path);
+		return r < 0 ? r : 0;
+	}
+	return 0;
+}
+
+/* ---- selection, overrides and validation ---- */
+
+/* client-go's errConfigurationInvalid: "invalid configuration: [a, b]" */
+struct errlist {
+	struct kinf_strv msgs;
+	int oom;
+};
+
+static void errlist_add(struct errlist *el, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void errlist_add(struct errlist *el, const char *fmt, ...) {
+	char msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!kinf_strv_contains(&el->msgs, msg) && kinf_strv_push_str(&el->msgs, msg) < 0) {
+		el->oom = 1;
+	}
+}
+
+static int errlist_finish(struct errlist *el, struct kinf_error *reterr) {
+	struct kinf_buf b = { 0 };
+	int r;
+
+	if (el->oom) {
+		kinf_strv_release(&el->msgs);
+		return -KINF_ENOMEM;
+	}
+	if (el->msgs.n == 0) {
+		return 0;
+	}
+	if (el->msgs.n == 1) {
+		r = kinf_error_set(reterr, KINF_ECONFIG, "invalid configuration: %s", el->msgs.v[0]);
+	} else {
+		for (size_t i = 0; i < el->msgs.n; i++) {
+			kinf_buf_printf(&b, "%s%s", i ? ", " : "", el->msgs.v[i]);
+		}
+		r = kinf_error_set(reterr, KINF_ECONFIG, "invalid configuration: [%s]",
+				b.data ? b.data : "");
+	}
+	kinf_buf_release(&b);
+	kinf_strv_release(&el->msgs);
+	return r;
+}
+
+static bool file_readable(const char *path, int *ret_errno) {
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		*ret_errno = errno;
+		return false;
+	}
+	fclose(f);
+	return true;
+}
+
+/* helpers.go parseProxyURL: only http, https and socks5 proxies. */
+static void check_proxy_url(struct errlist *el, const char *url, const char *cluster) {
+	const char *sep = strstr(url, "://");
+	size_t n = sep ? (size_t)(sep - url) : 0;
+
+	if (!sep || n == 0) {
+		errlist_add(el, "invalid 'proxy-url' \"%s\" for cluster \"%s\": "
+				"unsupported scheme \"\", must be http, https, or socks5", url, cluster);
+		return;
+	}
+	if ((n == 4 && strncmp(url, "http", 4) == 0) || (n == 5 && strncmp(url, "https", 5) == 0) ||
+			(n == 6 && strncmp(url, "socks5", 6) == 0)) {
+		if (!sep[3]) {
+			errlist_add(el, "invalid 'proxy-url' \"%s\" for cluster \"%s\": no host",
+					url, cluster);
+		}
+		return;
+	}
+	errlist_add(el, "invalid 'proxy-url' \"%s\" for cluster \"%s\": "
+			"unsupported scheme \"%.*s\", must be http, https, or socks5",
+			url, cluster, (int)n, url);
+}
+
+/* validation.go validateClusterInfo, for the cluster after overrides. */
+static void validate_cluster(struct errlist *el, const char *name, const struct kc_cluster *c) {
+	int err;
+
+	if (!c->server || !*c->server) {
+		if (!name || !*name) {
+			errlist_add(el, "default cluster has no server defined");
+		} else {
+			errlist_add(el, "no server found for cluster \"%s\"", name);
+		}
+	}
+	if (c->proxy_url && *c->proxy_url) {
+		check_proxy_url(el, c->proxy_url, name ? name : "");
+	}
+	if (c->ca_file && c->ca_data) {
+		errlist_add(el, "certificate-authority-data and certificate-authority are both "
+				"specified for %s. certificate-authority-data will override.", name);
+	}
+	if (c->ca_file && !file_readable(c->ca_file, &err)) {
+		errlist_add(el, "unable to read certificate-authority %s for %s due to %s",
+				c->ca_file, name, strerror(err));
+	}
+	/* transport.TLSConfigFor refuses this combination */
+	if (c->insecure && (c->ca_file || c->ca_data)) {
+		errlist_add(el, "specifying a root certificates file with the insecure flag "
+				"is not allowed");
+	}
+}
+
+/* validation.go validateAuthInfo, plus what the exec authenticator checks. */
+static void validate_user(struct errlist *el, const char *name, const struct kc_user *u) {
+	const struct kinf_exec_config *e = u->exec;
+	int err;
+
+	if (u->cert_file || u->cert_data) {
+		if (u->cert_file && u->cert_data) {
+			errlist_add(el, "client-cert-data and client-cert are both specified for %s. "
+					"client-cert-data will override.", name);
+		}
+		if (u->key_file && u->key_data) {
+			errlist_add(el, "client-key-data and client-key are both specified for %s; "
+					"client-key-data will override", name);
+		}
+		if (!u->key_file && !u->key_data) {
+			errlist_add(el, "client-key-data or client-key must be specified for %s to "
+					"use the clientCert authentication method.", name);
+		}
+		if (u->cert_file && !file_readable(u->cert_file, &err)) {
+			errlist_add(el, "unable to read client-cert %s for %s due to %s",
+					u->cert_file, name, strerror(err));
+		}
+		if (u->key_file && !file_readable(u->key_file, &err)) {
+			errlist_add(el, "unable to read client-key %s for %s due to %s",
+					u->key_file, name, strerror(err));
+		}
+	} else if (u->key_file || u->key_data) {
+		/* client-go accepts this silently and then fails in tls.X509KeyPair */
+		errlist_add(el, "client-certificate-data or client-certificate must be specified "
+				"for %s to use the clientCert authentication method.", name);
+	}
+	if (u->token_file && !u->token && !file_readable(u->token_file, &err)) {
+		errlist_add(el, "unable to read tokenFile %s for %s due to %s",
+				u->token_file, name, strerror(err));
+	}
+	if (e) {
+		if (u->has_auth_provider) {
+			errlist_add(el, "authProvider cannot be provided in combination with an exec "
+					"plugin for %s", name);
+		}
+		if (!e->command || !*e->command) {
+			errlist_add(el, "command must be specified for %s to use exec authentication "
+					"plugin", name);
+		}
+		if (!e->api_version || !*e->api_version) {
+			errlist_add(el, "apiVersion must be specified for %s to use exec authentication "
+					"plugin", name);
+		} else if (strcmp(e->api_version, EXEC_API_V1) != 0 &&
+				strcmp(e->api_version, EXEC_API_V1BETA1) != 0) {
+			errlist_add(el, "exec plugin: invalid apiVersion \"%s\"", e->api_version);
+		}
+		for (size_t i = 0; i < e->n_env; i++) {
+			if (!e->env[i].name || !*e->env[i].name) {
+				errlist_add(el, "env variable name must be specified for %s to use exec "
+						"authentication plugin", name);
+			}
+		}
+		if (!e->interactive_mode || !*e->interactive_mode) {
+			errlist_add(el, "interactiveMode must be specified for %s to use exec "
+					"authentication plugin", name);
+		} else if (strcmp(e->interactive_mode, "Never") != 0 &&
+				strcmp(e->interactive_mode, "IfAvailable") != 0 &&
+				strcmp(e->interactive_mode, "Always") != 0) {
+			errlist_add(el, "invalid interactiveMode for %s: \"%s\"", name,
+					e->interactive_mode);
+		}
+	} else if (u->has_auth_provider) {
+		errlist_add(el, "auth-provider \"%s\" of user \"%s\" is not supported; "
+				"use an exec credential plugin (client.authentication.k8s.io)",
+				u->auth_provider ? u->auth_provider : "", name);
+	}
+	if (u->token && (u->username || u->password)) {
+		errlist_add(el, "more than one authentication method found for %s; found "
+				"[token basicAuth], only one is allowed", name);
+	}
+}
+
+static int copy_exec(const struct kinf_exec_config *src, const char *extension,
+		struct kinf_exec_config **ret) {
+	struct kinf_exec_config *e = calloc(1, sizeof(*e));
+	size_t n = 0;
+
+	if (!e) {
+		return -KINF_ENOMEM;
+	}
+	if (dup_str(src->api_version, &e->api_version) < 0 ||
+			dup_str(src->command, &e->command) < 0 ||
+			dup_str(src->interactive_mode, &e->interactive_mode) < 0 ||
+			dup_str(src->install_hint, &e->install_hint) < 0 ||
+			dup_str(extension, &e->cluster_config_json) < 0) {
+		goto oom;
+	}
+	e->provide_cluster_info = src->provide_cluster_info;
+	while (src->args && src->args[n]) {
+		n++;
+	}
+	e->args = calloc(n + 1, sizeof(char *));
+	if (!e->args) {
+		goto oom;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!(e->args[i] = strdup(src->args[i]))) {
+			goto oom;
+		}
+	}
+	if (src->n_env) {
+		e->env = calloc(src->n_env, sizeof(*e->env));
+		if (!e->env) {
+			goto oom;
+		}
+		for (size_t i = 0; i < src->n_env; i++) {
+			e->n_env++;
+			if (dup_str(src->env[i].name, &e->env[i].name) < 0 ||
+					dup_str(src->env[i].value, &e->env[i].value) < 0) {
+				goto oom;
+			}
+		}
+	}
+	*ret = e;
+	return 0;
+oom:
+	exec_config_free(e);
+	return -KINF_ENOMEM;
+}
+
+/*
+ * Read a file the config names into memory (CA, certificate, key). The
+ * validation above checked readability; a race still gets a clear message.
+ */
+static int slurp(const char *what, const char *path, char **ret, size_t *ret_len,
+		struct kinf_error *reterr) {
+	int err, r = read_file(path, ret, ret_len, &err);
+
+	if (r == -KINF_EIO) {
+		return kinf_error_set(reterr, KINF_ECONFIG, "unable to read %s %s: %s", what, path,
+				strerror(err));
+	}
+	return r;
+}
+
+/* "host:8443" gets a scheme as rest.DefaultServerURL would give it. */
+static char *normalize_server(const char *server, bool tls_hint) {
+	struct kinf_buf b = { 0 };
+	int r;
+
+	if (strstr(server, "://")) {
+		r = kinf_buf_append_str(&b, server);
+	} else {
+		r = kinf_buf_printf(&b, "%s://%s", tls_hint ? "https" : "http", server);
+	}
+	if (r < 0) {
+		kinf_buf_release(&b);
+		return NULL;
+	}
+	/* drop query and fragment as client_config.go does, then trailing '/' */
+	char *q = strpbrk(b.data + (strstr(b.data, "://") - b.data) + 3, "?#");
+	if (q) {
+		*q = '\0';
+		b.len = (size_t)(q - b.data);
+	}
+	while (b.len > 0 && b.data[b.len - 1] == '/') {
+		b.data[--b.len] = '\0';
+	}
+	return kinf_buf_take(&b);
+}
+
+static bool in_cluster_possible(const struct kinf_kubeconfig_opts *opts, char **ret_dir) {
+	const char *host = env_get(opts, "KUBERNETES_SERVICE_HOST");
+	const char *port = env_get(opts, "KUBERNETES_SERVICE_PORT");
+	const char *dir = opts->serviceaccount_dir ? opts->serviceaccount_dir : SERVICEACCOUNT_DIR;
+	struct stat st;
+	char *token;
+	bool ok;
+
+	*ret_dir = NULL;
+	if (!host || !*host || !port || !*port) {
+		return false;
+	}
+	token = join_path(dir, "token");
+	ok = token && stat(token, &st) == 0 && !S_ISDIR(st.st_mode);
+	free(token);
+	if (ok) {
+		*ret_dir = strdup(dir);
+		ok = *ret_dir != NULL;
+	}
+	return ok;
+}
+
+static char *trim_dup(const char *s, size_t len) {
+	while (len > 0 && strchr(" \t\r\n", s[0])) {
+		s++;
+		len--;
+	}
+	while (len > 0 && strchr(" \t\r\n", s[len - 1])) {
+		len--;
+	}
+	return memdup0(s, len);
+}
+
+/* rest.InClusterConfig plus inClusterClientConfig's overrides and Namespace(). */
+static int in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char *dir,
+		struct kinf_rest_config *c, struct kinf_error *reterr) {
+	const char *host = env_get(opts, "KUBERNETES_SERVICE_HOST");
+	const char *port = env_get(opts, "KUBERNETES_SERVICE_PORT");
+	const char *ns = env_get(opts, "POD_NAMESPACE");
+	struct kinf_buf b = { 0 };
+	char *path = NULL, *data = NULL;
+	size_t len = 0;
+	int err, r;
+
+	c->in_cluster = true;
+	if (opts->server && *opts->server) {
+		c->server = normalize_server(opts->server, true);
+	} else if (strchr(host, ':')) {
+		/* net.JoinHostPort brackets IPv6 literals */
+		r = kinf_buf_printf(&b, "https://[%s]:%s", host, port);
+		c->server = r < 0 ? NULL : kinf_buf_take(&b);
+	} else {
+		r = kinf_buf_printf(&b, "https://%s:%s", host, port);
+		c->server = r < 0 ? NULL : kinf_buf_take(&b);
+	}
+	kinf_buf_release(&b);
+	if (!c->server) {
+		return -KINF_ENOMEM;
+	}
+
+	if (opts->token && *opts->token) {
+		if (!(c->token = strdup(opts->token))) {
+			return -KINF_ENOMEM;
+		}
+	} else {
+		c->token_file = join_path(dir, "token");
+		if (!c->token_file) {
+			return -KINF_ENOMEM;
+		}
+		if (!file_readable(c->token_file, &err)) {
+			return kinf_error_set(reterr, KINF_ECONFIG,
+					"in-cluster configuration: unable to read %s: %s",
+					c->token_file, strerror(err));
+		}
+	}
+
+	if (opts->certificate_authority && *opts->certificate_authority) {
+		r = slurp("certificate-authority", opts->certificate_authority,
+				&c->ca_pem, &c->ca_pem_len, reterr);
+		if (r < 0) {
+			return r;
+		}
+	} else {
+		path = join_path(dir, "ca.crt");
+		if (!path) {
+			return -KINF_ENOMEM;
+		}
+		r = read_file(path, &c->ca_pem, &c->ca_pem_len, &err);
+		if (r == -KINF_EIO) {
+			/* only logged, as rest.InClusterConfig does */
+			kinf_log(1, "expected to load root CA config from %s, but got err: %s",
+					path, strerror(err));
+			r = 0;
+		}
+		free(path);
+		if (r < 0) {
+			return r;
+		}
+	}
+
+	if (opts->namespace && *opts->namespace) {
+		c->namespace = strdup(opts->namespace);
+		c->namespace_from_flag = true;
+	} else if (ns && *ns) {
+		c->namespace = strdup(ns);
+	} else {
+		path = join_path(dir, "namespace");
+		if (!path) {
+			return -KINF_ENOMEM;
+		}
+		if (read_file(path, &data, &len, &err) == 0) {
+			c->namespace = trim_dup(data, len);
+			if (c->namespace && !*c->namespace) {
+				free(c->namespace);
+				c->namespace = NULL;
+			}
+			free(data);
+		}
+		free(path);
+		if (!c->namespace) {
+			c->namespace = strdup("default");
+		}
+	}
+	return c->namespace ? 0 : -KINF_ENOMEM;
+}
+
+struct selection {
+	const char *context_name;
+	struct kc_context *context;
+	const char *cluster_name;
+	const char *user_name;
+	struct kc_cluster cluster;	/* merged with overrides; fields borrowed */
+	struct kc_user user;		/* likewise */
+	const char *file;
+};
+
+/*
+ * Pick context, cluster and user the way DirectClientConfig does:
+ * explicitly named ones must exist; the rest may be empty.
+ */
+static int select_entries(const struct kinf_kubeconfig_opts *opts, const struct kc *kc,
+		struct selection *s, struct kinf_error *reterr) {
+	const struct kc_cluster *cl;
+	const struct kc_user *u;
+
+	s->context_name = opts->context && *opts->context ? opts->context : kc->current_context;
+	s->context = find_named(&kc->contexts, s->context_name);
+	s->user_name = opts->user && *opts->user ? opts->user :
+		(s->context ? s->context->user : NULL);
+	s->cluster_name = opts->cluster && *opts->cluster ? opts->cluster :
+		(s->context ? s->context->cluster : NULL);
+
+	u = find_named(&kc->users, s->user_name);
+	if (!u && opts->user && *opts->user) {
+		return kinf_error_set(reterr, KINF_ECONFIG, "auth info \"%s\" does not exist",
+				opts->user);
+	}
+	if (!s->context && opts->context && *opts->context) {
+		return kinf_error_set(reterr, KINF_ECONFIG, "context \"%s\" does not exist",
+				opts->context);
+	}
+	cl = find_named(&kc->clusters, s->cluster_name);
+	if (!cl && opts->cluster && *opts->cluster) {
+		return kinf_error_set(reterr, KINF_ECONFIG, "cluster \"%s\" does not exist",
+				opts->cluster);
+	}
+	if (cl) {
+		s->cluster = *cl;
+	} else {
+		s->cluster.empty = true;
+	}
+	if (u) {
+		s->user = *u;
+	}
+	s->file = s->context ? s->context->file : (cl ? cl->file : (u ? u->file : NULL));
+	return 0;
+}
+
+/* Overrides on the borrowed copies (getCluster / getAuthInfo). */
+static void apply_overrides(const struct kinf_kubeconfig_opts *opts, struct selection *s,
+		char **ca_override) {
+	struct kc_cluster *c = &s->cluster;
+	struct kc_user *u = &s->user;
+
+	if (opts->server && *opts->server) {
+		c->server = (char *)opts->server;
+		c->empty = false;
+		/* --server clears the kubeconfig's tls-server-name */
+		c->tls_server_name = NULL;
+	}
+	if (opts->tls_server_name && *opts->tls_server_name) {
+		c->tls_server_name = (char *)opts->tls_server_name;
+		c->empty = false;
+	}
+	/* --insecure-skip-tls-verify and --certificate-authority replace both */
+	if (opts->insecure_skip_tls_verify == 1 || *ca_override) {
+		c->insecure = opts->insecure_skip_tls_verify == 1;
+		c->ca_file = *ca_override;
+		c->ca_data = NULL;
+		c->ca_data_len = 0;
+		c->empty = false;
+	}
+	if (opts->token && *opts->token) {
+		/* --token replaces whatever the user entry authenticates with */
+		char *name = u->name;
+		const char *file = u->file;
+		memset(u, 0, sizeof(*u));
+		u->name = name;
+		u->file = file;
+		u->token = (char *)opts->token;
+	}
+}
+
+static int build_rest_config(const struct kinf_kubeconfig_opts *opts, struct selection *s,
+		struct kinf_rest_config *c, struct kinf_error *reterr) {
+	const struct kc_cluster *cl = &s->cluster;
+	const struct kc_user *u = &s->user;
+	bool tls_hint;
+	int r;
+
+	tls_hint = cl->insecure || cl->ca_file || cl->ca_data || u->cert_file || u->cert_data;
+	c->server = normalize_server(cl->server, tls_hint);
+	if (!c->server ||
+			dup_str(cl->tls_server_name, &c->tls_server_name) < 0 ||
+			dup_str(cl->proxy_url && *cl->proxy_url ? cl->proxy_url : NULL,
+				&c->proxy_url) < 0 ||
+			dup_str(s->context ? s->context_name : NULL, &c->context_name) < 0 ||
+			dup_str(s->cluster_name && *s->cluster_name ? s->cluster_name : NULL,
+				&c->cluster_name) < 0 ||
+			dup_str(s->user_name && *s->user_name ? s->user_name : NULL,
+				&c->user_name) < 0 ||
+			dup_str(s->file, &c->source) < 0) {
+		return -KINF_ENOMEM;
+	}
+	c->insecure_skip_tls_verify = cl->insecure;
+	c->disable_compression = cl->disable_compression;
+
+	if (opts->namespace && *opts->namespace) {
+		c->namespace = strdup(opts->namespace);
+		c->namespace_from_flag = true;
+	} else if (s->context && s->context->namespace && *s->context->namespace) {
+		c->namespace = strdup(s->context->namespace);
+	} else {
+		c->namespace = strdup("default");
+	}
+	if (!c->namespace) {
+		return -KINF_ENOMEM;
+	}
+
+	/* certificate-authority-data wins over certificate-authority */
+	if (cl->ca_data) {
+		if (!(c->ca_pem = memdup0(cl->ca_data, cl->ca_data_len))) {
+			return -KINF_ENOMEM;
+		}
+		c->ca_pem_len = cl->ca_data_len;
+	} else if (cl->ca_file) {
+		r = slurp("certificate-authority", cl->ca_file, &c->ca_pem, &c->ca_pem_len,
+				reterr);
+		if (r < 0) {
+			return r;
+		}
+	}
+
+	if (dup_str(u->token, &c->token) < 0 || dup_str(u->token_file, &c->token_file) < 0 ||
+			dup_str(u->username, &c->username) < 0 ||
+			dup_str(u->password, &c->password) < 0) {
+		return -KINF_ENOMEM;
+	}
+	if (u->cert_data || u->cert_file) {
+		if (u->cert_data) {
+			if (!(c->client_cert_pem = memdup0(u->cert_data, u->cert_data_len))) {
+				return -KINF_ENOMEM;
+			}
+			c->client_cert_pem_len = u->cert_data_len;
+		} else if ((r = slurp("client-cert", u->cert_file, &c->client_cert_pem,
+				&c->client_cert_pem_len, reterr)) < 0) {
+			return r;
+		}
+		if (u->key_data) {
+			if (!(c->client_key_pem = memdup0(u->key_data, u->key_data_len))) {
+				return -KINF_ENOMEM;
+			}
+			c->client_key_pem_len = u->key_data_len;
+		} else if ((r = slurp("client-key", u->key_file, &c->client_key_pem,
+				&c->client_key_pem_len, reterr)) < 0) {
+			return r;
+		}
+	}
+	/*
+	 * The exec authenticator stands back when a token, basic auth or a
+	 * client certificate is configured (exec.go UpdateTransportConfig).
+	 */
+	if (u->exec && !c->token && !c->token_file && !c->username && !c->password &&
+			!c->client_cert_pem) {
+		r = copy_exec(u->exec, cl->exec_extension, &c->exec);
+		if (r < 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int load_merged(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
+		struct kinf_error *reterr) {
+	static const struct kinf_kubeconfig_opts none = { .insecure_skip_tls_verify = -1 };
+	return load_files(opts ? opts : &none, kc, reterr);
+}
+
+int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
+		struct kinf_rest_config **ret, struct kinf_error *reterr) {
+	static const struct kinf_kubeconfig_opts none = { .insecure_skip_tls_verify = -1 };
+	struct kinf_rest_config *c = NULL;
+	struct selection s = { 0 };
+	struct errlist el = { 0 };
+	struct kc kc = { 0 };
+	char *ca_override = NULL, *sa_dir = NULL;
+	bool empty_selection;
+	int r;
+
+	if (!opts) {
+		opts = &none;
+	}
+	r = load_merged(opts, &kc, reterr);
+	if (r < 0) {
+		goto out;
+	}
+	r = select_entries(opts, &kc, &s, reterr);
+	if (r < 0) {
+		goto out;
+	}
+	if (opts->certificate_authority && *opts->certificate_authority) {
+		ca_override = absolute_path(opts->certificate_authority);
+		if (!ca_override) {
+			r = -KINF_ENOMEM;
+			goto out;
+		}
+	}
+
+	/*
+	 * Nothing chose a cluster: client-go calls that an empty config and
+	 * tries the in-cluster config before giving up.
+	 */
+	empty_selection = !s.context && s.cluster.empty && !(opts->server && *opts->server) &&
+		!(s.context_name && *s.context_name);
+	if (empty_selection && !(opts->cluster && *opts->cluster)) {
+		if (in_cluster_possible(opts, &sa_dir)) {
+			c = calloc(1, sizeof(*c));
+			r = c ? in_cluster_config(opts, sa_dir, c, reterr) : -KINF_ENOMEM;
+			goto out;
+		}
+		if (kc.clusters.n == 0 && kc.users.n == 0 && kc.contexts.n == 0) {
+			r = kinf_error_set(reterr, KINF_ECONFIG, "no configuration: set --kubeconfig, "
+					"KUBECONFIG or ~/.kube/config");
+		} else {
+			r = kinf_error_set(reterr, KINF_ECONFIG, "no context chosen: current-context "
+					"is not set; use --context or --server");
+		}
+		goto out;
+	}
+
+	apply_overrides(opts, &s, &ca_override);
+
+	/* ConfirmUsable, with validateContext's pointers to missing entries */
+	if (s.context_name && *s.context_name && !s.context) {
+		errlist_add(&el, "context was not found for specified context: %s", s.context_name);
+	}
+	if (s.context && !(opts->user && *opts->user) && s.context->user && *s.context->user &&
+			!find_named(&kc.users, s.context->user)) {
+		errlist_add(&el, "user \"%s\" was not found for context \"%s\"", s.context->user,
+				s.context_name);
+	}
+	if (s.context && !(opts->cluster && *opts->cluster)) {
+		if (!s.context->cluster || !*s.context->cluster) {
+			if (!(opts->server && *opts->server)) {
+				errlist_add(&el, "cluster was not specified for context \"%s\"",
+						s.context_name);
+			}
+		} else if (!find_named(&kc.clusters, s.context->cluster)) {
+			errlist_add(&el, "cluster \"%s\" was not found for context \"%s\"",
+					s.context->cluster, s.context_name);
+		}
+	}
+	validate_user(&el, s.user_name ? s.user_name : "", &s.user);
+	if (el.msgs.n == 0 || s.cluster.server) {
+		validate_cluster(&el, s.cluster_name ? s.cluster_name : "", &s.cluster);
+	}
+	r = errlist_finish(&el, reterr);
+	if (r < 0) {
+		goto out;
+	}
+
+	c = calloc(1, sizeof(*c));
+	r = c ? build_rest_config(opts, &s, c, reterr) : -KINF_ENOMEM;
+out:
+	if (r < 0) {
+		kinf_rest_config_free(c);
+	} else {
+		*ret = c;
+	}
+	free(ca_override);
+	free(sa_dir);
+	kc_release(&kc);
+	return r;
+}
+
+void kinf_rest_config_free(struct kinf_rest_config *c) {
+	if (!c) {
+		return;
+	}
+	free(c->server);
+	free(c->tls_server_name);
+	free(c->ca_pem);
+	free(c->proxy_url);
+	free(c->namespace);
+	free(c->context_name);
+	free(c->cluster_name);
+	free(c->user_name);
+	free(c->source);
+	kinf_free_secret(c->token);
+	free(c->token_file);
+	free(c->client_cert_pem);
+	free_secret_len(c->client_key_pem, c->client_key_pem_len);
+	free(c->username);
+	kinf_free_secret(c->password);
+	exec_config_free(c->exec);
+	free(c);
+}
+
+int kinf_kubeconfig_context_names(const struct kinf_kubeconfig_opts *opts,
+		char ***ret, struct kinf_error *reterr) {
+	struct kinf_strv names = { 0 };
+	struct kc kc = { 0 };
+	int r;
+
+	r = load_merged(opts, &kc, reterr);
+	for (size_t i = 0; r == 0 && i < kc.contexts.n; i++) {
+		r = kinf_strv_push_str(&names, ((struct kc_context *)kc.contexts.v[i])->name);
+	}
+	if (r == 0 && !names.v) {
+		names.v = calloc(1, sizeof(char *));
+		r = names.v ? 0 : -KINF_ENOMEM;
+	}
+	if (r < 0) {
+		kinf_strv_release(&names);
+	} else {
+		kinf_strv_sort(&names);
+		*ret = names.v;
+	}
+	kc_release(&kc);
+	return r;
+}
