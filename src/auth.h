@@ -28,9 +28,24 @@ struct kinf_credentials {
 	unsigned generation;		/* changes whenever the credentials change */
 };
 
-/* config is borrowed and must outlive the auth. NULL on out of memory. */
+/* How long an exec plugin may run before it is killed, by default. */
+#define KINF_AUTH_EXEC_TIMEOUT_MS 60000
+/* Most bytes of standard output read from an exec plugin. */
+#define KINF_AUTH_EXEC_MAX_OUTPUT (1u << 20)
+
+/*
+ * config is borrowed and must outlive the auth. NULL on out of memory.
+ * An auth is used by one thread at a time (it keeps no lock).
+ */
 struct kinf_auth *kinf_auth_new(const struct kinf_rest_config *config);
+/* Free, zeroing cached secrets. NULL is fine. */
 void kinf_auth_free(struct kinf_auth *auth);
+
+/*
+ * Set how long an exec plugin may run (milliseconds) before it and its
+ * process group are killed with SIGKILL; <= 0 restores the default.
+ */
+void kinf_auth_set_exec_timeout(struct kinf_auth *auth, long timeout_ms);
 
 /*
  * The credentials to use now, borrowed until the next call on auth. Runs
