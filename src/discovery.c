@@ -1,1 +1,1833 @@
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "buf.h"
 #include "discovery.h"
+#include "err.h"
+#include "http.h"
+#include "log.h"
+
+/*
+ * Discovery as client-go's discovery and restmapper packages do it. The model
+ * is groups in priority order (core first, then /apis in the order the server
+ * listed them), each with its versions in preference order (the preferred one
+ * first) and each version with its resources, subresources left out. The
+ * disk cache is one file holding the whole model as an aggregated
+ * APIGroupDiscoveryList, so the aggregated parser reads it back.
+ */
+
+#define CACHE_FILE "discovery.json"
+#define CACHE_KIND "KinfDiscoveryCache"
+#define CACHE_VERSION 1
+#define DEFAULT_TTL_S (6L * 60 * 60)
+#define MAX_CACHE_BYTES ((off_t)64 << 20)
+#define JSON_FLAGS JSON_REJECT_DUPLICATES
+#define LEGACY_ACCEPT "application/json"
+
+struct res {
+	struct kinf_resource pub;	/* filled in by finish() */
+	char *name;
+	char *singular;
+	char *kind;
+	bool namespaced;
+	char **short_names;		/* NULL-terminated, never NULL */
+	char **verbs;			/* NULL-terminated, never NULL */
+};
+
+struct version {
+	char *name;
+	struct res *res;
+	size_t n_res;
+	size_t cap_res;
+};
+
+struct group {
+	char *name;			/* "" for core */
+	struct version *versions;	/* [0] is the preferred version */
+	size_t n_versions;
+	size_t cap_versions;
+};
+
+struct kinf_discovery {
+	struct group *groups;
+	size_t n_groups;
+	size_t cap_groups;
+	const struct kinf_resource **flat;	/* preferred, for _count/_at */
+	size_t n_flat;
+	bool partial;		/* a group version could not be read */
+	bool from_cache;
+};
+
+/* Context for error messages while walking one document. */
+struct pctx {
+	const char *doc;	/* "/apis", "cache" */
+	struct kinf_error *reterr;
+};
+
+/* Make room for one more element; returns the (maybe moved) array or NULL. */
+static void *grow(void *p, size_t *cap, size_t n, size_t size) {
+	size_t ncap;
+	void *np;
+
+	if (n < *cap) {
+		return p;
+	}
+	ncap = *cap ? *cap * 2 : 8;
+	if (ncap > SIZE_MAX / size) {
+		return NULL;
+	}
+	np = realloc(p, ncap * size);
+	if (!np) {
+		return NULL;
+	}
+	*cap = ncap;
+	return np;
+}
+
+static void strv_free(char **v) {
+	if (!v) {
+		return;
+	}
+	for (char **p = v; *p; p++) {
+		free(*p);
+	}
+	free(v);
+}
+
+static void res_release(struct res *r) {
+	free(r->name);
+	free(r->singular);
+	free(r->kind);
+	strv_free(r->short_names);
+	strv_free(r->verbs);
+}
+
+static void version_release(struct version *v) {
+	for (size_t i = 0; i < v->n_res; i++) {
+		res_release(&v->res[i]);
+	}
+	free(v->res);
+	free(v->name);
+}
+
+static void group_release(struct group *g) {
+	for (size_t i = 0; i < g->n_versions; i++) {
+		version_release(&g->versions[i]);
+	}
+	free(g->versions);
+	free(g->name);
+}
+
+void kinf_discovery_free(struct kinf_discovery *disc) {
+	if (!disc) {
+		return;
+	}
+	for (size_t i = 0; i < disc->n_groups; i++) {
+		group_release(&disc->groups[i]);
+	}
+	free(disc->groups);
+	free(disc->flat);
+	free(disc);
+}
+
+static bool has_group(const struct kinf_discovery *d, const char *name) {
+	for (size_t i = 0; i < d->n_groups; i++) {
+		if (strcmp(d->groups[i].name, name) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static struct group *find_group(struct kinf_discovery *d, const char *name) {
+	for (size_t i = 0; i < d->n_groups; i++) {
+		if (strcmp(d->groups[i].name, name) == 0) {
+			return &d->groups[i];
+		}
+	}
+	return NULL;
+}
+
+static struct version *find_version(struct group *g, const char *name) {
+	for (size_t i = 0; i < g->n_versions; i++) {
+		if (strcmp(g->versions[i].name, name) == 0) {
+			return &g->versions[i];
+		}
+	}
+	return NULL;
+}
+
+static struct group *add_group(struct kinf_discovery *d, const char *name) {
+	struct group *groups, *g;
+
+	groups = grow(d->groups, &d->cap_groups, d->n_groups, sizeof(*groups));
+	if (!groups) {
+		return NULL;
+	}
+	d->groups = groups;
+	g = &groups[d->n_groups];
+	memset(g, 0, sizeof(*g));
+	if (!(g->name = strdup(name))) {
+		return NULL;
+	}
+	d->n_groups++;
+	return g;
+}
+
+/* Drop the last group added (it turned out to have no versions). */
+static void pop_group(struct kinf_discovery *d) {
+	group_release(&d->groups[--d->n_groups]);
+}
+
+static void remove_group(struct kinf_discovery *d, size_t i) {
+	group_release(&d->groups[i]);
+	memmove(&d->groups[i], &d->groups[i + 1],
+			(d->n_groups - i - 1) * sizeof(d->groups[0]));
+	d->n_groups--;
+}
+
+static struct version *add_version(struct group *g, const char *name) {
+	struct version *versions, *v;
+
+	versions = grow(g->versions, &g->cap_versions, g->n_versions,
+			sizeof(*versions));
+	if (!versions) {
+		return NULL;
+	}
+	g->versions = versions;
+	v = &versions[g->n_versions];
+	memset(v, 0, sizeof(*v));
+	if (!(v->name = strdup(name))) {
+		return NULL;
+	}
+	g->n_versions++;
+	return v;
+}
+
+static void remove_version(struct group *g, size_t i) {
+	version_release(&g->versions[i]);
+	memmove(&g->versions[i], &g->versions[i + 1],
+			(g->n_versions - i - 1) * sizeof(g->versions[0]));
+	g->n_versions--;
+}
+
+/* ---- JSON helpers: absent and null read as "not there", wrong types fail */
+
+/* Where in a document, for error messages (truncated when very deep). */
+static void at_path(char *out, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void at_path(char *out, size_t size, const char *fmt, ...) {
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out, size, fmt, ap);
+	va_end(ap);
+}
+
+enum jtype { J_OBJECT, J_ARRAY, J_STRING, J_BOOL };
+
+static int type_error(struct pctx *c, const char *where, const char *what) {
+	return kinf_error_set(c->reterr, KINF_EJSON, "%s: %s: %s expected",
+			c->doc, where, what);
+}
+
+static int member(struct pctx *c, json_t *obj, const char *where,
+		const char *key, enum jtype type, json_t **ret) {
+	static const char *const names[] = {
+		[J_OBJECT] = "object", [J_ARRAY] = "array",
+		[J_STRING] = "string", [J_BOOL] = "boolean",
+	};
+	json_t *v = json_object_get(obj, key);
+	bool okay;
+
+	*ret = NULL;
+	if (!v || json_is_null(v)) {
+		return 0;
+	}
+	switch (type) {
+	case J_OBJECT:
+		okay = json_is_object(v);
+		break;
+	case J_ARRAY:
+		okay = json_is_array(v);
+		break;
+	case J_STRING:
+		okay = json_is_string(v);
+		break;
+	default:
+		okay = json_is_boolean(v);
+		break;
+	}
+	if (!okay) {
+		char at[256];
+		at_path(at, sizeof(at), "%s%s%s", where, *where ? "." : "", key);
+		return type_error(c, at, names[type]);
+	}
+	*ret = v;
+	return 0;
+}
+
+/* A string member, "" when absent or null. */
+static int member_str(struct pctx *c, json_t *obj, const char *where,
+		const char *key, const char **ret) {
+	json_t *v;
+	int rc = member(c, obj, where, key, J_STRING, &v);
+
+	*ret = v ? json_string_value(v) : "";
+	return rc;
+}
+
+/* An array of strings as a NULL-terminated vector (empty when absent). */
+static int member_strv(struct pctx *c, json_t *obj, const char *where,
+		const char *key, char ***ret) {
+	json_t *arr, *e;
+	size_t i, n;
+	char **v;
+	int rc = member(c, obj, where, key, J_ARRAY, &arr);
+
+	if (rc < 0) {
+		return rc;
+	}
+	n = arr ? json_array_size(arr) : 0;
+	if (!(v = calloc(n + 1, sizeof(*v)))) {
+		return -KINF_ENOMEM;
+	}
+	json_array_foreach(arr, i, e) {
+		if (!json_is_string(e)) {
+			char at[256];
+			at_path(at, sizeof(at), "%s.%s[%zu]", where, key, i);
+			strv_free(v);
+			return type_error(c, at, "string");
+		}
+		if (!(v[i] = strdup(json_string_value(e)))) {
+			strv_free(v);
+			return -KINF_ENOMEM;
+		}
+	}
+	*ret = v;
+	return 0;
+}
+
+/* Check an optional "kind" names the document type we expect. */
+static int check_kind(struct pctx *c, json_t *root, const char *kind) {
+	const char *got;
+	int rc = member_str(c, root, "", "kind", &got);
+
+	if (rc < 0) {
+		return rc;
+	}
+	if (*got && strcmp(got, kind) != 0) {
+		return kinf_error_set(c->reterr, KINF_EJSON,
+				"%s: kind %s, expected %s", c->doc, got, kind);
+	}
+	return 0;
+}
+
+static json_t *load_json(struct pctx *c, const char *data, size_t len) {
+	json_error_t jerr;
+	json_t *root;
+
+	if (!data) {
+		data = "";
+		len = 0;
+	}
+	root = json_loadb(data, len, JSON_FLAGS, &jerr);
+	if (!root) {
+		kinf_error_set(c->reterr, KINF_EJSON, "%s: line %d, column %d: %s",
+				c->doc, jerr.line, jerr.column, jerr.text);
+		return NULL;
+	}
+	if (!json_is_object(root)) {
+		type_error(c, "document", "object");
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+/*
+ * Append one resource to v. name, kind and the rest come from either
+ * format; subresources ("pods/status") and resources without a kind are
+ * skipped, as client-go's NewDiscoveryRESTMapper and convertAPIResource do.
+ */
+static int add_resource(struct version *v, const char *name,
+		const char *singular, const char *kind, bool namespaced,
+		char **short_names, char **verbs) {
+	struct res *arr, *r;
+	int rc = -KINF_ENOMEM;
+
+	if (strchr(name, '/') || !*kind) {
+		rc = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < v->n_res; i++) {
+		if (strcmp(v->res[i].name, name) == 0) {
+			rc = 0;
+			goto out;
+		}
+	}
+	if (!(arr = grow(v->res, &v->cap_res, v->n_res, sizeof(*arr)))) {
+		goto out;
+	}
+	v->res = arr;
+	r = &arr[v->n_res];
+	memset(r, 0, sizeof(*r));
+	r->name = strdup(name);
+	r->kind = strdup(kind);
+	/* Servers that list no singular: guess it from the kind, as client-go. */
+	r->singular = strdup(*singular ? singular : kind);
+	if (!r->name || !r->kind || !r->singular) {
+		res_release(r);
+		goto out;
+	}
+	if (!*singular) {
+		for (char *p = r->singular; *p; p++) {
+			*p = (char)tolower((unsigned char)*p);
+		}
+	}
+	r->namespaced = namespaced;
+	r->short_names = short_names;
+	r->verbs = verbs;
+	short_names = verbs = NULL;
+	v->n_res++;
+	rc = 0;
+out:
+	strv_free(short_names);
+	strv_free(verbs);
+	return rc;
+}
+
+/* ---- aggregated discovery (apidiscovery.k8s.io/v2 and v2beta1) ---- */
+
+static int parse_agg_resource(struct pctx *c, struct version *v, json_t *obj,
+		const char *where) {
+	const char *name, *singular, *scope, *kind = "";
+	json_t *rk, *subs;
+	char **short_names = NULL, **verbs = NULL;
+	int rc;
+
+	if (!json_is_object(obj)) {
+		return type_error(c, where, "object");
+	}
+	if ((rc = member_str(c, obj, where, "resource", &name)) < 0) {
+		return rc;
+	}
+	if (!*name) {
+		char at[256];
+		at_path(at, sizeof(at), "%s.resource", where);
+		return type_error(c, at, "non-empty string");
+	}
+	if ((rc = member(c, obj, where, "responseKind", J_OBJECT, &rk)) < 0 ||
+			(rc = member_str(c, obj, where, "scope", &scope)) < 0 ||
+			(rc = member_str(c, obj, where, "singularResource",
+				&singular)) < 0 ||
+			(rc = member(c, obj, where, "subresources", J_ARRAY,
+				&subs)) < 0) {
+		return rc;
+	}
+	if (rk) {
+		char at[256];
+		at_path(at, sizeof(at), "%s.responseKind", where);
+		if ((rc = member_str(c, rk, at, "kind", &kind)) < 0) {
+			return rc;
+		}
+	}
+	if ((rc = member_strv(c, obj, where, "verbs", &verbs)) < 0) {
+		return rc;
+	}
+	if ((rc = member_strv(c, obj, where, "shortNames", &short_names)) < 0) {
+		strv_free(verbs);
+		return rc;
+	}
+	if (!*kind) {
+		kinf_log(3, "discovery: %s: resource %s has no responseKind, skipped",
+				c->doc, name);
+	}
+	return add_resource(v, name, singular, kind,
+			strcmp(scope, "Namespaced") == 0, short_names, verbs);
+}
+
+static int parse_agg_version(struct pctx *c, struct kinf_discovery *d,
+		struct group *g, json_t *obj, const char *where) {
+	const char *name, *freshness;
+	json_t *resources, *e;
+	struct version *v;
+	size_t i;
+	int rc;
+
+	if (!json_is_object(obj)) {
+		return type_error(c, where, "object");
+	}
+	if ((rc = member_str(c, obj, where, "version", &name)) < 0 ||
+			(rc = member_str(c, obj, where, "freshness", &freshness)) < 0 ||
+			(rc = member(c, obj, where, "resources", J_ARRAY,
+				&resources)) < 0) {
+		return rc;
+	}
+	if (!*name) {
+		char at[256];
+		at_path(at, sizeof(at), "%s.version", where);
+		return type_error(c, at, "non-empty string");
+	}
+	if (strcmp(freshness, "Stale") == 0) {
+		/* client-go leaves stale group versions out and reports them. */
+		kinf_log(1, "discovery: %s%s%s is stale, skipped", g->name,
+				*g->name ? "/" : "", name);
+		d->partial = true;
+		return 0;
+	}
+	if (find_version(g, name)) {
+		return 0;
+	}
+	if (!(v = add_version(g, name))) {
+		return -KINF_ENOMEM;
+	}
+	json_array_foreach(resources, i, e) {
+		char at[256];
+		at_path(at, sizeof(at), "%s.resources[%zu]", where, i);
+		if ((rc = parse_agg_resource(c, v, e, at)) < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int parse_agg_group(struct pctx *c, struct kinf_discovery *d,
+		json_t *obj, const char *where) {
+	const char *name = "";
+	json_t *meta, *versions, *e;
+	struct group *g;
+	size_t i;
+	int rc;
+
+	if (!json_is_object(obj)) {
+		return type_error(c, where, "object");
+	}
+	if ((rc = member(c, obj, where, "metadata", J_OBJECT, &meta)) < 0 ||
+			(rc = member(c, obj, where, "versions", J_ARRAY,
+				&versions)) < 0) {
+		return rc;
+	}
+	if (meta) {
+		char at[256];
+		at_path(at, sizeof(at), "%s.metadata", where);
+		if ((rc = member_str(c, meta, at, "name", &name)) < 0) {
+			return rc;
+		}
+	}
+	if (find_group(d, name)) {
+		kinf_log(2, "discovery: %s: group \"%s\" listed twice", c->doc, name);
+		return 0;
+	}
+	if (!(g = add_group(d, name))) {
+		return -KINF_ENOMEM;
+	}
+	json_array_foreach(versions, i, e) {
+		char at[256];
+		at_path(at, sizeof(at), "%s.versions[%zu]", where, i);
+		if ((rc = parse_agg_version(c, d, g, e, at)) < 0) {
+			return rc;
+		}
+	}
+	if (g->n_versions == 0) {
+		pop_group(d);
+	}
+	return 0;
+}
+
+/* Walk an APIGroupDiscoveryList already loaded. */
+static int parse_agg_list(struct pctx *c, struct kinf_discovery *d,
+		json_t *root) {
+	json_t *items, *e;
+	size_t i;
+	int rc;
+
+	if ((rc = check_kind(c, root, "APIGroupDiscoveryList")) < 0 ||
+			(rc = member(c, root, "", "items", J_ARRAY, &items)) < 0) {
+		return rc;
+	}
+	json_array_foreach(items, i, e) {
+		char at[64];
+		at_path(at, sizeof(at), "items[%zu]", i);
+		if ((rc = parse_agg_group(c, d, e, at)) < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int parse_aggregated(struct kinf_discovery *d, const char *doc,
+		const char *data, size_t len, struct kinf_error *reterr) {
+	struct pctx c = { doc, reterr };
+	json_t *root = load_json(&c, data, len);
+	int rc;
+
+	if (!root) {
+		return -KINF_EJSON;
+	}
+	rc = parse_agg_list(&c, d, root);
+	json_decref(root);
+	return rc;
+}
+
+/* ---- legacy discovery (APIVersions, APIGroupList, APIResourceList) ---- */
+
+/* /api: APIVersions. Adds the core group with its versions, no resources. */
+static int parse_api_versions(struct kinf_discovery *d, const char *data,
+		size_t len, struct kinf_error *reterr) {
+	struct pctx c = { "/api", reterr };
+	json_t *root = load_json(&c, data, len), *versions, *e;
+	struct group *g = NULL;
+	size_t i;
+	int rc;
+
+	if (!root) {
+		return -KINF_EJSON;
+	}
+	if ((rc = check_kind(&c, root, "APIVersions")) < 0 ||
+			(rc = member(&c, root, "", "versions", J_ARRAY,
+				&versions)) < 0) {
+		goto out;
+	}
+	json_array_foreach(versions, i, e) {
+		const char *name = json_string_value(e);
+		if (!name || !*name) {
+			char at[64];
+			at_path(at, sizeof(at), "versions[%zu]", i);
+			rc = type_error(&c, at, "non-empty string");
+			goto out;
+		}
+		if (!g && !(g = find_group(d, ""))) {
+			if (!(g = add_group(d, ""))) {
+				rc = -KINF_ENOMEM;
+				goto out;
+			}
+		}
+		if (!find_version(g, name) && !add_version(g, name)) {
+			rc = -KINF_ENOMEM;
+			goto out;
+		}
+	}
+out:
+	json_decref(root);
+	return rc;
+}
+
+/*
+ * /apis: APIGroupList. Adds each group with the preferred version first,
+ * then the others in the order listed (client-go's resource priority).
+ */
+static int parse_group_list(struct kinf_discovery *d, const char *data,
+		size_t len, struct kinf_error *reterr) {
+	struct pctx c = { "/apis", reterr };
+	json_t *root = load_json(&c, data, len), *groups, *e;
+	size_t i;
+	int rc;
+
+	if (!root) {
+		return -KINF_EJSON;
+	}
+	if ((rc = check_kind(&c, root, "APIGroupList")) < 0 ||
+			(rc = member(&c, root, "", "groups", J_ARRAY, &groups)) < 0) {
+		goto out;
+	}
+	json_array_foreach(groups, i, e) {
+		const char *name, *preferred = "";
+		json_t *versions, *pv, *ve;
+		struct group *g;
+		char at[64];
+		size_t j;
+
+		at_path(at, sizeof(at), "groups[%zu]", i);
+		if (!json_is_object(e)) {
+			rc = type_error(&c, at, "object");
+			goto out;
+		}
+		if ((rc = member_str(&c, e, at, "name", &name)) < 0 ||
+				(rc = member(&c, e, at, "versions", J_ARRAY,
+					&versions)) < 0 ||
+				(rc = member(&c, e, at, "preferredVersion", J_OBJECT,
+					&pv)) < 0) {
+			goto out;
+		}
+		if (!*name) {
+			char nat[80];
+			at_path(nat, sizeof(nat), "%s.name", at);
+			rc = type_error(&c, nat, "non-empty string");
+			goto out;
+		}
+		if (pv) {
+			char pat[96];
+			at_path(pat, sizeof(pat), "%s.preferredVersion", at);
+			if ((rc = member_str(&c, pv, pat, "version", &preferred)) < 0) {
+				goto out;
+			}
+		}
+		if (find_group(d, name)) {
+			continue;
+		}
+		if (!(g = add_group(d, name))) {
+			rc = -KINF_ENOMEM;
+			goto out;
+		}
+		/* Two passes: the preferred version, then the rest in order. */
+		for (int pass = 0; pass < 2; pass++) {
+			json_array_foreach(versions, j, ve) {
+				char vat[96];
+				const char *vname;
+				at_path(vat, sizeof(vat), "%s.versions[%zu]", at, j);
+				if (!json_is_object(ve)) {
+					rc = type_error(&c, vat, "object");
+					goto out;
+				}
+				if ((rc = member_str(&c, ve, vat, "version", &vname)) < 0) {
+					goto out;
+				}
+				if (!*vname) {
+					rc = type_error(&c, vat, "version");
+					goto out;
+				}
+				if ((pass == 0) != (strcmp(vname, preferred) == 0) ||
+						find_version(g, vname)) {
+					continue;
+				}
+				if (!add_version(g, vname)) {
+					rc = -KINF_ENOMEM;
+					goto out;
+				}
+			}
+		}
+		if (g->n_versions == 0) {
+			pop_group(d);
+		}
+	}
+out:
+	json_decref(root);
+	return rc;
+}
+
+/* /api/V or /apis/G/V: APIResourceList, into v. */
+static int parse_resource_list(struct version *v, const char *doc,
+		const char *data, size_t len, struct kinf_error *reterr) {
+	struct pctx c = { doc, reterr };
+	json_t *root = load_json(&c, data, len), *resources, *e;
+	size_t i;
+	int rc;
+
+	if (!root) {
+		return -KINF_EJSON;
+	}
+	if ((rc = check_kind(&c, root, "APIResourceList")) < 0 ||
+			(rc = member(&c, root, "", "resources", J_ARRAY,
+				&resources)) < 0) {
+		goto out;
+	}
+	json_array_foreach(resources, i, e) {
+		const char *name, *singular, *kind;
+		char **short_names = NULL, **verbs = NULL;
+		json_t *ns;
+		char at[64];
+
+		at_path(at, sizeof(at), "resources[%zu]", i);
+		if (!json_is_object(e)) {
+			rc = type_error(&c, at, "object");
+			goto out;
+		}
+		if ((rc = member_str(&c, e, at, "name", &name)) < 0 ||
+				(rc = member_str(&c, e, at, "singularName",
+					&singular)) < 0 ||
+				(rc = member_str(&c, e, at, "kind", &kind)) < 0 ||
+				(rc = member(&c, e, at, "namespaced", J_BOOL, &ns)) < 0) {
+			goto out;
+		}
+		if (!*name) {
+			char nat[80];
+			at_path(nat, sizeof(nat), "%s.name", at);
+			rc = type_error(&c, nat, "non-empty string");
+			goto out;
+		}
+		if ((rc = member_strv(&c, e, at, "verbs", &verbs)) < 0) {
+			goto out;
+		}
+		if ((rc = member_strv(&c, e, at, "shortNames", &short_names)) < 0) {
+			strv_free(verbs);
+			goto out;
+		}
+		rc = add_resource(v, name, singular, kind, ns && json_is_true(ns),
+				short_names, verbs);
+		if (rc < 0) {
+			goto out;
+		}
+	}
+out:
+	json_decref(root);
+	return rc;
+}
+
+/* ---- building the finished model ---- */
+
+/*
+ * Put core first (PriorityRESTMapper: "/v1 is special"), point the public
+ * structs at the strings, and list each resource once per group in its
+ * preferred version for _count/_at (as ServerPreferredResources does).
+ */
+static int finish(struct kinf_discovery *d) {
+	size_t total = 0, n = 0;
+
+	for (size_t i = 1; i < d->n_groups; i++) {
+		if (d->groups[i].name[0] == '\0') {
+			struct group core = d->groups[i];
+			memmove(&d->groups[1], &d->groups[0], i * sizeof(core));
+			d->groups[0] = core;
+			break;
+		}
+	}
+	for (size_t i = 0; i < d->n_groups; i++) {
+		struct group *g = &d->groups[i];
+		for (size_t j = 0; j < g->n_versions; j++) {
+			struct version *v = &g->versions[j];
+			for (size_t k = 0; k < v->n_res; k++) {
+				struct res *r = &v->res[k];
+				r->pub.group = g->name;
+				r->pub.version = v->name;
+				r->pub.resource = r->name;
+				r->pub.singular = r->singular;
+				r->pub.kind = r->kind;
+				r->pub.namespaced = r->namespaced;
+				r->pub.short_names = (const char *const *)r->short_names;
+				r->pub.verbs = (const char *const *)r->verbs;
+				total++;
+			}
+		}
+	}
+	free(d->flat);
+	d->flat = NULL;
+	d->n_flat = 0;
+	if (total == 0) {
+		return 0;
+	}
+	if (!(d->flat = calloc(total, sizeof(*d->flat)))) {
+		return -KINF_ENOMEM;
+	}
+	for (size_t i = 0; i < d->n_groups; i++) {
+		struct group *g = &d->groups[i];
+		size_t first = n;
+		for (size_t j = 0; j < g->n_versions; j++) {
+			struct version *v = &g->versions[j];
+			for (size_t k = 0; k < v->n_res; k++) {
+				bool seen = false;
+				for (size_t m = first; m < n && !seen; m++) {
+					seen = strcmp(d->flat[m]->resource, v->res[k].name) == 0;
+				}
+				if (!seen) {
+					d->flat[n++] = &v->res[k].pub;
+				}
+			}
+		}
+	}
+	d->n_flat = n;
+	return 0;
+}
+
+int kinf_discovery_from_aggregated(const char *api_json, size_t api_len,
+		const char *apis_json, size_t apis_len,
+		struct kinf_discovery **ret, struct kinf_error *reterr) {
+	struct kinf_discovery *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	if (api_json &&
+			(rc = parse_aggregated(d, "/api", api_json, api_len, reterr)) < 0) {
+		goto fail;
+	}
+	if (apis_json &&
+			(rc = parse_aggregated(d, "/apis", apis_json, apis_len,
+				reterr)) < 0) {
+		goto fail;
+	}
+	if ((rc = finish(d)) < 0) {
+		kinf_error_set(reterr, rc, "out of memory");
+		goto fail;
+	}
+	*ret = d;
+	return 0;
+fail:
+	kinf_discovery_free(d);
+	return rc;
+}
+
+/* ---- resolution ---- */
+
+static const struct res *find_name(const struct kinf_discovery *d,
+		const char *name, const char *version, const char *group) {
+	for (size_t i = 0; i < d->n_groups; i++) {
+		const struct group *g = &d->groups[i];
+		if (group && strcmp(g->name, group) != 0) {
+			continue;
+		}
+		for (size_t j = 0; j < g->n_versions; j++) {
+			const struct version *v = &g->versions[j];
+			if (version && strcmp(v->name, version) != 0) {
+				continue;
+			}
+			for (size_t k = 0; k < v->n_res; k++) {
+				const struct res *r = &v->res[k];
+				if (strcmp(r->name, name) == 0 ||
+						strcmp(r->singular, name) == 0) {
+					return r;
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The first resource (in priority order) with short name `name` in a group
+ * equal to `group` (any when NULL), or whose group starts with `group` when
+ * prefix is set: shortcut.go's expandResourceShortcut.
+ */
+static const struct res *find_short(const struct kinf_discovery *d,
+		const char *name, const char *group, bool prefix,
+		const char **ret_group) {
+	for (size_t i = 0; i < d->n_groups; i++) {
+		const struct group *g = &d->groups[i];
+		if (group && (prefix ?
+				strncmp(g->name, group, strlen(group)) != 0 :
+				strcmp(g->name, group) != 0)) {
+			continue;
+		}
+		for (size_t j = 0; j < g->n_versions; j++) {
+			const struct version *v = &g->versions[j];
+			for (size_t k = 0; k < v->n_res; k++) {
+				for (char **s = v->res[k].short_names; *s; s++) {
+					if (strcmp(*s, name) == 0) {
+						*ret_group = g->name;
+						return &v->res[k];
+					}
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+/*
+ * kubectl's KindFor(GroupVersionResource) through the shortcut expander:
+ * an exact plural or singular is left alone, else a short name expands to
+ * its plural and group; the mapper then matches plural or singular,
+ * lower-cased, in priority order. version and group may be NULL (any).
+ */
+static const struct res *lookup_resource(const struct kinf_discovery *d,
+		const char *name, const char *version, const char *group) {
+	const struct res *r;
+	const char *sgroup;
+	char *lower;
+
+	if (!find_name(d, name, NULL, group)) {
+		r = find_short(d, name, group, false, &sgroup);
+		if (!r && group) {
+			/* "hpa.autoscal" matches autoscaling: group prefixing. */
+			r = find_short(d, name, group, true, &sgroup);
+		}
+		if (r) {
+			name = r->name;
+			group = sgroup;
+		}
+	}
+	if (!(lower = strdup(name))) {
+		return NULL;
+	}
+	for (char *p = lower; *p; p++) {
+		*p = (char)tolower((unsigned char)*p);
+	}
+	r = find_name(d, lower, version, group);
+	free(lower);
+	return r;
+}
+
+/* A kind, case-insensitive, in priority order. */
+static const struct res *lookup_kind(const struct kinf_discovery *d,
+		const char *kind, const char *version, const char *group) {
+	for (size_t i = 0; i < d->n_groups; i++) {
+		const struct group *g = &d->groups[i];
+		if (group && strcmp(g->name, group) != 0) {
+			continue;
+		}
+		for (size_t j = 0; j < g->n_versions; j++) {
+			const struct version *v = &g->versions[j];
+			if (version && strcmp(v->name, version) != 0) {
+				continue;
+			}
+			for (size_t k = 0; k < v->n_res; k++) {
+				if (strcasecmp(v->res[k].kind, kind) == 0) {
+					return &v->res[k];
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Levenshtein distance, giving up (returning limit + 1) past limit. */
+static size_t edit_distance(const char *a, const char *b, size_t limit) {
+	size_t la = strlen(a), lb = strlen(b), row[65], best;
+
+	if (la > 64 || lb > 64) {
+		return limit + 1;
+	}
+	if ((la > lb ? la - lb : lb - la) > limit) {
+		return limit + 1;
+	}
+	for (size_t j = 0; j <= lb; j++) {
+		row[j] = j;
+	}
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		best = row[0];
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = diag + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < cost) {
+				cost = row[j - 1] + 1;
+			}
+			if (up + 1 < cost) {
+				cost = up + 1;
+			}
+			row[j] = cost;
+			diag = up;
+			if (cost < best) {
+				best = cost;
+			}
+		}
+		if (best > limit) {
+			return limit + 1;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * The closest name (plural, singular or short name) to `name`, within one
+ * edit for short inputs and two for longer ones; restricted to one group
+ * when group is not NULL. Ties go to the higher-priority resource.
+ */
+static const char *suggest(const struct kinf_discovery *d, const char *name,
+		const char *group) {
+	size_t len = strlen(name), limit = len <= 4 ? 1 : 2, best = limit + 1;
+	const char *found = NULL;
+
+	if (len < 2) {
+		return NULL;
+	}
+	for (size_t i = 0; i < d->n_groups; i++) {
+		const struct group *g = &d->groups[i];
+		if (group && strcmp(g->name, group) != 0) {
+			continue;
+		}
+		for (size_t j = 0; j < g->n_versions; j++) {
+			const struct version *v = &g->versions[j];
+			for (size_t k = 0; k < v->n_res; k++) {
+				const struct res *r = &v->res[k];
+				const char *cands[2] = { r->name, r->singular };
+				for (size_t c = 0; c < 2; c++) {
+					size_t dist = edit_distance(name, cands[c], limit);
+					if (dist < best) {
+						best = dist;
+						found = cands[c];
+					}
+				}
+				for (char **s = r->short_names; *s; s++) {
+					size_t dist = edit_distance(name, *s, limit);
+					if (dist < best) {
+						best = dist;
+						found = *s;
+					}
+				}
+			}
+		}
+	}
+	return found;
+}
+
+static int not_found(const struct kinf_discovery *d, const char *name,
+		const char *res, const char *group, struct kinf_error *reterr) {
+	const char *hint = NULL;
+	char *lower = strdup(res);
+
+	if (lower) {
+		for (char *p = lower; *p; p++) {
+			*p = (char)tolower((unsigned char)*p);
+		}
+		/* A group that does not exist gets no hint. */
+		if (!group || has_group(d, group)) {
+			hint = suggest(d, lower, group);
+		}
+	}
+	if (hint && group) {
+		kinf_error_set(reterr, KINF_ENOTFOUND,
+				"unknown resource type \"%s\", did you mean \"%s.%s\"?",
+				name, hint, group);
+	} else if (hint) {
+		kinf_error_set(reterr, KINF_ENOTFOUND,
+				"unknown resource type \"%s\", did you mean \"%s\"?",
+				name, hint);
+	} else {
+		kinf_error_set(reterr, KINF_ENOTFOUND,
+				"unknown resource type \"%s\"", name);
+	}
+	free(lower);
+	return -KINF_ENOTFOUND;
+}
+
+int kinf_discovery_resolve(const struct kinf_discovery *disc, const char *name,
+		const struct kinf_resource **ret, struct kinf_error *reterr) {
+	char *copy = NULL, *dot, *s1, *s2;
+	const char *res, *group = NULL;
+	const struct res *r = NULL;
+	int rc;
+
+	if (!disc) {
+		return kinf_error_set(reterr, KINF_EINVAL, "no discovery");
+	}
+	if (!name || !*name) {
+		return kinf_error_set(reterr, KINF_EINVAL, "empty resource type");
+	}
+	if (!(copy = strdup(name))) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	/*
+	 * ParseResourceArg: "a.b.c" is resource.version.group, and then (as
+	 * for "a.b") resource.group with everything after the first dot.
+	 */
+	if ((dot = strchr(copy, '.')) && (s2 = strchr(dot + 1, '.'))) {
+		*dot = '\0';
+		*s2 = '\0';
+		s1 = dot + 1;
+		r = lookup_resource(disc, copy, s1, s2 + 1);
+		if (!r) {
+			r = lookup_kind(disc, copy, s1, s2 + 1);
+		}
+		*dot = '.';
+		*s2 = '.';
+	}
+	res = copy;
+	if ((dot = strchr(copy, '.'))) {
+		*dot = '\0';
+		if (dot[1]) {
+			group = dot + 1;
+		}
+	}
+	if (!r && *res) {
+		r = lookup_resource(disc, res, NULL, group);
+	}
+	if (!r && *res) {
+		r = lookup_kind(disc, res, NULL, group);
+	}
+	if (!r) {
+		rc = not_found(disc, name, res, group, reterr);
+		goto out;
+	}
+	*ret = &r->pub;
+	rc = 0;
+out:
+	free(copy);
+	return rc;
+}
+
+size_t kinf_discovery_count(const struct kinf_discovery *disc) {
+	return disc ? disc->n_flat : 0;
+}
+
+const struct kinf_resource *kinf_discovery_at(const struct kinf_discovery *disc,
+		size_t i) {
+	return disc && i < disc->n_flat ? disc->flat[i] : NULL;
+}
+
+bool kinf_discovery_from_cache(const struct kinf_discovery *disc) {
+	return disc && disc->from_cache;
+}
+
+bool kinf_discovery_partial(const struct kinf_discovery *disc) {
+	return disc && disc->partial;
+}
+
+char *kinf_resource_path(const struct kinf_resource *res, const char *namespace) {
+	struct kinf_buf b = {0};
+	int rc;
+
+	if (res->group[0]) {
+		rc = kinf_buf_printf(&b, "/apis/%s/%s", res->group, res->version);
+	} else {
+		rc = kinf_buf_printf(&b, "/api/%s", res->version);
+	}
+	if (rc == 0 && namespace && *namespace && res->namespaced) {
+		rc = kinf_buf_append_str(&b, "/namespaces/");
+		if (rc == 0) {
+			rc = kinf_buf_append_urlenc(&b, namespace);
+		}
+	}
+	if (rc == 0) {
+		rc = kinf_buf_printf(&b, "/%s", res->resource);
+	}
+	if (rc < 0) {
+		kinf_buf_release(&b);
+		return NULL;
+	}
+	return kinf_buf_take(&b);
+}
+
+/* ---- the disk cache ---- */
+
+/* The kinf cache directory: opts, $XDG_CACHE_HOME/kinf or ~/.cache/kinf. */
+static char *cache_base(const struct kinf_discovery_opts *opts) {
+	struct kinf_buf b = {0};
+	const char *env;
+	int rc;
+
+	if (opts && opts->cache_dir) {
+		if (!opts->cache_dir[0]) {
+			return NULL;
+		}
+		return strdup(opts->cache_dir);
+	}
+	env = getenv("XDG_CACHE_HOME");
+	/* The XDG spec says relative paths are invalid and to be ignored. */
+	if (env && env[0] == '/') {
+		rc = kinf_buf_printf(&b, "%s/kinf", env);
+	} else if ((env = getenv("HOME")) && env[0]) {
+		rc = kinf_buf_printf(&b, "%s/.cache/kinf", env);
+	} else {
+		return NULL;
+	}
+	if (rc < 0) {
+		kinf_buf_release(&b);
+		return NULL;
+	}
+	return kinf_buf_take(&b);
+}
+
+char *kinf_discovery_cache_dir(const char *server,
+		const struct kinf_discovery_opts *opts) {
+	struct kinf_buf b = {0};
+	char *base = cache_base(opts);
+	size_t start;
+	int rc;
+
+	if (!base) {
+		return NULL;
+	}
+	/* As kubectl's computeDiscoverCacheDir, but '/' is replaced too. */
+	if (strncmp(server, "https://", 8) == 0) {
+		server += 8;
+	} else if (strncmp(server, "http://", 7) == 0) {
+		server += 7;
+	}
+	rc = kinf_buf_printf(&b, "%s/discovery/", base);
+	start = b.len;
+	for (const char *p = server; *p && rc == 0; p++) {
+		char c = *p;
+		if (!isalnum((unsigned char)c) && c != '.' && c != '-' && c != '_') {
+			c = '_';
+		}
+		rc = kinf_buf_append_char(&b, c);
+	}
+	if (rc == 0 && (b.len == start || strcmp(b.data + start, ".") == 0 ||
+			strcmp(b.data + start, "..") == 0)) {
+		rc = kinf_buf_append_char(&b, '_');
+	}
+	free(base);
+	if (rc < 0) {
+		kinf_buf_release(&b);
+		return NULL;
+	}
+	return kinf_buf_take(&b);
+}
+
+/* mkdir -p with mode 0700 for what is created. */
+static int make_dirs(char *path) {
+	struct stat st;
+
+	for (char *p = path + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char saved = *p;
+			*p = '\0';
+			if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+				*p = saved;
+				return -errno;
+			}
+			*p = saved;
+			if (!saved) {
+				break;
+			}
+		}
+	}
+	if (stat(path, &st) < 0) {
+		return -errno;
+	}
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static json_t *strv_to_json(char **v) {
+	json_t *arr = json_array();
+
+	for (char **p = v; arr && *p; p++) {
+		if (json_array_append_new(arr, json_string(*p)) < 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* The model as an aggregated APIGroupDiscoveryList. */
+static json_t *model_to_json(const struct kinf_discovery *d) {
+	json_t *list = json_object(), *items;
+
+	if (!list ||
+			json_object_set_new(list, "apiVersion",
+				json_string("apidiscovery.k8s.io/v2")) < 0 ||
+			json_object_set_new(list, "kind",
+				json_string("APIGroupDiscoveryList")) < 0 ||
+			json_object_set_new(list, "items", json_array()) < 0) {
+		goto fail;
+	}
+	items = json_object_get(list, "items");
+	/* set_new and append_new take the value even when they fail. */
+	for (size_t i = 0; i < d->n_groups; i++) {
+		const struct group *g = &d->groups[i];
+		json_t *gobj = json_object(), *versions;
+		if (json_array_append_new(items, gobj) < 0 ||
+				json_object_set_new(gobj, "metadata",
+					json_pack("{ss}", "name", g->name)) < 0 ||
+				json_object_set_new(gobj, "versions", json_array()) < 0) {
+			goto fail;
+		}
+		versions = json_object_get(gobj, "versions");
+		for (size_t j = 0; j < g->n_versions; j++) {
+			const struct version *v = &g->versions[j];
+			json_t *vobj = json_object(), *resources;
+			if (json_array_append_new(versions, vobj) < 0 ||
+					json_object_set_new(vobj, "version",
+						json_string(v->name)) < 0 ||
+					json_object_set_new(vobj, "freshness",
+						json_string("Current")) < 0 ||
+					json_object_set_new(vobj, "resources",
+						json_array()) < 0) {
+				goto fail;
+			}
+			resources = json_object_get(vobj, "resources");
+			for (size_t k = 0; k < v->n_res; k++) {
+				const struct res *r = &v->res[k];
+				json_t *robj = json_object();
+				if (json_array_append_new(resources, robj) < 0 ||
+						json_object_set_new(robj, "resource",
+							json_string(r->name)) < 0 ||
+						json_object_set_new(robj, "responseKind",
+							json_pack("{ssssss}", "group", g->name,
+								"version", v->name,
+								"kind", r->kind)) < 0 ||
+						json_object_set_new(robj, "scope",
+							json_string(r->namespaced ?
+								"Namespaced" : "Cluster")) < 0 ||
+						json_object_set_new(robj, "singularResource",
+							json_string(r->singular)) < 0 ||
+						json_object_set_new(robj, "verbs",
+							strv_to_json(r->verbs)) < 0 ||
+						json_object_set_new(robj, "shortNames",
+							strv_to_json(r->short_names)) < 0) {
+					goto fail;
+				}
+			}
+		}
+	}
+	return list;
+fail:
+	json_decref(list);
+	return NULL;
+}
+
+/*
+ * Write the cache file atomically: a temporary file in the same directory
+ * (mkstemp: mode 0600), then rename. Failures are logged, never fatal.
+ */
+static void cache_write(const char *dir, const char *server,
+		const struct kinf_discovery *d) {
+	struct kinf_buf path = {0}, tmp = {0};
+	json_t *root = json_object();
+	char *text = NULL, *dirs = NULL;
+	const char *why = "out of memory";
+	bool tmp_exists = false;
+	int fd = -1, rc;
+	size_t len, off;
+
+	if (!root ||
+			json_object_set_new(root, "kind", json_string(CACHE_KIND)) < 0 ||
+			json_object_set_new(root, "version",
+				json_integer(CACHE_VERSION)) < 0 ||
+			json_object_set_new(root, "server", json_string(server)) < 0 ||
+			json_object_set_new(root, "fetchTime",
+				json_integer((json_int_t)time(NULL))) < 0 ||
+			json_object_set_new(root, "discovery", model_to_json(d)) < 0) {
+		goto out;
+	}
+	if (!(text = json_dumps(root, JSON_COMPACT))) {
+		goto out;
+	}
+	if (!(dirs = strdup(dir))) {
+		goto out;
+	}
+	if ((rc = make_dirs(dirs)) < 0) {
+		why = strerror(-rc);
+		goto out;
+	}
+	if (kinf_buf_printf(&path, "%s/" CACHE_FILE, dir) < 0 ||
+			kinf_buf_printf(&tmp, "%s/." CACHE_FILE ".XXXXXX", dir) < 0) {
+		goto out;
+	}
+	if ((fd = mkstemp(tmp.data)) < 0) {
+		why = strerror(errno);
+		goto out;
+	}
+	tmp_exists = true;
+	len = strlen(text);
+	for (off = 0; off < len; ) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			why = strerror(errno);
+			goto out;
+		}
+		off += (size_t)n;
+	}
+	rc = close(fd);
+	fd = -1;
+	if (rc < 0) {
+		why = strerror(errno);
+		goto out;
+	}
+	if (rename(tmp.data, path.data) < 0) {
+		why = strerror(errno);
+		goto out;
+	}
+	tmp_exists = false;
+	why = NULL;
+	kinf_log(2, "discovery: cached in %s", path.data);
+out:
+	if (why) {
+		kinf_log(1, "discovery: cannot write the cache in %s: %s", dir, why);
+	}
+	if (fd >= 0) {
+		close(fd);
+	}
+	if (tmp_exists) {
+		unlink(tmp.data);
+	}
+	free(text);
+	free(dirs);
+	json_decref(root);
+	kinf_buf_release(&path);
+	kinf_buf_release(&tmp);
+}
+
+static int read_file(const char *path, struct kinf_buf *out) {
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0) {
+		return -errno;
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > MAX_CACHE_BYTES) {
+		rc = -EINVAL;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n;
+		if (kinf_buf_reserve(out, 65536) < 0) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		n = read(fd, out->data + out->len, out->cap - out->len - 1);
+		if (n < 0 && errno == EINTR) {
+			continue;
+		}
+		if (n < 0) {
+			rc = -errno;
+			goto out;
+		}
+		if (n == 0) {
+			break;
+		}
+		out->len += (size_t)n;
+		out->data[out->len] = '\0';
+		if ((off_t)out->len > MAX_CACHE_BYTES) {
+			rc = -EINVAL;
+			goto out;
+		}
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/*
+ * Read a fresh cache for server. 0 with *ret set, or 1 for a miss (absent,
+ * stale, another server's, or unreadable: a corrupt file is only logged).
+ */
+static int cache_read(const char *dir, const char *server, long ttl_s,
+		struct kinf_discovery **ret) {
+	struct kinf_buf path = {0}, data = {0};
+	struct kinf_error err = {0};
+	struct pctx c = { "cache", &err };
+	struct kinf_discovery *d = NULL;
+	json_t *root = NULL, *model, *v;
+	const char *s;
+	json_int_t fetched;
+	time_t now = time(NULL);
+	int rc;
+
+	if (kinf_buf_printf(&path, "%s/" CACHE_FILE, dir) < 0) {
+		rc = 1;
+		goto out;
+	}
+	if ((rc = read_file(path.data, &data)) < 0) {
+		if (rc != -ENOENT) {
+			kinf_log(1, "discovery: ignoring the cache %s: %s", path.data,
+					strerror(-rc));
+		}
+		rc = 1;
+		goto out;
+	}
+	rc = 1;
+	if (!(root = load_json(&c, data.data, data.len))) {
+		goto corrupt;
+	}
+	if (check_kind(&c, root, CACHE_KIND) < 0) {
+		goto corrupt;
+	}
+	v = json_object_get(root, "version");
+	if (!json_is_integer(v) || json_integer_value(v) != CACHE_VERSION) {
+		kinf_error_set(&err, KINF_EJSON, "not a version %d cache",
+				CACHE_VERSION);
+		goto corrupt;
+	}
+	v = json_object_get(root, "fetchTime");
+	if (!json_is_integer(v)) {
+		type_error(&c, "fetchTime", "integer");
+		goto corrupt;
+	}
+	fetched = json_integer_value(v);
+	if (member_str(&c, root, "", "server", &s) < 0) {
+		goto corrupt;
+	}
+	if (strcmp(s, server) != 0) {
+		kinf_log(2, "discovery: cache %s is for %s", path.data, s);
+		goto out;
+	}
+	/* A fetch time in the future means the clock moved: stale. */
+	if (fetched > (json_int_t)now || (json_int_t)now - fetched >= ttl_s) {
+		kinf_log(2, "discovery: cache %s is stale", path.data);
+		goto out;
+	}
+	if (member(&c, root, "", "discovery", J_OBJECT, &model) < 0) {
+		goto corrupt;
+	}
+	if (!model) {
+		type_error(&c, "discovery", "object");
+		goto corrupt;
+	}
+	if (!(d = calloc(1, sizeof(*d)))) {
+		goto out;
+	}
+	if (parse_agg_list(&c, d, model) < 0 || finish(d) < 0) {
+		goto corrupt;
+	}
+	d->from_cache = true;
+	*ret = d;
+	d = NULL;
+	rc = 0;
+	kinf_log(2, "discovery: from the cache %s", path.data);
+	goto out;
+corrupt:
+	kinf_log(1, "discovery: ignoring the corrupt cache %s: %s", path.data,
+			err.message);
+out:
+	kinf_discovery_free(d);
+	json_decref(root);
+	kinf_buf_release(&path);
+	kinf_buf_release(&data);
+	return rc;
+}
+
+/* ---- fetching ---- */
+
+/*
+ * Whether a Content-Type names an aggregated discovery document, as
+ * client-go's ContentTypeIsGVK: application/json with g, v and as
+ * parameters (in any order, names case-insensitive, values maybe quoted).
+ */
+bool kinf_discovery_is_aggregated(const char *content_type) {
+	char g[64] = "", v[64] = "", as[64] = "";
+	const char *p = content_type, *end;
+
+	if (!p) {
+		return false;
+	}
+	while (*p == ' ' || *p == '\t') {
+		p++;
+	}
+	end = p + strcspn(p, ";");
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t')) {
+		end--;
+	}
+	if ((size_t)(end - p) != strlen("application/json") ||
+			strncasecmp(p, "application/json", (size_t)(end - p)) != 0) {
+		return false;
+	}
+	p += strcspn(p, ";");
+	while (*p == ';') {
+		const char *key, *val;
+		size_t klen, vlen;
+		char *dst = NULL;
+
+		p++;
+		while (*p == ' ' || *p == '\t') {
+			p++;
+		}
+		key = p;
+		klen = strcspn(p, "=;");
+		if (p[klen] != '=') {
+			p += klen;
+			continue;
+		}
+		val = p + klen + 1;
+		while (klen && (key[klen - 1] == ' ' || key[klen - 1] == '\t')) {
+			klen--;
+		}
+		while (*val == ' ' || *val == '\t') {
+			val++;
+		}
+		if (*val == '"') {
+			val++;
+			vlen = strcspn(val, "\"");
+			p = val + vlen + (val[vlen] == '"');
+		} else {
+			vlen = strcspn(val, "; \t");
+			p = val + vlen;
+		}
+		p += strcspn(p, ";");
+		if (klen == 1 && strncasecmp(key, "g", 1) == 0) {
+			dst = g;
+		} else if (klen == 1 && strncasecmp(key, "v", 1) == 0) {
+			dst = v;
+		} else if (klen == 2 && strncasecmp(key, "as", 2) == 0) {
+			dst = as;
+		}
+		if (dst && vlen < 64) {
+			memcpy(dst, val, vlen);
+			dst[vlen] = '\0';
+		}
+	}
+	return strcmp(g, "apidiscovery.k8s.io") == 0 &&
+			(strcmp(v, "v2") == 0 || strcmp(v, "v2beta1") == 0) &&
+			strcmp(as, "APIGroupDiscoveryList") == 0;
+}
+
+struct fetcher {
+	kinf_discovery_fetch_func fn;
+	void *userdata;
+};
+
+/*
+ * GET path. 0 with the body in resp; 1 when the server said 404 or 406
+ * (no such document); else the error.
+ */
+static int get(struct fetcher *f, const char *path, const char *accept,
+		struct kinf_http_response *resp, struct kinf_error *reterr) {
+	int rc;
+
+	memset(resp, 0, sizeof(*resp));
+	kinf_log(3, "discovery: GET %s", path);
+	rc = f->fn(path, accept, resp, reterr, f->userdata);
+	if (rc == -KINF_EHTTP && (resp->status == 404 || resp->status == 406)) {
+		kinf_error_clear(reterr);
+		return 1;
+	}
+	return rc;
+}
+
+/*
+ * Fetch the APIResourceList of every version of g (legacy discovery).
+ * A group version the server cannot serve (an HTTP error, e.g. 503 from
+ * an unavailable aggregated API) is left out and marks the result
+ * partial, as client-go's ErrGroupDiscoveryFailed.
+ */
+static int fetch_versions(struct fetcher *f, struct kinf_discovery *d,
+		struct group *g, struct kinf_error *reterr) {
+	struct kinf_buf path = {0};
+	struct kinf_http_response resp;
+	int rc = 0;
+
+	for (size_t i = 0; i < g->n_versions; ) {
+		struct version *v = &g->versions[i];
+		struct kinf_error err = {0};
+
+		kinf_buf_reset(&path);
+		if (g->name[0]) {
+			rc = kinf_buf_printf(&path, "/apis/%s/%s", g->name, v->name);
+		} else {
+			rc = kinf_buf_printf(&path, "/api/%s", v->name);
+		}
+		if (rc < 0) {
+			kinf_error_set(reterr, rc, "out of memory");
+			break;
+		}
+		rc = get(f, path.data, LEGACY_ACCEPT, &resp, &err);
+		if (rc == 1 || rc == -KINF_EHTTP) {
+			kinf_log(1, "discovery: couldn't get resource list for %s%s%s: %s",
+					g->name, g->name[0] ? "/" : "", v->name,
+					rc == 1 ? "not found" : err.message);
+			kinf_http_response_release(&resp);
+			d->partial = true;
+			remove_version(g, i);
+			rc = 0;
+			continue;
+		}
+		if (rc == 0) {
+			rc = parse_resource_list(v, path.data, resp.body.data,
+					resp.body.len, &err);
+		}
+		kinf_http_response_release(&resp);
+		if (rc < 0) {
+			if (reterr) {
+				*reterr = err;
+			}
+			break;
+		}
+		i++;
+	}
+	kinf_buf_release(&path);
+	return rc;
+}
+
+static int fetch_all(struct fetcher *f, struct kinf_discovery *d,
+		struct kinf_error *reterr) {
+	static const char *const docs[] = { "/api", "/apis" };
+	struct kinf_http_response resp;
+	int rc = 0;
+
+	for (size_t i = 0; i < 2 && rc >= 0; i++) {
+		size_t first = d->n_groups;
+		rc = get(f, docs[i], KINF_DISCOVERY_ACCEPT, &resp, reterr);
+		if (rc == 1) {
+			/* client-go: 404 or 406 means no groups there. */
+			kinf_log(2, "discovery: %s not served", docs[i]);
+			rc = 0;
+		} else if (rc == 0 && kinf_discovery_is_aggregated(resp.content_type)) {
+			rc = parse_aggregated(d, docs[i], resp.body.data, resp.body.len,
+					reterr);
+		} else if (rc == 0) {
+			kinf_log(2, "discovery: %s is not aggregated (%s)", docs[i],
+					resp.content_type ? resp.content_type : "no type");
+			if (i == 0) {
+				rc = parse_api_versions(d, resp.body.data, resp.body.len,
+						reterr);
+			} else {
+				rc = parse_group_list(d, resp.body.data, resp.body.len,
+						reterr);
+			}
+			for (size_t j = first; j < d->n_groups && rc == 0; ) {
+				rc = fetch_versions(f, d, &d->groups[j], reterr);
+				if (rc == 0 && d->groups[j].n_versions == 0) {
+					remove_group(d, j);
+				} else {
+					j++;
+				}
+			}
+		}
+		kinf_http_response_release(&resp);
+	}
+	return rc;
+}
+
+static int http_fetch(const char *path, const char *accept,
+		struct kinf_http_response *ret_resp, struct kinf_error *reterr,
+		void *userdata) {
+	struct kinf_http_request req = {
+		.path = path,
+		.accept = accept,
+	};
+
+	return kinf_http_get(userdata, &req, ret_resp, reterr);
+}
+
+int kinf_discovery_load_with(kinf_discovery_fetch_func fetch, void *userdata,
+		const char *server, const struct kinf_discovery_opts *opts,
+		struct kinf_discovery **ret, struct kinf_error *reterr) {
+	static const struct kinf_discovery_opts defaults = {0};
+	struct fetcher f = { fetch, userdata };
+	struct kinf_discovery *d = NULL;
+	char *dir;
+	long ttl;
+	int rc;
+
+	if (!opts) {
+		opts = &defaults;
+	}
+	ttl = opts->ttl_s > 0 ? opts->ttl_s : DEFAULT_TTL_S;
+	dir = server ? kinf_discovery_cache_dir(server, opts) : NULL;
+	if (dir && !opts->refresh && cache_read(dir, server, ttl, &d) == 0) {
+		*ret = d;
+		free(dir);
+		return 0;
+	}
+	if (!(d = calloc(1, sizeof(*d)))) {
+		rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = fetch_all(&f, d, reterr)) < 0) {
+		goto out;
+	}
+	if ((rc = finish(d)) < 0) {
+		kinf_error_set(reterr, rc, "out of memory");
+		goto out;
+	}
+	if (dir && !d->partial) {
+		cache_write(dir, server, d);
+	}
+	*ret = d;
+	d = NULL;
+out:
+	kinf_discovery_free(d);
+	free(dir);
+	return rc;
+}
+
+int kinf_discovery_load(struct kinf_http *http,
+		const struct kinf_discovery_opts *opts,
+		struct kinf_discovery **ret, struct kinf_error *reterr) {
+	return kinf_discovery_load_with(http_fetch, http, kinf_http_server(http),
+			opts, ret, reterr);
+}

@@ -7,6 +7,13 @@
 #include "err.h"
 
 struct kinf_http;
+struct kinf_http_response;
+
+/* The Accept header of the aggregated /api and /apis requests (client-go's). */
+#define KINF_DISCOVERY_ACCEPT \
+	"application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList," \
+	"application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList," \
+	"application/json"
 
 /*
  * API discovery and resource-name resolution as kubectl does them:
@@ -44,6 +51,26 @@ int kinf_discovery_load(struct kinf_http *http,
 		struct kinf_discovery **ret, struct kinf_error *reterr);
 
 /*
+ * How kinf_discovery_load_with() GETs a path, as kinf_http_get() does:
+ * accept is NULL for application/json; 0 with ret_resp's body and
+ * content_type filled for a 2xx answer, else a negative KINF_E* with
+ * ret_resp->status set for HTTP answers (-KINF_EHTTP). ret_resp is
+ * released with kinf_http_response_release().
+ */
+typedef int (*kinf_discovery_fetch_func)(const char *path, const char *accept,
+		struct kinf_http_response *ret_resp, struct kinf_error *reterr,
+		void *userdata);
+
+/*
+ * kinf_discovery_load() with the requests going through fetch (tests, or
+ * another transport); server ("https://host:port") names the cache
+ * directory and is checked against the cache's contents.
+ */
+int kinf_discovery_load_with(kinf_discovery_fetch_func fetch, void *userdata,
+		const char *server, const struct kinf_discovery_opts *opts,
+		struct kinf_discovery **ret, struct kinf_error *reterr);
+
+/*
  * Build discovery from documents in memory (for tests and fuzzing): the
  * aggregated /api and /apis documents (apidiscovery.k8s.io/v2
  * APIGroupDiscoveryList JSON). Either may be NULL.
@@ -53,6 +80,19 @@ int kinf_discovery_from_aggregated(const char *api_json, size_t api_len,
 		struct kinf_discovery **ret, struct kinf_error *reterr);
 
 void kinf_discovery_free(struct kinf_discovery *disc);
+
+/*
+ * True when disc came from the disk cache: a name that does not resolve may
+ * be a new CRD, so load again with refresh (kubectl's DeferredDiscovery
+ * RESTMapper does the same).
+ */
+bool kinf_discovery_from_cache(const struct kinf_discovery *disc);
+
+/*
+ * True when some group version could not be read (HTTP error on a legacy
+ * /apis/G/V, or a Stale aggregated version); such results are not cached.
+ */
+bool kinf_discovery_partial(const struct kinf_discovery *disc);
 
 /*
  * Resolve a name as kubectl does: plural, singular, short name, kind
@@ -69,6 +109,22 @@ int kinf_discovery_resolve(const struct kinf_discovery *disc, const char *name,
 size_t kinf_discovery_count(const struct kinf_discovery *disc);
 const struct kinf_resource *kinf_discovery_at(const struct kinf_discovery *disc,
 		size_t i);
+
+/*
+ * The directory the cache for server lives in: DIR/discovery/HOST_PORT with
+ * the scheme dropped and anything but [A-Za-z0-9._-] turned into '_'
+ * ("127.0.0.1_6443"). NULL when caching is off or there is no home
+ * directory (or out of memory). Caller frees.
+ */
+char *kinf_discovery_cache_dir(const char *server,
+		const struct kinf_discovery_opts *opts);
+
+/*
+ * Whether a Content-Type names an aggregated discovery document
+ * (application/json with g=apidiscovery.k8s.io, v=v2 or v2beta1,
+ * as=APIGroupDiscoveryList), as client-go checks the answer.
+ */
+bool kinf_discovery_is_aggregated(const char *content_type);
 
 /*
  * The API path prefix of a resource's collection: "/api/v1" or
