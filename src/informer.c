@@ -44,6 +44,7 @@ static int process(const struct kinf_deltas *deltas, bool is_in_initial_list,
 	struct process_state *ps = userdata;
 	int rc = 0;
 
+	ps->batch->in_initial_list = is_in_initial_list;
 	for (size_t i = 0; i < deltas->n && rc == 0; i++) {
 		const struct kinf_delta *d = &deltas->v[i];
 		struct kinf_informer_event ev = {
@@ -89,6 +90,7 @@ int kinf_informer_pop(struct kinf_deltafifo *fifo, struct kinf_indexer *idx,
 	struct process_state ps = { .idx = idx, .batch = ret_batch };
 	ret_batch->v = NULL;
 	ret_batch->n = 0;
+	ret_batch->in_initial_list = false;
 	int rc = kinf_deltafifo_pop(fifo, timeout_ms, process, &ps, ret_deltas);
 	if (rc < 0) {
 		kinf_informer_batch_release(ret_batch);

@@ -42,6 +42,7 @@ struct kinf_informer_event {
 struct kinf_informer_batch {
 	struct kinf_informer_event *v;
 	size_t n;
+	bool in_initial_list;	/* the pop was part of the initial population */
 };
 
 void kinf_informer_batch_release(struct kinf_informer_batch *batch);

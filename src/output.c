@@ -232,10 +232,20 @@ void kinf_table_free(struct kinf_table *t) {
 	}
 }
 
-/* Display width: count UTF-8 code points, not bytes. */
+/* Display width: UTF-8 code points, not bytes; ANSI colour codes are free. */
 static size_t display_width(const char *s) {
 	size_t n = 0;
 	for (; *s; s++) {
+		if (*s == '\033' && s[1] == '[') {
+			s += 2;
+			while (*s && !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z'))) {
+				s++;
+			}
+			if (!*s) {
+				break;
+			}
+			continue;
+		}
 		n += ((unsigned char)*s & 0xc0) != 0x80;
 	}
 	return n;
@@ -476,4 +486,335 @@ long long kinf_seconds_since(const char *ts) {
 	long long t = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
 		h * 3600 + mi * 60 + s - off;
 	return (long long)time(NULL) - t;
+}
+
+/* Local columns ------------------------------------------------------- */
+
+#include "object.h"
+
+static int push_age(struct kinf_strv *ret, const struct kinf_object *obj) {
+	char age[32];
+	long long s = kinf_seconds_since(kinf_object_creation_timestamp(obj));
+	if (s < 0 && !kinf_object_creation_timestamp(obj)[0]) {
+		snprintf(age, sizeof(age), "<unknown>");
+	} else {
+		kinf_human_duration(s, age, sizeof(age));
+	}
+	return kinf_strv_push_str(ret, age);
+}
+
+static const char *str_at(json_t *o, const char *a, const char *b) {
+	json_t *v = json_object_get(o, a);
+	if (b) {
+		v = json_object_get(v, b);
+	}
+	return json_string_value(v);
+}
+
+/* kubectl's printPod status logic, without the sidecar refinements. */
+static void pod_columns(json_t *pod, struct kinf_strv *ret) {
+	json_t *spec = json_object_get(pod, "spec");
+	json_t *status = json_object_get(pod, "status");
+	json_t *cs = json_object_get(status, "containerStatuses");
+	json_t *ics = json_object_get(status, "initContainerStatuses");
+	size_t total = json_array_size(json_object_get(spec, "containers"));
+	size_t ready = 0, i;
+	long long restarts = 0;
+	char reason[128], buf[64];
+	const char *phase = str_at(status, "phase", NULL);
+	const char *sreason = str_at(status, "reason", NULL);
+	json_t *c;
+
+	snprintf(reason, sizeof(reason), "%s", sreason ? sreason : phase ? phase : "Unknown");
+	bool initializing = false;
+	json_array_foreach(ics, i, c) {
+		restarts += json_integer_value(json_object_get(c, "restartCount"));
+		json_t *st = json_object_get(c, "state");
+		json_t *term = json_object_get(st, "terminated");
+		json_t *wait = json_object_get(st, "waiting");
+		if (term && json_integer_value(json_object_get(term, "exitCode")) == 0) {
+			continue;
+		}
+		if (term) {
+			const char *r = str_at(term, "reason", NULL);
+			if (r) {
+				snprintf(reason, sizeof(reason), "Init:%s", r);
+			} else {
+				snprintf(reason, sizeof(reason), "Init:ExitCode:%lld",
+						(long long)json_integer_value(json_object_get(term, "exitCode")));
+			}
+		} else if (wait && str_at(wait, "reason", NULL) &&
+				strcmp(str_at(wait, "reason", NULL), "PodInitializing") != 0) {
+			snprintf(reason, sizeof(reason), "Init:%s", str_at(wait, "reason", NULL));
+		} else {
+			snprintf(reason, sizeof(reason), "Init:%zu/%zu", i,
+					json_array_size(json_object_get(spec, "initContainers")));
+		}
+		initializing = true;
+		break;
+	}
+	if (!initializing) {
+		bool has_running = false;
+		for (size_t k = json_array_size(cs); k-- > 0;) {
+			c = json_array_get(cs, k);
+			restarts += json_integer_value(json_object_get(c, "restartCount"));
+			json_t *st = json_object_get(c, "state");
+			json_t *term = json_object_get(st, "terminated");
+			const char *wr = str_at(st, "waiting", "reason");
+			if (wr && wr[0]) {
+				snprintf(reason, sizeof(reason), "%s", wr);
+			} else if (term && str_at(term, "reason", NULL)) {
+				snprintf(reason, sizeof(reason), "%s", str_at(term, "reason", NULL));
+			} else if (term) {
+				long long sig = json_integer_value(json_object_get(term, "signal"));
+				if (sig) {
+					snprintf(reason, sizeof(reason), "Signal:%lld", sig);
+				} else {
+					snprintf(reason, sizeof(reason), "ExitCode:%lld",
+							(long long)json_integer_value(json_object_get(term, "exitCode")));
+				}
+			} else if (json_is_true(json_object_get(c, "ready")) &&
+					json_object_get(st, "running")) {
+				has_running = true;
+				ready++;
+			}
+		}
+		if (strcmp(reason, "Completed") == 0 && has_running) {
+			snprintf(reason, sizeof(reason), "Running");
+		}
+	}
+	if (json_object_get(json_object_get(pod, "metadata"), "deletionTimestamp") &&
+			strcmp(reason, "NodeLost") != 0) {
+		snprintf(reason, sizeof(reason), "Terminating");
+	}
+	snprintf(buf, sizeof(buf), "%zu/%zu", ready, total);
+	kinf_strv_push_str(ret, buf);
+	kinf_strv_push_str(ret, reason);
+	snprintf(buf, sizeof(buf), "%lld", restarts);
+	kinf_strv_push_str(ret, buf);
+}
+
+int kinf_output_object_columns(const char *kind, const struct kinf_object *obj,
+		struct kinf_strv *ret) {
+	static const struct {
+		const char *kind;
+		const char *headers[6];
+	} layouts[] = {
+		{ "Pod", { "NAME", "READY", "STATUS", "RESTARTS", "AGE", NULL } },
+		{ "Deployment", { "NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", NULL } },
+		{ "Node", { "NAME", "STATUS", "ROLES", "AGE", "VERSION", NULL } },
+		{ "Namespace", { "NAME", "STATUS", "AGE", NULL } },
+		{ "ConfigMap", { "NAME", "DATA", "AGE", NULL } },
+		{ "", { "NAME", "AGE", NULL } },
+	};
+	size_t li = 0;
+	while (layouts[li].kind[0] && strcmp(layouts[li].kind, kind ? kind : "") != 0) {
+		li++;
+	}
+	if (!obj) {
+		for (size_t i = 0; layouts[li].headers[i]; i++) {
+			int rc = kinf_strv_push_str(ret, layouts[li].headers[i]);
+			if (rc < 0) {
+				return rc;
+			}
+		}
+		return 0;
+	}
+	size_t len;
+	const char *json = kinf_object_json(obj, &len);
+	json_t *root = json_loadb(json, len, 0, NULL);
+	if (!root) {
+		return -KINF_EJSON;
+	}
+	char buf[64];
+	kinf_strv_push_str(ret, kinf_object_name(obj));
+	const char *k = layouts[li].kind;
+	json_t *status = json_object_get(root, "status");
+	if (strcmp(k, "Pod") == 0) {
+		pod_columns(root, ret);
+		push_age(ret, obj);
+	} else if (strcmp(k, "Deployment") == 0) {
+		long long want = json_integer_value(json_object_get(json_object_get(root, "spec"), "replicas"));
+		snprintf(buf, sizeof(buf), "%lld/%lld",
+				(long long)json_integer_value(json_object_get(status, "readyReplicas")), want);
+		kinf_strv_push_str(ret, buf);
+		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(json_object_get(status, "updatedReplicas")));
+		kinf_strv_push_str(ret, buf);
+		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(json_object_get(status, "availableReplicas")));
+		kinf_strv_push_str(ret, buf);
+		push_age(ret, obj);
+	} else if (strcmp(k, "Node") == 0) {
+		const char *ready = "Unknown";
+		size_t i;
+		json_t *c;
+		json_array_foreach(json_object_get(status, "conditions"), i, c) {
+			if (str_at(c, "type", NULL) && strcmp(str_at(c, "type", NULL), "Ready") == 0) {
+				const char *st = str_at(c, "status", NULL);
+				ready = st && strcmp(st, "True") == 0 ? "Ready" : "NotReady";
+			}
+		}
+		kinf_strv_push_str(ret, ready);
+		struct kinf_buf roles = {0};
+		size_t n;
+		const struct kinf_label *labels = kinf_object_labels(obj, &n);
+		for (size_t j = 0; j < n; j++) {
+			if (strncmp(labels[j].key, "node-role.kubernetes.io/", 24) == 0) {
+				kinf_buf_printf(&roles, "%s%s", roles.len ? "," : "", labels[j].key + 24);
+			}
+		}
+		kinf_strv_push_str(ret, roles.len ? roles.data : "<none>");
+		kinf_buf_release(&roles);
+		push_age(ret, obj);
+		const char *v = str_at(json_object_get(status, "nodeInfo"), "kubeletVersion", NULL);
+		kinf_strv_push_str(ret, v ? v : "");
+	} else if (strcmp(k, "Namespace") == 0) {
+		const char *phase = str_at(status, "phase", NULL);
+		kinf_strv_push_str(ret, phase ? phase : "");
+		push_age(ret, obj);
+	} else if (strcmp(k, "ConfigMap") == 0) {
+		snprintf(buf, sizeof(buf), "%zu", json_object_size(json_object_get(root, "data")) +
+				json_object_size(json_object_get(root, "binaryData")));
+		kinf_strv_push_str(ret, buf);
+		push_age(ret, obj);
+	} else {
+		push_age(ret, obj);
+	}
+	json_decref(root);
+	return 0;
+}
+
+/* Diff ------------------------------------------------------------------ */
+
+struct diff_ctx {
+	bool all;
+	bool as_json;
+	const char *indent;
+	struct kinf_buf *out;
+	json_t *changes;
+	struct kinf_buf path;
+};
+
+static char *compact_value(json_t *v) {
+	if (!v) {
+		return strdup("<none>");
+	}
+	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+static void add_change(struct diff_ctx *c, json_t *old, json_t *new) {
+	const char *path = c->path.len ? c->path.data : ".";
+	if (c->as_json) {
+		json_t *ch = json_object();
+		json_object_set_new(ch, "path", json_string(path));
+		if (old) {
+			json_object_set(ch, "old", old);
+		}
+		if (new) {
+			json_object_set(ch, "new", new);
+		}
+		json_array_append_new(c->changes, ch);
+		return;
+	}
+	char *o = compact_value(old), *n = compact_value(new);
+	kinf_buf_printf(c->out, "%s%s: %s \xe2\x86\x92 %s\n", c->indent, path, o, n);
+	free(o);
+	free(n);
+}
+
+static bool path_needs_brackets(const char *key) {
+	for (const char *p = key; *p; p++) {
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				(*p >= '0' && *p <= '9') || *p == '_' || *p == '-')) {
+			return true;
+		}
+	}
+	return !key[0];
+}
+
+static void diff_values(struct diff_ctx *c, json_t *old, json_t *new);
+
+static void diff_member(struct diff_ctx *c, const char *key, json_t *old, json_t *new) {
+	size_t saved = c->path.len;
+	if (!c->all && saved == 9 && strcmp(c->path.data, ".metadata") == 0 &&
+			(strcmp(key, "managedFields") == 0 || strcmp(key, "resourceVersion") == 0)) {
+		return;
+	}
+	if (path_needs_brackets(key)) {
+		kinf_buf_printf(&c->path, "['%s']", key);
+	} else {
+		kinf_buf_printf(&c->path, ".%s", key);
+	}
+	diff_values(c, old, new);
+	c->path.len = saved;
+	c->path.data[saved] = '\0';
+}
+
+static void diff_values(struct diff_ctx *c, json_t *old, json_t *new) {
+	if (old && new && json_is_object(old) && json_is_object(new)) {
+		const char *k;
+		json_t *v;
+		struct kinf_strv keys = {0};
+		json_object_foreach(old, k, v) {
+			kinf_strv_push_str(&keys, k);
+		}
+		json_object_foreach(new, k, v) {
+			if (!json_object_get(old, k)) {
+				kinf_strv_push_str(&keys, k);
+			}
+		}
+		kinf_strv_sort(&keys);
+		for (size_t i = 0; i < keys.n; i++) {
+			diff_member(c, keys.v[i], json_object_get(old, keys.v[i]),
+					json_object_get(new, keys.v[i]));
+		}
+		kinf_strv_release(&keys);
+		return;
+	}
+	if (old && new && json_is_array(old) && json_is_array(new) &&
+			json_array_size(old) == json_array_size(new)) {
+		for (size_t i = 0; i < json_array_size(old); i++) {
+			size_t saved = c->path.len;
+			kinf_buf_printf(&c->path, "[%zu]", i);
+			diff_values(c, json_array_get(old, i), json_array_get(new, i));
+			c->path.len = saved;
+			c->path.data[saved] = '\0';
+		}
+		return;
+	}
+	if (old && new && json_equal(old, new)) {
+		return;
+	}
+	add_change(c, old, new);
+}
+
+int kinf_output_diff(const char *old_json, size_t old_len, const char *new_json,
+		size_t new_len, bool all, bool as_json, const char *indent,
+		struct kinf_buf *out) {
+	json_t *old = json_loadb(old_json, old_len, 0, NULL);
+	json_t *new = json_loadb(new_json, new_len, 0, NULL);
+	struct diff_ctx c = { .all = all, .as_json = as_json, .indent = indent, .out = out };
+	int rc = 0;
+
+	if (!old || !new) {
+		rc = -KINF_EJSON;
+		goto out;
+	}
+	kinf_buf_append_str(&c.path, "");
+	if (as_json) {
+		c.changes = json_array();
+	}
+	diff_values(&c, old, new);
+	if (as_json) {
+		char *s = json_dumps(c.changes, JSON_COMPACT);
+		if (!s || kinf_buf_append_str(out, s) < 0) {
+			rc = -KINF_ENOMEM;
+		}
+		free(s);
+		json_decref(c.changes);
+	}
+out:
+	kinf_buf_release(&c.path);
+	json_decref(old);
+	json_decref(new);
+	return rc;
 }

@@ -64,3 +64,24 @@ void kinf_human_duration(long long seconds, char *buf, size_t size);
 long long kinf_seconds_since(const char *rfc3339);
 
 #endif
+
+/*
+ * The usual columns of an object's kind, computed locally (for watch lines,
+ * where the server's Table is not at hand), as kubectl's printers compute
+ * them: Pod NAME READY STATUS RESTARTS AGE; Deployment NAME READY
+ * UP-TO-DATE AVAILABLE AGE; Node NAME STATUS ROLES AGE VERSION; Namespace
+ * NAME STATUS AGE; ConfigMap NAME DATA AGE; others NAME AGE. With obj NULL,
+ * the header cells for kind.
+ */
+int kinf_output_object_columns(const char *kind, const struct kinf_object *obj,
+		struct kinf_strv *ret);
+
+/*
+ * The fields that differ between two JSON documents as "path: old → new"
+ * (one per line, appended to out, each starting with indent), or with
+ * as_json a JSON array of {"path","old","new"}. metadata.managedFields and
+ * metadata.resourceVersion are skipped unless all.
+ */
+int kinf_output_diff(const char *old_json, size_t old_len, const char *new_json,
+		size_t new_len, bool all, bool as_json, const char *indent,
+		struct kinf_buf *out);

@@ -1,12 +1,379 @@
-#include "common.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "deltafifo.h"
+#include "json.h"
+#include "session.h"
+
+static const char watch_usage[] =
+	"Usage: kinf watch RESOURCE [NAME] [OPTIONS]\n"
+	"\n"
+	"Run an informer (list, then watch from the list's resourceVersion,\n"
+	"reconnecting and relisting as client-go does) and print its events:\n"
+	"ADDED, UPDATED and DELETED. A closed stream is never the end: kinf\n"
+	"reconnects. Ends on SIGINT/SIGTERM, --timeout, --count or\n"
+	"--exit-after-sync, with exit status 0.\n"
+	"\n"
+	"Examples:\n"
+	"  kinf watch pods -n default\n"
+	"  kinf watch pods -A -o json | jq -c 'select(.type==\"DELETED\")'\n"
+	"  kinf watch deploy web --diff\n"
+	"  kubectl get pods -w --output-watch-events -o json | kinf watch --from -\n"
+	"\n"
+	"Watch options:\n"
+	"      --watch-only               do not print the initial list's events\n"
+	"      --old                      with -o json, add \"oldObject\" to updates\n"
+	"      --diff                     print the fields an update changed\n"
+	"      --diff-all                 --diff including managedFields and resourceVersion\n"
+	"      --timestamps WHEN          none, local (default), utc or rfc3339\n"
+	"      --color WHEN               auto (default), always or never\n";
+
+enum {
+	OPT_WATCH_ONLY = OPT_CMD_FIRST,
+	OPT_OLD,
+	OPT_DIFF,
+	OPT_DIFF_ALL,
+	OPT_TIMESTAMPS,
+	OPT_COLOR,
+	OPT_EMIT_REPLACED_W,
+};
+
+static const struct option watch_options[] = {
+	CLI_COMMON_OPTIONS,
+	SESSION_OPTIONS,
+	{ "watch-only", no_argument, NULL, OPT_WATCH_ONLY },
+	{ "old", no_argument, NULL, OPT_OLD },
+	{ "diff", no_argument, NULL, OPT_DIFF },
+	{ "diff-all", no_argument, NULL, OPT_DIFF_ALL },
+	{ "timestamps", required_argument, NULL, OPT_TIMESTAMPS },
+	{ "color", required_argument, NULL, OPT_COLOR },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum timestamps { TS_NONE, TS_LOCAL, TS_UTC, TS_RFC3339 };
+
+struct watch {
+	struct cli cli;
+	struct session_opts so;
+	struct session *session;
+	bool watch_only;
+	bool old;
+	bool diff;
+	bool diff_all;
+	bool color;
+	enum timestamps timestamps;
+	bool timestamps_given;
+	struct kinf_table *table;
+	const char *kind;
+	bool header_done;
+	struct kinf_buf line;
+};
+
+static void format_time(enum timestamps ts, char *buf, size_t size) {
+	struct timespec now;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (ts == TS_LOCAL) {
+		localtime_r(&now.tv_sec, &tm);
+		strftime(buf, size, "%H:%M:%S", &tm);
+	} else if (ts == TS_UTC) {
+		gmtime_r(&now.tv_sec, &tm);
+		strftime(buf, size, "%H:%M:%SZ", &tm);
+	} else {
+		gmtime_r(&now.tv_sec, &tm);
+		size_t n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(buf + n, size - n, ".%06ldZ", now.tv_nsec / 1000);
+	}
+}
+
+static const char *event_name(const struct kinf_informer_event *ev) {
+	switch (ev->type) {
+	case KINF_INFORMER_ADD: return "ADDED";
+	case KINF_INFORMER_UPDATE: return "UPDATED";
+	default: return "DELETED";
+	}
+}
+
+static const char *event_color(const struct kinf_informer_event *ev) {
+	switch (ev->type) {
+	case KINF_INFORMER_ADD: return "\033[32m";
+	case KINF_INFORMER_UPDATE: return "\033[33m";
+	default: return "\033[31m";
+	}
+}
+
+static int print_json(struct watch *w, const struct kinf_informer_event *ev) {
+	struct kinf_buf *b = &w->line;
+	kinf_buf_reset(b);
+	kinf_buf_append_str(b, "{\"type\":");
+	kinf_json_quote(b, event_name(ev), strlen(event_name(ev)));
+	kinf_buf_append_str(b, ",\"key\":");
+	kinf_json_quote(b, ev->key, strlen(ev->key));
+	if (ev->obj) {
+		const char *rv = kinf_object_resource_version(ev->obj);
+		kinf_buf_append_str(b, ",\"resourceVersion\":");
+		kinf_json_quote(b, rv, strlen(rv));
+	}
+	if (w->timestamps_given && w->timestamps != TS_NONE) {
+		char t[64];
+		format_time(TS_RFC3339, t, sizeof(t));
+		kinf_buf_append_str(b, ",\"time\":");
+		kinf_json_quote(b, t, strlen(t));
+	}
+	if (ev->initial) {
+		kinf_buf_append_str(b, ",\"initial\":true");
+	}
+	if (ev->final_state_unknown) {
+		kinf_buf_append_str(b, ",\"finalStateUnknown\":true");
+	}
+	if (ev->obj) {
+		struct kinf_object *typed = session_typed(w->session, ev->obj);
+		size_t len;
+		const char *json = kinf_object_json(typed ? typed : ev->obj, &len);
+		kinf_buf_append_str(b, ",\"object\":");
+		kinf_buf_append(b, json, len);
+		kinf_object_unref(typed);
+	} else {
+		kinf_buf_append_str(b, ",\"object\":null");
+	}
+	if (ev->type == KINF_INFORMER_UPDATE && ev->old && w->old) {
+		struct kinf_object *typed = session_typed(w->session, ev->old);
+		size_t len;
+		const char *json = kinf_object_json(typed ? typed : ev->old, &len);
+		kinf_buf_append_str(b, ",\"oldObject\":");
+		kinf_buf_append(b, json, len);
+		kinf_object_unref(typed);
+	}
+	if (ev->type == KINF_INFORMER_UPDATE && ev->old && ev->obj && w->diff) {
+		size_t ol, nl;
+		const char *o = kinf_object_json(ev->old, &ol);
+		const char *n = kinf_object_json(ev->obj, &nl);
+		kinf_buf_append_str(b, ",\"diff\":");
+		if (kinf_output_diff(o, ol, n, nl, w->diff_all, true, "", b) < 0) {
+			kinf_buf_append_str(b, "null");
+		}
+	}
+	kinf_buf_append_str(b, "}\n");
+	fwrite(b->data, 1, b->len, stdout);
+	return 0;
+}
+
+static int print_table_line(struct watch *w, const struct kinf_informer_event *ev) {
+	struct kinf_strv cells = {0};
+	const char *kind = w->kind;
+	int rc = 0;
+
+	if (!kind && ev->obj) {
+		kind = kinf_object_kind(ev->obj);
+	}
+	if (!w->table) {
+		struct kinf_strv headers = {0};
+		if (w->timestamps != TS_NONE) {
+			kinf_strv_push_str(&headers, "TIME");
+		}
+		kinf_strv_push_str(&headers, "EVENT");
+		if (w->cli.all_namespaces || w->so.from) {
+			kinf_strv_push_str(&headers, "NAMESPACE");
+		}
+		kinf_output_object_columns(kind, NULL, &headers);
+		w->table = kinf_table_new(headers.n);
+		w->kind = kind;
+		if (!w->table) {
+			kinf_strv_release(&headers);
+			return -KINF_ENOMEM;
+		}
+		/* Wide enough for every event name up front. */
+		const char *widest[64] = {0};
+		for (size_t i = 0; i < headers.n && i < 64; i++) {
+			widest[i] = i == (w->timestamps != TS_NONE ? 1u : 0u) ? "UPDATED" : "";
+		}
+		kinf_table_add_row(w->table, widest);
+		if (!w->cli.no_headers) {
+			kinf_table_print_row(w->table, (const char *const *)headers.v, stdout);
+		}
+		kinf_strv_release(&headers);
+	}
+	if (w->timestamps != TS_NONE) {
+		char t[64];
+		format_time(w->timestamps, t, sizeof(t));
+		kinf_strv_push_str(&cells, t);
+	}
+	kinf_strv_push_str(&cells, event_name(ev));
+	if (w->cli.all_namespaces || w->so.from) {
+		const char *slash = strchr(ev->key, '/');
+		kinf_strv_push(&cells, ev->key, slash ? (size_t)(slash - ev->key) : 0);
+	}
+	if (ev->obj) {
+		rc = kinf_output_object_columns(w->kind, ev->obj, &cells);
+	} else {
+		const char *slash = strchr(ev->key, '/');
+		kinf_strv_push_str(&cells, slash ? slash + 1 : ev->key);
+	}
+	/* Pad or cut to the table's width (a tombstone without its object). */
+	struct kinf_strv headers = {0};
+	kinf_output_object_columns(w->kind, NULL, &headers);
+	size_t want = headers.n + 1 + (w->timestamps != TS_NONE) +
+		(w->cli.all_namespaces || w->so.from);
+	kinf_strv_release(&headers);
+	while (rc == 0 && cells.n < want) {
+		rc = kinf_strv_push_str(&cells, "<unknown>");
+	}
+	if (rc == 0) {
+		size_t ei = w->timestamps != TS_NONE ? 1 : 0;
+		if (w->color) {
+			struct kinf_buf colored = {0};
+			kinf_buf_printf(&colored, "%s%s\033[0m", event_color(ev), cells.v[ei]);
+			free(cells.v[ei]);
+			cells.v[ei] = kinf_buf_take(&colored);
+		}
+		kinf_table_print_row(w->table, (const char *const *)cells.v, stdout);
+		if (ev->final_state_unknown) {
+			fputs("  (final state unknown)\n", stdout);
+		}
+	}
+	if (rc == 0 && w->diff && ev->type == KINF_INFORMER_UPDATE && ev->old && ev->obj) {
+		size_t ol, nl;
+		const char *o = kinf_object_json(ev->old, &ol);
+		const char *n = kinf_object_json(ev->obj, &nl);
+		kinf_buf_reset(&w->line);
+		if (kinf_output_diff(o, ol, n, nl, w->diff_all, false, "    ", &w->line) == 0) {
+			fwrite(w->line.data, 1, w->line.len, stdout);
+		}
+	}
+	kinf_strv_release(&cells);
+	return rc;
+}
+
+static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
+	struct kinf_error err = {0};
+	switch (w->cli.format) {
+	case KINF_OUTPUT_JSON:
+		return print_json(w, ev);
+	case KINF_OUTPUT_YAML: {
+		int rc = print_json(w, ev);
+		(void)rc;
+		return 0;
+	}
+	case KINF_OUTPUT_NAME:
+		if (ev->obj && session_resource(w->session)) {
+			cli_print_name(session_resource(w->session), ev->obj, stdout);
+		} else {
+			printf("%s\n", ev->key);
+		}
+		return 0;
+	default:
+		(void)err;
+		return print_table_line(w, ev);
+	}
+}
 
 static int run_watch(int argc, char **argv) {
-	return cli_usage_error(NULL, "watch: coming in the informer work");
+	struct watch w = { .timestamps = TS_LOCAL };
+	const char *color = "auto";
+	int opt, status;
+
+	cli_init(&w.cli, &cmd_watch);
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, watch_options, NULL)) != -1) {
+		int r;
+		switch (opt) {
+		case 'h':
+			fputs(watch_usage, stdout);
+			fputs(session_usage, stdout);
+			fputs(cli_common_usage, stdout);
+			return EXIT_OK;
+		case OPT_WATCH_ONLY: w.watch_only = true; continue;
+		case OPT_OLD: w.old = true; continue;
+		case OPT_DIFF: w.diff = true; continue;
+		case OPT_DIFF_ALL: w.diff = w.diff_all = true; continue;
+		case OPT_COLOR:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
+				return cli_usage_error(&w.cli, "--color must be auto, always or never, not \"%s\"", optarg);
+			}
+			color = optarg;
+			continue;
+		case OPT_TIMESTAMPS:
+			w.timestamps_given = true;
+			if (strcmp(optarg, "none") == 0) {
+				w.timestamps = TS_NONE;
+			} else if (strcmp(optarg, "local") == 0) {
+				w.timestamps = TS_LOCAL;
+			} else if (strcmp(optarg, "utc") == 0) {
+				w.timestamps = TS_UTC;
+			} else if (strcmp(optarg, "rfc3339") == 0) {
+				w.timestamps = TS_RFC3339;
+			} else {
+				return cli_usage_error(&w.cli, "--timestamps must be none, local, utc "
+						"or rfc3339, not \"%s\"", optarg);
+			}
+			continue;
+		}
+		r = session_option(&w.cli, &w.so, opt, optarg);
+		if (r == 0) {
+			r = cli_common_option(&w.cli, opt, optarg);
+		}
+		if (r < 0) {
+			return -r;
+		}
+		if (r == 0) {
+			return cli_bad_option(&w.cli, argc, argv);
+		}
+	}
+	int n_pos = argc - optind;
+	if (n_pos > 2) {
+		return cli_usage_error(&w.cli, "watch takes a resource type and at most one name");
+	}
+	if (w.cli.format == KINF_OUTPUT_YAML || w.cli.format == KINF_OUTPUT_WIDE) {
+		return cli_usage_error(&w.cli, "watch prints table, json or name output");
+	}
+	if (strcmp(color, "always") == 0) {
+		w.color = true;
+	} else if (strcmp(color, "auto") == 0) {
+		const char *nc = getenv("NO_COLOR");
+		w.color = isatty(STDOUT_FILENO) && !(nc && nc[0]);
+	}
+	status = session_new(&w.cli, &w.so, n_pos > 0 ? argv[optind] : NULL,
+			n_pos > 1 ? argv[optind + 1] : NULL, &w.session);
+	if (status != EXIT_OK) {
+		return status;
+	}
+	status = session_start(w.session);
+	while (status == EXIT_OK) {
+		struct kinf_informer_batch batch;
+		int r = session_next(w.session, &batch, NULL);
+		if (r <= 0) {
+			status = -r;
+			break;
+		}
+		for (size_t i = 0; i < batch.n; i++) {
+			const struct kinf_informer_event *ev = &batch.v[i];
+			if (w.watch_only && ev->initial) {
+				continue;
+			}
+			/* Resync notifications only reach handlers with a resync period. */
+			if (ev->is_sync && w.so.resync_ms == 0) {
+				continue;
+			}
+			print_event(&w, ev);
+			session_count(w.session);
+		}
+		kinf_informer_batch_release(&batch);
+		if (ferror(stdout)) {
+			break;	/* a closed pipe: end quietly */
+		}
+		/* Flush per event while the queue is drained; batch under load. */
+		fflush(stdout);
+	}
+	kinf_table_free(w.table);
+	kinf_buf_release(&w.line);
+	return session_end(w.session, status);
 }
 
 const struct cmd cmd_watch = {
 	.name = "watch",
-	.summary = "watch",
-	.usage = "Usage: kinf watch\n",
+	.summary = "print the informer's events as they happen",
+	.usage = watch_usage,
 	.run = run_watch,
 };

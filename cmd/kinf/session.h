@@ -1,0 +1,92 @@
+#ifndef KINF_CMD_SESSION_H
+#define KINF_CMD_SESSION_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "common.h"
+#include "deltafifo.h"
+#include "indexer.h"
+#include "informer.h"
+#include "reflector.h"
+
+/*
+ * What watch, deltas and index share: an indexer, a DeltaFIFO and a source
+ * feeding it (a reflector against the server, or a recorded stream with
+ * --from), a loop that pops until a signal, --timeout, --count or
+ * --exit-after-sync ends it, and --stats / --dump-on-exit at the end.
+ */
+struct session_opts {
+	const char *from;		/* --from FILE or "-" */
+	long resync_ms;			/* --resync */
+	bool watch_list;		/* --watch-list */
+	bool emit_replaced;		/* --emit-replaced */
+	long long timeout_ms;		/* --timeout; 0: none */
+	long count;			/* --count; 0: none */
+	bool exit_after_sync;		/* --exit-after-sync */
+	bool stats;			/* --stats */
+	const char *dump_file;		/* --dump-on-exit FILE ("-" for stderr) */
+	long watch_timeout_s;		/* --watch-timeout (hidden, tests) */
+};
+
+/* Long options of the session, for the commands' getopt tables. */
+enum {
+	OPT_FROM = OPT_CMD_FIRST + 100,
+	OPT_RESYNC,
+	OPT_WATCH_LIST,
+	OPT_EMIT_REPLACED,
+	OPT_TIMEOUT,
+	OPT_COUNT,
+	OPT_EXIT_AFTER_SYNC,
+	OPT_STATS,
+	OPT_DUMP_ON_EXIT,
+	OPT_WATCH_TIMEOUT,
+};
+
+#define SESSION_OPTIONS \
+	{ "from", required_argument, NULL, OPT_FROM }, \
+	{ "resync", required_argument, NULL, OPT_RESYNC }, \
+	{ "watch-list", no_argument, NULL, OPT_WATCH_LIST }, \
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT }, \
+	{ "count", required_argument, NULL, OPT_COUNT }, \
+	{ "exit-after-sync", no_argument, NULL, OPT_EXIT_AFTER_SYNC }, \
+	{ "stats", no_argument, NULL, OPT_STATS }, \
+	{ "dump-on-exit", required_argument, NULL, OPT_DUMP_ON_EXIT }, \
+	{ "watch-timeout", required_argument, NULL, OPT_WATCH_TIMEOUT }
+
+extern const char session_usage[];
+
+/* 1 handled, 0 not a session option, -EXIT_USAGE after printing an error. */
+int session_option(struct cli *cli, struct session_opts *so, int opt,
+		const char *arg);
+
+struct session;
+
+/*
+ * Connect (unless --from), build indexer, FIFO and source. The caller may
+ * add indexes to session_indexer() before session_start(). Prints errors;
+ * returns the exit status (0 on success) and the session in *ret.
+ */
+int session_new(struct cli *cli, const struct session_opts *so,
+		const char *resource, const char *name, struct session **ret);
+struct kinf_indexer *session_indexer(struct session *s);
+const struct kinf_resource *session_resource(struct session *s);
+int session_start(struct session *s);
+
+/*
+ * Pop the next key's deltas and notifications. Returns 1 with them, 0 when
+ * the session is over (signal, timeout, end of --from input, sync reached
+ * with --exit-after-sync), or -status after printing an error.
+ */
+int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
+		struct kinf_deltas **ret_deltas);
+/* Count one printed event towards --count. */
+void session_count(struct session *s);
+bool session_synced(struct session *s);
+/* Stop the source, print --stats, write --dump-on-exit; free. Returns status. */
+int session_end(struct session *s, int status);
+
+/* The typed JSON of obj (apiVersion and kind filled in). New reference. */
+struct kinf_object *session_typed(struct session *s, struct kinf_object *obj);
+
+#endif
