@@ -522,6 +522,7 @@ static int exec_spawn(struct kinf_auth *auth, struct kinf_buf *out, struct kinf_
 	int pipefd[2] = { -1, -1 };
 	int status = 0, r;
 	sigset_t sigs;
+	long timeout;
 	short flags;
 
 	if (strcmp(e->interactive_mode, "IfAvailable") == 0) {
@@ -614,10 +615,14 @@ static int exec_spawn(struct kinf_auth *auth, struct kinf_buf *out, struct kinf_
 		goto out;
 	}
 	run.out_fd = pipefd[0];
-	r = run_collect(&run, now_ms() + auth->exec_timeout_ms, out, &status);
+	timeout = auth->exec_timeout_ms;
+	if (interactive && timeout < KINF_AUTH_EXEC_INTERACTIVE_TIMEOUT_MS) {
+		timeout = KINF_AUTH_EXEC_INTERACTIVE_TIMEOUT_MS;
+	}
+	r = run_collect(&run, now_ms() + timeout, out, &status);
 	if (r == -KINF_ETIMEDOUT) {
 		r = kinf_error_set(reterr, KINF_EAUTH, "exec plugin \"%s\" timed out after %ld ms "
-				"and was killed", e->command, auth->exec_timeout_ms);
+				"and was killed", e->command, timeout);
 	} else if (r == -KINF_ETOOBIG) {
 		r = kinf_error_set(reterr, KINF_EAUTH, "exec plugin \"%s\": more than %u bytes "
 				"of output", e->command, KINF_AUTH_EXEC_MAX_OUTPUT);
@@ -825,38 +830,38 @@ static int exec_refresh(struct kinf_auth *auth, struct kinf_error *reterr) {
 int kinf_auth_get(struct kinf_auth *auth, const struct kinf_credentials **ret,
 		struct kinf_error *reterr) {
 	const struct kinf_rest_config *c = auth->config;
-	struct kinf_credentials *cr = &auth->creds;
+	struct kinf_credentials cr = { 0 };
 	int r;
 
-	memset(cr, 0, sizeof(*cr));
 	if (c->exec) {
 		r = exec_refresh(auth, reterr);
 		if (r < 0) {
 			return r;
 		}
-		cr->token = auth->exec_token;
-		cr->client_cert_pem = auth->exec_cert;
-		cr->client_cert_pem_len = auth->exec_cert_len;
-		cr->client_key_pem = auth->exec_key;
-		cr->client_key_pem_len = auth->exec_key_len;
+		cr.token = auth->exec_token;
+		cr.client_cert_pem = auth->exec_cert;
+		cr.client_cert_pem_len = auth->exec_cert_len;
+		cr.client_key_pem = auth->exec_key;
+		cr.client_key_pem_len = auth->exec_key_len;
 	} else {
-		cr->token = c->token;
+		cr.token = c->token;
 		if (c->token_file) {
 			r = refresh_token_file(auth, reterr);
 			if (r < 0) {
 				return r;
 			}
-			cr->token = auth->file_token;
+			cr.token = auth->file_token;
 		}
-		cr->client_cert_pem = c->client_cert_pem;
-		cr->client_cert_pem_len = c->client_cert_pem_len;
-		cr->client_key_pem = c->client_key_pem;
-		cr->client_key_pem_len = c->client_key_pem_len;
-		cr->username = c->username;
-		cr->password = c->password;
+		cr.client_cert_pem = c->client_cert_pem;
+		cr.client_cert_pem_len = c->client_cert_pem_len;
+		cr.client_key_pem = c->client_key_pem;
+		cr.client_key_pem_len = c->client_key_pem_len;
+		cr.username = c->username;
+		cr.password = c->password;
 	}
-	cr->generation = auth->generation;
-	*ret = cr;
+	cr.generation = auth->generation;
+	auth->creds = cr;
+	*ret = &auth->creds;
 	return 0;
 }
 

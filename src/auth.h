@@ -30,6 +30,8 @@ struct kinf_credentials {
 
 /* How long an exec plugin may run before it is killed, by default. */
 #define KINF_AUTH_EXEC_TIMEOUT_MS 60000
+/* At least this long when it has our terminal (a login may be under way). */
+#define KINF_AUTH_EXEC_INTERACTIVE_TIMEOUT_MS 600000
 /* Most bytes of standard output read from an exec plugin. */
 #define KINF_AUTH_EXEC_MAX_OUTPUT (1u << 20)
 
@@ -43,7 +45,8 @@ void kinf_auth_free(struct kinf_auth *auth);
 
 /*
  * Set how long an exec plugin may run (milliseconds) before it and its
- * process group are killed with SIGKILL; <= 0 restores the default.
+ * process group are killed with SIGKILL; <= 0 restores the default. A
+ * plugin given our terminal gets KINF_AUTH_EXEC_INTERACTIVE_TIMEOUT_MS at least.
  */
 void kinf_auth_set_exec_timeout(struct kinf_auth *auth, long timeout_ms);
 
@@ -51,7 +54,8 @@ void kinf_auth_set_exec_timeout(struct kinf_auth *auth, long timeout_ms);
  * The credentials to use now, borrowed until the next call on auth. Runs
  * the exec plugin when there is no cached credential or it has expired;
  * re-reads the token file when it changed. -KINF_EAUTH with a message such as
- * "exec plugin \"/bin/x\": exit status 1" on failure.
+ * "exec plugin \"/bin/x\" failed: exit status 1" on failure; *ret is then
+ * left alone.
  */
 int kinf_auth_get(struct kinf_auth *auth, const struct kinf_credentials **ret,
 		struct kinf_error *reterr);

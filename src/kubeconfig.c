@@ -870,6 +870,36 @@ static int parse_exec_args(struct parse *p, const yaml_node_t *seq, struct kinf_
 	return 0;
 }
 
+/*
+ * client_config.go cleanANSIEscapeCodes: the install hint ends up on a
+ * terminal, so control characters other than white space (ESC above all)
+ * are written as U+001B instead.
+ */
+static int clean_control_chars(char **s) {
+	struct kinf_buf b = { 0 };
+	const unsigned char *p = (const unsigned char *)*s;
+	int r = 0;
+
+	for (; *p && r == 0; p++) {
+		if ((*p < 0x20 && !(*p >= 0x09 && *p <= 0x0d)) || *p == 0x7f) {
+			r = kinf_buf_printf(&b, "U+%04X", *p);
+		} else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			/* C1 controls, UTF-8 encoded */
+			r = kinf_buf_printf(&b, "U+%04X", p[1]);
+			p++;
+		} else {
+			r = kinf_buf_append_char(&b, (char)*p);
+		}
+	}
+	if (r < 0) {
+		kinf_buf_release(&b);
+		return r;
+	}
+	free(*s);
+	*s = kinf_buf_take(&b);
+	return *s ? 0 : -KINF_ENOMEM;
+}
+
 static int parse_exec(struct parse *p, const yaml_node_t *map, struct kc_user *u) {
 	struct kinf_exec_config *e;
 	yaml_node_t *k, *v;
@@ -911,6 +941,9 @@ static int parse_exec(struct parse *p, const yaml_node_t *map, struct kc_user *u
 	}
 	if (!e->args && !(e->args = calloc(1, sizeof(char *)))) {
 		return -KINF_ENOMEM;
+	}
+	if (e->install_hint && (r = clean_control_chars(&e->install_hint)) < 0) {
+		return r;
 	}
 	/* Only a command with a path separator is relative to the file (loader.go). */
 	if (e->command && strchr(e->command, '/') && e->command[0] != '/') {
@@ -1262,8 +1295,8 @@ static int load_file(struct kc *kc, const char *path, bool missing_ok,
 		return 1;
 	}
 	if (r == -KINF_EIO) {
-		r = kinf_error_set(reterr, err == ENOENT ? KINF_ECONFIG : KINF_EIO,
-				"error loading config file \"%s\": %s", abs, strerror(err));
+		r = kinf_error_set(reterr, KINF_ECONFIG, "error loading config file \"%s\": %s",
+				abs, strerror(err));
 		free(abs);
 		return r;
 	}

@@ -67,6 +67,9 @@ static int run_count(void) {
 	return n;
 }
 
+/* What cr points to before a successful get, so failing tests don't crash. */
+static const struct kinf_credentials no_credentials;
+
 static struct kinf_rest_config *load(const char *yaml) {
 	struct kinf_kubeconfig_opts o = { .insecure_skip_tls_verify = -1 };
 	struct kinf_rest_config *c = NULL;
@@ -132,7 +135,7 @@ static struct kinf_rest_config *load_exec(struct exec_opts x) {
 
 static void test_static(void) {
 	struct kinf_rest_config *c;
-	const struct kinf_credentials *cr = NULL;
+	const struct kinf_credentials *cr = &no_credentials;
 	struct kinf_error e = { 0 };
 	struct kinf_auth *auth;
 	unsigned gen;
@@ -144,6 +147,7 @@ static void test_static(void) {
 		"users: [{name: u, user: {token: static-token, client-certificate-data: Q0VSVA==, "
 		"client-key-data: S0VZ}}]\n");
 	auth = c ? kinf_auth_new(c) : NULL;
+	cr = &no_credentials;
 	ok(auth != NULL, "static: auth");
 	if (!auth) {
 		kinf_rest_config_free(c);
@@ -169,6 +173,7 @@ static void test_static(void) {
 		"clusters: [{name: c, cluster: {server: https://k}}]\n"
 		"users: [{name: u, user: {username: bob, password: pw}}]\n");
 	auth = c ? kinf_auth_new(c) : NULL;
+	cr = &no_credentials;
 	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
 	is_int(r, 0, "basic: get");
 	is_str(r == 0 ? cr->username : NULL, "bob", "basic: username");
@@ -181,7 +186,7 @@ static void test_static(void) {
 static void test_token_file(void) {
 	const char *path = tmp("token");
 	struct kinf_rest_config *c;
-	const struct kinf_credentials *cr = NULL;
+	const struct kinf_credentials *cr = &no_credentials;
 	struct kinf_error e = { 0 };
 	struct kinf_auth *auth;
 	struct timespec times[2];
@@ -197,6 +202,7 @@ static void test_token_file(void) {
 		"users: [{name: u, user: {tokenFile: %s}}]\n", path);
 	c = load(yaml);
 	auth = c ? kinf_auth_new(c) : NULL;
+	cr = &no_credentials;
 	ok(auth != NULL, "token file: auth");
 	if (!auth) {
 		kinf_rest_config_free(c);
@@ -240,6 +246,7 @@ static void test_token_file(void) {
 
 	/* ... but with nothing read before it is an error, as is an empty file */
 	auth = kinf_auth_new(c);
+	cr = &no_credentials;
 	r = kinf_auth_get(auth, &cr, &e);
 	is_int(r, -KINF_EAUTH, "token file missing: error");
 	snprintf(yaml, sizeof(yaml), "unable to read token file %s: No such file or directory",
@@ -266,7 +273,7 @@ static const char *const info_cluster =
 
 static void test_exec(void) {
 	struct kinf_rest_config *c;
-	const struct kinf_credentials *cr = NULL;
+	const struct kinf_credentials *cr = &no_credentials;
 	struct kinf_error e = { 0 };
 	struct kinf_auth *auth;
 	unsigned gen, gen2;
@@ -280,6 +287,7 @@ static void test_exec(void) {
 	set_mode("token:one");
 	c = load_exec((struct exec_opts){ 0 });
 	auth = c ? kinf_auth_new(c) : NULL;
+	cr = &no_credentials;
 	ok(auth != NULL, "exec: auth");
 	if (!auth) {
 		kinf_rest_config_free(c);
@@ -372,6 +380,7 @@ static void test_exec(void) {
 	/* provideClusterInfo: cluster with CA data, proxy and the extension */
 	c = load_exec((struct exec_opts){ .cluster_info = true });
 	auth = c ? kinf_auth_new(c) : NULL;
+	cr = &no_credentials;
 	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
 	is_int(r, 0, "exec cluster info: get");
 	s = read_file(tmp("info"));
@@ -384,6 +393,7 @@ static void test_exec(void) {
 	c = load_exec((struct exec_opts){ .api = "client.authentication.k8s.io/v1beta1",
 		.mode = "IfAvailable" });
 	auth = c ? kinf_auth_new(c) : NULL;
+	cr = &no_credentials;
 	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
 	is_int(r, 0, "exec v1beta1: get");
 	s = read_file(tmp("info"));
@@ -429,7 +439,7 @@ static void test_exec_errors(void) {
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		const struct exec_fail *t = &cases[i];
-		const struct kinf_credentials *cr = NULL;
+		const struct kinf_credentials *cr = &no_credentials;
 		struct kinf_error e = { 0 };
 		struct kinf_rest_config *c;
 		struct kinf_auth *auth;
@@ -438,6 +448,7 @@ static void test_exec_errors(void) {
 		set_mode(t->mode);
 		c = load_exec(t->opts);
 		auth = c ? kinf_auth_new(c) : NULL;
+		cr = &no_credentials;
 		r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
 		is_int(r, -KINF_EAUTH, "exec %s: -KINF_EAUTH", t->what);
 		snprintf(want, sizeof(want), t->message, plugin);
@@ -448,7 +459,7 @@ static void test_exec_errors(void) {
 }
 
 static void test_exec_timeout_and_path(void) {
-	const struct kinf_credentials *cr = NULL;
+	const struct kinf_credentials *cr = &no_credentials;
 	struct kinf_error e = { 0 };
 	struct kinf_rest_config *c;
 	struct kinf_auth *auth;
@@ -462,6 +473,7 @@ static void test_exec_timeout_and_path(void) {
 	set_mode("hang");
 	c = load_exec((struct exec_opts){ 0 });
 	auth = c ? kinf_auth_new(c) : NULL;
+	cr = &no_credentials;
 	if (auth) {
 		kinf_auth_set_exec_timeout(auth, 300);
 	}
@@ -483,6 +495,7 @@ static void test_exec_timeout_and_path(void) {
 	set_mode("token:from-path");
 	c = load_exec((struct exec_opts){ .command = "kinf-test-plugin" });
 	auth = c ? kinf_auth_new(c) : NULL;
+	cr = &no_credentials;
 	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
 	is_int(r, 0, "exec PATH lookup: get");
 	is_str(r == 0 ? cr->token : NULL, "from-path", "exec PATH lookup: token");

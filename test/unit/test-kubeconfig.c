@@ -110,13 +110,19 @@ static char *slurp(const char *path) {
 	return kinf_buf_take(&b);
 }
 
+/* kinf_kubeconfig_load, with c reset: a failed load leaves it alone. */
+static int load_opts(const struct kinf_kubeconfig_opts *o, struct kinf_rest_config **c,
+		struct kinf_error *e) {
+	*c = NULL;
+	kinf_error_clear(e);
+	return kinf_kubeconfig_load(o, c, e);
+}
+
 /* Load yaml written to tmpdir/name with --kubeconfig pointing at it. */
 static int load_yaml(const char *yaml, struct kinf_kubeconfig_opts *o,
 		struct kinf_rest_config **c, struct kinf_error *e) {
 	o->kubeconfig = write_tmp("config", yaml);
-	kinf_error_clear(e);
-	*c = NULL;
-	return kinf_kubeconfig_load(o, c, e);
+	return load_opts(o, c, e);
 }
 
 /* Expect a load of yaml to fail with message (exactly). */
@@ -174,7 +180,7 @@ static void test_loading_order(void) {
 	snprintf(kubeconfig, sizeof(kubeconfig), "%s", fixture("merge/a/config"));
 	env_put("KUBECONFIG", kubeconfig);
 	o.kubeconfig = write_tmp("explicit/config", simple);
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "--kubeconfig loads");
 	is_str(c ? c->server : NULL, "https://simple.example:6443", "--kubeconfig: only that file");
 	is_str(c ? c->source : NULL, tmp("explicit/config"), "source is the file");
@@ -183,7 +189,7 @@ static void test_loading_order(void) {
 	/* --kubeconfig that does not exist is an error, not an empty config */
 	o.kubeconfig = tmp("explicit/missing");
 	c = NULL;
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, -KINF_ECONFIG, "missing --kubeconfig fails");
 	snprintf(kubeconfig, sizeof(kubeconfig),
 			"error loading config file \"%s\": No such file or directory",
@@ -200,7 +206,7 @@ static void test_loading_order(void) {
 	env_put("HOME", home);
 	env_put("KUBECONFIG", kubeconfig);
 	o.context = "shared-ctx";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "KUBECONFIG with a missing file loads");
 	is_str(c ? c->server : NULL, "https://a.example:6443", "KUBECONFIG used, not HOME");
 	kinf_rest_config_free(c);
@@ -211,7 +217,7 @@ static void test_loading_order(void) {
 	env_reset();
 	env_put("HOME", home);
 	env_put("KUBECONFIG", kubeconfig);
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, -KINF_ECONFIG, "KUBECONFIG all missing: error");
 	is_str(e.message, "no configuration: set --kubeconfig, KUBECONFIG or ~/.kube/config",
 			"KUBECONFIG all missing: no configuration");
@@ -220,7 +226,7 @@ static void test_loading_order(void) {
 	env_reset();
 	env_put("HOME", home);
 	env_put("KUBECONFIG", "");
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "HOME config loads");
 	is_str(c ? c->server : NULL, "https://simple.example:6443", "~/.kube/config used");
 	is_str(c ? c->context_name : NULL, "simple", "its current-context");
@@ -229,7 +235,7 @@ static void test_loading_order(void) {
 	/* no HOME config either */
 	env_reset();
 	env_put("HOME", tmp("empty-home"));
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, -KINF_ECONFIG, "nothing at all: error");
 	is_str(e.message, "no configuration: set --kubeconfig, KUBECONFIG or ~/.kube/config",
 			"nothing at all: message");
@@ -241,7 +247,7 @@ static void test_loading_order(void) {
 	env_put("KUBECONFIG", kubeconfig);
 	loads_logged = 0;
 	kinf_log_set(2, count_loads, NULL);
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	kinf_log_set(0, NULL, NULL);
 	is_int(r, 0, "duplicate KUBECONFIG entry loads");
 	is_int(loads_logged, 1, "duplicate KUBECONFIG entry read once");
@@ -252,7 +258,7 @@ static void test_loading_order(void) {
 			tmp("home/.kube/config"));
 	env_reset();
 	env_put("KUBECONFIG", kubeconfig);
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, -KINF_ECONFIG, "broken file in KUBECONFIG fails");
 	ok(strncmp(e.message, tmp("bad/config"), strlen(tmp("bad/config"))) == 0,
 			"broken file: message starts with its path (%s)", e.message);
@@ -276,7 +282,7 @@ static void test_merge(void) {
 	ok(ca != NULL, "fixture ca.crt readable");
 
 	/* current-context: a leaves it empty, b sets ctx-b, c's ctx-c loses */
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "merged load");
 	is_str(c ? c->context_name : NULL, "ctx-b", "current-context: first non-empty wins");
 	is_str(c ? c->cluster_name : NULL, "only-b", "ctx-b's cluster");
@@ -296,7 +302,7 @@ static void test_merge(void) {
 
 	/* shared-ctx and cluster shared: a's entries win over b's */
 	o.context = "shared-ctx";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "shared-ctx loads");
 	is_str(c ? c->server : NULL, "https://a.example:6443", "a's cluster, trailing '/' gone");
 	ok(c && !c->tls_server_name, "b's tls-server-name not merged into a's cluster");
@@ -309,7 +315,7 @@ static void test_merge(void) {
 	/* client certificate paths with "./" are relative to a's directory */
 	o.context = "shared-ctx";
 	o.user = "cert-user";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "--user cert-user loads");
 	ok(c && c->client_cert_pem && strstr(c->client_cert_pem, "BEGIN CERTIFICATE"),
 			"client certificate read");
@@ -322,7 +328,7 @@ static void test_merge(void) {
 
 	/* exec.command with a '/' resolves against b's dir; args kept */
 	o.context = "exec-ctx";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "exec-ctx loads");
 	is_str(c && c->exec ? c->exec->command : NULL, fixture("bin/kinf-test-plugin"),
 			"relative exec command resolved");
@@ -336,7 +342,7 @@ static void test_merge(void) {
 	/* a bare exec command is left for a PATH lookup */
 	o.context = "ctx-b";
 	o.user = "path-exec-user";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "path-exec-user loads");
 	is_str(c && c->exec ? c->exec->command : NULL, "kinf-test-plugin",
 			"bare exec command unchanged");
@@ -345,7 +351,7 @@ static void test_merge(void) {
 
 	/* tokenFile is relative to b's directory and kept as a path */
 	o.context = "token-ctx";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "token-ctx loads");
 	is_str(c ? c->token_file : NULL, fixture("merge/b/token"), "relative tokenFile");
 	ok(c && !c->token, "no static token");
@@ -354,7 +360,7 @@ static void test_merge(void) {
 
 	/* a context naming a user nobody defines */
 	o.context = "dangling-ctx";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, -KINF_ECONFIG, "dangling user fails");
 	is_str(e.message, "invalid configuration: user \"no-such-user\" was not found for "
 			"context \"dangling-ctx\"", "dangling user: message");
@@ -365,14 +371,14 @@ static void test_merge(void) {
 	env_reset();
 	env_put("KUBECONFIG", kubeconfig);
 	o.context = "shared-ctx";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "b first: shared-ctx loads");
 	is_str(c ? c->namespace : NULL, "from-b", "b first: b's shared-ctx");
 	ok(c && c->exec, "b first: b's exec user");
 	kinf_rest_config_free(c);
 	o.context = "ctx-b";
 	o.user = "shared-user";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "b first: shared-user loads");
 	is_str(c ? c->username : NULL, "admin", "b first: b's shared-user");
 	is_str(c ? c->password : NULL, "from-b", "b first: password");
@@ -647,7 +653,7 @@ static void test_in_cluster(void) {
 	env_put("KUBERNETES_SERVICE_HOST", "10.0.0.1");
 	env_put("KUBERNETES_SERVICE_PORT", "443");
 	env_put("HOME", tmp("empty-home"));
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "in-cluster loads");
 	ok(c && c->in_cluster, "in_cluster set");
 	is_str(c ? c->server : NULL, "https://10.0.0.1:443", "in-cluster server");
@@ -659,14 +665,14 @@ static void test_in_cluster(void) {
 	kinf_rest_config_free(c);
 
 	env_put("POD_NAMESPACE", "from-env");
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "in-cluster with POD_NAMESPACE");
 	is_str(c ? c->namespace : NULL, "from-env", "POD_NAMESPACE first");
 	kinf_rest_config_free(c);
 
 	o.namespace = "flag-ns";
 	o.token = "flag-token";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "in-cluster with --namespace --token");
 	is_str(c ? c->namespace : NULL, "flag-ns", "--namespace first");
 	is_str(c ? c->token : NULL, "flag-token", "--token replaces the token file");
@@ -679,7 +685,7 @@ static void test_in_cluster(void) {
 	env_reset();
 	env_put("KUBERNETES_SERVICE_HOST", "fd00::1");
 	env_put("KUBERNETES_SERVICE_PORT", "6443");
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "in-cluster IPv6");
 	is_str(c ? c->server : NULL, "https://[fd00::1]:6443", "IPv6 host bracketed");
 	is_str(c ? c->namespace : NULL, "default", "no namespace file: default");
@@ -687,19 +693,19 @@ static void test_in_cluster(void) {
 
 	/* a kubeconfig with a current context wins over in-cluster */
 	o.kubeconfig = write_tmp("config", simple);
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "kubeconfig and in-cluster env");
 	ok(c && !c->in_cluster, "kubeconfig used");
 	kinf_rest_config_free(c);
 	/* one without a context falls back to in-cluster, as client-go does */
 	o.kubeconfig = write_tmp("config", "clusters: [{name: c, cluster: {server: https://x}}]\n");
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "contextless kubeconfig and in-cluster env");
 	ok(c && c->in_cluster, "in-cluster used");
 	kinf_rest_config_free(c);
 	/* --server means the kubeconfig is usable: no in-cluster */
 	o.server = "https://flag.example";
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "--server and in-cluster env");
 	ok(c && !c->in_cluster, "--server: not in-cluster");
 	kinf_rest_config_free(c);
@@ -709,13 +715,13 @@ static void test_in_cluster(void) {
 	/* only one of host and port: no in-cluster */
 	env_reset();
 	env_put("KUBERNETES_SERVICE_HOST", "10.0.0.1");
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, -KINF_ECONFIG, "host without port: no in-cluster");
 
 	/* no token file: no in-cluster */
 	env_put("KUBERNETES_SERVICE_PORT", "443");
 	unlink(tmp("sa/token"));
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, -KINF_ECONFIG, "no token file: no in-cluster");
 	is_str(e.message, "no configuration: set --kubeconfig, KUBECONFIG or ~/.kube/config",
 			"no token file: no configuration");
@@ -723,7 +729,7 @@ static void test_in_cluster(void) {
 	/* a missing ca.crt is only logged */
 	write_tmp("sa/token", "t");
 	unlink(tmp("sa/ca.crt"));
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, 0, "in-cluster without ca.crt");
 	ok(c && !c->ca_pem, "no CA: system store");
 	kinf_rest_config_free(c);
@@ -928,8 +934,7 @@ static void test_proxy_and_fields(void) {
 		"      - name: B\n"
 		"      interactiveMode: Always\n"
 		"      provideClusterInfo: true\n"
-		"      installHint: |\n"
-		"        install it\n", &o, &c, &e);
+		"      installHint: \"\\e[1minstall\\e[0m it\\n\"\n", &o, &c, &e);
 	is_int(r, 0, "exec config loads");
 	ok(c && c->insecure_skip_tls_verify, "quoted \"true\" is true");
 	ok(c && c->disable_compression, "disable-compression True");
@@ -945,7 +950,8 @@ static void test_proxy_and_fields(void) {
 		is_str(x->n_env > 1 ? x->env[1].value : NULL, "", "env[1] without value: empty");
 		is_str(x->interactive_mode, "Always", "interactiveMode");
 		ok(x->provide_cluster_info, "provideClusterInfo");
-		is_str(x->install_hint, "install it\n", "installHint");
+		is_str(x->install_hint, "U+001B[1minstallU+001B[0m it\n",
+				"installHint, escape sequences defused");
 		is_str(x->cluster_config_json,
 				"{\"audience\":\"kinf\",\"n\":3,\"quoted\":\"3\",\"list\":[true,null,1.5]}",
 				"exec extension as JSON");
@@ -965,12 +971,12 @@ static void test_proxy_and_fields(void) {
 
 	/* empty files and comments are empty configs */
 	o.kubeconfig = write_tmp("config", "# nothing\n");
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, -KINF_ECONFIG, "comment-only file is empty");
 	is_str(e.message, "no configuration: set --kubeconfig, KUBECONFIG or ~/.kube/config",
 			"comment-only file: no configuration");
 	o.kubeconfig = write_tmp("config", "");
-	r = kinf_kubeconfig_load(&o, &c, &e);
+	r = load_opts(&o, &c, &e);
 	is_int(r, -KINF_ECONFIG, "empty file is empty");
 }
 
