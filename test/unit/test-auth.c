@@ -426,6 +426,10 @@ static void test_exec_errors(void) {
 			"exec plugin \"%s\": returned only certificate or key, not both" },
 		{ "no status", "nostatus", { 0 },
 			"exec plugin \"%s\": didn't return a status field" },
+		{ "bad expiry", "badexpiry", { 0 },
+			"exec plugin \"%s\": invalid expirationTimestamp \"yesterday\"" },
+		{ "too much output", "huge", { 0 },
+			"exec plugin \"%s\": more than 1048576 bytes of output" },
 		{ "Always without a terminal", "token:x", { .mode = "Always" },
 			"exec plugin \"%s\": interactiveMode is Always but standard input is not "
 			"a terminal" },
