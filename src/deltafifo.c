@@ -1,1 +1,596 @@
+/*
+ * The DeltaFIFO, after client-go's tools/cache/delta_fifo.go.
+ *
+ * items maps a key to its deltas (struct kinf_deltas, oldest first) through
+ * an open-addressing hash table; queue is a ring buffer of the same
+ * kinf_deltas pointers in FIFO order. A key is in the queue iff it is in
+ * items and has at least one delta, so the queue has no duplicates and Pop
+ * hands out the kinf_deltas record itself without copying.
+ *
+ * Lock order. The FIFO has one mutex plus a condition variable on
+ * CLOCK_MONOTONIC for Pop. Three paths reach the known-objects indexer while
+ * holding the FIFO mutex: the Pop callback (the informer updates the indexer
+ * there, atomically with the pop, as client-go's PopProcessFunc does), and
+ * Replace, Resync and Delete, which read the indexer. The indexer's rwlock
+ * is therefore always taken after the FIFO mutex, and the indexer never
+ * calls into the FIFO, so there is no cycle. A Pop callback must not call
+ * into the FIFO (the mutex is not recursive).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "deltafifo.h"
+#include "indexer.h"
+#include "object.h"
+
+#define MAP_MIN_CAP 16
+
+struct slot {
+	struct kinf_deltas *d;	/* NULL: free */
+	uint64_t hash;
+};
+
+struct kinf_deltafifo {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct kinf_indexer *known;	/* borrowed, may be NULL */
+	bool emit_replaced;
+	bool closed;
+	/* Set by the first Replace, or by Add/Update/Delete before it. */
+	bool populated;
+	/* Items of the first Replace not popped yet. */
+	size_t initial_count;
+
+	struct slot *slots;	/* items: key -> deltas */
+	size_t cap;		/* power of two, or 0 */
+	size_t n;
+
+	struct kinf_deltas **ring;	/* queue */
+	size_t rcap;
+	size_t head;
+	size_t rlen;
+};
+
+/* FNV-1a, 64 bit. */
+static uint64_t hash_str(const char *s) {
+	uint64_t h = UINT64_C(14695981039346656037);
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= UINT64_C(1099511628211);
+	}
+	return h;
+}
+
+const char *kinf_delta_type_name(enum kinf_delta_type type) {
+	switch (type) {
+	case KINF_DELTA_ADDED:
+		return "Added";
+	case KINF_DELTA_UPDATED:
+		return "Updated";
+	case KINF_DELTA_DELETED:
+		return "Deleted";
+	case KINF_DELTA_REPLACED:
+		return "Replaced";
+	case KINF_DELTA_SYNC:
+		return "Sync";
+	}
+	return "Unknown";
+}
+
+void kinf_deltas_free(struct kinf_deltas *deltas) {
+	if (!deltas) {
+		return;
+	}
+	for (size_t i = 0; i < deltas->n; i++) {
+		kinf_object_unref(deltas->v[i].obj);
+	}
+	free(deltas->v);
+	free(deltas->key);
+	free(deltas);
+}
+
+/* The slot holding key, or NULL. */
+static struct slot *map_find(const struct kinf_deltafifo *fifo,
+		const char *key, uint64_t hash) {
+	if (fifo->n == 0) {
+		return NULL;
+	}
+	size_t mask = fifo->cap - 1;
+	for (size_t i = hash & mask; fifo->slots[i].d; i = (i + 1) & mask) {
+		if (fifo->slots[i].hash == hash &&
+				strcmp(fifo->slots[i].d->key, key) == 0) {
+			return &fifo->slots[i];
+		}
+	}
+	return NULL;
+}
+
+static void map_place(struct slot *slots, size_t cap, struct slot s) {
+	size_t mask = cap - 1;
+	size_t i = s.hash & mask;
+	while (slots[i].d) {
+		i = (i + 1) & mask;
+	}
+	slots[i] = s;
+}
+
+static int map_resize(struct kinf_deltafifo *fifo, size_t cap) {
+	struct slot *slots = calloc(cap, sizeof(*slots));
+	if (!slots) {
+		return -KINF_ENOMEM;
+	}
+	for (size_t i = 0; i < fifo->cap; i++) {
+		if (fifo->slots[i].d) {
+			map_place(slots, cap, fifo->slots[i]);
+		}
+	}
+	free(fifo->slots);
+	fifo->slots = slots;
+	fifo->cap = cap;
+	return 0;
+}
+
+/* Room for one more key in items and in the queue. */
+static int reserve_one(struct kinf_deltafifo *fifo) {
+	if ((fifo->n + 1) * 4 > fifo->cap * 3) {
+		size_t cap = fifo->cap ? fifo->cap * 2 : MAP_MIN_CAP;
+		int r = map_resize(fifo, cap);
+		if (r < 0) {
+			return r;
+		}
+	}
+	if (fifo->rlen == fifo->rcap) {
+		size_t rcap = fifo->rcap ? fifo->rcap * 2 : MAP_MIN_CAP;
+		struct kinf_deltas **ring = malloc(rcap * sizeof(*ring));
+		if (!ring) {
+			return -KINF_ENOMEM;
+		}
+		for (size_t i = 0; i < fifo->rlen; i++) {
+			ring[i] = fifo->ring[(fifo->head + i) % fifo->rcap];
+		}
+		free(fifo->ring);
+		fifo->ring = ring;
+		fifo->rcap = rcap;
+		fifo->head = 0;
+	}
+	return 0;
+}
+
+/* Remove the key in slot s from items (backward-shift deletion). */
+static void map_remove(struct kinf_deltafifo *fifo, struct slot *s) {
+	size_t mask = fifo->cap - 1;
+	size_t i = (size_t)(s - fifo->slots);
+	size_t j = i;
+
+	fifo->n--;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!fifo->slots[j].d) {
+			break;
+		}
+		size_t home = fifo->slots[j].hash & mask;
+		bool stays = i <= j ? (i < home && home <= j)
+				: (i < home || home <= j);
+		if (!stays) {
+			fifo->slots[i] = fifo->slots[j];
+			i = j;
+		}
+	}
+	fifo->slots[i].d = NULL;
+	fifo->slots[i].hash = 0;
+	/* Shrink after a large initial list drained; failure keeps it. */
+	if (fifo->n * 8 <= fifo->cap && fifo->cap > 4 * MAP_MIN_CAP) {
+		(void)map_resize(fifo, fifo->cap / 4);
+	}
+}
+
+/*
+ * client-go's dedupDeltas: only the last two deltas are compared, and the
+ * only duplicate is two deletions (isDeletionDup). The newer one is kept if
+ * the older is a DeletedFinalStateUnknown tombstone, else the older.
+ */
+static void dedup_deltas(struct kinf_deltas *d) {
+	if (d->n < 2) {
+		return;
+	}
+	struct kinf_delta *a = &d->v[d->n - 1];	/* newer */
+	struct kinf_delta *b = &d->v[d->n - 2];	/* older */
+	if (a->type != KINF_DELTA_DELETED || b->type != KINF_DELTA_DELETED) {
+		return;
+	}
+	if (b->final_state_unknown) {
+		kinf_object_unref(b->obj);
+		*b = *a;
+	} else {
+		kinf_object_unref(a->obj);
+	}
+	d->n--;
+}
+
+/*
+ * queueActionLocked: append a delta for key (obj may be NULL only for a
+ * tombstone), dedup, queue the key if new and wake Pop. Takes its own
+ * reference to obj. Nothing changes on -KINF_ENOMEM.
+ */
+static int queue_action(struct kinf_deltafifo *fifo, enum kinf_delta_type type,
+		struct kinf_object *obj, bool final_state_unknown, const char *key) {
+	uint64_t hash = hash_str(key);
+	struct slot *s = map_find(fifo, key, hash);
+	struct kinf_deltas *d;
+	int r;
+
+	if (s) {
+		d = s->d;
+	} else {
+		r = reserve_one(fifo);
+		if (r < 0) {
+			return r;
+		}
+		d = calloc(1, sizeof(*d));
+		if (!d || !(d->key = strdup(key))) {
+			free(d);
+			return -KINF_ENOMEM;
+		}
+	}
+	/* Capacity is the next power of two: grow when n is 0 or 2^k. */
+	if ((d->n & (d->n - 1)) == 0) {
+		size_t cap = d->n ? d->n * 2 : 1;
+		struct kinf_delta *v = realloc(d->v, cap * sizeof(*v));
+		if (!v) {
+			if (!s) {
+				kinf_deltas_free(d);
+			}
+			return -KINF_ENOMEM;
+		}
+		d->v = v;
+	}
+	if (!s) {
+		map_place(fifo->slots, fifo->cap,
+				(struct slot){ .d = d, .hash = hash });
+		fifo->n++;
+		fifo->ring[(fifo->head + fifo->rlen) % fifo->rcap] = d;
+		fifo->rlen++;
+	}
+	d->v[d->n++] = (struct kinf_delta){
+		.type = type,
+		.obj = obj ? kinf_object_ref(obj) : NULL,
+		.final_state_unknown = final_state_unknown,
+	};
+	dedup_deltas(d);
+	pthread_cond_broadcast(&fifo->cond);
+	return 0;
+}
+
+static bool queued(const struct kinf_deltafifo *fifo, const char *key) {
+	struct slot *s = map_find(fifo, key, hash_str(key));
+	return s && s->d->n > 0;
+}
+
+struct kinf_deltafifo *kinf_deltafifo_new(struct kinf_indexer *known,
+		bool emit_replaced) {
+	pthread_condattr_t attr;
+	struct kinf_deltafifo *fifo = calloc(1, sizeof(*fifo));
+
+	if (!fifo) {
+		return NULL;
+	}
+	fifo->known = known;
+	fifo->emit_replaced = emit_replaced;
+	if (pthread_mutex_init(&fifo->lock, NULL) != 0) {
+		free(fifo);
+		return NULL;
+	}
+	if (pthread_condattr_init(&attr) != 0) {
+		goto fail_mutex;
+	}
+	if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
+			pthread_cond_init(&fifo->cond, &attr) != 0) {
+		pthread_condattr_destroy(&attr);
+		goto fail_mutex;
+	}
+	pthread_condattr_destroy(&attr);
+	return fifo;
+
+fail_mutex:
+	pthread_mutex_destroy(&fifo->lock);
+	free(fifo);
+	return NULL;
+}
+
+void kinf_deltafifo_free(struct kinf_deltafifo *fifo) {
+	if (!fifo) {
+		return;
+	}
+	for (size_t i = 0; i < fifo->rlen; i++) {
+		kinf_deltas_free(fifo->ring[(fifo->head + i) % fifo->rcap]);
+	}
+	free(fifo->ring);
+	free(fifo->slots);
+	pthread_cond_destroy(&fifo->cond);
+	pthread_mutex_destroy(&fifo->lock);
+	free(fifo);
+}
+
+int kinf_deltafifo_add(struct kinf_deltafifo *fifo, struct kinf_object *obj) {
+	pthread_mutex_lock(&fifo->lock);
+	fifo->populated = true;
+	int r = queue_action(fifo, KINF_DELTA_ADDED, obj, false,
+			kinf_object_key(obj));
+	pthread_mutex_unlock(&fifo->lock);
+	return r;
+}
+
+int kinf_deltafifo_update(struct kinf_deltafifo *fifo,
+		struct kinf_object *obj) {
+	pthread_mutex_lock(&fifo->lock);
+	fifo->populated = true;
+	int r = queue_action(fifo, KINF_DELTA_UPDATED, obj, false,
+			kinf_object_key(obj));
+	pthread_mutex_unlock(&fifo->lock);
+	return r;
+}
+
+int kinf_deltafifo_delete(struct kinf_deltafifo *fifo,
+		struct kinf_object *obj) {
+	const char *key = kinf_object_key(obj);
+	int r = 0;
+
+	pthread_mutex_lock(&fifo->lock);
+	fifo->populated = true;
+	bool known = false;
+	if (fifo->known) {
+		struct kinf_object *k = kinf_indexer_get(fifo->known, key);
+		known = k != NULL;
+		kinf_object_unref(k);
+	}
+	/*
+	 * Neither queued nor known: presumably deleted by a relist already;
+	 * don't report the same deletion twice.
+	 */
+	if (known || queued(fifo, key)) {
+		r = queue_action(fifo, KINF_DELTA_DELETED, obj, false, key);
+	}
+	pthread_mutex_unlock(&fifo->lock);
+	return r;
+}
+
+/* A set of borrowed key strings, for Replace's "listed" keys. */
+struct keyset {
+	const char **v;
+	uint64_t *h;
+	size_t cap;
+	size_t n;
+};
+
+static int keyset_init(struct keyset *ks, size_t max) {
+	size_t cap = MAP_MIN_CAP;
+	while (cap < max * 2) {
+		cap *= 2;
+	}
+	ks->v = calloc(cap, sizeof(*ks->v));
+	ks->h = calloc(cap, sizeof(*ks->h));
+	ks->cap = cap;
+	ks->n = 0;
+	return ks->v && ks->h ? 0 : -KINF_ENOMEM;
+}
+
+/* Insert key (capacity is fixed at twice the maximum; it cannot fill). */
+static void keyset_add(struct keyset *ks, const char *key) {
+	uint64_t h = hash_str(key);
+	size_t mask = ks->cap - 1;
+	size_t i = h & mask;
+	for (; ks->v[i]; i = (i + 1) & mask) {
+		if (ks->h[i] == h && strcmp(ks->v[i], key) == 0) {
+			return;
+		}
+	}
+	ks->v[i] = key;
+	ks->h[i] = h;
+	ks->n++;
+}
+
+static bool keyset_has(const struct keyset *ks, const char *key) {
+	uint64_t h = hash_str(key);
+	size_t mask = ks->cap - 1;
+	for (size_t i = h & mask; ks->v[i]; i = (i + 1) & mask) {
+		if (ks->h[i] == h && strcmp(ks->v[i], key) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void keyset_release(struct keyset *ks) {
+	free(ks->v);
+	free(ks->h);
+}
+
+int kinf_deltafifo_replace(struct kinf_deltafifo *fifo,
+		struct kinf_object *const *objs, size_t n) {
+	enum kinf_delta_type action = fifo->emit_replaced ?
+		KINF_DELTA_REPLACED : KINF_DELTA_SYNC;
+	struct kinf_object_list known = {0};
+	struct keyset listed = {0};
+	size_t queued_deletions = 0;
+	int r;
+
+	pthread_mutex_lock(&fifo->lock);
+	r = keyset_init(&listed, n);
+	if (r < 0) {
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *key = kinf_object_key(objs[i]);
+		keyset_add(&listed, key);
+		r = queue_action(fifo, action, objs[i], false, key);
+		if (r < 0) {
+			goto out;
+		}
+	}
+
+	/*
+	 * Queued keys not listed: a missed watch deletion. The tombstone
+	 * carries the newest queued object (unwrapped if it is a tombstone
+	 * already). Walk the queue, not the map, for a stable order; these
+	 * keys are queued already, so the walk does not change the ring.
+	 */
+	for (size_t i = 0; i < fifo->rlen; i++) {
+		struct kinf_deltas *d = fifo->ring[(fifo->head + i) % fifo->rcap];
+		if (keyset_has(&listed, d->key)) {
+			continue;
+		}
+		struct kinf_object *last = d->v[d->n - 1].obj;
+		queued_deletions++;
+		r = queue_action(fifo, KINF_DELTA_DELETED, last, true, d->key);
+		if (r < 0) {
+			goto out;
+		}
+	}
+
+	/* Known keys neither listed nor queued: tombstone of the known object. */
+	if (fifo->known) {
+		r = kinf_indexer_list(fifo->known, &known);
+		if (r < 0) {
+			goto out;
+		}
+		for (size_t i = 0; i < known.n; i++) {
+			const char *key = kinf_object_key(known.v[i]);
+			if (keyset_has(&listed, key) || queued(fifo, key)) {
+				continue;
+			}
+			queued_deletions++;
+			r = queue_action(fifo, KINF_DELTA_DELETED, known.v[i],
+					true, key);
+			if (r < 0) {
+				goto out;
+			}
+		}
+	}
+
+	if (!fifo->populated) {
+		fifo->populated = true;
+		fifo->initial_count = listed.n + queued_deletions;
+	}
+out:
+	pthread_mutex_unlock(&fifo->lock);
+	kinf_object_list_release(&known);
+	keyset_release(&listed);
+	return r;
+}
+
+int kinf_deltafifo_resync(struct kinf_deltafifo *fifo) {
+	struct kinf_object_list known = {0};
+	int r = 0;
+
+	pthread_mutex_lock(&fifo->lock);
+	if (!fifo->known) {
+		goto out;
+	}
+	r = kinf_indexer_list(fifo->known, &known);
+	if (r < 0) {
+		goto out;
+	}
+	for (size_t i = 0; i < known.n; i++) {
+		const char *key = kinf_object_key(known.v[i]);
+		/*
+		 * A key with queued deltas is skipped: the known object is older
+		 * than what is queued, and syncing it would resurrect a stale
+		 * value.
+		 */
+		if (queued(fifo, key)) {
+			continue;
+		}
+		r = queue_action(fifo, KINF_DELTA_SYNC, known.v[i], false, key);
+		if (r < 0) {
+			goto out;
+		}
+	}
+out:
+	pthread_mutex_unlock(&fifo->lock);
+	kinf_object_list_release(&known);
+	return r;
+}
+
+static void deadline_after(struct timespec *ts, int timeout_ms) {
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += timeout_ms / 1000;
+	ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
+		kinf_pop_func process, void *userdata, struct kinf_deltas **ret) {
+	struct timespec deadline;
+	int r = 0;
+
+	if (timeout_ms > 0) {
+		deadline_after(&deadline, timeout_ms);
+	}
+	pthread_mutex_lock(&fifo->lock);
+	while (fifo->rlen == 0) {
+		if (fifo->closed) {
+			pthread_mutex_unlock(&fifo->lock);
+			return -KINF_ECLOSED;
+		}
+		if (timeout_ms < 0) {
+			pthread_cond_wait(&fifo->cond, &fifo->lock);
+		} else if (timeout_ms == 0 ||
+				pthread_cond_timedwait(&fifo->cond, &fifo->lock,
+					&deadline) == ETIMEDOUT) {
+			if (fifo->rlen > 0) {
+				break;
+			}
+			pthread_mutex_unlock(&fifo->lock);
+			return fifo->closed ? -KINF_ECLOSED : -KINF_ETIMEDOUT;
+		}
+	}
+
+	/* Decided before the count drops, as client-go does. */
+	bool is_in_initial_list = !(fifo->populated && fifo->initial_count == 0);
+	struct kinf_deltas *d = fifo->ring[fifo->head];
+	fifo->head = (fifo->head + 1) % fifo->rcap;
+	fifo->rlen--;
+	if (fifo->initial_count > 0) {
+		fifo->initial_count--;
+	}
+	map_remove(fifo, map_find(fifo, d->key, hash_str(d->key)));
+	if (process) {
+		r = process(d, is_in_initial_list, userdata);
+	}
+	pthread_mutex_unlock(&fifo->lock);
+
+	if (r == 0 && ret) {
+		*ret = d;
+	} else {
+		kinf_deltas_free(d);
+	}
+	return r;
+}
+
+void kinf_deltafifo_close(struct kinf_deltafifo *fifo) {
+	pthread_mutex_lock(&fifo->lock);
+	fifo->closed = true;
+	pthread_cond_broadcast(&fifo->cond);
+	pthread_mutex_unlock(&fifo->lock);
+}
+
+bool kinf_deltafifo_has_synced(struct kinf_deltafifo *fifo) {
+	pthread_mutex_lock(&fifo->lock);
+	bool synced = fifo->populated && fifo->initial_count == 0;
+	pthread_mutex_unlock(&fifo->lock);
+	return synced;
+}
+
+size_t kinf_deltafifo_len(struct kinf_deltafifo *fifo) {
+	pthread_mutex_lock(&fifo->lock);
+	size_t n = fifo->rlen;
+	pthread_mutex_unlock(&fifo->lock);
+	return n;
+}

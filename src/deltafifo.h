@@ -12,7 +12,9 @@ struct kinf_indexer;
 /*
  * client-go's DeltaFIFO (tools/cache/delta_fifo.go): for each key the
  * deltas oldest to newest, and a queue of keys without duplicates. Thread
- * safe; Pop blocks. knownObjects is the informer's indexer.
+ * safe; Pop blocks. knownObjects is the informer's indexer; Delete, Replace
+ * and Resync read it while holding the FIFO's lock (lock order: FIFO, then
+ * indexer).
  */
 struct kinf_deltafifo;
 
@@ -88,7 +90,8 @@ typedef int (*kinf_pop_func)(const struct kinf_deltas *deltas,
  * deltas and call process under the lock; then hand the deltas to the caller
  * in *ret (caller frees with kinf_deltas_free) when ret is not NULL.
  * Returns 0, -KINF_ETIMEDOUT, -KINF_ECLOSED (closed and empty), or what
- * process returned.
+ * process returned. *ret is written only on 0; when process fails the
+ * deltas are freed, and the key is out of the queue either way.
  */
 int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 		kinf_pop_func process, void *userdata, struct kinf_deltas **ret);
