@@ -430,6 +430,15 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 		outcome = WATCH_FALLBACK;
 		goto out;
 	}
+	if (rc == -KINF_ETIMEDOUT && !err->http_status) {
+		/*
+		 * Nothing arrived for --idle-timeout (no events, no bookmarks):
+		 * the connection may be dead. Open a new watch from the last RV.
+		 */
+		kinf_log(1, "watch idle: %s; re-watching", err->message);
+		outcome = WATCH_CLOSED;
+		goto out;
+	}
 	if (err->http_status == 429 || rc == -KINF_ECONNECT || rc == -KINF_ETIMEDOUT ||
 			rc == -KINF_EJSON || err->http_status == 500 || err->http_status == 503) {
 		/*
