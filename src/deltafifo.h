@@ -47,6 +47,7 @@ struct kinf_deltas {
 	size_t n;
 };
 
+/* Free a popped kinf_deltas: its key, array and object references. NULL ok. */
 void kinf_deltas_free(struct kinf_deltas *deltas);
 
 /*
@@ -56,6 +57,7 @@ void kinf_deltas_free(struct kinf_deltas *deltas);
  */
 struct kinf_deltafifo *kinf_deltafifo_new(struct kinf_indexer *known,
 		bool emit_replaced);
+/* Free the FIFO and everything still queued. No Pop may be running. NULL ok. */
 void kinf_deltafifo_free(struct kinf_deltafifo *fifo);
 
 /* Queue Added / Updated / Deleted for obj (the FIFO takes its own ref). */

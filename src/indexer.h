@@ -42,6 +42,7 @@ void kinf_indexer_free(struct kinf_indexer *idx);
  */
 int kinf_indexer_add_index(struct kinf_indexer *idx, const char *name,
 		kinf_index_func fn, void *userdata, void (*free_userdata)(void *));
+/* Whether an index called name exists. */
 bool kinf_indexer_has_index(struct kinf_indexer *idx, const char *name);
 
 /*
@@ -59,6 +60,7 @@ int kinf_indexer_replace(struct kinf_indexer *idx,
 
 /* A new reference to the object stored under key, or NULL. */
 struct kinf_object *kinf_indexer_get(struct kinf_indexer *idx, const char *key);
+/* Number of stored objects. */
 size_t kinf_indexer_len(struct kinf_indexer *idx);
 
 /*

@@ -715,6 +715,69 @@ static void test_stress(void) {
 	kinf_deltafifo_free(stress.fifo);
 }
 
+/*
+ * A relist at scale: 100,000 known objects, a Replace listing 90,000 of
+ * them; every item is popped into the indexer, HasSynced turns true only
+ * with the last pop, and the 10,000 unlisted keys end up deleted.
+ */
+static void test_scale(void) {
+	enum { N = 100000, LISTED = 90000 };
+	struct kinf_indexer *known = kinf_indexer_new();
+	struct kinf_deltafifo *fifo = kinf_deltafifo_new(known, true);
+	struct kinf_object **objs = calloc(N, sizeof(*objs));
+	struct consumer cons = { .known = known, .apply = true };
+	char spec[64];
+	int bad = 0, early_sync = 0, tombstones = 0, not_initial = 0;
+	double t0 = now_s();
+
+	for (int i = 0; i < N; i++) {
+		snprintf(spec, sizeof(spec), "ns%d/p%06d@1", i % 10, i);
+		objs[i] = mkobj(spec);
+	}
+	is_int(kinf_indexer_replace(known, objs, N), 0, "scale: 100k known");
+	for (int i = 0; i < LISTED; i++) {
+		snprintf(spec, sizeof(spec), "ns%d/p%06d@2", i % 10, i);
+		kinf_object_unref(objs[i]);
+		objs[i] = mkobj(spec);
+	}
+	double t1 = now_s();
+	is_int(kinf_deltafifo_replace(fifo, objs, LISTED), 0, "scale: replace");
+	double t2 = now_s();
+	is_int(kinf_deltafifo_len(fifo), N, "scale: 100k queued");
+	for (int i = 0; i < N; i++) {
+		struct kinf_deltas *d = NULL;
+		early_sync += kinf_deltafifo_has_synced(fifo);
+		bad += kinf_deltafifo_pop(fifo, 0, process, &cons, &d) != 0;
+		if (d) {
+			tombstones += d->n == 1 && d->v[0].final_state_unknown;
+		}
+		not_initial += !cons.last_initial;
+		kinf_deltas_free(d);
+	}
+	double t3 = now_s();
+	is_int(bad, 0, "scale: 100k pops");
+	is_int(early_sync, 0, "scale: not synced before the last pop");
+	is_int(not_initial, 0, "scale: every pop in the initial list");
+	ok(kinf_deltafifo_has_synced(fifo), "scale: synced after the last pop");
+	is_int(tombstones, N - LISTED, "scale: 10k tombstones");
+	is_int(kinf_indexer_len(known), LISTED, "scale: 90k left known");
+	struct kinf_object *o = kinf_indexer_get(known, "ns3/p000123");
+	is_str(o ? kinf_object_resource_version(o) : NULL, "2", "scale: new RV");
+	kinf_object_unref(o);
+	o = kinf_indexer_get(known, "ns3/p095123");
+	ok(o == NULL, "scale: unlisted key deleted");
+	kinf_object_unref(o);
+	printf("# 100k relist: replace %.3fs, pop+index %.3fs (setup %.3fs)\n",
+			t2 - t1, t3 - t2, t1 - t0);
+	for (int i = 0; i < N; i++) {
+		kinf_object_unref(objs[i]);
+	}
+	free(objs);
+	kinf_buf_release(&cons.seen);
+	kinf_deltafifo_free(fifo);
+	kinf_indexer_free(known);
+}
+
 int main(void) {
 	for (size_t i = 0; i < sizeof(fcases) / sizeof(fcases[0]); i++) {
 		run_fcase(&fcases[i]);
@@ -723,5 +786,6 @@ int main(void) {
 	test_timeout();
 	test_blocking();
 	test_stress();
+	test_scale();
 	return tap_done();
 }
