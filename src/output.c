@@ -299,6 +299,16 @@ int kinf_table_print(struct kinf_table *t, FILE *out) {
 	return 0;
 }
 
+int kinf_table_flush(struct kinf_table *t, FILE *out) {
+	int rc = kinf_table_print(t, out);
+	kinf_strv_reset(&t->cells);
+	return rc;
+}
+
+void kinf_table_widen(struct kinf_table *t, const char *const *cells) {
+	widen(t, cells);
+}
+
 int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out) {
 	widen(t, cells);
 	return print_cells(t, cells, out);

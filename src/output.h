@@ -41,8 +41,12 @@ struct kinf_table *kinf_table_new(size_t n_columns);
 void kinf_table_free(struct kinf_table *t);
 /* Add a row of n_columns cells (copied); NULL cells print as "<none>". */
 int kinf_table_add_row(struct kinf_table *t, const char *const *cells);
-/* Format all rows; with ret_widths, the column widths used. */
+/* Format all rows added so far. */
 int kinf_table_print(struct kinf_table *t, FILE *out);
+/* Print the rows added so far and forget them; widths are kept. */
+int kinf_table_flush(struct kinf_table *t, FILE *out);
+/* Make columns at least as wide as these cells need, printing nothing. */
+void kinf_table_widen(struct kinf_table *t, const char *const *cells);
 /* Format one row with widths computed so far plus this row (streaming). */
 int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out);
 

@@ -64,6 +64,7 @@ static int run_deltas(int argc, char **argv) {
 	struct kinf_table *table = NULL;
 	struct kinf_buf line = {0};
 	unsigned long pops = 0;
+	bool streaming = false;
 	int opt, status;
 
 	cli_init(&cli, &cmd_deltas);
@@ -109,9 +110,9 @@ static int run_deltas(int argc, char **argv) {
 		if (!table) {
 			return session_end(s, EXIT_ERROR);
 		}
-		kinf_table_add_row(table, widest);
+		kinf_table_widen(table, widest);
 		if (!cli.no_headers) {
-			kinf_table_print_row(table, headers, stdout);
+			kinf_table_add_row(table, headers);
 		}
 	}
 	status = session_start(s);
@@ -135,7 +136,12 @@ static int run_deltas(int argc, char **argv) {
 					delta->obj ? kinf_object_resource_version(delta->obj) : "<unknown>",
 					delta->final_state_unknown ? "yes" : "",
 				};
-				kinf_table_print_row(table, cells, stdout);
+				if (streaming) {
+					kinf_table_print_row(table, cells, stdout);
+				} else {
+					/* The initial population is printed as one aligned block. */
+					kinf_table_add_row(table, cells);
+				}
 			} else {
 				print_delta_json(s, &line, pops, d, delta, initial);
 			}
@@ -143,10 +149,17 @@ static int run_deltas(int argc, char **argv) {
 		session_count(s);
 		kinf_deltas_free(d);
 		kinf_informer_batch_release(&batch);
+		if (table && !streaming && session_synced(s)) {
+			kinf_table_flush(table, stdout);
+			streaming = true;
+		}
 		if (ferror(stdout)) {
 			break;
 		}
 		fflush(stdout);
+	}
+	if (table && !streaming) {
+		kinf_table_flush(table, stdout);
 	}
 	kinf_table_free(table);
 	kinf_buf_release(&line);

@@ -67,7 +67,7 @@ struct watch {
 	bool timestamps_given;
 	struct kinf_table *table;
 	const char *kind;
-	bool header_done;
+	bool streaming;		/* the initial block is out */
 	struct kinf_buf line;
 };
 
@@ -160,11 +160,22 @@ static int print_json(struct watch *w, const struct kinf_informer_event *ev) {
 	return 0;
 }
 
+/* Print the buffered initial block; from now on lines print as they come. */
+static void table_stream(struct watch *w) {
+	if (w->table && !w->streaming) {
+		kinf_table_flush(w->table, stdout);
+		w->streaming = true;
+	}
+}
+
 static int print_table_line(struct watch *w, const struct kinf_informer_event *ev) {
 	struct kinf_strv cells = {0};
 	const char *kind = w->kind;
 	int rc = 0;
 
+	if (!kind && session_resource(w->session)) {
+		kind = session_resource(w->session)->kind;
+	}
 	if (!kind && ev->obj) {
 		kind = kinf_object_kind(ev->obj);
 	}
@@ -184,14 +195,20 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 			kinf_strv_release(&headers);
 			return -KINF_ENOMEM;
 		}
-		/* Wide enough for every event name up front. */
+		/* Wide enough for every event name and time up front. */
 		const char *widest[64] = {0};
+		char t[64];
+		format_time(w->timestamps, t, sizeof(t));
 		for (size_t i = 0; i < headers.n && i < 64; i++) {
-			widest[i] = i == (w->timestamps != TS_NONE ? 1u : 0u) ? "UPDATED" : "";
+			widest[i] = "";
 		}
-		kinf_table_add_row(w->table, widest);
+		if (w->timestamps != TS_NONE) {
+			widest[0] = t;
+		}
+		widest[w->timestamps != TS_NONE ? 1 : 0] = "UPDATED";
+		kinf_table_widen(w->table, widest);
 		if (!w->cli.no_headers) {
-			kinf_table_print_row(w->table, (const char *const *)headers.v, stdout);
+			kinf_table_add_row(w->table, (const char *const *)headers.v);
 		}
 		kinf_strv_release(&headers);
 	}
@@ -228,7 +245,13 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 			free(cells.v[ei]);
 			cells.v[ei] = kinf_buf_take(&colored);
 		}
-		kinf_table_print_row(w->table, (const char *const *)cells.v, stdout);
+		if (!w->streaming && ev->initial) {
+			/* The initial list is printed as one aligned block. */
+			rc = kinf_table_add_row(w->table, (const char *const *)cells.v);
+		} else {
+			table_stream(w);
+			kinf_table_print_row(w->table, (const char *const *)cells.v, stdout);
+		}
 		if (ev->final_state_unknown) {
 			fputs("  (final state unknown)\n", stdout);
 		}
@@ -360,12 +383,16 @@ static int run_watch(int argc, char **argv) {
 			session_count(w.session);
 		}
 		kinf_informer_batch_release(&batch);
+		if (w.table && session_synced(w.session)) {
+			table_stream(&w);
+		}
 		if (ferror(stdout)) {
 			break;	/* a closed pipe: end quietly */
 		}
 		/* Flush per event while the queue is drained; batch under load. */
 		fflush(stdout);
 	}
+	table_stream(&w);
 	kinf_table_free(w.table);
 	kinf_buf_release(&w.line);
 	return session_end(w.session, status);
