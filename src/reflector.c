@@ -12,6 +12,7 @@
 #include "log.h"
 #include "pager.h"
 #include "reflector.h"
+#include "selector.h"
 #include "watchstream.h"
 
 /* reflector.go: defaultBackoffInit, defaultBackoffMax, defaultBackoffReset. */
@@ -641,21 +642,42 @@ char *kinf_reflector_last_sync_rv(struct kinf_reflector *r) {
 struct replay_state {
 	struct kinf_deltafifo *fifo;
 	struct kinf_reflector_stats *stats;
+	const struct kinf_selector *labels;
+	const struct kinf_selector *fields;
 };
+
+static bool selected(const struct replay_state *rs, const struct kinf_object *obj) {
+	return kinf_selector_matches(rs->labels, obj) && kinf_selector_matches(rs->fields, obj);
+}
 
 static int on_replay_event(const struct kinf_watch_event *ev, void *userdata) {
 	struct replay_state *rs = userdata;
 	switch (ev->type) {
-	case KINF_WATCH_LIST:
+	case KINF_WATCH_LIST: {
 		rs->stats->lists++;
 		rs->stats->items_listed += ev->items.n;
-		return kinf_deltafifo_replace(rs->fifo, ev->items.v, ev->items.n);
+		struct kinf_object **kept = malloc((ev->items.n + 1) * sizeof(*kept));
+		size_t n = 0;
+		if (!kept) {
+			return -KINF_ENOMEM;
+		}
+		for (size_t i = 0; i < ev->items.n; i++) {
+			if (selected(rs, ev->items.v[i])) {
+				kept[n++] = ev->items.v[i];
+			}
+		}
+		int rc = kinf_deltafifo_replace(rs->fifo, kept, n);
+		free(kept);
+		return rc;
+	}
 	case KINF_WATCH_ADDED:
 		rs->stats->events++;
-		return kinf_deltafifo_add(rs->fifo, ev->obj);
+		return selected(rs, ev->obj) ? kinf_deltafifo_add(rs->fifo, ev->obj) : 0;
 	case KINF_WATCH_MODIFIED:
 		rs->stats->events++;
-		return kinf_deltafifo_update(rs->fifo, ev->obj);
+		/* An object that stops matching leaves the cache, as on the server. */
+		return selected(rs, ev->obj) ? kinf_deltafifo_update(rs->fifo, ev->obj) :
+			kinf_deltafifo_delete(rs->fifo, ev->obj);
 	case KINF_WATCH_DELETED:
 		rs->stats->events++;
 		return kinf_deltafifo_delete(rs->fifo, ev->obj);
@@ -676,8 +698,10 @@ static int on_replay_event(const struct kinf_watch_event *ev, void *userdata) {
 
 int kinf_reflector_replay_fd(int fd, struct kinf_deltafifo *fifo,
 		const struct kinf_object_limits *limits,
+		const struct kinf_selector *labels, const struct kinf_selector *fields,
 		struct kinf_reflector_stats *stats, struct kinf_error *reterr) {
-	struct replay_state rs = { .fifo = fifo, .stats = stats };
+	struct replay_state rs = { .fifo = fifo, .stats = stats, .labels = labels,
+		.fields = fields };
 	struct kinf_watch_decoder *d = kinf_watch_decoder_new(on_replay_event, &rs, limits);
 	char buf[65536];
 	int rc = 0;

@@ -79,11 +79,15 @@ char *kinf_reflector_last_sync_rv(struct kinf_reflector *r);
 /*
  * Feed a recorded stream (Lists and watch events, see watchstream.h) from
  * fd into fifo, as a reflector would: a List is a Replace, events are
- * Add/Update/Delete, bookmarks and ERROR events are noted. Returns at end
- * of input, 0 or the first decode error.
+ * Add/Update/Delete, bookmarks and ERROR events are noted. With selectors
+ * (NULL: none) objects are filtered as the server would: an object that
+ * stops matching is deleted. Returns at end of input, 0 or the first decode
+ * error.
  */
+struct kinf_selector;
 int kinf_reflector_replay_fd(int fd, struct kinf_deltafifo *fifo,
 		const struct kinf_object_limits *limits,
+		const struct kinf_selector *labels, const struct kinf_selector *fields,
 		struct kinf_reflector_stats *stats, struct kinf_error *reterr);
 
 #endif

@@ -279,11 +279,25 @@ void cli_setup_logging(int verbose) {
 	kinf_log_set(verbose, verbose > 0 ? log_to_stderr : NULL, NULL);
 }
 
+int cli_parse_selectors(struct cli *cli) {
+	struct kinf_error err = {0};
+	if (!cli->labels && kinf_label_selector_parse(cli->label_selector, &cli->labels, &err) < 0) {
+		return cli_usage_error(cli, "-l: %s", err.message);
+	}
+	if (!cli->fields && kinf_field_selector_parse(cli->field_selector, &cli->fields, &err) < 0) {
+		return cli_usage_error(cli, "--field-selector: %s", err.message);
+	}
+	return EXIT_OK;
+}
+
 int cli_connect(struct cli *cli, const char *resource_name) {
 	struct kinf_error err = {0};
 	int rc;
 
 	cli_setup_logging(cli->verbose);
+	if ((rc = cli_parse_selectors(cli)) != EXIT_OK) {
+		return rc;
+	}
 	rc = kinf_kubeconfig_load(&cli->kc, &cli->config, &err);
 	if (rc < 0) {
 		cli_error(cli, rc, &err, NULL);
@@ -335,6 +349,9 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 }
 
 void cli_release(struct cli *cli) {
+	kinf_selector_free(cli->labels);
+	kinf_selector_free(cli->fields);
+	cli->labels = cli->fields = NULL;
 	kinf_discovery_free(cli->disc);
 	kinf_http_free(cli->http);
 	kinf_auth_free(cli->auth);

@@ -10,6 +10,7 @@
 #include "kubeconfig.h"
 #include "object.h"
 #include "output.h"
+#include "selector.h"
 
 /* Exit statuses, listed in the man page's EXIT STATUS and the README. */
 enum {
@@ -50,6 +51,10 @@ struct cli {
 	long request_timeout_ms;
 	struct kinf_object_limits limits;
 	long idle_timeout_s;
+
+	/* Parsed -l and --field-selector (NULL when not given). */
+	struct kinf_selector *labels;
+	struct kinf_selector *fields;
 
 	/* Set up by cli_connect(). */
 	struct kinf_rest_config *config;
@@ -135,6 +140,11 @@ int cli_bad_option(const struct cli *cli, int argc, char **argv);
  * its exit status on failure, 0 on success.
  */
 int cli_connect(struct cli *cli, const char *resource_name);
+/*
+ * Check -l and --field-selector before any request (a usage error, exit 2,
+ * names the selector and position). Called by cli_connect() too.
+ */
+int cli_parse_selectors(struct cli *cli);
 /* Free everything cli_connect() set up. */
 void cli_release(struct cli *cli);
 

@@ -163,6 +163,9 @@ int session_new(struct cli *cli, const struct session_opts *so,
 		status = EXIT_ERROR;
 		goto fail;
 	}
+	if ((status = cli_parse_selectors(cli)) != EXIT_OK) {
+		goto fail;
+	}
 	if (so->from) {
 		cli_setup_logging(cli->verbose);
 		if (strcmp(so->from, "-") == 0) {
@@ -242,7 +245,7 @@ const struct kinf_resource *session_resource(struct session *s) {
 static void *replay(void *userdata) {
 	struct session *s = userdata;
 	s->replay_rc = kinf_reflector_replay_fd(s->from_fd, s->fifo, &s->cli->limits,
-			&s->replay_stats, &s->replay_err);
+			s->cli->labels, s->cli->fields, &s->replay_stats, &s->replay_err);
 	/* End of input: the FIFO drains, then Pop says closed. */
 	kinf_deltafifo_close(s->fifo);
 	return NULL;

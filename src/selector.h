@@ -1,0 +1,32 @@
+#ifndef KINF_SELECTOR_H
+#define KINF_SELECTOR_H
+
+#include <stdbool.h>
+
+#include "err.h"
+
+struct kinf_object;
+
+/*
+ * Label and field selectors with apimachinery's syntax (labels.Parse,
+ * fields.ParseSelector): used to reject a malformed -l or --field-selector
+ * before any request, and to filter recorded streams (--from) the way the
+ * server would filter a list or watch.
+ *   label: key, !key, key=v, key==v, key!=v, key in (a,b), key notin (a,b),
+ *          key>N, key<N, comma-separated (AND)
+ *   field: path=v, path==v, path!=v, comma-separated (AND); a path is
+ *          metadata.name, metadata.namespace or any field path
+ */
+struct kinf_selector;
+
+/* Parse; NULL or "" selects everything. -KINF_EINVAL with a message. */
+int kinf_label_selector_parse(const char *text, struct kinf_selector **ret,
+		struct kinf_error *reterr);
+int kinf_field_selector_parse(const char *text, struct kinf_selector **ret,
+		struct kinf_error *reterr);
+void kinf_selector_free(struct kinf_selector *sel);
+/* True when obj satisfies every requirement. NULL selects everything. */
+bool kinf_selector_matches(const struct kinf_selector *sel,
+		const struct kinf_object *obj);
+
+#endif
