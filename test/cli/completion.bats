@@ -1,0 +1,423 @@
+#!/usr/bin/env bats
+# The shell completions: bash by calling its completion function with
+# COMP_WORDS/COMP_CWORD set, as bash does; fish with `complete -C` and zsh
+# through a pseudo-terminal when those shells are installed, syntax only
+# otherwise.
+bats_require_minimum_version 1.5.0
+
+setup() {
+	export BATS_LIB_PATH=${BATS_LIB_PATH:-/usr/lib/bats}
+	bats_load_library bats-support
+	bats_load_library bats-assert
+	ROOT=${KINF_SOURCE_ROOT:-$BATS_TEST_DIRNAME/../..}
+	BASH_COMP=$ROOT/completions/bash/kinf
+	ZSH_COMP=$ROOT/completions/zsh/_kinf
+	FISH_COMP=$ROOT/completions/fish/kinf.fish
+	T=$BATS_TEST_TMPDIR
+	# Nothing from the person running the tests.
+	export HOME=$T/home
+	mkdir -p "$HOME"
+	unset KUBECONFIG XDG_CACHE_HOME
+	make_kubeconfig
+	make_discovery_cache
+}
+
+make_kubeconfig() {
+	cat >"$T/kubeconfig" <<'EOF'
+apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    server: https://127.0.0.1:6443
+  name: cluster-one
+contexts:
+- context:
+    cluster: cluster-one
+    user: alice
+    namespace: team-a
+  name: dev-east
+- name: "prod-west"   # quoted, name first
+  context:
+    cluster: cluster-one
+    user: alice
+current-context: dev-east
+users:
+- name: alice
+  user:
+    token: not-a-secret
+EOF
+	cat >"$T/other-kubeconfig" <<'EOF'
+apiVersion: v1
+kind: Config
+contexts:
+  - name: staging
+    context:
+      cluster: c
+      user: u
+clusters: []
+users:
+  - name: not-a-context
+EOF
+}
+
+# Two servers' caches: one compact as kinf writes it, one pretty-printed.
+make_discovery_cache() {
+	local d=$T/cache/kinf/discovery
+	mkdir -p "$d/127.0.0.1_6443" "$d/other.example_443"
+	cat >"$d/127.0.0.1_6443/discovery.json" <<'EOF'
+{"kind":"KinfDiscoveryCache","version":1,"server":"https://127.0.0.1:6443","fetchTime":1700000000,"discovery":{"apiVersion":"apidiscovery.k8s.io/v2","kind":"APIGroupDiscoveryList","items":[{"metadata":{"name":""},"versions":[{"version":"v1","freshness":"Current","resources":[{"resource":"pods","responseKind":{"group":"","version":"v1","kind":"Pod"},"scope":"Namespaced","singularResource":"pod","verbs":["get","list","watch"],"shortNames":["po"]},{"resource":"namespaces","responseKind":{"group":"","version":"v1","kind":"Namespace"},"scope":"Cluster","singularResource":"namespace","verbs":["get","list","watch"],"shortNames":["ns"]}]}]},{"metadata":{"name":"apps"},"versions":[{"version":"v1","freshness":"Current","resources":[{"resource":"deployments","responseKind":{"group":"apps","version":"v1","kind":"Deployment"},"scope":"Namespaced","singularResource":"deployment","verbs":["get","list","watch"],"shortNames":["deploy"]}]}]}]}}
+EOF
+	cat >"$d/other.example_443/discovery.json" <<'EOF'
+{
+  "kind": "KinfDiscoveryCache",
+  "version": 1,
+  "server": "https://other.example:443",
+  "fetchTime": 1700000000,
+  "discovery": {
+    "items": [
+      {
+        "metadata": { "name": "example.com" },
+        "versions": [
+          {
+            "version": "v1",
+            "resources": [
+              { "resource": "widgets", "scope": "Namespaced",
+                "responseKind": { "group": "example.com", "version": "v1", "kind": "Widget" } },
+              { "resource": "pods", "scope": "Namespaced" }
+            ]
+          }
+        ]
+      }
+    ]
+  }
+}
+EOF
+}
+
+# A directory of commands that fail, put first in PATH to force fallbacks.
+fail_command() {
+	mkdir -p "$T/fakebin"
+	printf '#!/bin/sh\nexit 1\n' >"$T/fakebin/$1"
+	chmod +x "$T/fakebin/$1"
+	export PATH=$T/fakebin:$PATH
+}
+
+# Complete the words given (the last one is the word under the cursor) and
+# print the candidates one per line, sorted.
+bash_complete() {
+	# shellcheck source=/dev/null
+	source "$BASH_COMP"
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="$*"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_kinf
+	if ((${#COMPREPLY[@]})); then
+		printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort
+	fi
+}
+
+@test "bash: the completion is registered for kinf" {
+	run bash -c "source '$BASH_COMP' && complete -p kinf"
+	assert_success
+	assert_output "complete -F _kinf kinf"
+}
+
+@test "bash: commands after 'kinf '" {
+	run bash_complete kinf ''
+	assert_success
+	assert_output "$(printf '%s\n' deltas help index list version watch)"
+	run bash_complete kinf w
+	assert_output watch
+	run bash_complete kinf -
+	assert_output "$(printf '%s\n' --help --version -h)"
+	run bash_complete kinf help ''
+	assert_output "$(printf '%s\n' deltas index list version watch)"
+}
+
+@test "bash: watch options after 'kinf watch --'" {
+	run bash_complete kinf watch pods --
+	assert_success
+	for o in --watch-only --old --diff --diff-all --timestamps --color \
+		--from --resync --watch-list --timeout --count --exit-after-sync \
+		--stats --dump-on-exit --kubeconfig --context --namespace \
+		--all-namespaces --selector --output --verbose --help; do
+		assert_line -- "$o"
+	done
+	# Other commands' options, and the hidden test option, are not offered.
+	refute_line -- --by
+	refute_line -- --client
+	refute_line -- --emit-replaced
+	refute_line -- --watch-timeout
+}
+
+@test "bash: each command's own options" {
+	run bash_complete kinf deltas --e
+	assert_output "$(printf '%s\n' --emit-replaced --exit-after-sync)"
+	run bash_complete kinf index --
+	for o in --by --index --keys --values --watch --from; do
+		assert_line -- "$o"
+	done
+	refute_line -- --diff
+	run bash_complete kinf version --c
+	assert_output "$(printf '%s\n' --certificate-authority --chunk-size --client --cluster --context)"
+	run bash_complete kinf list --
+	assert_line -- --no-headers
+	refute_line -- --from
+	refute_line -- --timestamps
+}
+
+@test "bash: -o values depend on the command" {
+	run bash_complete kinf list -o ''
+	assert_output "$(printf '%s\n' json name table wide yaml)"
+	run bash_complete kinf watch pods -o ''
+	assert_output "$(printf '%s\n' json name table)"
+	run bash_complete kinf deltas --output ''
+	assert_output "$(printf '%s\n' json table)"
+	run bash_complete kinf version -o ''
+	assert_output json
+	run bash_complete kinf index pods -o y
+	assert_output yaml
+}
+
+@test "bash: --output=VALUE, split at '=' or not" {
+	# COMP_WORDBREAKS holds '=' by default: bash splits the word.
+	run bash_complete kinf list --output = ''
+	assert_output "$(printf '%s\n' json name table wide yaml)"
+	run bash_complete kinf list --output = j
+	assert_output json
+	# Without the split, the whole word is completed.
+	run bash_complete kinf watch --output=n
+	assert_output -- --output=name
+}
+
+@test "bash: --timestamps and --color values" {
+	run bash_complete kinf watch pods --timestamps ''
+	assert_output "$(printf '%s\n' local none rfc3339 utc)"
+	run bash_complete kinf watch pods --timestamps r
+	assert_output rfc3339
+	run bash_complete kinf watch --color ''
+	assert_output "$(printf '%s\n' always auto never)"
+}
+
+@test "bash: --context names from the kubeconfig (kubectl)" {
+	command -v kubectl >/dev/null || skip "kubectl is not installed"
+	export KUBECONFIG=$T/kubeconfig
+	run bash_complete kinf list --context ''
+	assert_success
+	assert_output "$(printf '%s\n' dev-east prod-west)"
+	run bash_complete kinf list --context p
+	assert_output prod-west
+}
+
+@test "bash: --context names without kubectl (awk over the kubeconfig files)" {
+	fail_command kubectl
+	export KUBECONFIG=$T/kubeconfig:$T/missing:$T/other-kubeconfig
+	run bash_complete kinf watch --context ''
+	assert_success
+	assert_output "$(printf '%s\n' dev-east prod-west staging)"
+}
+
+@test "bash: --context reads the --kubeconfig on the line, then ~/.kube/config" {
+	export KUBECONFIG=$T/kubeconfig
+	run bash_complete kinf watch --kubeconfig "$T/other-kubeconfig" --context ''
+	assert_output staging
+	fail_command kubectl
+	run bash_complete kinf watch --kubeconfig="$T/other-kubeconfig" --context ''
+	assert_output staging
+	unset KUBECONFIG
+	mkdir -p "$HOME/.kube"
+	cp "$T/kubeconfig" "$HOME/.kube/config"
+	run bash_complete kinf watch --context ''
+	assert_output "$(printf '%s\n' dev-east prod-west)"
+}
+
+@test "bash: resource types from the discovery cache" {
+	export XDG_CACHE_HOME=$T/cache
+	run bash_complete kinf list ''
+	assert_success
+	assert_output "$(printf '%s\n' deployments namespaces pods widgets)"
+	run bash_complete kinf watch -n default d
+	assert_output deployments
+	# Only the first operand is a resource type.
+	run bash_complete kinf list pods ''
+	assert_output ""
+	run bash_complete kinf index --by app=web ''
+	assert_output "$(printf '%s\n' deployments namespaces pods widgets)"
+}
+
+@test "bash: resource types without jq, and from ~/.cache" {
+	fail_command jq
+	export XDG_CACHE_HOME=$T/cache
+	run bash_complete kinf deltas ''
+	assert_output "$(printf '%s\n' deployments namespaces pods widgets)"
+	# A relative XDG_CACHE_HOME is ignored, as kinf ignores it.
+	export XDG_CACHE_HOME=relative/cache
+	mkdir -p "$HOME/.cache"
+	cp -r "$T/cache/kinf" "$HOME/.cache/kinf"
+	rm -r "$HOME/.cache/kinf/discovery/other.example_443"
+	run bash_complete kinf deltas ''
+	assert_output "$(printf '%s\n' deployments namespaces pods)"
+	# No cache: no candidates, no error.
+	rm -r "$HOME/.cache/kinf"
+	run bash_complete kinf deltas ''
+	assert_success
+	assert_output ""
+}
+
+@test "bash: -n asks kinf for namespaces with the connection options on the line" {
+	cat >"$T/kinf" <<EOF
+#!/bin/sh
+printf '%s\n' "\$*" >"$T/kinf-args"
+printf 'namespace/default\nnamespace/kube-system\nnamespace/team-a\n'
+EOF
+	chmod +x "$T/kinf"
+	run bash_complete "$T/kinf" watch pods --context dev-east --insecure-skip-tls-verify -n ''
+	assert_success
+	assert_output "$(printf '%s\n' default kube-system team-a)"
+	run cat "$T/kinf-args"
+	assert_output "list namespaces -o name --request-timeout 3s --context dev-east --insecure-skip-tls-verify"
+	run bash_complete "$T/kinf" list --namespace k
+	assert_output kube-system
+	# A kinf that fails (no cluster) gives no candidates.
+	printf '#!/bin/sh\necho "kinf: no cluster" >&2\nexit 3\n' >"$T/kinf"
+	run bash_complete "$T/kinf" list -n ''
+	assert_success
+	assert_output ""
+}
+
+@test "bash: --by and --values index names, with those from --index" {
+	run bash_complete kinf index pods --by ''
+	assert_output "$(printf '%s\n' field: label: namespace node owner phase)"
+	run bash_complete kinf index pods --index sa=spec.serviceAccountName --values s
+	assert_output sa
+	run bash_complete kinf index pods --by n
+	assert_output "$(printf '%s\n' namespace node)"
+}
+
+@test "bash: files for --kubeconfig, --from, --certificate-authority, --dump-on-exit" {
+	mkdir -p "$T/files/subdir"
+	touch "$T/files/recorded.json" "$T/files/ca.pem"
+	cd "$T/files"
+	for o in --kubeconfig --from --certificate-authority --dump-on-exit; do
+		run bash_complete kinf watch "$o" ''
+		assert_output "$(printf '%s\n' ca.pem recorded.json subdir)"
+	done
+	run bash_complete kinf list --kubeconfig rec
+	assert_output recorded.json
+}
+
+@test "bash: no candidates for free-form values" {
+	for o in --selector -l --field-selector --server --token --timeout --count --resync --index; do
+		run bash_complete kinf index pods "$o" ''
+		assert_success
+		assert_output ""
+	done
+}
+
+@test "bash: works with the bash-completion package loaded" {
+	local bc=/usr/share/bash-completion/bash_completion
+	[[ -r $bc ]] || skip "bash-completion is not installed"
+	export XDG_CACHE_HOME=$T/cache
+	run bash -c '
+		source "$1" && source "$2"
+		COMP_WORDS=(kinf list "")
+		COMP_CWORD=2
+		COMP_LINE="kinf list "
+		COMP_POINT=${#COMP_LINE}
+		_kinf
+		printf "%s\n" "${COMPREPLY[@]}" | LC_ALL=C sort
+		COMP_WORDS=(kinf watch --kubeconfig "$3/kubec")
+		COMP_CWORD=3
+		COMP_LINE="${COMP_WORDS[*]}"
+		COMP_POINT=${#COMP_LINE}
+		_kinf
+		printf "%s\n" "${COMPREPLY[@]}"
+	' _ "$bc" "$BASH_COMP" "$T"
+	assert_success
+	assert_output "$(printf '%s\n' deployments namespaces pods widgets "$T/kubeconfig")"
+}
+
+@test "zsh: the completion parses" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	run zsh -n "$ZSH_COMP"
+	assert_success
+	grep -q '^#compdef kinf$' "$ZSH_COMP"
+}
+
+# Type a line and TAB in an interactive zsh on a pseudo-terminal; print what
+# zsh shows until the prompt comes back.
+zsh_complete() {
+	cat >"$T/zsh-complete.zsh" <<'EOF'
+zmodload zsh/zpty || exit 1
+zpty z env TERM=dumb COLUMNS=200 LINES=100 zsh -f -i
+zpty -w z 'PS1="> "; fpath=($COMPDIR $fpath); autoload -Uz compinit; compinit -u -D; print RE""ADY'
+zpty -r z junk '*READY*' || exit 1
+zpty -r z junk '*> ' || exit 1
+zpty -w -n z "$1"$'\t'
+zpty -r z out "*"$'\n'"> $1" || exit 1
+print -r -- "${out//$'\r'/}"
+zpty -d z
+EOF
+	COMPDIR=$ROOT/completions/zsh timeout 30 zsh -f "$T/zsh-complete.zsh" "$1"
+}
+
+@test "zsh: commands, option values, contexts and resource types" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	zsh -c 'zmodload zsh/zpty' 2>/dev/null || skip "zsh has no zpty module"
+	export XDG_CACHE_HOME=$T/cache KUBECONFIG=$T/kubeconfig
+	run zsh_complete "kinf "
+	assert_success
+	assert_output --partial "deltas"
+	assert_output --partial "version"
+	assert_output --partial "watch"
+	run zsh_complete "kinf watch --timestamps "
+	assert_success
+	assert_output --regexp "local +none +rfc3339 +utc"
+	run zsh_complete "kinf deltas -o "
+	assert_success
+	assert_output --regexp "json +table"
+	run zsh_complete "kinf list --context "
+	assert_success
+	assert_output --regexp "dev-east +prod-west"
+	run zsh_complete "kinf list "
+	assert_success
+	assert_output --regexp "deployments +namespaces +pods +widgets"
+}
+
+@test "fish: the completion parses" {
+	command -v fish >/dev/null || skip "fish is not installed"
+	run fish -n "$FISH_COMP"
+	assert_success
+}
+
+fish_complete() {
+	fish -c 'source $argv[1]; complete -C $argv[2] | cut -f1 | sort' "$FISH_COMP" "$1"
+}
+
+@test "fish: commands, options, values, contexts and resource types" {
+	command -v fish >/dev/null || skip "fish is not installed"
+	export XDG_CACHE_HOME=$T/cache KUBECONFIG=$T/kubeconfig
+	run fish_complete "kinf "
+	assert_output "$(printf '%s\n' deltas help index list version watch)"
+	run fish_complete "kinf watch --tim"
+	assert_output "$(printf '%s\n' --timeout --timestamps)"
+	run fish_complete "kinf watch --timestamps "
+	assert_output "$(printf '%s\n' local none rfc3339 utc)"
+	run fish_complete "kinf deltas -o "
+	assert_output "$(printf '%s\n' json table)"
+	run fish_complete "kinf list --output="
+	assert_output "$(printf '%s\n' --output=json --output=name --output=table --output=wide --output=yaml)"
+	run fish_complete "kinf version --c"
+	assert_line -- --client
+	refute_line -- --color
+	run fish_complete "kinf list --context "
+	assert_output "$(printf '%s\n' dev-east prod-west)"
+	run fish_complete "kinf list "
+	assert_output "$(printf '%s\n' deployments namespaces pods widgets)"
+	run fish_complete "kinf list -n default pods "
+	assert_output ""
+	run fish_complete "kinf index pods --index sa=x --by "
+	assert_output "$(printf '%s\n' field: label: namespace node owner phase sa)"
+}
