@@ -233,6 +233,21 @@ bash_complete() {
 	assert_output "$(printf '%s\n' dev-east prod-west)"
 }
 
+@test "bash: names from files are not expanded" {
+	fail_command kubectl
+	cat >"$T/evil-kubeconfig" <<'EOF'
+contexts:
+- name: $(touch pwned)
+- name: '*'
+EOF
+	export KUBECONFIG=$T/evil-kubeconfig
+	cd "$T"
+	run bash_complete kinf list --context ''
+	assert_success
+	assert_output "$(printf '%s\n' '$(touch pwned)' '*')"
+	[[ ! -e $T/pwned ]]
+}
+
 @test "bash: resource types from the discovery cache" {
 	export XDG_CACHE_HOME=$T/cache
 	run bash_complete kinf list ''
