@@ -1,0 +1,123 @@
+# Shared helpers for kinf's bats files: load with `load helpers`.
+#
+#   setup_file()    { fakeapi_start; }          # or: fakeapi_start --pods 1000
+#   teardown_file() { fakeapi_stop; }
+#   @test "..." { run kinf list pods; assert_success; }
+#
+# fakeapi_start exports FAKEAPI_DIR, FAKEAPI_URL, KUBECONFIG, XDG_CACHE_HOME
+# and KUBECACHEDIR (kubectl's discovery cache); test/fakeapi/README.md
+# documents the server and its /_fake/ control interface.
+
+bats_require_minimum_version 1.5.0
+
+export BATS_LIB_PATH=${BATS_LIB_PATH:-/usr/lib/bats}
+bats_load_library bats-support
+bats_load_library bats-assert
+
+KINF_SOURCE_ROOT=${KINF_SOURCE_ROOT:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+KINF=${KINF:-$KINF_SOURCE_ROOT/build/cmd/kinf/kinf}
+FAKEAPI_SERVER=${FAKEAPI_SERVER:-$KINF_SOURCE_ROOT/test/fakeapi/server.py}
+export KINF_SOURCE_ROOT KINF
+
+# fakeapi_start [--dir DIR] [server options...]
+# Starts test/fakeapi/server.py in the background (fd 3 closed so bats does
+# not wait for it) and waits, at most 30 s, for DIR/ready.  DIR defaults to
+# $BATS_FILE_TMPDIR/fakeapi (a fresh fakeapi.XXXXXX if that one is taken).
+fakeapi_start() {
+	local dir=
+	if [[ ${1:-} == --dir ]]; then
+		dir=$2
+		shift 2
+	fi
+	if [[ -z $dir ]]; then
+		dir=$BATS_FILE_TMPDIR/fakeapi
+		[[ -e $dir ]] && dir=$(mktemp -d "$BATS_FILE_TMPDIR/fakeapi.XXXXXX")
+	fi
+	mkdir -p "$dir"
+	/usr/bin/python3 "$FAKEAPI_SERVER" --dir "$dir" "$@" \
+		>"$dir/server.log" 2>&1 3>&- </dev/null &
+	local pid=$! i
+	for ((i = 0; i < 600; i++)); do
+		[[ -e $dir/ready ]] && break
+		if ! kill -0 "$pid" 2>/dev/null; then
+			echo "fakeapi exited before it was ready:" >&2
+			cat "$dir/server.log" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+	if [[ ! -e $dir/ready ]]; then
+		echo "fakeapi not ready after 30 s:" >&2
+		cat "$dir/server.log" >&2
+		kill "$pid" 2>/dev/null
+		return 1
+	fi
+	export FAKEAPI_DIR=$dir FAKEAPI_PID=$pid
+	FAKEAPI_URL=$(<"$dir/url")
+	export FAKEAPI_URL KUBECONFIG=$dir/kubeconfig
+	export XDG_CACHE_HOME=$dir/cache KUBECACHEDIR=$dir/cache/kube
+	mkdir -p "$XDG_CACHE_HOME"
+}
+
+# fakeapi_stop: SIGTERM the server started by fakeapi_start, wait for it
+# (SIGKILL after 10 s).
+fakeapi_stop() {
+	local pid=${FAKEAPI_PID:-} i
+	if [[ -z $pid && -n ${FAKEAPI_DIR:-} && -e $FAKEAPI_DIR/pid ]]; then
+		pid=$(<"$FAKEAPI_DIR/pid")
+	fi
+	[[ -n $pid ]] || return 0
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	unset FAKEAPI_PID
+}
+
+# fakeapi_ctl METHOD PATH [JSON]: call the control API; PATH may omit the
+# leading /_fake/ ("faults" means /_fake/faults).  Fails on HTTP errors.
+fakeapi_ctl() {
+	local method=$1 path=$2 data=${3:-}
+	[[ $path == /* ]] || path=/_fake/$path
+	local args=(-sS --fail-with-body -X "$method" --cacert "$FAKEAPI_DIR/ca.crt")
+	if [[ -n $data ]]; then
+		args+=(-H 'Content-Type: application/json' --data "$data")
+	fi
+	curl "${args[@]}" "$FAKEAPI_URL$path"
+}
+
+# fakeapi_requests: the recorded requests, one JSON object per line.
+fakeapi_requests() {
+	fakeapi_ctl GET /_fake/requests
+}
+
+# fakeapi_curl [curl args...] PATH: an authenticated (admin token) request.
+fakeapi_curl() {
+	local last=${*: -1}
+	local rest=("${@:1:$#-1}")
+	curl -sS --cacert "$FAKEAPI_DIR/ca.crt" \
+		-H "Authorization: Bearer $(<"$FAKEAPI_DIR/admin-token")" "${rest[@]}" \
+		"$FAKEAPI_URL$last"
+}
+
+# kubectl_fake ...: kubectl against the fake server.
+kubectl_fake() {
+	kubectl --kubeconfig "$FAKEAPI_DIR/kubeconfig" "$@"
+}
+
+# kinf ...: runs $KINF.  Output and status pass through (so `run -N kinf ...`
+# works); the command line and status are also written to the test's log
+# (bats fd 4, else stderr), which bats shows only when the test fails.
+kinf() {
+	local rc=0
+	"$KINF" "$@" || rc=$?
+	if { true >&4; } 2>/dev/null; then
+		echo "# kinf $* (status=$rc)" >&4
+	else
+		echo "# kinf $* (status=$rc)" >&2
+	fi
+	return "$rc"
+}

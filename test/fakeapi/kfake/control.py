@@ -1,0 +1,224 @@
+"""State behind the /_fake/ control interface: injected faults, tokens, and the
+log of recorded requests.  All methods are thread-safe."""
+
+import collections
+import threading
+import time
+
+from . import status
+
+# Verbs a fault may be restricted to; "discovery" covers /api, /apis, /version
+# and /openapi; without "verb" a fault applies to every resource request.
+VERBS = ('list', 'watch', 'get', 'create', 'update', 'patch', 'delete', 'deletecollection',
+         'discovery', 'any')
+
+
+class ControlError(Exception):
+    pass
+
+
+class User:
+    def __init__(self, name, groups=()):
+        self.name = name
+        self.groups = tuple(groups)
+
+    @property
+    def is_admin(self):
+        return 'system:masters' in self.groups
+
+
+class Control:
+    def __init__(self, admin_token, viewer_token, bookmark_interval=60.0):
+        self.lock = threading.Lock()
+        self.requests = collections.deque(maxlen=200000)
+        self.fail = []            # [{count, status, verb, path, retry_after, message}]
+        self.stalls = []          # [{count, seconds, verb, path}]
+        self.truncate_watches = 0
+        self.invalid_json_watches = 0
+        self.watch_list = True
+        self.bookmark_interval = float(bookmark_interval)
+        self.watch_timeout = None
+        self.trickle = None       # (bytes, delay)
+        self.gzip = True
+        # token -> (User, expires_at or None)
+        self.tokens = {
+            admin_token: (User('admin', ['system:masters', 'system:authenticated']), None),
+            viewer_token: (User('viewer', ['system:authenticated']), None),
+        }
+
+    # --- authentication ----------------------------------------------------
+
+    def user_for_token(self, token):
+        with self.lock:
+            entry = self.tokens.get(token)
+        if entry is None:
+            return None
+        user, expires = entry
+        if expires is not None and time.time() >= expires:
+            return None
+        return user
+
+    def add_token(self, spec):
+        token = spec.get('token')
+        user = spec.get('user')
+        if not isinstance(token, str) or not token or not isinstance(user, str) or not user:
+            raise ControlError('"token" and "user" are required strings')
+        groups = list(spec.get('groups') or [])
+        if user == 'admin' and 'system:masters' not in groups:
+            groups.append('system:masters')
+        groups.append('system:authenticated')
+        expires = None
+        if spec.get('expires_in') is not None:
+            expires = time.time() + float(spec['expires_in'])
+        with self.lock:
+            self.tokens[token] = (User(user, groups), expires)
+
+    def remove_token(self, token):
+        with self.lock:
+            self.tokens.pop(token, None)
+
+    # --- request log -------------------------------------------------------
+
+    def record(self, rec):
+        with self.lock:
+            self.requests.append(rec)
+
+    def recorded(self):
+        with self.lock:
+            return list(self.requests)
+
+    def clear_requests(self):
+        with self.lock:
+            self.requests.clear()
+
+    # --- faults ----------------------------------------------------------------
+
+    @staticmethod
+    def _matches(entry, verb, path):
+        want = entry.get('verb')
+        if want is None:
+            if verb == 'discovery':
+                return False
+        elif want != 'any' and want != verb:
+            return False
+        return not entry.get('path') or entry['path'] in path
+
+    def _take(self, entries, verb, path):
+        with self.lock:
+            for e in entries:
+                if e['count'] > 0 and self._matches(e, verb, path):
+                    e['count'] -= 1
+                    if e['count'] == 0:
+                        entries.remove(e)
+                    return e
+        return None
+
+    def take_failure(self, verb, path):
+        """(status dict, headers) for an injected failure, or None."""
+        e = self._take(self.fail, verb, path)
+        if e is None:
+            return None
+        st = status.generic(e['status'], e.get('retry_after'), e.get('message'))
+        headers = {}
+        if e.get('retry_after') is not None:
+            headers['Retry-After'] = str(int(e['retry_after']))
+        return st, headers
+
+    def take_stall(self, verb, path):
+        e = self._take(self.stalls, verb, path)
+        return e['seconds'] if e else 0
+
+    def take_watch_faults(self):
+        """(truncate, invalid_json) for a watch that is starting."""
+        with self.lock:
+            truncate = self.truncate_watches > 0
+            if truncate:
+                self.truncate_watches -= 1
+            invalid = self.invalid_json_watches > 0
+            if invalid:
+                self.invalid_json_watches -= 1
+            return truncate, invalid
+
+    def _verb(self, spec):
+        verb = spec.get('verb')
+        if verb is not None and verb not in VERBS:
+            raise ControlError('"verb" must be one of ' + ', '.join(VERBS))
+        return verb
+
+    def apply_faults(self, spec, store):
+        """Apply a POST /_fake/faults body."""
+        if not isinstance(spec, dict):
+            raise ControlError('expected a JSON object')
+        known = {'drop_watches', 'compact', 'expire_continue', 'fail_next', 'stall',
+                 'truncate_next_watch', 'invalid_json_next_watch', 'watch_list',
+                 'bookmark_interval', 'watch_timeout', 'history', 'trickle', 'gzip', 'reset'}
+        unknown = set(spec) - known
+        if unknown:
+            raise ControlError('unknown fault(s): ' + ', '.join(sorted(unknown)))
+        if spec.get('reset'):
+            with self.lock:
+                self.fail = []
+                self.stalls = []
+                self.truncate_watches = 0
+                self.invalid_json_watches = 0
+                self.trickle = None
+        if 'fail_next' in spec:
+            f = spec['fail_next']
+            if not isinstance(f, dict) or not isinstance(f.get('status', 500), int):
+                raise ControlError('"fail_next" must be {"count":N,"status":CODE,...}')
+            entry = {'count': int(f.get('count', 1)), 'status': int(f.get('status', 500)),
+                     'verb': self._verb(f), 'path': f.get('path'),
+                     'retry_after': f.get('retry_after'), 'message': f.get('message')}
+            if entry['status'] in (429, 503) and entry['retry_after'] is None:
+                entry['retry_after'] = 1
+            with self.lock:
+                self.fail.append(entry)
+        if 'stall' in spec:
+            s = spec['stall']
+            if not isinstance(s, dict) or 'seconds' not in s:
+                raise ControlError('"stall" must be {"seconds":S}')
+            with self.lock:
+                self.stalls.append({'count': int(s.get('count', 1)),
+                                    'seconds': float(s['seconds']),
+                                    'verb': self._verb(s), 'path': s.get('path')})
+        with self.lock:
+            if spec.get('truncate_next_watch'):
+                self.truncate_watches += 1
+            if spec.get('invalid_json_next_watch'):
+                self.invalid_json_watches += 1
+            if 'watch_list' in spec:
+                self.watch_list = bool(spec['watch_list'])
+            if 'bookmark_interval' in spec:
+                self.bookmark_interval = float(spec['bookmark_interval'])
+            if 'watch_timeout' in spec:
+                v = spec['watch_timeout']
+                self.watch_timeout = None if v is None else float(v)
+            if 'trickle' in spec:
+                t = spec['trickle']
+                self.trickle = None if not t else (max(1, int(t.get('bytes', 1024))),
+                                                    float(t.get('delay', 0.01)))
+            if 'gzip' in spec:
+                self.gzip = bool(spec['gzip'])
+        if 'history' in spec:
+            store.set_history(spec['history'])
+        if spec.get('compact'):
+            store.compact()
+        if spec.get('expire_continue'):
+            store.expire_continue()
+        if spec.get('drop_watches'):
+            store.drop_watches()
+
+    def describe(self, store):
+        with self.lock:
+            return collections.OrderedDict([
+                ('fail_next', [dict(e) for e in self.fail]),
+                ('stall', [dict(e) for e in self.stalls]),
+                ('truncate_next_watch', self.truncate_watches),
+                ('invalid_json_next_watch', self.invalid_json_watches),
+                ('watch_list', self.watch_list),
+                ('bookmark_interval', self.bookmark_interval),
+                ('watch_timeout', self.watch_timeout),
+                ('history', store.history_limit),
+                ('trickle', None if not self.trickle else {'bytes': self.trickle[0],
+                                                           'delay': self.trickle[1]}),
+                ('gzip', self.gzip)])
