@@ -105,12 +105,34 @@ fail_command() {
 # Complete the words given (the last one is the word under the cursor) and
 # print the candidates one per line, sorted.
 bash_complete() {
+	local line="$*"
+	bash_complete_line "$line"
+}
+
+# Complete at the end of a command line, as bash calls the function: with
+# COMP_LINE and COMP_POINT, and COMP_WORDS (here split at blanks only).
+bash_complete_line() {
 	# shellcheck source=/dev/null
 	source "$BASH_COMP"
+	COMP_LINE=$1
+	COMP_POINT=${#COMP_LINE}
+	read -ra COMP_WORDS <<<"$COMP_LINE"
+	[[ $COMP_LINE == *' ' ]] && COMP_WORDS+=('')
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMPREPLY=()
+	_kinf
+	if ((${#COMPREPLY[@]})); then
+		printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort
+	fi
+}
+
+# Complete with COMP_WORDS and COMP_CWORD only.
+bash_complete_words() {
+	# shellcheck source=/dev/null
+	source "$BASH_COMP"
+	unset COMP_LINE COMP_POINT
 	COMP_WORDS=("$@")
 	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMP_LINE="$*"
-	COMP_POINT=${#COMP_LINE}
 	COMPREPLY=()
 	_kinf
 	if ((${#COMPREPLY[@]})); then
@@ -181,15 +203,46 @@ bash_complete() {
 	assert_output yaml
 }
 
-@test "bash: --output=VALUE, split at '=' or not" {
-	# COMP_WORDBREAKS holds '=' by default: bash splits the word.
-	run bash_complete kinf list --output = ''
+@test "bash: --opt=VALUE completes what readline replaces" {
+	# '=' is in COMP_WORDBREAKS: readline replaces what follows it.
+	run bash_complete_line 'kinf list --output='
 	assert_output "$(printf '%s\n' json name table wide yaml)"
-	run bash_complete kinf list --output = j
-	assert_output json
-	# Without the split, the whole word is completed.
-	run bash_complete kinf watch --output=n
+	run bash_complete_line 'kinf watch --output=n'
+	assert_output name
+	run bash_complete_line 'kinf watch --timestamps=u'
+	assert_output utc
+	# Without it, the whole word.
+	COMP_WORDBREAKS=${COMP_WORDBREAKS//=/}
+	run bash_complete_line 'kinf watch --output=n'
 	assert_output -- --output=name
+}
+
+@test "bash: context names with ':' (EKS ARNs)" {
+	fail_command kubectl
+	cat >"$T/eks-kubeconfig" <<'EOF'
+contexts:
+- name: arn:aws:eks:eu-west-1:111122223333:cluster/blue
+- name: arn:aws:eks:eu-west-1:111122223333:cluster/green
+- name: kind-local
+EOF
+	export KUBECONFIG=$T/eks-kubeconfig
+	run bash_complete_line 'kinf list --context arn:aws:eks:eu-west-1:111122223333:cluster/'
+	assert_output "$(printf '%s\n' cluster/blue cluster/green)"
+	run bash_complete_line 'kinf list --context=arn:aws:eks:eu-west-1:111122223333:cluster/g'
+	assert_output cluster/green
+	run bash_complete_line 'kinf list --context '
+	assert_output "$(printf '%s\n' arn:aws:eks:eu-west-1:111122223333:cluster/blue arn:aws:eks:eu-west-1:111122223333:cluster/green kind-local)"
+	run bash_complete_line 'kinf list --context arn:aws:eks:eu-west-1:111122223333:cluster/blue -n x --context a'
+	assert_output "$(printf '%s\n' arn:aws:eks:eu-west-1:111122223333:cluster/blue arn:aws:eks:eu-west-1:111122223333:cluster/green)"
+}
+
+@test "bash: without COMP_LINE, COMP_WORDS as bash splits them" {
+	run bash_complete_words kinf list --output = ''
+	assert_output "$(printf '%s\n' json name table wide yaml)"
+	run bash_complete_words kinf list --output = j
+	assert_output json
+	run bash_complete_words kinf watch -o ''
+	assert_output "$(printf '%s\n' json name table)"
 }
 
 @test "bash: --timestamps and --color values" {
