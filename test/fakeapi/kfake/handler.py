@@ -449,6 +449,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def api_request(self, method, path, q):
         app = self.server.app
         rec = self._rec
+        if method in ('POST', 'PUT', 'PATCH', 'DELETE'):
+            # Consume the body first so that keep-alive survives any error.
+            self.read_body()
         try:
             info = self.route(method, path, q)
         except status.ApiError:
@@ -459,8 +462,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             rec['resource'] = info.rt.plural + ('/' + info.subresource if info.subresource else '')
             rec['namespace'] = info.namespace
             rec['name'] = info.name
-        if method in ('POST', 'PUT', 'PATCH', 'DELETE'):
-            self.read_body()
         stall = app.control.take_stall(info.verb, path)
         if stall:
             time.sleep(stall)
