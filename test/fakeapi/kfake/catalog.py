@@ -56,10 +56,6 @@ class ResourceType:
             return raw
         return self.type_prefix + raw[1:]
 
-    def item_bytes(self, raw):
-        """Object bytes as a list item."""
-        return raw
-
     def list_envelope(self, rv, cont=None, remaining=None):
         """(head, tail) around the comma-joined items of a list response."""
         meta = collections.OrderedDict()
@@ -98,14 +94,6 @@ class ResourceType:
         obj.update(_ZERO_BODIES.get(self.kind, {}))
         return self.full_bytes(jsonutil.dumps(obj))
 
-    def path(self, namespace=None, name=None):
-        p = self.prefix
-        if self.namespaced and namespace:
-            p += '/namespaces/' + namespace
-        p += '/' + self.plural
-        if name:
-            p += '/' + name
-        return p
 
 
 _ZERO_BODIES = {

@@ -26,9 +26,6 @@ _IMAGES = ['registry.example.com/%s:1.%d.%d', 'ghcr.io/example/%s:v2.%d.%d',
            'docker.io/library/%s:3.%d.%d']
 _SIDECAR_IMAGE = 'registry.example.com/log-shipper:0.%d.%d'
 
-DEFAULT_POD_COUNT = 7   # pods in the default data: see README.md
-
-
 def _suffix(rng, n):
     return ''.join(rng.choice(_SUFFIX_ALPHABET) for _ in range(n))
 
@@ -53,6 +50,12 @@ def _fields(*names):
     return out
 
 
+def _double(quantity):
+    """'250m' -> '500m', '64Mi' -> '128Mi'."""
+    digits = quantity.rstrip('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ')
+    return str(int(digits) * 2) + quantity[len(digits):]
+
+
 def _container(name, image, env, port, mounts, cpu, mem):
     c = OD()
     c['name'] = name
@@ -61,7 +64,7 @@ def _container(name, image, env, port, mounts, cpu, mem):
         c['ports'] = [OD([('name', 'http' if port != 9090 else 'metrics'),
                           ('containerPort', port), ('protocol', 'TCP')])]
     c['env'] = [OD([('name', k), ('value', v)]) for k, v in env]
-    c['resources'] = OD([('limits', OD([('cpu', cpu * 2), ('memory', mem * 2)])),
+    c['resources'] = OD([('limits', OD([('cpu', _double(cpu)), ('memory', _double(mem))])),
                          ('requests', OD([('cpu', cpu), ('memory', mem)]))])
     c['volumeMounts'] = mounts
     c['terminationMessagePath'] = '/dev/termination-log'
@@ -338,8 +341,10 @@ class Generator:
         for t, s, reason, msg in (
                 ('MemoryPressure', 'False', 'KubeletHasSufficientMemory',
                  'kubelet has sufficient memory available'),
-                ('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
-                ('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+                ('DiskPressure', 'False', 'KubeletHasNoDiskPressure',
+                 'kubelet has no disk pressure'),
+                ('PIDPressure', 'False', 'KubeletHasSufficientPID',
+                 'kubelet has sufficient PID available'),
                 ('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status')):
             conds.append(OD([('type', t), ('status', s), ('lastHeartbeatTime', hb),
                              ('lastTransitionTime', self.ts(age - 60)), ('reason', reason),
@@ -497,7 +502,6 @@ def load(store, pods=0, namespaces=10, seed=1, nodes=None, start_time=None):
                        'Succeeded', 3600)
     p['rv'] = '0'
     put('pods', make_pod(backup, p))
-    assert DEFAULT_POD_COUNT == 7
     put('widgets', gen.widget('default', 'widget-a', 3, 'blue', 4 * day))
     put('widgets', gen.widget('default', 'widget-b', 5, 'red', 2 * day))
 

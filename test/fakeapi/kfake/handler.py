@@ -443,7 +443,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif method == 'DELETE':
             info.verb = 'delete' if info.name else 'deletecollection'
         else:
-            raise status.method_not_allowed(method)
+            raise status.method_not_allowed()
         return info
 
     def api_request(self, method, path, q):
@@ -688,7 +688,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     'results. Continuing with the provided token results in an inconsistent list '
                     '- objects that were created, modified, or deleted between the time the '
                     'first chunk was returned and now may show up in the list.',
-                    self._encode_continue(-1, start_key, info.namespace, raw=True))
+                    self._encode_continue(-1, start_key, info.namespace))
         else:
             exact = rvm == 'Exact' or (rvm == '' and limit > 0 and rv_text not in ('', '0'))
             if rv_text not in ('', '0'):
@@ -753,9 +753,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_bytes(200, body)
 
     @staticmethod
-    def _encode_continue(rv, key, namespace, raw=False):
+    def _encode_continue(rv, key, namespace):
         """The token kube-apiserver's etcd3 store hands out (key relative to the prefix)."""
-        start = key if raw else key
+        start = key
         if namespace is not None and start.startswith(namespace + '/'):
             start = start[len(namespace) + 1:]
         tok = json.dumps(OD([('v', 'meta.k8s.io/v1'), ('rv', rv), ('start', start)]),
@@ -863,7 +863,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def op_create(self, info, q):
         app = self.server.app
         if info.subresource:
-            raise status.method_not_allowed('POST')
+            raise status.method_not_allowed()
         obj = app.writer.create(info.rt, info.namespace, self.read_json(info.rt.kind),
                                 self._manager(q),
                                 self._dry_run(q))
@@ -912,7 +912,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         rt = info.rt
         body = self.read_body()
         options = {}
-        if body.strip():
+        ct = (self.headers.get('Content-Type') or '').split(';')[0].strip()
+        if body.strip() and ct != 'application/vnd.kubernetes.protobuf':
             try:
                 options = jsonutil.loads(body) or {}
             except ValueError as e:

@@ -5,17 +5,18 @@ import collections
 import copy
 import random
 import re
-import time
 
 from . import catalog
 from . import jsonutil
 from . import patch as patchmod
 from . import status
 from . import store as storemod
+from . import tables
 
 OD = collections.OrderedDict
 _SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789'
-_DNS1123_SUBDOMAIN = re.compile(r'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z')
+_DNS1123_SUBDOMAIN = re.compile(
+    r'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z')
 _DNS1123_LABEL = re.compile(r'[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z')
 _GENERATION_KINDS = ('Deployment', 'Widget')
 
@@ -460,8 +461,7 @@ class Writer:
             if not isinstance(new, dict):
                 raise status.bad_request('the patch produced a non-object')
             fields = _fields_v1(p) if isinstance(p, dict) else {}
-            operation_manager = manager
-            obj = self._replace(rt, cur, new, operation_manager, sub, dry_run, fields)
+            obj = self._replace(rt, cur, new, manager, sub, dry_run, fields)
             return obj, False
 
     def delete(self, rt, ns, name, options=None, dry_run=False):
@@ -524,7 +524,6 @@ def scale_of(rt, obj):
     d = obj.decode()
     meta = d['metadata']
     spec = d.get('spec') or {}
-    from . import tables
     return OD([('kind', 'Scale'), ('apiVersion', 'autoscaling/v1'),
                ('metadata', OD((k, meta[k]) for k in ('name', 'namespace', 'uid',
                                                      'resourceVersion', 'creationTimestamp')
@@ -532,7 +531,3 @@ def scale_of(rt, obj):
                ('spec', {'replicas': spec.get('replicas', 0)}),
                ('status', OD([('replicas', (d.get('status') or {}).get('replicas', 0)),
                               ('selector', tables.format_label_selector(spec.get('selector')))]))])
-
-
-def now():
-    return time.time()

@@ -90,7 +90,8 @@ SCHEMAS = {
                        7: ('paused', 'b'), 9: ('progressDeadlineSeconds', 'i')},
     'DeploymentStrategy': {1: ('type', 's'), 2: ('rollingUpdate', 'RollingUpdate')},
     'RollingUpdate': {1: ('maxUnavailable', 'I'), 2: ('maxSurge', 'I')},
-    'LabelSelector': {1: ('matchLabels', 'm'), 2: ('matchExpressions', '[LabelSelectorRequirement')},
+    'LabelSelector': {1: ('matchLabels', 'm'),
+                      2: ('matchExpressions', '[LabelSelectorRequirement')},
     'LabelSelectorRequirement': {1: ('key', 's'), 2: ('operator', 's'), 3: ('values', '[s')},
     'Empty': {},
 }

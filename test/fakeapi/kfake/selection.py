@@ -276,7 +276,7 @@ def _requirement_matcher(key, op, values):
         if len(values) == 1:
             (v,) = values
             return lambda ls: ls.get(key) == v
-        return lambda ls: ls.get(key, None) in values if key in ls else False
+        return lambda ls: key in ls and ls[key] in values
     if op in ('!=', 'notin'):
         return lambda ls: key not in ls or ls[key] not in values
     if op == 'exists':

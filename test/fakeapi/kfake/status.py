@@ -87,11 +87,6 @@ def forbidden(rt, name, user, verb, resource, group, namespace):
     return ApiError(status(403, 'Forbidden', msg, _details(rt, name)))
 
 
-def forbidden_path(user, verb, path):
-    msg = 'forbidden: User "%s" cannot %s path "%s"' % (user, verb, path)
-    return ApiError(status(403, 'Forbidden', msg, collections.OrderedDict()))
-
-
 def unauthorized():
     return ApiError(status(401, 'Unauthorized', 'Unauthorized'))
 
@@ -183,7 +178,7 @@ def not_acceptable():
                            'only the following media types are accepted: application/json'))
 
 
-def method_not_allowed(verb):
+def method_not_allowed():
     return ApiError(status(405, 'MethodNotAllowed',
                            'the server does not allow this method on the requested resource'))
 

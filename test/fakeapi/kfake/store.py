@@ -225,9 +225,6 @@ class Store:
     def get(self, rt, ns, name):
         return self.res[rt.plural].objs.get(key_of(ns, name))
 
-    def count(self, rt):
-        return len(self.res[rt.plural].objs)
-
     def current_snapshot(self, rt):
         with self.lock:
             rs = self.res[rt.plural]

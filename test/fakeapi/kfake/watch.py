@@ -10,11 +10,11 @@ transitions turned into ADDED/DELETED, periodic bookmarks, timeoutSeconds.
 import collections
 import random
 import select
-import socket
 import ssl
 import time
 
 from . import jsonutil
+from . import selection
 from . import status
 from . import store as storemod
 from . import tables
@@ -49,10 +49,9 @@ class WatchSpec:
             return False
         if self.label_pred is not None and not self.label_pred(obj.labels):
             return False
-        if self.field_terms is not None:
-            from . import selection
-            if not selection.fields_match(self.field_terms, obj.fields):
-                return False
+        if self.field_terms is not None and \
+                not selection.fields_match(self.field_terms, obj.fields):
+            return False
         return True
 
 
