@@ -172,7 +172,16 @@ def make_pod(app, p):
     managed = [OD([('manager', 'kube-controller-manager'), ('operation', 'Update'),
                    ('apiVersion', 'v1'), ('time', p['created']), ('fieldsType', 'FieldsV1'),
                    ('fieldsV1', _fields(*spec_fields))])]
-    if phase != 'Pending':
+    if phase == 'Pending':
+        managed.append(OD([
+            ('manager', 'kube-scheduler'), ('operation', 'Update'), ('apiVersion', 'v1'),
+            ('time', p['created']), ('fieldsType', 'FieldsV1'),
+            ('fieldsV1', _fields(*['f:status|f:conditions|.'] + [
+                'f:status|f:conditions|k:{"type":"PodScheduled"}|' + f
+                for f in ('.', 'f:lastProbeTime', 'f:lastTransitionTime', 'f:message',
+                          'f:reason', 'f:status', 'f:type')])),
+            ('subresource', 'status')]))
+    else:
         status_fields = ['f:status|f:conditions|k:{"type":"%s"}|%s' % (t, f)
                          for t in ('ContainersReady', 'Initialized', 'PodReadyToStartContainers',
                                    'Ready')

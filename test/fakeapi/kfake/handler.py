@@ -336,6 +336,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             ('query', query), ('verb', None), ('resource', None), ('namespace', None),
             ('name', None), ('accept', self.headers.get('Accept')),
             ('content_type', self.headers.get('Content-Type')),
+            ('accept_encoding', self.headers.get('Accept-Encoding')),
             ('user_agent', self.headers.get('User-Agent')),
             ('auth', auth.split(' ', 1)[0] if auth else 'none'), ('client_cert_cn', cn),
             ('user', None), ('tls', isinstance(self.connection, ssl.SSLSocket)),
