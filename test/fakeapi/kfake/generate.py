@@ -40,6 +40,10 @@ def _hex(rng, n):
     return '%0*x' % (n, rng.getrandbits(4 * n))
 
 
+def _pod_cidr(node):
+    return '10.%d.%d.0/24' % (244 + node // 256, node % 256)
+
+
 def _fields(*names):
     """managedFields fieldsV1 for a list of dotted names ('f:' prefixed)."""
     out = OD()
@@ -320,6 +324,7 @@ class Generator:
     def __init__(self, seed, start_time):
         self.rng = random.Random(seed)
         self.now = start_time
+        self.ips_used = {}
 
     def ts(self, seconds_ago):
         return jsonutil.rfc3339(self.now - seconds_ago)
@@ -370,7 +375,7 @@ class Generator:
                 ('annotations', OD([
                     ('node.alpha.kubernetes.io/ttl', '0'),
                     ('volumes.kubernetes.io/controller-managed-attach-detach', 'true')]))])),
-            ('spec', OD([('podCIDR', '10.244.%d.0/24' % i), ('podCIDRs', ['10.244.%d.0/24' % i]),
+            ('spec', OD([('podCIDR', _pod_cidr(i)), ('podCIDRs', [_pod_cidr(i)]),
                          ('providerID', 'fake://%s' % name)] +
                         ([('taints', [OD([('key', 'node-role.kubernetes.io/control-plane'),
                                           ('effect', 'NoSchedule')])])] if i == 0 else []))),
@@ -435,9 +440,13 @@ class Generator:
                    ('spec', OD([('size', size), ('color', color)])),
                    ('status', {'state': 'Ready'})])
 
-    def pod_params(self, app, name, node_count, index, phase, age):
+    def pod_params(self, app, name, node_count, phase, age):
         rng = self.rng
         node = rng.randrange(node_count)
+        # Each node hands out addresses from its own /24, like a real CNI.
+        used = self.ips_used.get(node, 1) + 1
+        self.ips_used[node] = used
+        ip = '10.%d.%d.%d' % (244 + node // 256, node % 256, used % 254 + 1)
         started = age - rng.randrange(1, 30)
         restarts = 0
         if phase == 'Running' and rng.random() < 0.1:
@@ -446,7 +455,7 @@ class Generator:
             'name': name, 'uid': _uid(rng), 'created': self.ts(age), 'started': self.ts(started),
             'finished': self.ts(max(1, started - rng.randrange(60, 3600))
                                 if phase == 'Running' else max(0, started - 120)),
-            'node': 'node-%d' % node, 'ip': '10.244.%d.%d' % (node % 256, index % 250 + 2),
+            'node': 'node-%d' % node, 'ip': ip,
             'host_ip': '10.0.%d.%d' % (node // 250, node % 250 + 2),
             'cid1': _hex(rng, 64), 'cid2': _hex(rng, 64),
             'token': 'kube-api-access-' + _suffix(rng, 5), 'restarts': restarts, 'phase': phase}
@@ -503,11 +512,12 @@ def load(store, pods=0, namespaces=10, seed=1, nodes=None, start_time=None):
              (coredns, 'Running', 30 * day - 301), (viewer, 'Running', 3 * day - 30)]
     for i, (app, phase, age) in enumerate(fixed):
         name = '%s-%s-%s' % (app.name, app.hash, _suffix(gen.rng, 5))
-        p = gen.pod_params(app, name, node_count, i, phase, age)
+        p = gen.pod_params(app, name, node_count, phase, age)
         p['rv'] = '0'
+        p['restarts'] = 0
         put('pods', make_pod(app, p))
     backup = AppSpec(gen.rng, 'default', 'backup', 'db')
-    p = gen.pod_params(backup, 'backup-28934400-%s' % _suffix(gen.rng, 5), node_count, 99,
+    p = gen.pod_params(backup, 'backup-28934400-%s' % _suffix(gen.rng, 5), node_count,
                        'Succeeded', 3600)
     p['rv'] = '0'
     put('pods', make_pod(backup, p))
@@ -541,7 +551,7 @@ def _generate_pods(store, gen, total, namespaces, node_count):
                 if name not in names:
                     names.add(name)
                     break
-            p = gen.pod_params(app, name, node_count, i, phase, age)
+            p = gen.pod_params(app, name, node_count, phase, age)
             variant = (app.name, phase, p['restarts'] > 0)
             tpl = templates.get(variant)
             if tpl is None:
