@@ -34,7 +34,9 @@ fakeapi_start() {
 		[[ -e $dir ]] && dir=$(mktemp -d "$BATS_FILE_TMPDIR/fakeapi.XXXXXX")
 	fi
 	mkdir -p "$dir"
-	/usr/bin/python3 "$FAKEAPI_SERVER" --dir "$dir" "$@" \
+	# --exit-with: the server also stops if this bats process dies without
+	# running teardown_file.
+	/usr/bin/python3 "$FAKEAPI_SERVER" --dir "$dir" --exit-with "$$" "$@" \
 		>"$dir/server.log" 2>&1 3>&- </dev/null &
 	local pid=$! i
 	for ((i = 0; i < 600; i++)); do

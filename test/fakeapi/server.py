@@ -2,7 +2,8 @@
 """fakeapi: a stand-in Kubernetes API server for kinf's tests.
 
 Usage: server.py --dir DIR [--pods N] [--namespaces K] [--seed S] [--plain-http]
-                 [--history N] [--bookmark-interval S] [--nodes M] [--verbose]
+                 [--history N] [--bookmark-interval S] [--nodes M] [--port P]
+                 [--exit-with PID] [--verbose]
 
 Listens on 127.0.0.1 (a free port).  When ready it writes DIR/url,
 DIR/kubeconfig, DIR/pid and, last, DIR/ready (each atomically).  SIGTERM and
@@ -30,6 +31,16 @@ def write_atomic(path, text, mode=0o644):
     os.rename(tmp, path)
 
 
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    return True
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description='Fake Kubernetes API server for kinf tests.')
     p.add_argument('--dir', required=True, help='state directory (created if missing)')
@@ -45,6 +56,8 @@ def parse_args(argv):
     p.add_argument('--bookmark-interval', type=float, default=60.0,
                    help='seconds between BOOKMARK events')
     p.add_argument('--port', type=int, default=0, help='port (default: a free one)')
+    p.add_argument('--exit-with', type=int, default=0, metavar='PID',
+                   help='stop when process PID is gone (test harness safety net)')
     p.add_argument('--verbose', action='store_true', help='log requests to stderr')
     return p.parse_args(argv)
 
@@ -103,7 +116,9 @@ def main(argv):
     sys.stderr.flush()
 
     while not stop.wait(0.5):
-        pass
+        if args.exit_with and not _alive(args.exit_with):
+            sys.stderr.write('fakeapi: process %d is gone\n' % args.exit_with)
+            break
     try:
         os.unlink(os.path.join(d, 'ready'))
     except FileNotFoundError:
