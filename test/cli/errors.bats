@@ -1,6 +1,99 @@
 #!/usr/bin/env bats
+# Bad input: one clear line on stderr and a documented exit status.
+#   1 API/network/data, 2 usage, 3 kubeconfig or credentials.
 bats_require_minimum_version 1.5.0
 
-@test "placeholder" {
-	skip "not written yet"
+load helpers
+
+setup_file() {
+	fakeapi_start
+}
+
+teardown_file() {
+	fakeapi_stop
+}
+
+setup() {
+	bats_load_library bats-support
+	bats_load_library bats-assert
+}
+
+# expect STATUS STDERR-GLOB kinf ARGS...: exactly one line on stderr (plus
+# "try 'kinf --help'" for usage errors). Parentheses in the glob must be
+# escaped: bats turns on extglob.
+expect() {
+	local want_status=$1 want_err=$2
+	shift 2
+	run --separate-stderr "$KINF" "$@"
+	[ "$status" -eq "$want_status" ] || { echo "status $status, want $want_status: $stderr" >&2; return 1; }
+	local first=${stderr%%$'\n'*}
+	[[ "$first" == $want_err ]] || { echo "stderr: $stderr" >&2; echo "want:   $want_err" >&2; return 1; }
+	[ "$(printf '%s\n' "$stderr" | grep -vc '^try ')" -eq 1 ] || { echo "more than one line: $stderr" >&2; return 1; }
+	[ -z "$output" ]
+}
+
+@test "missing kubeconfig file" {
+	expect 3 "kinf: *nope/config*" list pods --kubeconfig "$BATS_TEST_TMPDIR/nope/config"
+}
+
+@test "no configuration at all" {
+	HOME="$BATS_TEST_TMPDIR" KUBECONFIG= expect 3 "kinf: no configuration*" list pods
+}
+
+@test "invalid YAML names the file, line and column" {
+	printf 'apiVersion: v1\nclusters:\n- name: a\n  cluster: {server: x\n' > "$BATS_TEST_TMPDIR/bad"
+	expect 3 "kinf: $BATS_TEST_TMPDIR/bad: line *, column *: *" list pods --kubeconfig "$BATS_TEST_TMPDIR/bad"
+}
+
+@test "wrong YAML type names the line" {
+	printf 'apiVersion: v1\nclusters: 7\n' > "$BATS_TEST_TMPDIR/bad"
+	expect 3 "kinf: $BATS_TEST_TMPDIR/bad: line 2, column *" list pods --kubeconfig "$BATS_TEST_TMPDIR/bad"
+}
+
+@test "unknown context" {
+	expect 3 'kinf: *context "nosuch"*' list pods --context nosuch
+}
+
+@test "unreachable server" {
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	expect 1 "kinf: *127.0.0.1:$port*" list pods --server "https://127.0.0.1:$port" --refresh
+}
+
+@test "TLS verification failure (a CA that did not sign the server)" {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+		-subj /CN=other -keyout "$BATS_TEST_TMPDIR/k" -out "$BATS_TEST_TMPDIR/ca" 2>/dev/null
+	expect 1 "kinf: *TLS*" list pods --certificate-authority "$BATS_TEST_TMPDIR/ca" --refresh
+}
+
+@test "401 is a credentials error" {
+	expect 3 "kinf: *Unauthorized*\\(401*" list pods --token wrong --refresh
+}
+
+@test "403 is an API error" {
+	expect 1 'kinf: pods is forbidden: *\(403 Forbidden\)' list pods -A --context viewer
+}
+
+@test "unknown resource type, with a suggestion" {
+	expect 1 'kinf: unknown resource type "podz", did you mean "pods"?' list podz
+	expect 1 'kinf: unknown resource type "zzzzzzzz"' list zzzzzzzz
+}
+
+@test "bad label and field selectors are usage errors" {
+	expect 2 'kinf: -l: invalid selector "app in (web": *' list pods -l 'app in (web'
+	expect 2 'kinf: --field-selector: invalid selector "spec..x=1": *' list pods --field-selector 'spec..x=1'
+}
+
+@test "usage errors: unknown command, flag, format, bad values" {
+	expect 2 'kinf: unknown command "lsit", did you mean "list"?' lsit pods
+	expect 2 "kinf: unknown option*" list pods --nope
+	expect 2 'kinf: unknown output format "xml"*' list pods -o xml
+	expect 2 'kinf: --chunk-size must be*' list pods --chunk-size -1
+	expect 2 'kinf: invalid duration "soon"*' watch pods --timeout soon
+	expect 2 'kinf: list needs a resource type*' list
+	expect 2 'kinf: --count must be*' watch pods --count 0
+}
+
+@test "a response that is not JSON is a data error" {
+	fakeapi_ctl POST /_fake/faults '{"fail_next":{"count":1,"status":500,"verb":"list","message":"boom"}}'
+	expect 1 'kinf: boom \(500*' list pods
 }

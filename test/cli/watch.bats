@@ -1,6 +1,318 @@
 #!/usr/bin/env bats
+# kinf watch: golden files from recorded streams, then informer scenarios
+# against the test API server with its fault controls. After each scenario
+# the cache kinf held (--dump-on-exit) must equal the server's objects, and
+# no key's resourceVersion may go backwards in the output.
 bats_require_minimum_version 1.5.0
 
-@test "placeholder" {
-	skip "not written yet"
+load helpers
+
+setup_file() {
+	fakeapi_start --pods 30 --seed 3
+	export STREAMS="$KINF_SOURCE_ROOT/test/fixtures/streams"
+}
+
+teardown_file() {
+	fakeapi_stop
+}
+
+setup() {
+	bats_load_library bats-support
+	bats_load_library bats-assert
+	EV="$BATS_TEST_TMPDIR/events.json"
+	CACHE="$BATS_TEST_TMPDIR/cache.json"
+	ERR="$BATS_TEST_TMPDIR/stderr"
+}
+
+teardown() {
+	if [ -n "${WATCH_PID:-}" ]; then
+		kill -TERM "$WATCH_PID" 2>/dev/null || true
+		wait "$WATCH_PID" 2>/dev/null || true
+	fi
+}
+
+# Poll until a command succeeds (20 s at most).
+wait_until() {
+	for _ in $(seq 1 200); do
+		if "$@"; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "timed out waiting for: $*" >&2
+	return 1
+}
+
+lines_at_least() {
+	[ -f "$1" ] && [ "$(wc -l < "$1")" -ge "$2" ]
+}
+
+has_event() {	# has_event TYPE NAME
+	[ -f "$EV" ] && jq -e -s --arg t "$1" --arg n "$2" \
+		'any(.[]; .type == $t and .object.metadata.name == $n)' "$EV" >/dev/null 2>&1
+}
+
+start_watch() {
+	"$KINF" watch pods -A -o json --dump-on-exit "$CACHE" --stats -v "$@" \
+		> "$EV" 2> "$ERR" 3>&- &
+	WATCH_PID=$!
+	wait_until grep -Eq "watch(-list)? /api/v1/pods from" "$ERR"
+}
+
+stop_watch() {
+	kill -TERM "$WATCH_PID"
+	local status=0
+	wait "$WATCH_PID" || status=$?
+	WATCH_PID=
+	[ "$status" -eq 0 ] || { echo "kinf watch exited $status" >&2; cat "$ERR" >&2; return 1; }
+}
+
+# The cache equals the server's pods: same keys, resourceVersions, contents.
+cache_matches_server() {
+	diff <(jq -c 'del(.apiVersion, .kind)' "$CACHE" | jq -s -c 'sort_by(.metadata.namespace + "/" + .metadata.name)[]') \
+		<(fakeapi_ctl GET '/_fake/objects?resource=pods' | jq -c 'del(.apiVersion, .kind)' | jq -s -c 'sort_by(.metadata.namespace + "/" + .metadata.name)[]')
+}
+
+# No key's resourceVersion goes backwards; no (key, rv, type) printed twice.
+events_are_sane() {
+	jq -e -s '
+		(group_by(.key) | all(map(.resourceVersion | tonumber) as $rvs |
+			$rvs == ($rvs | sort))) and
+		((map([.key, .resourceVersion, .type]) | length) ==
+		 (map([.key, .resourceVersion, .type]) | unique | length))' "$EV" >/dev/null
+}
+
+stat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' "$ERR"
+}
+
+new_pod() {	# new_pod NAME [LABELS-JSON]
+	kubectl_fake apply -f - >/dev/null <<-EOF
+	{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1","namespace":"default","labels":${2:-{\}}},
+	 "spec":{"nodeName":"node-0","containers":[{"name":"c","image":"nginx:1.25"}]}}
+	EOF
+}
+
+@test "golden: watch -o json from recorded streams" {
+	for f in relist-tombstones kubectl-events; do
+		run --separate-stderr "$KINF" watch --from "$STREAMS/$f.json" -o json
+		assert_success
+		diff -u "$STREAMS/$f.watch.json" <(printf '%s\n' "$output")
+		run --separate-stderr "$KINF" watch --from "$STREAMS/$f.json" --timestamps none --color never
+		assert_success
+		diff -u "$STREAMS/$f.watch.txt" <(printf '%s\n' "$output")
+	done
+}
+
+@test "create, update, delete are seen in order" {
+	start_watch
+	new_pod w-order '{"app":"order"}'
+	kubectl_fake label pod w-order -n default step=two >/dev/null
+	kubectl_fake delete pod w-order -n default --wait=false >/dev/null
+	wait_until has_event DELETED w-order
+	stop_watch
+	run jq -r 'select(.object.metadata.name == "w-order") | .type' "$EV"
+	assert_output $'ADDED\nUPDATED\nDELETED'
+	# The initial list's events are marked initial, later ones are not.
+	jq -e -s 'map(select(.object.metadata.name == "w-order")) | all(.initial != true)' "$EV"
+	jq -e -s 'map(select(.initial)) | length == '"$(stat_of items_listed)" "$EV"
+	cache_matches_server
+	events_are_sane
+}
+
+@test "a dropped watch stream reconnects from the last resourceVersion without a relist" {
+	start_watch
+	new_pod w-drop1
+	wait_until has_event ADDED w-drop1
+	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
+	new_pod w-drop2
+	wait_until has_event ADDED w-drop2
+	stop_watch
+	[ "$(stat_of lists)" -eq 1 ]
+	[ "$(stat_of watches)" -ge 2 ]
+	# No event twice.
+	[ "$(jq -s 'map(select(.object.metadata.name == "w-drop1")) | length' "$EV")" -eq 1 ]
+	cache_matches_server
+	events_are_sane
+	kubectl_fake delete pod w-drop1 w-drop2 -n default --wait=false >/dev/null
+}
+
+@test "history compacted while objects are deleted: relist and tombstones for exactly those" {
+	new_pod w-gone1
+	new_pod w-gone2
+	new_pod w-stays
+	start_watch
+	wait_until has_event ADDED w-stays
+	# Break the stream while deletions happen, and forget history so the
+	# reconnect from the old resourceVersion gets 410 Gone.
+	fakeapi_ctl POST /_fake/faults '{"stall":{"seconds":3,"verb":"watch"}}'
+	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
+	kubectl_fake delete pod w-gone1 w-gone2 -n default --wait=false >/dev/null
+	fakeapi_ctl POST /_fake/faults '{"compact":true}'
+	wait_until has_event DELETED w-gone2
+	wait_until has_event DELETED w-gone1
+	stop_watch
+	[ "$(stat_of relists)" -ge 1 ]
+	[ "$(stat_of expired)" -ge 1 ]
+	run jq -r -s 'map(select(.type == "DELETED" and .finalStateUnknown)) | map(.object.metadata.name) | sort | join(" ")' "$EV"
+	assert_output "w-gone1 w-gone2"
+	cache_matches_server
+	events_are_sane
+	kubectl_fake delete pod w-stays -n default --wait=false >/dev/null
+}
+
+@test "an in-stream ERROR 410 leads to a relist at the last resourceVersion" {
+	start_watch
+	fakeapi_ctl DELETE /_fake/requests
+	fakeapi_ctl POST /_fake/faults '{"compact":true}'
+	new_pod w-410
+	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
+	wait_until has_event ADDED w-410
+	kubectl_fake delete pod w-410 -n default --wait=false >/dev/null
+	wait_until has_event DELETED w-410
+	stop_watch
+	cache_matches_server
+	events_are_sane
+}
+
+@test "500s and 429 with Retry-After: back off and recover" {
+	fakeapi_ctl POST /_fake/faults '{"fail_next":{"count":2,"status":500,"verb":"watch"}}'
+	start_watch
+	fakeapi_ctl POST /_fake/faults '{"fail_next":{"count":2,"status":429,"retry_after":1,"verb":"watch"}}'
+	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
+	new_pod w-retry
+	wait_until has_event ADDED w-retry
+	kubectl_fake delete pod w-retry -n default --wait=false >/dev/null
+	wait_until has_event DELETED w-retry
+	stop_watch
+	[ "$(stat_of backoffs)" -ge 1 ]
+	cache_matches_server
+	events_are_sane
+}
+
+@test "a truncated event and an invalid JSON line: re-watch, nothing lost" {
+	start_watch
+	fakeapi_ctl POST /_fake/faults '{"truncate_next_watch":true}'
+	new_pod w-trunc
+	wait_until has_event ADDED w-trunc
+	fakeapi_ctl POST /_fake/faults '{"invalid_json_next_watch":true}'
+	kubectl_fake label pod w-trunc -n default x=y >/dev/null
+	wait_until has_event UPDATED w-trunc
+	kubectl_fake delete pod w-trunc -n default --wait=false >/dev/null
+	wait_until has_event DELETED w-trunc
+	stop_watch
+	cache_matches_server
+	events_are_sane
+}
+
+@test "--watch-list: initial events through sendInitialEvents, then the same stream" {
+	fakeapi_ctl DELETE /_fake/requests
+	start_watch --watch-list
+	new_pod w-wl
+	wait_until has_event ADDED w-wl
+	kubectl_fake delete pod w-wl -n default --wait=false >/dev/null
+	wait_until has_event DELETED w-wl
+	stop_watch
+	[ "$(fakeapi_requests | jq -s '[.[] | select(.path == "/api/v1/pods" and .verb == "list")] | length')" -eq 0 ]
+	fakeapi_requests | jq -s -e '[.[] | select(.path == "/api/v1/pods")][0].query | test("sendInitialEvents=true") and test("resourceVersionMatch=NotOlderThan")'
+	[ "$(stat_of watch_list_fallbacks)" -eq 0 ]
+	cache_matches_server
+	events_are_sane
+}
+
+@test "--watch-list refused by the server: falls back to a paginated list" {
+	fakeapi_ctl POST /_fake/faults '{"watch_list":false}'
+	fakeapi_ctl DELETE /_fake/requests
+	start_watch --watch-list
+	stop_watch
+	fakeapi_ctl POST /_fake/faults '{"watch_list":true}'
+	[ "$(stat_of watch_list_fallbacks)" -ge 1 ]
+	[ "$(fakeapi_requests | jq -s '[.[] | select(.path == "/api/v1/pods" and .verb == "list")] | length')" -ge 1 ]
+	cache_matches_server
+}
+
+@test "--exit-after-sync, --count and --timeout end with status 0" {
+	run --separate-stderr "$KINF" watch pods -A --exit-after-sync -o name
+	assert_success
+	[ "$(printf '%s\n' "$output" | wc -l)" -eq "$(kubectl_fake get pods -A -o name | wc -l)" ]
+	run --separate-stderr "$KINF" watch pods -A --count 3 -o json
+	assert_success
+	[ "$(printf '%s\n' "$output" | wc -l)" -eq 3 ]
+	run --separate-stderr timeout 20 "$KINF" watch pods -A --timeout 1s -o name
+	assert_success
+}
+
+@test "--watch-only skips the initial list; a single name watches one object" {
+	new_pod w-one
+	start_watch --watch-only
+	kubectl_fake label pod w-one -n default k=v >/dev/null
+	wait_until has_event UPDATED w-one
+	stop_watch
+	jq -e -s 'all(.initial != true)' "$EV"
+	run --separate-stderr "$KINF" watch pods w-one -n default --exit-after-sync -o name
+	assert_success
+	assert_output "pod/w-one"
+	kubectl_fake delete pod w-one -n default --wait=false >/dev/null
+}
+
+@test "--old and --diff on updates" {
+	new_pod w-diff '{"app":"a"}'
+	start_watch --watch-only --old --diff
+	kubectl_fake label pod w-diff -n default --overwrite app=b >/dev/null
+	wait_until has_event UPDATED w-diff
+	stop_watch
+	jq -e -s 'map(select(.type == "UPDATED" and .key == "default/w-diff"))[0] |
+		.oldObject.metadata.labels.app == "a" and .object.metadata.labels.app == "b" and
+		(.diff | any(.path == ".metadata.labels.app" and .old == "a" and .new == "b")) and
+		(.diff | all(.path != ".metadata.resourceVersion"))' "$EV"
+	kubectl_fake delete pod w-diff -n default --wait=false >/dev/null
+}
+
+@test "a slow reader loses nothing and sees events in order" {
+	start_watch --watch-only
+	kill -STOP "$WATCH_PID"
+	for i in 1 2 3 4 5; do new_pod "w-slow-$i"; done
+	kubectl_fake delete pod w-slow-1 w-slow-2 w-slow-3 w-slow-4 w-slow-5 -n default --wait=false >/dev/null
+	kill -CONT "$WATCH_PID"
+	wait_until has_event DELETED w-slow-5
+	stop_watch
+	for i in 1 2 3 4 5; do
+		run jq -r --arg n "w-slow-$i" 'select(.object.metadata.name == $n) | .type' "$EV"
+		assert_output $'ADDED\nDELETED'
+	done
+	cache_matches_server
+	events_are_sane
+}
+
+@test "a closed stdout ends quietly" {
+	run --separate-stderr bash -c "'$KINF' watch pods -A -o name | head -2"
+	assert_success
+	[ "$(printf '%s\n' "$output" | wc -l)" -eq 2 ]
+	[ -z "$stderr" ]
+}
+
+@test "SIGINT ends a watch cleanly with status 0 and flushed output" {
+	start_watch
+	kill -INT "$WATCH_PID"
+	wait "$WATCH_PID"
+	WATCH_PID=
+	[ "$(wc -l < "$EV")" -ge 1 ]
+	tail -c1 "$EV" | od -c | grep -q '\\n'
+}
+
+@test "403 for the viewer outside its namespace is an error before sync" {
+	run --separate-stderr timeout 20 "$KINF" watch pods -A --context viewer
+	assert_failure 1
+	[[ "$stderr" == *"forbidden"* ]]
+}
+
+@test "kubectl get pods -w against the test server sees a created pod" {
+	kubectl_fake get pods -n default -w --request-timeout=8s > "$BATS_TEST_TMPDIR/kubectl.out" 2>&1 3>&- &
+	kpid=$!
+	sleep 1
+	new_pod w-kubectl
+	wait_until grep -q w-kubectl "$BATS_TEST_TMPDIR/kubectl.out"
+	kill "$kpid" 2>/dev/null || true
+	wait "$kpid" 2>/dev/null || true
+	kubectl_fake delete pod w-kubectl -n default --wait=false >/dev/null
 }
