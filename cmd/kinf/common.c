@@ -40,13 +40,12 @@ const char cli_common_usage[] =
 
 void cli_print_help(const struct cmd *cmd) {
 	fputs(cmd->usage, stdout);
-	if (cmd->run != NULL && strcmp(cmd->name, "version") != 0) {
-		fputs(cli_common_usage, stdout);
-	}
+	fputs(cli_common_usage, stdout);
 }
 
 void cli_init(struct cli *cli, const struct cmd *cmd) {
 	memset(cli, 0, sizeof(*cli));
+	opterr = 0;	/* cli_bad_option() says what was wrong, once */
 	cli->cmd = cmd;
 	cli->kc.insecure_skip_tls_verify = -1;
 	cli->output = "";
@@ -140,13 +139,74 @@ int cli_usage_error(const struct cli *cli, const char *fmt, ...) {
 	return EXIT_USAGE;
 }
 
-int cli_bad_option(const struct cli *cli, int argc, char **argv) {
-	const char *arg = optind - 1 < argc && optind > 0 ? argv[optind - 1] : "?";
-	if (optopt && optopt < OPT_KUBECONFIG && optopt != '?') {
-		return cli_usage_error(cli, "option '-%c' %s", optopt,
-				strchr(CLI_COMMON_SHORT, optopt) ? "requires an argument" : "is unknown");
+size_t cli_edit_distance(const char *a, const char *b) {
+	size_t la = strlen(a), lb = strlen(b);
+	size_t *row = calloc(lb + 1, sizeof(*row));
+	if (!row) {
+		return (size_t)-1;
 	}
-	return cli_usage_error(cli, "unknown option or missing argument: '%s'", arg);
+	for (size_t j = 0; j <= lb; j++) {
+		row[j] = j;
+	}
+	for (size_t i = 1; i <= la; i++) {
+		size_t prev = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cur = row[j];
+			size_t best = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < best) {
+				best = row[j] + 1;
+			}
+			if (row[j - 1] + 1 < best) {
+				best = row[j - 1] + 1;
+			}
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	size_t d = row[lb];
+	free(row);
+	return d;
+}
+
+int cli_bad_option(const struct cli *cli, int argc, char **argv,
+		const struct option *options) {
+	const char *arg = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
+
+	if (optopt > 0 && optopt < 256 && !(arg[0] == '-' && arg[1] == '-')) {
+		/* A short option: unknown, or missing its value. */
+		const char *known = strchr(CLI_COMMON_SHORT, optopt);
+		if (known && known[1] == ':') {
+			return cli_usage_error(cli, "option '-%c' needs a value", optopt);
+		}
+		return cli_usage_error(cli, "unknown option '-%c'", optopt);
+	}
+	/* A long option: is it one we know (so its value is missing)? */
+	const char *name = arg[0] == '-' && arg[1] == '-' ? arg + 2 : arg;
+	size_t len = strcspn(name, "=");
+	for (const struct option *o = options; o->name; o++) {
+		if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) {
+			return cli_usage_error(cli, "option '--%s' needs a value", o->name);
+		}
+	}
+	char *plain = strndup(name, len);
+	const char *best = NULL;
+	size_t best_d = plain && len > 3 ? 3 : 2;
+	for (const struct option *o = options; plain && o->name; o++) {
+		size_t d = cli_edit_distance(plain, o->name);
+		if (d < best_d || (d == best_d && !best && d <= 1)) {
+			best_d = d;
+			best = o->name;
+		}
+		/* A prefix of a longer option also counts as close. */
+		if (!best && strncmp(o->name, plain, len) == 0) {
+			best = o->name;
+		}
+	}
+	int rc = best ? cli_usage_error(cli, "unknown option '%s', did you mean '--%s'?", arg, best) :
+		cli_usage_error(cli, "unknown option '%s'", arg);
+	free(plain);
+	return rc;
 }
 
 int cli_common_option(struct cli *cli, int opt, const char *arg) {
@@ -192,6 +252,9 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 		cli->chunk_size = (long)v;
 		return 1;
 	case 'v':
+		if (arg && arg[0] == '=') {
+			arg++;	/* -v=2 as well as -v2 and --verbose=2 */
+		}
 		if (arg) {
 			v = strtoll(arg, &end, 10);
 			if (end == arg || *end || v < 0 || v > 9) {

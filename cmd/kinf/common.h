@@ -114,7 +114,7 @@ enum {
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT }, \
 	{ "help", no_argument, NULL, 'h' }
 
-#define CLI_COMMON_SHORT "n:Al:o:vh"
+#define CLI_COMMON_SHORT "n:Al:o:v::h"
 
 /* Text of the shared options for usage messages. */
 extern const char cli_common_usage[];
@@ -131,8 +131,15 @@ void cli_print_help(const struct cmd *cmd);
 /* Print "kinf: <msg>" and "try 'kinf CMD --help'" to stderr; returns EXIT_USAGE. */
 int cli_usage_error(const struct cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Report an unknown option / missing argument as getopt saw it. */
-int cli_bad_option(const struct cli *cli, int argc, char **argv);
+/*
+ * Report what getopt_long (optstring starting with ':') rejected: an
+ * unknown option, with the closest of options as a suggestion, or a
+ * missing value. Returns EXIT_USAGE.
+ */
+int cli_bad_option(const struct cli *cli, int argc, char **argv,
+		const struct option *options);
+/* Levenshtein distance between two strings, for "did you mean". */
+size_t cli_edit_distance(const char *a, const char *b);
 
 /*
  * Load the kubeconfig, set up credentials and HTTP, load discovery and

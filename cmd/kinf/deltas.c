@@ -69,7 +69,7 @@ static int run_deltas(int argc, char **argv) {
 
 	cli_init(&cli, &cmd_deltas);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, deltas_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, deltas_options, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(deltas_usage, stdout);
 			fputs(session_usage, stdout);
@@ -88,7 +88,7 @@ static int run_deltas(int argc, char **argv) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&cli, argc, argv);
+			return cli_bad_option(&cli, argc, argv, deltas_options);
 		}
 	}
 	int n_pos = argc - optind;

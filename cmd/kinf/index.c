@@ -126,8 +126,15 @@ static int matching_keys(struct query *q, struct kinf_strv *ret, struct kinf_err
 		size_t n = 0;
 		rc = kinf_indexer_values(idx, first->spec.index_name, &vals, &n, err);
 		for (size_t j = 0; rc == 0 && j < n; j++) {
+			struct kinf_strv some = {0};
 			rc = kinf_indexer_index_keys(idx, first->spec.index_name, vals[j].value,
-					&candidates, err);
+					&some, err);
+			for (size_t k = 0; rc == 0 && k < some.n; k++) {
+				rc = kinf_strv_push_take(&candidates, some.v[k]);
+				some.v[k] = NULL;
+			}
+			some.n = 0;
+			kinf_strv_release(&some);
 		}
 		kinf_index_values_free(vals, n);
 		kinf_strv_sort_unique(&candidates);
@@ -347,7 +354,7 @@ static int run_index(int argc, char **argv) {
 
 	cli_init(&q.cli, &cmd_index);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, index_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, index_options, NULL)) != -1) {
 		int r;
 		switch (opt) {
 		case 'h':
@@ -378,7 +385,7 @@ static int run_index(int argc, char **argv) {
 			goto out;
 		}
 		if (r == 0) {
-			status = cli_bad_option(&q.cli, argc, argv);
+			status = cli_bad_option(&q.cli, argc, argv, index_options);
 			goto out;
 		}
 	}

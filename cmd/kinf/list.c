@@ -116,6 +116,9 @@ static int print_table(struct cli *cli, struct kinf_list_result *res,
 		}
 		n = out;
 	}
+	if (n == 0 && n_names > 0) {
+		return EXIT_OK;	/* each missing name was reported already */
+	}
 	if (n == 0) {
 		if (cli->namespace) {
 			fprintf(stderr, "No resources found in %s namespace.\n", cli->namespace);
@@ -142,7 +145,7 @@ static int run_list(int argc, char **argv) {
 
 	cli_init(&cli, &cmd_list);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, list_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, list_options, NULL)) != -1) {
 		if (opt == 'h') {
 			cli_print_help(&cmd_list);
 			return EXIT_OK;
@@ -152,7 +155,7 @@ static int run_list(int argc, char **argv) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&cli, argc, argv);
+			return cli_bad_option(&cli, argc, argv, list_options);
 		}
 	}
 	/* getopt_long moved the positional arguments to the end. */

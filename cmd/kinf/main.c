@@ -39,37 +39,6 @@ static void usage(FILE *out) {
 		"Global options: -h, --help; --version.\n");
 }
 
-/* Levenshtein distance, for "did you mean". */
-static size_t edit_distance(const char *a, const char *b) {
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = calloc(lb + 1, sizeof(*row));
-	if (!row) {
-		return (size_t)-1;
-	}
-	for (size_t j = 0; j <= lb; j++) {
-		row[j] = j;
-	}
-	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best) {
-				best = row[j] + 1;
-			}
-			if (row[j - 1] + 1 < best) {
-				best = row[j - 1] + 1;
-			}
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	size_t d = row[lb];
-	free(row);
-	return d;
-}
-
 int main(int argc, char **argv) {
 	/* A closed pipe is reported by the write, not by a signal. */
 	signal(SIGPIPE, SIG_IGN);
@@ -107,7 +76,7 @@ int main(int argc, char **argv) {
 	const char *best = NULL;
 	size_t best_d = 3;
 	for (size_t i = 0; i < N_COMMANDS; i++) {
-		size_t d = edit_distance(name, commands[i]->name);
+		size_t d = cli_edit_distance(name, commands[i]->name);
 		if (d < best_d) {
 			best_d = d;
 			best = commands[i]->name;

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -103,6 +104,15 @@ int session_option(struct cli *cli, struct session_opts *so, int opt,
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * True when nobody reads stdout any more (the reader of a pipe exited).
+ * Checked while idle, so a quiet watch into `| head -3` still ends.
+ */
+static bool stdout_closed(void) {
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = 0 };
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
 }
 
 static long long now_ms(void) {
@@ -325,6 +335,9 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		}
 		int rc = kinf_informer_pop(s->fifo, s->idx, wait, ret_batch, ret_deltas);
 		if (rc == -KINF_ETIMEDOUT) {
+			if (stdout_closed()) {
+				return 0;	/* `| head` went away: end quietly */
+			}
 			continue;
 		}
 		if (rc == -KINF_ECLOSED) {

@@ -8,9 +8,11 @@ static const char version_usage[] =
 	"Usage: kinf version [OPTIONS]\n"
 	"\n"
 	"Print kinf's version and, when a cluster is reachable, the server's\n"
-	"(GET /version). The connection options of the other commands apply.\n"
-	"  -o, --output FORMAT   json for {\"clientVersion\":...,\"serverVersion\":...}\n"
-	"      --client          do not contact a server\n";
+	"(GET /version).\n"
+	"\n"
+	"Version options:\n"
+	"      --client                   do not contact a server\n"
+	"  -o json                        {\"clientVersion\":...,\"serverVersion\":...}\n";
 
 enum { OPT_CLIENT = OPT_CMD_FIRST };
 
@@ -29,7 +31,7 @@ static int run_version(int argc, char **argv) {
 
 	cli_init(&cli, &cmd_version);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, version_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, version_options, NULL)) != -1) {
 		if (opt == 'h') {
 			cli_print_help(&cmd_version);
 			return EXIT_OK;
@@ -43,7 +45,7 @@ static int run_version(int argc, char **argv) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&cli, argc, argv);
+			return cli_bad_option(&cli, argc, argv, version_options);
 		}
 	}
 	if (optind < argc) {

@@ -270,15 +270,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 }
 
 static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
-	struct kinf_error err = {0};
 	switch (w->cli.format) {
 	case KINF_OUTPUT_JSON:
 		return print_json(w, ev);
-	case KINF_OUTPUT_YAML: {
-		int rc = print_json(w, ev);
-		(void)rc;
-		return 0;
-	}
 	case KINF_OUTPUT_NAME:
 		if (ev->obj && session_resource(w->session)) {
 			cli_print_name(session_resource(w->session), ev->obj, stdout);
@@ -287,7 +281,6 @@ static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
 		}
 		return 0;
 	default:
-		(void)err;
 		return print_table_line(w, ev);
 	}
 }
@@ -299,7 +292,7 @@ static int run_watch(int argc, char **argv) {
 
 	cli_init(&w.cli, &cmd_watch);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, watch_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, watch_options, NULL)) != -1) {
 		int r;
 		switch (opt) {
 		case 'h':
@@ -341,7 +334,7 @@ static int run_watch(int argc, char **argv) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&w.cli, argc, argv);
+			return cli_bad_option(&w.cli, argc, argv, watch_options);
 		}
 	}
 	int n_pos = argc - optind;
