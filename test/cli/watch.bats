@@ -56,6 +56,8 @@ start_watch() {
 	"$KINF" watch pods -A -o json --dump-on-exit "$CACHE" --stats -v "$@" \
 		> "$EV" 2> "$ERR" 3>&- &
 	WATCH_PID=$!
+	# Synced (a list, or the initial events of a watch-list), then watching.
+	wait_until grep -Eq "listed [0-9]+ items|initial events ended" "$ERR"
 	wait_until grep -Eq "watch(-list)? /api/v1/pods from" "$ERR"
 }
 
@@ -213,7 +215,9 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 	kubectl_fake delete pod w-wl -n default --wait=false >/dev/null
 	wait_until has_event DELETED w-wl
 	stop_watch
-	[ "$(fakeapi_requests | jq -s '[.[] | select(.path == "/api/v1/pods" and .verb == "list")] | length')" -eq 0 ]
+	fakeapi_requests > "$BATS_TEST_TMPDIR/requests"
+	jq -e -s '[.[] | select(.path == "/api/v1/pods" and .verb == "list")] | length == 0' "$BATS_TEST_TMPDIR/requests" ||
+		{ jq -c '[.path, .verb, .query, .user_agent]' "$BATS_TEST_TMPDIR/requests"; false; }
 	fakeapi_requests | jq -s -e '[.[] | select(.path == "/api/v1/pods")][0].query | test("sendInitialEvents=true") and test("resourceVersionMatch=NotOlderThan")'
 	[ "$(stat_of watch_list_fallbacks)" -eq 0 ]
 	cache_matches_server
