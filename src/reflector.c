@@ -353,6 +353,9 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 		rv = get_rv(r);
 	}
 	ws.decoder = kinf_watch_decoder_new(on_event, &ws, &r->opts.limits);
+	if (ws.decoder) {
+		kinf_watch_decoder_set_line_mode(ws.decoder, true);
+	}
 	if (!rv || !ws.decoder || (initial && !ws.initial)) {
 		*ret_rc = -KINF_ENOMEM;
 		outcome = WATCH_STOP;

@@ -15,6 +15,7 @@ struct kinf_watch_decoder {
 	bool in_string;
 	bool escape;
 	bool in_value;
+	bool line_mode;
 	struct kinf_buf value;
 	unsigned long count;
 };
@@ -41,6 +42,10 @@ void kinf_watch_decoder_free(struct kinf_watch_decoder *d) {
 		kinf_buf_release(&d->value);
 		free(d);
 	}
+}
+
+void kinf_watch_decoder_set_line_mode(struct kinf_watch_decoder *d, bool on) {
+	d->line_mode = on;
 }
 
 bool kinf_watch_decoder_partial(const struct kinf_watch_decoder *d) {
@@ -334,6 +339,12 @@ int kinf_watch_decoder_feed(struct kinf_watch_decoder *d, const char *data,
 			d->in_value = true;
 			d->depth = 0;
 			start = i;
+		}
+		if (c == '\n' && d->line_mode) {
+			/* JSON strings cannot hold a raw newline: the event is cut short. */
+			d->error = kinf_error_set(reterr, KINF_EJSON,
+					"event %lu: the line ends inside a JSON value", d->count + 1);
+			return d->error;
 		}
 		if (d->in_string) {
 			if (d->escape) {

@@ -44,6 +44,12 @@ struct kinf_watch_decoder *kinf_watch_decoder_new(kinf_watch_event_func fn,
 		void *userdata, const struct kinf_object_limits *limits);
 void kinf_watch_decoder_free(struct kinf_watch_decoder *d);
 /*
+ * Line mode, for streams from an API server: every event is one line, so a
+ * line that ends inside a value is a malformed event (an error at once)
+ * rather than a value continued on the next line.
+ */
+void kinf_watch_decoder_set_line_mode(struct kinf_watch_decoder *d, bool on);
+/*
  * Feed bytes. Malformed values are -KINF_EJSON with "event N: line L,
  * column C: ..." in reterr; the decoder is unusable afterwards.
  */

@@ -20,6 +20,7 @@ setup() {
 	bats_load_library bats-support
 	bats_load_library bats-assert
 	EV="$BATS_TEST_TMPDIR/events.json"
+	fakeapi_ctl POST /_fake/faults '{"reset":true}' >/dev/null
 	CACHE="$BATS_TEST_TMPDIR/cache.json"
 	ERR="$BATS_TEST_TMPDIR/stderr"
 }
@@ -194,15 +195,20 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 
 @test "a truncated event and an invalid JSON line: re-watch, nothing lost" {
 	start_watch
+	# The faults hit the next watch request: drop the current one to get it.
 	fakeapi_ctl POST /_fake/faults '{"truncate_next_watch":true}'
+	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
 	new_pod w-trunc
 	wait_until has_event ADDED w-trunc
 	fakeapi_ctl POST /_fake/faults '{"invalid_json_next_watch":true}'
+	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
 	kubectl_fake label pod w-trunc -n default x=y >/dev/null
 	wait_until has_event UPDATED w-trunc
 	kubectl_fake delete pod w-trunc -n default --wait=false >/dev/null
 	wait_until has_event DELETED w-trunc
 	stop_watch
+	fakeapi_ctl GET /_fake/faults | jq -e '.truncate_next_watch == 0 and .invalid_json_next_watch == 0'
+	[ "$(stat_of watches)" -ge 3 ]
 	cache_matches_server
 	events_are_sane
 }

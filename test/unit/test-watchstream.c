@@ -139,7 +139,26 @@ static void test_errors(void) {
 	kinf_buf_release(&big);
 }
 
+static void test_line_mode(void) {
+	const char *bad = "{\"type\":\"ADDED\",\"object\":{this is not JSON\n"
+		"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}\n";
+	struct kinf_error err = {0};
+	struct kinf_buf log = {0};
+	struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, &log, NULL);
+	kinf_watch_decoder_set_line_mode(d, true);
+	ok(kinf_watch_decoder_feed(d, bad, strlen(bad), &err) == -KINF_EJSON &&
+		strstr(err.message, "the line ends inside a JSON value"),
+		"line mode: a cut-short line is an error at once: %s", err.message);
+	kinf_watch_decoder_free(d);
+	d = kinf_watch_decoder_new(record, &log, NULL);
+	ok(kinf_watch_decoder_feed(d, bad, strlen(bad), &err) == -KINF_EJSON ||
+		kinf_watch_decoder_partial(d), "without line mode the value runs on");
+	kinf_watch_decoder_free(d);
+	kinf_buf_release(&log);
+}
+
 int main(void) {
+	test_line_mode();
 	test_every_split();
 	test_pretty_and_lists();
 	test_errors();
