@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "buf.h"
 #include "err.h"
 
@@ -22,10 +24,36 @@ enum kinf_output_format {
 	KINF_OUTPUT_JSON,
 	KINF_OUTPUT_YAML,
 	KINF_OUTPUT_NAME,
+	KINF_OUTPUT_JSONPATH,		/* -o jsonpath=TEMPLATE */
+	KINF_OUTPUT_CUSTOM_COLUMNS,	/* -o custom-columns=NAME:PATH,... */
 };
 
-/* "table" (or ""), "wide", "json", "yaml", "name". -KINF_EINVAL otherwise. */
-int kinf_output_parse_format(const char *s, enum kinf_output_format *ret);
+/*
+ * "table" (or ""), "wide", "json", "yaml", "name", "jsonpath=TEMPLATE",
+ * "custom-columns=SPEC". *ret_arg points into s after '=' (or NULL).
+ * -KINF_EINVAL otherwise.
+ */
+int kinf_output_parse_format(const char *s, enum kinf_output_format *ret,
+		const char **ret_arg);
+
+/* -o custom-columns=NAME:PATH,...: headers and JSONPath expressions. */
+struct kinf_custom_columns {
+	size_t n;
+	char **names;
+	char **paths;
+};
+
+/* Parse a spec (checking every path). -KINF_EINVAL with a message. */
+int kinf_custom_columns_parse(const char *spec, struct kinf_custom_columns **ret,
+		struct kinf_error *reterr);
+void kinf_custom_columns_free(struct kinf_custom_columns *cc);
+/*
+ * One row of cells for a decoded object, as kubectl's custom-columns
+ * printer shows them: Go's %v of each value, several joined with ",",
+ * "<none>" when a path reaches nothing.
+ */
+int kinf_custom_columns_cells(const struct kinf_custom_columns *cc, json_t *obj,
+		struct kinf_strv *ret);
 
 /* Write JSON text as one YAML document (keys sorted, like kubectl). */
 int kinf_output_yaml(FILE *out, const char *json, size_t len,

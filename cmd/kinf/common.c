@@ -8,6 +8,7 @@
 #include "auth.h"
 #include "common.h"
 #include "http.h"
+#include "jsonpath.h"
 #include "log.h"
 
 const char cli_common_usage[] =
@@ -28,7 +29,8 @@ const char cli_common_usage[] =
 	"  -A, --all-namespaces           every namespace\n"
 	"  -l, --selector SELECTOR        label selector (app=web,tier!=db)\n"
 	"      --field-selector SELECTOR  field selector (spec.nodeName=node-1)\n"
-	"  -o, --output FORMAT            table, wide, json, yaml or name\n"
+	"  -o, --output FORMAT            table, wide, json, yaml, name,\n"
+	"                                 jsonpath=TEMPLATE or custom-columns=NAME:PATH,...\n"
 	"      --no-headers               no header line in table output\n"
 	"      --chunk-size N             list page size (default 500; 0: no paging)\n"
 	"Limits and diagnostics:\n"
@@ -233,14 +235,32 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 	case 'A': cli->all_namespaces = true; return 1;
 	case 'l': cli->label_selector = arg; return 1;
 	case OPT_FIELD_SELECTOR: cli->field_selector = arg; return 1;
-	case 'o':
-		if (kinf_output_parse_format(arg, &cli->format) < 0) {
-			cli_usage_error(cli, "unknown output format \"%s\" "
-					"(use table, wide, json, yaml or name)", arg);
+	case 'o': {
+		struct kinf_error err = {0};
+		if (kinf_output_parse_format(arg, &cli->format, &cli->output_arg) < 0) {
+			cli_usage_error(cli, "unknown output format \"%s\" (use table, wide, json, "
+					"yaml, name, jsonpath=TEMPLATE or custom-columns=SPEC)", arg);
 			return -EXIT_USAGE;
+		}
+		/* Check the template now; the printer parses it again. */
+		if (cli->format == KINF_OUTPUT_JSONPATH) {
+			struct kinf_jsonpath *jp = NULL;
+			if (kinf_jsonpath_parse(cli->output_arg, &jp, &err) < 0) {
+				cli_usage_error(cli, "%s", err.message);
+				return -EXIT_USAGE;
+			}
+			kinf_jsonpath_free(jp);
+		} else if (cli->format == KINF_OUTPUT_CUSTOM_COLUMNS) {
+			struct kinf_custom_columns *cc = NULL;
+			if (kinf_custom_columns_parse(cli->output_arg, &cc, &err) < 0) {
+				cli_usage_error(cli, "%s", err.message);
+				return -EXIT_USAGE;
+			}
+			kinf_custom_columns_free(cc);
 		}
 		cli->output = arg;
 		return 1;
+	}
 	case OPT_NO_HEADERS: cli->no_headers = true; return 1;
 	case OPT_CHUNK_SIZE:
 		errno = 0;
@@ -445,5 +465,61 @@ int cli_finish_stdout(int status) {
 		fprintf(stderr, "kinf: writing output: %s\n", strerror(errno));
 		return status ? status : EXIT_ERROR;
 	}
+	return status;
+}
+
+int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
+		size_t n, bool single, FILE *out) {
+	struct kinf_error err = {0};
+	json_t *items = json_array();
+	int status = EXIT_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		const char *json = kinf_object_json(objs[i], &len);
+		json_t *o = json_loadb(json, len, 0, NULL);
+		if (o) {
+			json_array_append_new(items, o);
+		}
+	}
+	if (cli->format == KINF_OUTPUT_JSONPATH) {
+		struct kinf_jsonpath *jp = NULL;
+		struct kinf_buf b = {0};
+		json_t *data = single && json_array_size(items) == 1 ?
+			json_incref(json_array_get(items, 0)) :
+			json_pack("{s:s,s:O,s:s,s:{s:s}}", "apiVersion", "v1", "items", items,
+				"kind", "List", "metadata", "resourceVersion", "");
+		if (kinf_jsonpath_parse(cli->output_arg, &jp, &err) == 0 &&
+				kinf_jsonpath_execute(jp, data, &b, &err) == 0) {
+			fwrite(b.data ? b.data : "", 1, b.len, out);
+		} else {
+			status = cli_error(cli, -KINF_EINVAL, &err, NULL);
+		}
+		kinf_jsonpath_free(jp);
+		kinf_buf_release(&b);
+		json_decref(data);
+	} else {
+		struct kinf_custom_columns *cc = NULL;
+		if (kinf_custom_columns_parse(cli->output_arg, &cc, &err) < 0) {
+			json_decref(items);
+			return cli_error(cli, -KINF_EINVAL, &err, NULL);
+		}
+		struct kinf_table *t = kinf_table_new(cc->n);
+		if (t && !cli->no_headers) {
+			kinf_table_add_row(t, (const char *const *)cc->names);
+		}
+		for (size_t i = 0; t && i < json_array_size(items); i++) {
+			struct kinf_strv cells = {0};
+			kinf_custom_columns_cells(cc, json_array_get(items, i), &cells);
+			kinf_table_add_row(t, (const char *const *)cells.v);
+			kinf_strv_release(&cells);
+		}
+		if (t) {
+			kinf_table_print(t, out);
+		}
+		kinf_table_free(t);
+		kinf_custom_columns_free(cc);
+	}
+	json_decref(items);
 	return status;
 }

@@ -44,6 +44,7 @@ struct cli {
 	const char *field_selector;
 	const char *output;
 	enum kinf_output_format format;
+	const char *output_arg;	/* the template of jsonpath= / custom-columns= */
 	bool no_headers;
 	long chunk_size;
 	int verbose;
@@ -163,6 +164,15 @@ int cli_error(const struct cli *cli, int rc, const struct kinf_error *reterr,
 long long cli_parse_duration(const char *s);
 /* Parse a size with optional K/M/G suffix (binary); -1 on error. */
 long long cli_parse_size(const char *s);
+
+/*
+ * -o jsonpath / custom-columns for a set of objects (apiVersion and kind
+ * filled in), as kubectl prints them: a template runs over a List of them,
+ * or over the one object when single; custom columns print a header and a
+ * row each. Returns the exit status.
+ */
+int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
+		size_t n, bool single, FILE *out);
 
 /* "pod/web-1" or "deployment.apps/web", as kubectl -o name. */
 void cli_print_name(const struct kinf_resource *res, const struct kinf_object *obj,

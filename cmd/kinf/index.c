@@ -262,6 +262,24 @@ static int answer(struct query *q) {
 		kinf_strv_release(&keys);
 		return EXIT_OK;
 	}
+	if (q->cli.format == KINF_OUTPUT_JSONPATH || q->cli.format == KINF_OUTPUT_CUSTOM_COLUMNS) {
+		struct kinf_object **typed = calloc(keys.n + 1, sizeof(*typed));
+		size_t n = 0;
+		for (size_t i = 0; typed && i < keys.n; i++) {
+			struct kinf_object *obj = kinf_indexer_get(idx, keys.v[i]);
+			if (obj && (typed[n] = session_typed(q->session, obj))) {
+				n++;
+			}
+			kinf_object_unref(obj);
+		}
+		int status = typed ? cli_print_templated(&q->cli, typed, n, false, stdout) : EXIT_ERROR;
+		for (size_t i = 0; i < n; i++) {
+			kinf_object_unref(typed[i]);
+		}
+		free(typed);
+		kinf_strv_release(&keys);
+		return status;
+	}
 	struct kinf_table *table = NULL;
 	if (q->cli.format == KINF_OUTPUT_TABLE || q->cli.format == KINF_OUTPUT_WIDE) {
 		struct kinf_strv headers = {0};

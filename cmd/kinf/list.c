@@ -16,6 +16,8 @@ static const char list_usage[] =
 	"  kinf list deploy -A -o wide\n"
 	"  kinf list pods -l app=web -o json | jq .metadata.name\n"
 	"  kinf list nodes -o name\n"
+	"  kinf list pods -o jsonpath='{range .items[*]}{.metadata.name}{\"\\n\"}{end}'\n"
+	"  kinf list pods -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName\n"
 	"\n";
 
 static const struct option list_options[] = {
@@ -93,6 +95,31 @@ static int print_objects(struct cli *cli, struct kinf_list_result *res,
 		return cli_error(cli, rc, &err, "output");
 	}
 	return EXIT_OK;
+}
+
+/* -o jsonpath / custom-columns: over a List, or the one object asked for by name. */
+static int print_templated(struct cli *cli, struct kinf_list_result *res,
+		char **names, int n_names) {
+	char *api_version = api_version_of(cli->res);
+	struct kinf_object **typed = calloc(res->items.n + 1, sizeof(*typed));
+	size_t n = 0;
+	int status;
+
+	for (size_t i = 0; typed && i < res->items.n; i++) {
+		if (name_wanted(names, n_names, kinf_object_name(res->items.v[i]))) {
+			typed[n] = kinf_object_with_type(res->items.v[i], api_version, cli->res->kind);
+			if (typed[n]) {
+				n++;
+			}
+		}
+	}
+	status = typed ? cli_print_templated(cli, typed, n, n_names == 1, stdout) : EXIT_ERROR;
+	for (size_t i = 0; i < n; i++) {
+		kinf_object_unref(typed[i]);
+	}
+	free(typed);
+	free(api_version);
+	return status;
 }
 
 static int print_table(struct cli *cli, struct kinf_list_result *res,
@@ -210,6 +237,8 @@ static int run_list(int argc, char **argv) {
 		}
 	}
 	int pstatus = lopts.table ? print_table(&cli, &result, pos + 1, n_pos - 1) :
+		cli.format == KINF_OUTPUT_JSONPATH || cli.format == KINF_OUTPUT_CUSTOM_COLUMNS ?
+		print_templated(&cli, &result, pos + 1, n_pos - 1) :
 		print_objects(&cli, &result, pos + 1, n_pos - 1);
 	if (status == EXIT_OK) {
 		status = pstatus;

@@ -66,6 +66,7 @@ struct watch {
 	enum timestamps timestamps;
 	bool timestamps_given;
 	struct kinf_table *table;
+	struct kinf_custom_columns *columns;	/* -o custom-columns */
 	const char *kind;
 	bool streaming;		/* the initial block is out */
 	struct kinf_buf line;
@@ -269,8 +270,53 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	return rc;
 }
 
+/* -o jsonpath runs per object; custom-columns print a header, then rows. */
+static int print_templated_event(struct watch *w, const struct kinf_informer_event *ev) {
+	if (!ev->obj) {
+		return 0;
+	}
+	struct kinf_object *typed = session_typed(w->session, ev->obj);
+	if (!typed) {
+		return -KINF_ENOMEM;
+	}
+	if (w->cli.format == KINF_OUTPUT_JSONPATH) {
+		cli_print_templated(&w->cli, &typed, 1, true, stdout);
+		kinf_object_unref(typed);
+		return 0;
+	}
+	if (!w->columns) {
+		if (kinf_custom_columns_parse(w->cli.output_arg, &w->columns, NULL) < 0) {
+			kinf_object_unref(typed);
+			return -KINF_EINVAL;
+		}
+		w->table = kinf_table_new(w->columns->n);
+		if (w->table && !w->cli.no_headers) {
+			kinf_table_add_row(w->table, (const char *const *)w->columns->names);
+		}
+	}
+	size_t len;
+	const char *json = kinf_object_json(typed, &len);
+	json_t *root = json_loadb(json, len, 0, NULL);
+	struct kinf_strv cells = {0};
+	if (root && w->table && kinf_custom_columns_cells(w->columns, root, &cells) == 0) {
+		if (!w->streaming && ev->initial) {
+			kinf_table_add_row(w->table, (const char *const *)cells.v);
+		} else {
+			table_stream(w);
+			kinf_table_print_row(w->table, (const char *const *)cells.v, stdout);
+		}
+	}
+	kinf_strv_release(&cells);
+	json_decref(root);
+	kinf_object_unref(typed);
+	return 0;
+}
+
 static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
 	switch (w->cli.format) {
+	case KINF_OUTPUT_JSONPATH:
+	case KINF_OUTPUT_CUSTOM_COLUMNS:
+		return print_templated_event(w, ev);
 	case KINF_OUTPUT_JSON:
 		return print_json(w, ev);
 	case KINF_OUTPUT_NAME:
@@ -342,7 +388,7 @@ static int run_watch(int argc, char **argv) {
 		return cli_usage_error(&w.cli, "watch takes a resource type and at most one name");
 	}
 	if (w.cli.format == KINF_OUTPUT_YAML || w.cli.format == KINF_OUTPUT_WIDE) {
-		return cli_usage_error(&w.cli, "watch prints table, json or name output");
+		return cli_usage_error(&w.cli, "watch prints table, json, name, jsonpath or custom-columns output");
 	}
 	if (strcmp(color, "always") == 0) {
 		w.color = true;
@@ -387,6 +433,7 @@ static int run_watch(int argc, char **argv) {
 	}
 	table_stream(&w);
 	kinf_table_free(w.table);
+	kinf_custom_columns_free(w.columns);
 	kinf_buf_release(&w.line);
 	return session_end(w.session, status);
 }

@@ -1,0 +1,666 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonpath.h"
+
+/*
+ * A template is a list of nodes: text, an expression (a chain of steps), or
+ * range/end around a sub-list. Steps select from a set of current values to
+ * a new set, as client-go's jsonpath walks reflect values.
+ */
+enum step_kind { STEP_FIELD, STEP_ALL, STEP_INDEX, STEP_SLICE, STEP_RECURSIVE, STEP_FILTER };
+enum cmp_op { CMP_EXISTS, CMP_EQ, CMP_NE, CMP_LT, CMP_GT, CMP_LE, CMP_GE };
+
+struct step {
+	enum step_kind kind;
+	char *name;		/* FIELD; RECURSIVE (name after ..) */
+	long index;		/* INDEX */
+	long start, end;	/* SLICE; end LONG_MAX = to the end */
+	bool has_start, has_end;
+	/* FILTER: @.path OP literal */
+	struct expr *filter_path;
+	enum cmp_op op;
+	json_t *literal;
+};
+
+struct expr {
+	struct step *steps;
+	size_t n;
+	json_t *literal;	/* a {"text"} or {123} literal instead of steps */
+	bool from_root;		/* $ */
+};
+
+enum node_kind { NODE_TEXT, NODE_EXPR, NODE_RANGE, NODE_END };
+
+struct node {
+	enum node_kind kind;
+	char *text;
+	struct expr *expr;
+};
+
+struct kinf_jsonpath {
+	struct node *nodes;
+	size_t n;
+};
+
+static void expr_free(struct expr *e);
+
+static void step_release(struct step *s) {
+	free(s->name);
+	expr_free(s->filter_path);
+	json_decref(s->literal);
+}
+
+static void expr_free(struct expr *e) {
+	if (!e) {
+		return;
+	}
+	for (size_t i = 0; i < e->n; i++) {
+		step_release(&e->steps[i]);
+	}
+	free(e->steps);
+	json_decref(e->literal);
+	free(e);
+}
+
+void kinf_jsonpath_free(struct kinf_jsonpath *jp) {
+	if (!jp) {
+		return;
+	}
+	for (size_t i = 0; i < jp->n; i++) {
+		free(jp->nodes[i].text);
+		expr_free(jp->nodes[i].expr);
+	}
+	free(jp->nodes);
+	free(jp);
+}
+
+struct parser {
+	const char *start;
+	const char *p;
+	struct kinf_error *err;
+};
+
+static int perr(struct parser *ps, const char *what) {
+	return kinf_error_set(ps->err, KINF_EINVAL, "jsonpath \"%s\": %s at position %d",
+			ps->start, what, (int)(ps->p - ps->start) + 1);
+}
+
+static void ws(struct parser *ps) {
+	while (*ps->p == ' ' || *ps->p == '\t') {
+		ps->p++;
+	}
+}
+
+static int push_step(struct expr *e, const struct step *s) {
+	struct step *v = realloc(e->steps, (e->n + 1) * sizeof(*v));
+	if (!v) {
+		return -KINF_ENOMEM;
+	}
+	e->steps = v;
+	e->steps[e->n++] = *s;
+	return 0;
+}
+
+static bool ident_char(char c) {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		(c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/';
+}
+
+/* A quoted string 'x' or "x" at ps->p; returns a JSON string. */
+static json_t *parse_quoted(struct parser *ps) {
+	char q = *ps->p++;
+	struct kinf_buf b = {0};
+	kinf_buf_append_str(&b, "");
+	while (*ps->p && *ps->p != q) {
+		if (*ps->p == '\\' && ps->p[1]) {
+			ps->p++;
+			char c = *ps->p;
+			kinf_buf_append_char(&b, c == 'n' ? '\n' : c == 't' ? '\t' :
+					c == 'r' ? '\r' : c);
+			ps->p++;
+			continue;
+		}
+		kinf_buf_append_char(&b, *ps->p++);
+	}
+	if (*ps->p != q) {
+		kinf_buf_release(&b);
+		perr(ps, "unterminated string");
+		return NULL;
+	}
+	ps->p++;
+	json_t *s = json_stringn(b.data, b.len);
+	kinf_buf_release(&b);
+	return s;
+}
+
+static json_t *parse_literal(struct parser *ps) {
+	ws(ps);
+	if (*ps->p == '"' || *ps->p == '\'') {
+		return parse_quoted(ps);
+	}
+	const char *s = ps->p;
+	while (*ps->p && *ps->p != ')' && *ps->p != ']' && *ps->p != ' ') {
+		ps->p++;
+	}
+	struct kinf_buf b = {0};
+	kinf_buf_append(&b, s, (size_t)(ps->p - s));
+	json_t *v = json_loads(b.data ? b.data : "", JSON_DECODE_ANY, NULL);
+	kinf_buf_release(&b);
+	if (!v) {
+		perr(ps, "a number, true, false, null or a quoted string expected");
+	}
+	return v;
+}
+
+static struct expr *parse_path(struct parser *ps, const char *stop);
+
+static int parse_bracket(struct parser *ps, struct expr *e) {
+	struct step s = {0};
+	ps->p++;	/* [ */
+	ws(ps);
+	if (*ps->p == '*') {
+		ps->p++;
+		s.kind = STEP_ALL;
+	} else if (*ps->p == '\'' || *ps->p == '"') {
+		json_t *name = parse_quoted(ps);
+		if (!name) {
+			return -KINF_EINVAL;
+		}
+		s.kind = STEP_FIELD;
+		s.name = strdup(json_string_value(name));
+		json_decref(name);
+	} else if (*ps->p == '?') {
+		ps->p++;
+		ws(ps);
+		if (*ps->p != '(') {
+			return perr(ps, "'(' expected after '?'");
+		}
+		ps->p++;
+		ws(ps);
+		if (*ps->p != '@') {
+			return perr(ps, "'@' expected in filter");
+		}
+		ps->p++;
+		s.kind = STEP_FILTER;
+		s.filter_path = parse_path(ps, "=!<>) ");
+		if (!s.filter_path) {
+			return -KINF_EINVAL;
+		}
+		ws(ps);
+		static const struct { const char *tok; enum cmp_op op; } ops[] = {
+			{ "==", CMP_EQ }, { "!=", CMP_NE }, { "<=", CMP_LE }, { ">=", CMP_GE },
+			{ "<", CMP_LT }, { ">", CMP_GT },
+		};
+		s.op = CMP_EXISTS;
+		for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++) {
+			size_t n = strlen(ops[i].tok);
+			if (strncmp(ps->p, ops[i].tok, n) == 0) {
+				s.op = ops[i].op;
+				ps->p += n;
+				break;
+			}
+		}
+		if (s.op != CMP_EXISTS) {
+			s.literal = parse_literal(ps);
+			if (!s.literal) {
+				step_release(&s);
+				return -KINF_EINVAL;
+			}
+		}
+		ws(ps);
+		if (*ps->p != ')') {
+			step_release(&s);
+			return perr(ps, "')' expected to end the filter");
+		}
+		ps->p++;
+	} else {
+		char *end;
+		long a = strtol(ps->p, &end, 10);
+		bool has_a = end != ps->p;
+		ps->p = end;
+		ws(ps);
+		if (*ps->p == ':') {
+			ps->p++;
+			long b = strtol(ps->p, &end, 10);
+			s.kind = STEP_SLICE;
+			s.start = a;
+			s.has_start = has_a;
+			s.end = b;
+			s.has_end = end != ps->p;
+			ps->p = end;
+		} else if (has_a) {
+			s.kind = STEP_INDEX;
+			s.index = a;
+		} else {
+			return perr(ps, "an index, '*', a slice, a quoted name or a filter expected");
+		}
+	}
+	ws(ps);
+	if (*ps->p != ']') {
+		step_release(&s);
+		return perr(ps, "']' expected");
+	}
+	ps->p++;
+	if (push_step(e, &s) < 0) {
+		step_release(&s);
+		return -KINF_ENOMEM;
+	}
+	return 0;
+}
+
+/* Steps until a character in stop (or '}' / end of input). */
+static struct expr *parse_path(struct parser *ps, const char *stop) {
+	struct expr *e = calloc(1, sizeof(*e));
+	if (!e) {
+		return NULL;
+	}
+	if (*ps->p == '$') {
+		e->from_root = true;
+		ps->p++;
+	}
+	while (*ps->p && *ps->p != '}' && !strchr(stop, *ps->p)) {
+		struct step s = {0};
+		if (ps->p[0] == '.' && ps->p[1] == '.') {
+			ps->p += 2;
+			const char *n = ps->p;
+			while (ident_char(*ps->p)) {
+				ps->p++;
+			}
+			s.kind = STEP_RECURSIVE;
+			s.name = n == ps->p ? NULL : strndup(n, (size_t)(ps->p - n));
+			if (n == ps->p && *ps->p == '*') {
+				ps->p++;
+			}
+		} else if (*ps->p == '.') {
+			ps->p++;
+			if (*ps->p == '*') {
+				ps->p++;
+				s.kind = STEP_ALL;
+			} else if (*ps->p == '[' || *ps->p == '}' || !*ps->p) {
+				continue;	/* "." alone is the current value */
+			} else {
+				const char *n = ps->p;
+				while (ident_char(*ps->p)) {
+					ps->p++;
+				}
+				if (n == ps->p) {
+					perr(ps, "a field name expected after '.'");
+					expr_free(e);
+					return NULL;
+				}
+				s.kind = STEP_FIELD;
+				s.name = strndup(n, (size_t)(ps->p - n));
+			}
+		} else if (*ps->p == '[') {
+			if (parse_bracket(ps, e) < 0) {
+				expr_free(e);
+				return NULL;
+			}
+			continue;
+		} else if (ident_char(*ps->p) && e->n == 0) {
+			/* kubectl accepts "{metadata.name}" without the leading dot. */
+			const char *n = ps->p;
+			while (ident_char(*ps->p)) {
+				ps->p++;
+			}
+			s.kind = STEP_FIELD;
+			s.name = strndup(n, (size_t)(ps->p - n));
+		} else {
+			perr(ps, "unexpected character");
+			expr_free(e);
+			return NULL;
+		}
+		if (push_step(e, &s) < 0) {
+			step_release(&s);
+			expr_free(e);
+			return NULL;
+		}
+	}
+	return e;
+}
+
+static int push_node(struct kinf_jsonpath *jp, const struct node *n) {
+	struct node *v = realloc(jp->nodes, (jp->n + 1) * sizeof(*v));
+	if (!v) {
+		return -KINF_ENOMEM;
+	}
+	jp->nodes = v;
+	jp->nodes[jp->n++] = *n;
+	return 0;
+}
+
+int kinf_jsonpath_parse(const char *template, struct kinf_jsonpath **ret,
+		struct kinf_error *reterr) {
+	struct kinf_jsonpath *jp = calloc(1, sizeof(*jp));
+	struct parser ps = { .start = template, .p = template, .err = reterr };
+	int depth = 0;
+	int rc = 0;
+
+	if (!jp) {
+		return -KINF_ENOMEM;
+	}
+	while (*ps.p) {
+		struct node n = {0};
+		if (*ps.p != '{') {
+			const char *s = ps.p;
+			while (*ps.p && *ps.p != '{') {
+				ps.p++;
+			}
+			n.kind = NODE_TEXT;
+			n.text = strndup(s, (size_t)(ps.p - s));
+			if ((rc = push_node(jp, &n)) < 0) {
+				free(n.text);
+				goto fail;
+			}
+			continue;
+		}
+		ps.p++;
+		ws(&ps);
+		if (strncmp(ps.p, "range", 5) == 0 && (ps.p[5] == ' ' || ps.p[5] == '.')) {
+			ps.p += 5;
+			ws(&ps);
+			n.kind = NODE_RANGE;
+			depth++;
+		} else if (strncmp(ps.p, "end", 3) == 0 && (ps.p[3] == '}' || ps.p[3] == ' ')) {
+			ps.p += 3;
+			ws(&ps);
+			if (--depth < 0) {
+				rc = perr(&ps, "{end} without {range}");
+				goto fail;
+			}
+			n.kind = NODE_END;
+		} else {
+			n.kind = NODE_EXPR;
+		}
+		if (n.kind != NODE_END) {
+			if (*ps.p == '"' || *ps.p == '\'') {
+				n.expr = calloc(1, sizeof(*n.expr));
+				if (!n.expr || !(n.expr->literal = parse_quoted(&ps))) {
+					expr_free(n.expr);
+					rc = -KINF_EINVAL;
+					goto fail;
+				}
+			} else {
+				n.expr = parse_path(&ps, "");
+				if (!n.expr) {
+					rc = -KINF_EINVAL;
+					goto fail;
+				}
+			}
+		}
+		ws(&ps);
+		if (*ps.p != '}') {
+			expr_free(n.expr);
+			rc = perr(&ps, "'}' expected");
+			goto fail;
+		}
+		ps.p++;
+		if ((rc = push_node(jp, &n)) < 0) {
+			expr_free(n.expr);
+			goto fail;
+		}
+	}
+	if (depth != 0) {
+		rc = perr(&ps, "{range} without {end}");
+		goto fail;
+	}
+	*ret = jp;
+	return 0;
+fail:
+	kinf_jsonpath_free(jp);
+	return rc < 0 ? rc : -KINF_EINVAL;
+}
+
+/* Evaluation ------------------------------------------------------------ */
+
+static void recurse(json_t *v, const char *name, json_t *out) {
+	const char *k;
+	json_t *child;
+	size_t i;
+	if (json_is_object(v)) {
+		if (name) {
+			json_t *hit = json_object_get(v, name);
+			if (hit) {
+				json_array_append(out, hit);
+			}
+		} else {
+			json_object_foreach(v, k, child) {
+				json_array_append(out, child);
+			}
+		}
+		json_object_foreach(v, k, child) {
+			recurse(child, name, out);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, child) {
+			if (!name) {
+				json_array_append(out, child);
+			}
+			recurse(child, name, out);
+		}
+	}
+}
+
+static json_t *eval_expr(const struct expr *e, json_t *cur, json_t *root);
+
+static int compare(json_t *a, json_t *b) {
+	if (json_is_number(a) && json_is_number(b)) {
+		double x = json_number_value(a), y = json_number_value(b);
+		return x < y ? -1 : x > y;
+	}
+	if (json_is_string(a) && json_is_string(b)) {
+		return strcmp(json_string_value(a), json_string_value(b));
+	}
+	return json_equal(a, b) ? 0 : 2;
+}
+
+static bool filter_ok(const struct step *s, json_t *item, json_t *root) {
+	json_t *vals = eval_expr(s->filter_path, item, root);
+	bool ok = false;
+	size_t i;
+	json_t *v;
+	json_array_foreach(vals, i, v) {
+		int c;
+		switch (s->op) {
+		case CMP_EXISTS: ok = true; break;
+		case CMP_EQ: ok = compare(v, s->literal) == 0; break;
+		case CMP_NE: ok = compare(v, s->literal) != 0; break;
+		case CMP_LT: c = compare(v, s->literal); ok = c == -1; break;
+		case CMP_GT: c = compare(v, s->literal); ok = c == 1; break;
+		case CMP_LE: c = compare(v, s->literal); ok = c == -1 || c == 0; break;
+		case CMP_GE: c = compare(v, s->literal); ok = c == 1 || c == 0; break;
+		}
+		if (ok) {
+			break;
+		}
+	}
+	json_decref(vals);
+	return ok;
+}
+
+static json_t *eval_expr(const struct expr *e, json_t *cur, json_t *root) {
+	json_t *set = json_array();
+	if (e->literal) {
+		json_array_append(set, e->literal);
+		return set;
+	}
+	json_array_append(set, e->from_root ? root : cur);
+	for (size_t si = 0; si < e->n; si++) {
+		const struct step *s = &e->steps[si];
+		json_t *next = json_array();
+		size_t i;
+		json_t *v;
+		json_array_foreach(set, i, v) {
+			switch (s->kind) {
+			case STEP_FIELD: {
+				json_t *f = json_object_get(v, s->name);
+				if (f) {
+					json_array_append(next, f);
+				}
+				break;
+			}
+			case STEP_ALL: {
+				const char *k;
+				json_t *c;
+				size_t j;
+				if (json_is_array(v)) {
+					json_array_foreach(v, j, c) {
+						json_array_append(next, c);
+					}
+				} else if (json_is_object(v)) {
+					json_object_foreach(v, k, c) {
+						json_array_append(next, c);
+					}
+				}
+				break;
+			}
+			case STEP_INDEX: {
+				long n = (long)json_array_size(v);
+				long idx = s->index < 0 ? n + s->index : s->index;
+				if (json_is_array(v) && idx >= 0 && idx < n) {
+					json_array_append(next, json_array_get(v, (size_t)idx));
+				}
+				break;
+			}
+			case STEP_SLICE: {
+				long n = (long)json_array_size(v);
+				long a = s->has_start ? s->start : 0, b = s->has_end ? s->end : n;
+				if (a < 0) {
+					a += n;
+				}
+				if (b < 0) {
+					b += n;
+				}
+				if (a < 0) {
+					a = 0;
+				}
+				if (b > n) {
+					b = n;
+				}
+				for (long j = a; j < b; j++) {
+					json_array_append(next, json_array_get(v, (size_t)j));
+				}
+				break;
+			}
+			case STEP_RECURSIVE:
+				recurse(v, s->name, next);
+				break;
+			case STEP_FILTER: {
+				size_t j;
+				json_t *c;
+				if (json_is_array(v)) {
+					json_array_foreach(v, j, c) {
+						if (filter_ok(s, c, root)) {
+							json_array_append(next, c);
+						}
+					}
+				}
+				break;
+			}
+			}
+		}
+		json_decref(set);
+		set = next;
+	}
+	return set;
+}
+
+int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out) {
+	char *s;
+	int rc;
+	if (json_is_string(v)) {
+		return kinf_buf_append(out, json_string_value(v), json_string_length(v));
+	}
+	if (json_is_real(v)) {
+		char num[64];
+		snprintf(num, sizeof(num), "%.17g", json_real_value(v));
+		/* Shortest form that reads back (Go's strconv 'g', -1). */
+		for (int prec = 1; prec <= 17; prec++) {
+			char try[64];
+			snprintf(try, sizeof(try), "%.*g", prec, json_real_value(v));
+			if (strtod(try, NULL) == json_real_value(v)) {
+				memcpy(num, try, sizeof(num));
+				break;
+			}
+		}
+		return kinf_buf_append_str(out, num);
+	}
+	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+	if (!s) {
+		return -KINF_ENOMEM;
+	}
+	rc = kinf_buf_append_str(out, s);
+	free(s);
+	return rc;
+}
+
+static int run_nodes(const struct kinf_jsonpath *jp, size_t from, size_t to,
+		json_t *cur, json_t *root, struct kinf_buf *out) {
+	for (size_t i = from; i < to; i++) {
+		const struct node *n = &jp->nodes[i];
+		if (n->kind == NODE_TEXT) {
+			kinf_buf_append_str(out, n->text);
+		} else if (n->kind == NODE_EXPR) {
+			json_t *vals = eval_expr(n->expr, cur, root);
+			size_t j;
+			json_t *v;
+			json_array_foreach(vals, j, v) {
+				if (j > 0) {
+					kinf_buf_append_char(out, ' ');
+				}
+				kinf_jsonpath_print_value(v, out);
+			}
+			json_decref(vals);
+		} else if (n->kind == NODE_RANGE) {
+			/* Find the matching end. */
+			size_t depth = 1, end = i + 1;
+			for (; end < to; end++) {
+				if (jp->nodes[end].kind == NODE_RANGE) {
+					depth++;
+				} else if (jp->nodes[end].kind == NODE_END && --depth == 0) {
+					break;
+				}
+			}
+			json_t *vals = eval_expr(n->expr, cur, root);
+			size_t j;
+			json_t *v;
+			json_array_foreach(vals, j, v) {
+				run_nodes(jp, i + 1, end, v, root, out);
+			}
+			json_decref(vals);
+			i = end;
+		}
+	}
+	return 0;
+}
+
+int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
+		struct kinf_buf *out, struct kinf_error *reterr) {
+	return run_nodes(jp, 0, jp->n, data, data, out);
+}
+
+json_t *kinf_jsonpath_values(const char *expression, json_t *data,
+		struct kinf_error *reterr) {
+	struct kinf_buf t = {0};
+	struct kinf_jsonpath *jp = NULL;
+	json_t *out = NULL;
+
+	/* custom-columns paths come without braces. */
+	if (expression[0] == '{') {
+		kinf_buf_append_str(&t, expression);
+	} else {
+		kinf_buf_printf(&t, "{%s}", expression);
+	}
+	if (kinf_jsonpath_parse(t.data, &jp, reterr) == 0) {
+		if (jp->n == 1 && jp->nodes[0].kind == NODE_EXPR) {
+			out = eval_expr(jp->nodes[0].expr, data, data);
+		} else {
+			kinf_error_set(reterr, KINF_EINVAL,
+					"\"%s\": one expression expected", expression);
+		}
+	}
+	kinf_jsonpath_free(jp);
+	kinf_buf_release(&t);
+	return out;
+}

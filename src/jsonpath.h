@@ -1,0 +1,39 @@
+#ifndef KINF_JSONPATH_H
+#define KINF_JSONPATH_H
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "err.h"
+
+/*
+ * kubectl's JSONPath subset (k8s.io/client-go/util/jsonpath): text and
+ * {expressions}; fields (.a.b, ['a.b']), [n], [-n], [a:b], [*], .., filters
+ * [?(@.x=="y")] with == != < > <= >= and existence, range/end, and string
+ * literals {"\n"}. Missing keys print nothing (allowMissingKeys, kubectl's
+ * default). Values print as kubectl prints them: strings raw, numbers and
+ * booleans as JSON, maps and lists as compact JSON, several results of one
+ * expression separated by a space.
+ */
+struct kinf_jsonpath;
+
+/* Parse a template; -KINF_EINVAL with a message naming the problem. */
+int kinf_jsonpath_parse(const char *template, struct kinf_jsonpath **ret,
+		struct kinf_error *reterr);
+void kinf_jsonpath_free(struct kinf_jsonpath *jp);
+/* Execute against data, appending the text to out. */
+int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
+		struct kinf_buf *out, struct kinf_error *reterr);
+
+/*
+ * Evaluate one expression (as in custom-columns: ".status.phase" or
+ * "{.status.phase}") and return every value it reaches as a new JSON array
+ * (caller decrefs). NULL on a parse error (reterr says why).
+ */
+json_t *kinf_jsonpath_values(const char *expression, json_t *data,
+		struct kinf_error *reterr);
+
+/* Append a value as kubectl's JSONPath printer shows it. */
+int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out);
+
+#endif
