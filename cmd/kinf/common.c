@@ -523,3 +523,16 @@ int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
 	json_decref(items);
 	return status;
 }
+
+void cli_group_thousands(size_t n, char *buf, size_t size) {
+	char digits[32];
+	int len = snprintf(digits, sizeof(digits), "%zu", n);
+	size_t o = 0;
+	for (int i = 0; i < len && o + 1 < size; i++) {
+		if (i > 0 && (len - i) % 3 == 0 && o + 2 < size) {
+			buf[o++] = ',';
+		}
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}

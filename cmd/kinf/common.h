@@ -178,6 +178,9 @@ int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
 void cli_print_name(const struct kinf_resource *res, const struct kinf_object *obj,
 		FILE *out);
 
+/* 42000 -> "42,000" for progress lines. */
+void cli_group_thousands(size_t n, char *buf, size_t size);
+
 /* Install the stderr log callback for -v. */
 void cli_setup_logging(int verbose);
 

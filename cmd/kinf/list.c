@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "http.h"
@@ -163,6 +164,26 @@ static int print_table(struct cli *cli, struct kinf_list_result *res,
 	return EXIT_OK;
 }
 
+/*
+ * A progress line on stderr while a long list comes in, when stderr is a
+ * terminal: "listed 42,000 pods (84 pages)...", erased when done.
+ */
+struct progress {
+	const char *what;
+	bool shown;
+};
+
+static void on_page(unsigned pages, size_t items, void *userdata) {
+	struct progress *p = userdata;
+	if (pages < 2 || !isatty(STDERR_FILENO)) {
+		return;
+	}
+	char num[32];
+	cli_group_thousands(items, num, sizeof(num));
+	fprintf(stderr, "\rlisted %s %s (%u pages)...\033[K", num, p->what, pages);
+	p->shown = true;
+}
+
 static int run_list(int argc, char **argv) {
 	struct cli cli;
 	struct kinf_list_result result = {0};
@@ -196,6 +217,7 @@ static int run_list(int argc, char **argv) {
 		goto out;
 	}
 	path = kinf_resource_path(cli.res, cli.namespace);
+	struct progress progress = { .what = cli.res->resource };
 	const char *field_selector = cli.field_selector;
 	char *name_selector = NULL;
 	if (n_pos == 2 && !field_selector) {
@@ -212,8 +234,13 @@ static int run_list(int argc, char **argv) {
 		.limit = cli.chunk_size,
 		.table = cli.format == KINF_OUTPUT_TABLE || cli.format == KINF_OUTPUT_WIDE,
 		.limits = cli.limits,
+		.on_page = on_page,
+		.userdata = &progress,
 	};
 	int rc = kinf_list(cli.http, &lopts, &result, &err);
+	if (progress.shown) {
+		fputs("\r\033[K", stderr);
+	}
 	free(name_selector);
 	if (rc < 0) {
 		status = cli_error(&cli, rc, &err, NULL);

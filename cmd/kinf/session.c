@@ -83,6 +83,7 @@ int session_option(struct cli *cli, struct session_opts *so, int opt,
 			so->resync_ms = (long)v;
 		} else {
 			so->timeout_ms = v;
+			so->timeout_given = true;
 		}
 		return 1;
 	case OPT_COUNT:
@@ -146,8 +147,10 @@ static bool on_reflector_error(int rc, const struct kinf_error *err, bool synced
 static void on_list_page(unsigned pages, size_t items, void *userdata) {
 	struct session *s = userdata;
 	/* A progress line on stderr during a long initial list, on a terminal. */
-	if (isatty(STDERR_FILENO) && s->cli->res && (pages > 1 || items > 1000)) {
-		fprintf(stderr, "\rlisted %zu %s (%u pages)...\033[K", items,
+	if (isatty(STDERR_FILENO) && s->cli->res && pages > 1) {
+		char num[32];
+		cli_group_thousands(items, num, sizeof(num));
+		fprintf(stderr, "\rlisted %s %s (%u pages)...\033[K", num,
 				s->cli->res->resource, pages);
 		s->progress_shown = true;
 	}

@@ -22,6 +22,7 @@ struct session_opts {
 	bool watch_list;		/* --watch-list */
 	bool emit_replaced;		/* --emit-replaced */
 	long long timeout_ms;		/* --timeout; 0: none */
+	bool timeout_given;		/* --timeout was on the command line */
 	long count;			/* --count; 0: none */
 	bool exit_after_sync;		/* --exit-after-sync */
 	bool stats;			/* --stats */

@@ -3,6 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "condition.h"
 #include "deltafifo.h"
 #include "json.h"
 #include "session.h"
@@ -20,6 +21,8 @@ static const char watch_usage[] =
 	"  kinf watch pods -n default\n"
 	"  kinf watch pods -A -o json | jq -c 'select(.type==\"DELETED\")'\n"
 	"  kinf watch deploy web --diff\n"
+	"  kinf watch pods/web-1 --for condition=Ready --timeout 60s\n"
+	"  kinf watch pods -l app=web --all --for 'jsonpath={.status.phase}=Running'\n"
 	"  kubectl get pods -w --output-watch-events -o json | kinf watch --from -\n"
 	"\n"
 	"Watch options:\n"
@@ -28,7 +31,15 @@ static const char watch_usage[] =
 	"      --diff                     print the fields an update changed\n"
 	"      --diff-all                 --diff including managedFields and resourceVersion\n"
 	"      --timestamps WHEN          none, local (default), utc or rfc3339\n"
-	"      --color WHEN               auto (default), always or never\n";
+	"      --color WHEN               auto (default), always or never\n"
+	"\n"
+	"Waiting (the informer's answer to kubectl wait):\n"
+	"      --for CONDITION            wait until CONDITION holds, then exit 0:\n"
+	"                                 create, delete, condition=TYPE[=STATUS],\n"
+	"                                 jsonpath='{PATH}'[=VALUE]; several are ANDed\n"
+	"      --all                      wait for every object matching -l, not one NAME\n"
+	"      --timeout DURATION         with --for: give up after this long (default 30s;\n"
+	"                                 0 checks once), exit status 4\n";
 
 enum {
 	OPT_WATCH_ONLY = OPT_CMD_FIRST,
@@ -37,7 +48,8 @@ enum {
 	OPT_DIFF_ALL,
 	OPT_TIMESTAMPS,
 	OPT_COLOR,
-	OPT_EMIT_REPLACED_W,
+	OPT_FOR,
+	OPT_ALL,
 };
 
 static const struct option watch_options[] = {
@@ -49,6 +61,8 @@ static const struct option watch_options[] = {
 	{ "diff-all", no_argument, NULL, OPT_DIFF_ALL },
 	{ "timestamps", required_argument, NULL, OPT_TIMESTAMPS },
 	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "for", required_argument, NULL, OPT_FOR },
+	{ "all", no_argument, NULL, OPT_ALL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -68,6 +82,10 @@ struct watch {
 	struct kinf_table *table;
 	struct kinf_custom_columns *columns;	/* -o custom-columns */
 	const char *kind;
+	struct kinf_condition *fors;	/* --for, ANDed */
+	size_t n_fors;
+	bool all;			/* --all */
+	const char *name;		/* the one object waited for */
 	bool streaming;		/* the initial block is out */
 	struct kinf_buf line;
 };
@@ -331,6 +349,89 @@ static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
 	}
 }
 
+/* "pod/web-1" for messages, from the resource and a name. */
+static void object_ref(struct watch *w, const char *name, struct kinf_buf *out) {
+	const struct kinf_resource *res = session_resource(w->session);
+	for (const char *p = res ? res->kind : "object"; *p; p++) {
+		kinf_buf_append_char(out, *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p);
+	}
+	if (res && res->group[0]) {
+		kinf_buf_printf(out, ".%s", res->group);
+	}
+	kinf_buf_printf(out, "/%s", name);
+}
+
+/*
+ * Whether every --for holds for the target (the named object, or with --all
+ * every cached object). When not, why says what is still not true for
+ * which objects; when met, each object's "condition met" line is printed.
+ */
+static bool conditions_met(struct watch *w, struct kinf_buf *why) {
+	struct kinf_indexer *idx = session_indexer(w->session);
+	struct kinf_object_list list = {0};
+	size_t unmet = 0;
+
+	kinf_buf_reset(why);
+	if (w->name) {
+		struct kinf_buf key = {0};
+		if (w->cli.namespace) {
+			kinf_buf_printf(&key, "%s/", w->cli.namespace);
+		}
+		kinf_buf_append_str(&key, w->name);
+		struct kinf_object *obj = kinf_indexer_get(idx, key.data);
+		kinf_buf_release(&key);
+		list.v = calloc(1, sizeof(*list.v));
+		if (list.v) {
+			list.v[0] = obj;
+			list.n = 1;
+		}
+	} else {
+		kinf_indexer_list(idx, &list);
+		if (list.n == 0) {
+			bool ok = true;
+			for (size_t c = 0; c < w->n_fors; c++) {
+				ok &= w->fors[c].kind == KINF_COND_DELETE;
+			}
+			if (!ok) {
+				kinf_buf_append_str(why, "no matching objects");
+			}
+			free(list.v);
+			return ok;
+		}
+	}
+	for (size_t i = 0; i < list.n; i++) {
+		struct kinf_object *obj = list.v[i];
+		struct kinf_buf one = {0};
+		for (size_t c = 0; c < w->n_fors; c++) {
+			if (!kinf_condition_met(&w->fors[c], obj, &one)) {
+				break;
+			}
+		}
+		if (one.len) {
+			if (unmet < 5) {
+				kinf_buf_append_str(why, unmet ? "; " : "");
+				object_ref(w, obj ? kinf_object_name(obj) : w->name, why);
+				kinf_buf_printf(why, ": %s", one.data);
+			}
+			unmet++;
+		}
+		kinf_buf_release(&one);
+	}
+	if (unmet > 5) {
+		kinf_buf_printf(why, "; and %zu more", unmet - 5);
+	}
+	if (unmet == 0) {
+		for (size_t i = 0; i < list.n; i++) {
+			struct kinf_buf ref = {0};
+			object_ref(w, list.v[i] ? kinf_object_name(list.v[i]) : w->name, &ref);
+			printf("%s condition met\n", ref.data);
+			kinf_buf_release(&ref);
+		}
+	}
+	kinf_object_list_release(&list);
+	return unmet == 0;
+}
+
 static int run_watch(int argc, char **argv) {
 	struct watch w = { .timestamps = TS_LOCAL };
 	const char *color = "auto";
@@ -347,6 +448,20 @@ static int run_watch(int argc, char **argv) {
 			fputs(cli_common_usage, stdout);
 			return EXIT_OK;
 		case OPT_WATCH_ONLY: w.watch_only = true; continue;
+		case OPT_ALL: w.all = true; continue;
+		case OPT_FOR: {
+			struct kinf_error err = {0};
+			struct kinf_condition *v = realloc(w.fors, (w.n_fors + 1) * sizeof(*v));
+			if (!v) {
+				return EXIT_ERROR;
+			}
+			w.fors = v;
+			if (kinf_condition_parse(optarg, &w.fors[w.n_fors], &err) < 0) {
+				return cli_usage_error(&w.cli, "%s", err.message);
+			}
+			w.n_fors++;
+			continue;
+		}
 		case OPT_OLD: w.old = true; continue;
 		case OPT_DIFF: w.diff = true; continue;
 		case OPT_DIFF_ALL: w.diff = w.diff_all = true; continue;
@@ -387,6 +502,40 @@ static int run_watch(int argc, char **argv) {
 	if (n_pos > 2) {
 		return cli_usage_error(&w.cli, "watch takes a resource type and at most one name");
 	}
+	/* TYPE/NAME, as kubectl accepts it. */
+	char *type_buf = NULL;
+	const char *type = n_pos > 0 ? argv[optind] : NULL;
+	const char *name = n_pos > 1 ? argv[optind + 1] : NULL;
+	if (type && !name && strchr(type, '/')) {
+		type_buf = strdup(type);
+		char *slash = type_buf ? strchr(type_buf, '/') : NULL;
+		if (!slash || !slash[1] || slash == type_buf) {
+			free(type_buf);
+			return cli_usage_error(&w.cli, "\"%s\": expected TYPE/NAME", type);
+		}
+		*slash = '\0';
+		type = type_buf;
+		name = slash + 1;
+	}
+	w.name = name;
+	if (w.n_fors) {
+		if (!name && !w.all) {
+			free(type_buf);
+			return cli_usage_error(&w.cli, "--for needs one object (NAME or TYPE/NAME) or --all");
+		}
+		if (name && w.all) {
+			free(type_buf);
+			return cli_usage_error(&w.cli, "--all and a NAME exclude each other");
+		}
+		if (!w.so.timeout_given) {
+			w.so.timeout_ms = 30000;	/* kubectl wait's default */
+		} else if (w.so.timeout_ms == 0) {
+			w.so.exit_after_sync = true;	/* check once */
+		}
+	} else if (w.all) {
+		free(type_buf);
+		return cli_usage_error(&w.cli, "--all goes with --for");
+	}
 	if (w.cli.format == KINF_OUTPUT_YAML || w.cli.format == KINF_OUTPUT_WIDE) {
 		return cli_usage_error(&w.cli, "watch prints table, json, name, jsonpath or custom-columns output");
 	}
@@ -396,18 +545,35 @@ static int run_watch(int argc, char **argv) {
 		const char *nc = getenv("NO_COLOR");
 		w.color = isatty(STDOUT_FILENO) && !(nc && nc[0]);
 	}
-	status = session_new(&w.cli, &w.so, n_pos > 0 ? argv[optind] : NULL,
-			n_pos > 1 ? argv[optind + 1] : NULL, &w.session);
+	status = session_new(&w.cli, &w.so, type, name, &w.session);
 	if (status != EXIT_OK) {
+		free(type_buf);
 		return status;
 	}
 	status = session_start(w.session);
+	bool met = false;
+	struct kinf_buf why = {0};
 	while (status == EXIT_OK) {
 		struct kinf_informer_batch batch;
 		int r = session_next(w.session, &batch, NULL);
-		if (r <= 0) {
+		if (r < 0) {
 			status = -r;
 			break;
+		}
+		if (r == 0) {
+			/* Over; with --for check the final state once more. */
+			if (w.n_fors && session_synced(w.session)) {
+				met = conditions_met(&w, &why);
+			}
+			break;
+		}
+		if (w.n_fors) {
+			/* Waiting prints only the result, as kubectl wait does. */
+			kinf_informer_batch_release(&batch);
+			if (session_synced(w.session) && (met = conditions_met(&w, &why))) {
+				break;
+			}
+			continue;
 		}
 		for (size_t i = 0; i < batch.n; i++) {
 			const struct kinf_informer_event *ev = &batch.v[i];
@@ -431,11 +597,28 @@ static int run_watch(int argc, char **argv) {
 		/* Flush per event while the queue is drained; batch under load. */
 		fflush(stdout);
 	}
+	if (w.n_fors && status == EXIT_OK && !met) {
+		char limit[32] = "";
+		if (w.so.timeout_ms > 0) {
+			snprintf(limit, sizeof(limit), " after %llds", (w.so.timeout_ms + 999) / 1000);
+		}
+		fprintf(stderr, "kinf: timed out%s waiting for %s: %s\n", limit,
+				w.n_fors == 1 ? w.fors[0].spec : "the conditions",
+				why.len ? why.data : "the initial list did not complete");
+		status = EXIT_TIMEOUT;
+	}
+	kinf_buf_release(&why);
+	for (size_t i = 0; i < w.n_fors; i++) {
+		kinf_condition_release(&w.fors[i]);
+	}
+	free(w.fors);
 	table_stream(&w);
 	kinf_table_free(w.table);
 	kinf_custom_columns_free(w.columns);
 	kinf_buf_release(&w.line);
-	return session_end(w.session, status);
+	status = session_end(w.session, status);
+	free(type_buf);
+	return status;
 }
 
 const struct cmd cmd_watch = {

@@ -192,9 +192,11 @@ bash_complete_words() {
 
 @test "bash: -o values depend on the command" {
 	run bash_complete kinf list -o ''
-	assert_output "$(printf '%s\n' json name table wide yaml)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
 	run bash_complete kinf watch pods -o ''
-	assert_output "$(printf '%s\n' json name table)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table)"
+	run bash_complete kinf watch pods/x --for ''
+	assert_output "$(printf '%s\n' condition= condition=Ready create delete jsonpath=)"
 	run bash_complete kinf deltas --output ''
 	assert_output "$(printf '%s\n' json table)"
 	run bash_complete kinf version -o ''
@@ -206,7 +208,7 @@ bash_complete_words() {
 @test "bash: --opt=VALUE completes what readline replaces" {
 	# '=' is in COMP_WORDBREAKS: readline replaces what follows it.
 	run bash_complete_line 'kinf list --output='
-	assert_output "$(printf '%s\n' json name table wide yaml)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
 	run bash_complete_line 'kinf watch --output=n'
 	assert_output name
 	run bash_complete_line 'kinf watch --timestamps=u'
@@ -238,11 +240,11 @@ EOF
 
 @test "bash: without COMP_LINE, COMP_WORDS as bash splits them" {
 	run bash_complete_words kinf list --output = ''
-	assert_output "$(printf '%s\n' json name table wide yaml)"
-	run bash_complete_words kinf list --output = j
-	assert_output json
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
+	run bash_complete_words kinf list --output = y
+	assert_output yaml
 	run bash_complete_words kinf watch -o ''
-	assert_output "$(printf '%s\n' json name table)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table)"
 }
 
 @test "bash: --timestamps and --color values" {
@@ -476,7 +478,7 @@ fish_complete() {
 	run fish_complete "kinf deltas -o "
 	assert_output "$(printf '%s\n' json table)"
 	run fish_complete "kinf list --output="
-	assert_output "$(printf '%s\n' --output=json --output=name --output=table --output=wide --output=yaml)"
+	assert_output "$(printf '%s\n' --output=custom-columns= --output=json --output=jsonpath= --output=name --output=table --output=wide --output=yaml)"
 	run fish_complete "kinf version --c"
 	assert_line -- --client
 	refute_line -- --color

@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# kinf watch --for: the informer's answer to kubectl wait, and the exit
+# statuses scripts rely on (0 met, 2 usage, 4 timed out).
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup_file() {
+	fakeapi_start
+}
+
+teardown_file() {
+	fakeapi_stop
+}
+
+setup() {
+	bats_load_library bats-support
+	bats_load_library bats-assert
+}
+
+new_pod() {	# new_pod NAME [PHASE]
+	kubectl_fake apply -f - >/dev/null <<-EOF
+	{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1","namespace":"default","labels":{"wait":"yes"}},
+	 "spec":{"containers":[{"name":"c","image":"nginx"}]}}
+	EOF
+}
+
+@test "--for condition=Ready on one object (TYPE/NAME and TYPE NAME)" {
+	name=$(kubectl_fake get pods -n default -l app=web -o name | head -1 | cut -d/ -f2)
+	run --separate-stderr "$KINF" watch "pods/$name" --for condition=Ready
+	assert_success
+	assert_output "pod/$name condition met"
+	run --separate-stderr "$KINF" watch pod "$name" --for condition=ready=true
+	assert_success
+}
+
+@test "--for create waits for an object that does not exist yet" {
+	(sleep 1; new_pod wait-create) 3>&- &
+	run --separate-stderr "$KINF" watch pods/wait-create --for create --timeout 20s
+	wait
+	assert_success
+	assert_output "pod/wait-create condition met"
+}
+
+@test "--for delete returns when the object goes" {
+	new_pod wait-delete
+	(sleep 1; kubectl_fake delete pod wait-delete -n default --wait=false >/dev/null) 3>&- &
+	run --separate-stderr "$KINF" watch pods/wait-delete --for delete --timeout 20s
+	wait
+	assert_success
+	assert_output "pod/wait-delete condition met"
+}
+
+@test "--for jsonpath with a value, and several --for ANDed" {
+	new_pod wait-jp
+	(sleep 1; kubectl_fake label pod wait-jp -n default stage=ready >/dev/null) 3>&- &
+	run --separate-stderr "$KINF" watch pods/wait-jp --for create \
+		--for 'jsonpath={.metadata.labels.stage}=ready' --timeout 20s
+	wait
+	assert_success
+	assert_output "pod/wait-jp condition met"
+	kubectl_fake delete pod wait-jp -n default --wait=false >/dev/null
+}
+
+@test "--all with -l waits for every matching object" {
+	run --separate-stderr "$KINF" watch pods -l app=web --all --for condition=Ready --timeout 10s
+	assert_success
+	[ "${#lines[@]}" -eq "$(kubectl_fake get pods -l app=web -o name | wc -l)" ]
+	[[ "${lines[0]}" == *" condition met" ]]
+}
+
+@test "--timeout 0 checks once; not met is exit status 4 naming the objects" {
+	run --separate-stderr "$KINF" watch pods/wait-nope --for create --timeout 0
+	assert_failure 4
+	[ "$stderr" = 'kinf: timed out waiting for create: pod/wait-nope: not found' ]
+	name=$(kubectl_fake get pods -n default -l app=web -o name | head -1 | cut -d/ -f2)
+	run --separate-stderr "$KINF" watch "pods/$name" --for 'jsonpath={.status.phase}=Failed' --timeout 1s
+	assert_failure 4
+	[ "$stderr" = "kinf: timed out after 1s waiting for jsonpath={.status.phase}=Failed: pod/$name: {.status.phase}=Running" ]
+}
+
+@test "bad --for and missing targets are usage errors" {
+	run --separate-stderr "$KINF" watch pods/x --for sometime
+	assert_failure 2
+	[[ "$stderr" == 'kinf: --for "sometime": expected create, delete'* ]]
+	run --separate-stderr "$KINF" watch pods --for create
+	assert_failure 2
+	[[ "$stderr" == *"--for needs one object"* ]]
+	run --separate-stderr "$KINF" watch pods/x --all --for create
+	assert_failure 2
+	run --separate-stderr "$KINF" watch pods --all
+	assert_failure 2
+}
+
+@test "exit statuses: 0 ok, 1 API error, 2 usage, 3 credentials, 4 timeout" {
+	run "$KINF" list pods -o name
+	assert_success
+	run "$KINF" list pods -A --context viewer
+	assert_failure 1
+	run "$KINF" list pods --bogus
+	assert_failure 2
+	run "$KINF" list pods --context nosuch
+	assert_failure 3
+	run "$KINF" watch pods/none --for create --timeout 0
+	assert_failure 4
+	# The same table is in the README and the man page.
+	for n in 0 1 2 3 4; do
+		grep -q "^| $n |" "$KINF_SOURCE_ROOT/README.md"
+	done
+	grep -q "EXIT STATUS" "$KINF_SOURCE_ROOT/man/kinf.1.scd"
+}
+
+@test "kinf version prints the server's version too" {
+	run --separate-stderr "$KINF" version
+	assert_success
+	assert_line "Client Version: kinf $(sed -n "s/.*version: '\([^']*\)'.*/\1/p" "$KINF_SOURCE_ROOT/meson.build" | head -1)"
+	assert_line --partial "Server Version: v1."
+	run --separate-stderr "$KINF" version -o json
+	assert_success
+	jq -e '.clientVersion.gitVersion and .serverVersion.gitVersion' <<<"$output"
+	run --separate-stderr "$KINF" version --client --kubeconfig /nonexistent
+	assert_success
+}
+
+@test "a progress line on a terminal during a long list, erased after" {
+	command -v script >/dev/null || skip "script(1) not installed"
+	run script -qec "'$KINF' list pods -A --chunk-size 2 -o name >/dev/null" /dev/null
+	assert_success
+	[[ "$output" == *"listed "*" pods ("*" pages)..."* ]]
+	[[ "$output" == *$'\r\e[K' ]]
+	# Not on a pipe.
+	run --separate-stderr "$KINF" list pods -A --chunk-size 2 -o name
+	[ -z "$stderr" ]
+}
