@@ -97,3 +97,23 @@ expect() {
 	fakeapi_ctl POST /_fake/faults '{"fail_next":{"count":1,"status":500,"verb":"list","message":"boom"}}'
 	expect 1 'kinf: boom \(500*' list pods
 }
+
+@test "typos in flags suggest the closest option; missing values are named" {
+	expect 2 "kinf: unknown option '--namespce', did you mean '--namespace'?" list pods --namespce x
+	expect 2 "kinf: unknown option '--exit-after-snyc', did you mean '--exit-after-sync'?" watch pods --exit-after-snyc
+	expect 2 "kinf: option '--kubeconfig' needs a value" list pods --kubeconfig
+	expect 2 "kinf: option '-n' needs a value" list pods -n
+}
+
+@test "no arguments or --help: a short, example-led help on stdout" {
+	run --separate-stderr "$KINF"
+	assert_success
+	[[ "$output" == *"Examples:"* ]]
+	[ "$(printf '%s\n' "$output" | wc -l)" -lt 30 ]
+	run --separate-stderr "$KINF" --help
+	assert_success
+	[[ "$output" == *"kinf list pods -n default"* ]]
+	run --separate-stderr "$KINF" help watch
+	assert_success
+	[[ "$output" == "Usage: kinf watch"* ]]
+}

@@ -326,3 +326,33 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 	wait "$kpid" 2>/dev/null || true
 	kubectl_fake delete pod w-kubectl -n default --wait=false >/dev/null
 }
+
+@test "event types are coloured only when asked or on a terminal without NO_COLOR" {
+	run --separate-stderr "$KINF" watch --from "$STREAMS/kubectl-events.json" --timestamps none --color always
+	assert_success
+	[[ "$output" == *$'\e[32mADDED\e[0m'* ]]
+	[[ "$output" == *$'\e[31mDELETED\e[0m'* ]]
+	run --separate-stderr "$KINF" watch --from "$STREAMS/kubectl-events.json" --timestamps none
+	[[ "$output" != *$'\e['* ]]
+	command -v script >/dev/null || skip "script(1) not installed"
+	run script -qec "'$KINF' watch --from '$STREAMS/kubectl-events.json' --timestamps none" /dev/null
+	[[ "$output" == *$'\e[32mADDED'* ]]
+	run env NO_COLOR=1 script -qec "'$KINF' watch --from '$STREAMS/kubectl-events.json' --timestamps none" /dev/null
+	[[ "$output" != *$'\e[32m'* ]]
+}
+
+@test "--timestamps none, local, utc, rfc3339" {
+	run "$KINF" watch --from "$STREAMS/kubectl-events.json" --timestamps utc --no-headers
+	assert_success
+	[[ "${lines[0]}" =~ ^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]Z\ +ADDED ]]
+	run "$KINF" watch --from "$STREAMS/kubectl-events.json" --timestamps local --no-headers
+	[[ "${lines[0]}" =~ ^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\ +ADDED ]]
+	run "$KINF" watch --from "$STREAMS/kubectl-events.json" --timestamps rfc3339 --no-headers
+	[[ "${lines[0]}" =~ ^20[0-9][0-9]-[01][0-9]-[0-3][0-9]T[0-9:.]+Z\ +ADDED ]]
+	run "$KINF" watch --from "$STREAMS/kubectl-events.json" -o json --timestamps utc
+	printf '%s\n' "$output" | jq -e -s 'all(.time | test("^20[0-9-]+T[0-9:.]+Z$"))'
+	run "$KINF" watch --from "$STREAMS/kubectl-events.json" -o json
+	printf '%s\n' "$output" | jq -e -s 'all(has("time") | not)'
+	run "$KINF" watch --from "$STREAMS/kubectl-events.json" --timestamps sometimes
+	assert_failure 2
+}
