@@ -976,6 +976,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif what == 'churn' and method == 'POST':
                 from . import churn
                 self.send_json(200, churn.run(app, spec))
+            elif what == 'blast' and method in ('GET', 'POST'):
+                from . import blast
+                self.send_json(200, blast.create(app, spec) if method == 'POST'
+                               else blast.recent(app))
             else:
                 self.send_json(404, {'error': 'unknown control endpoint %s %s' % (method, path)})
         except (controlmod.ControlError, ValueError, TypeError, KeyError) as e:

@@ -13,6 +13,7 @@ import select
 import ssl
 import time
 
+from . import blast as blastmod
 from . import jsonutil
 from . import selection
 from . import status
@@ -71,6 +72,19 @@ class Streamer:
         self.headers_sent = False
         self.first_object = True
         self.truncate, self.invalid_json = app.control.take_watch_faults()
+        self.blast_seen = 0
+
+    def _take(self, rs, last):
+        """Events after last and the next benchmark blast, if any (under the
+        store lock): events older than the blast go first."""
+        evs = self.store.events_after(self.spec.rt, last)
+        pend = blastmod.pending(rs, self.blast_seen)
+        if not pend:
+            return evs, None
+        before = [e for e in evs if e.rv <= pend[0].base_rv]
+        if before:
+            return before, None
+        return [], pend[0]
 
     # --- encoding ----------------------------------------------------------
 
@@ -239,6 +253,7 @@ class Streamer:
                     error = status.expired_status('too old resource version: %d (%d)'
                                                   % (last, e.oldest))
             store.watch_count += 1
+            self.blast_seen = blastmod.seq(rs)
         try:
             self.start()
             if error is not None:
@@ -257,8 +272,8 @@ class Streamer:
                 with store.lock:
                     if store.closing or store.watch_epoch != epoch:
                         break
-                    evs = store.events_after(rt, last)
-                    if not evs:
+                    evs, blast = self._take(rs, last)
+                    if not evs and blast is None:
                         now = time.monotonic()
                         wait = min(1.0, deadline - now)
                         if next_bm is not None:
@@ -267,7 +282,7 @@ class Streamer:
                             rs.cond.wait(wait)
                         if store.closing or store.watch_epoch != epoch:
                             break
-                        evs = store.events_after(rt, last)
+                        evs, blast = self._take(rs, last)
                     if evs:
                         try:
                             store.watch_start_check(rt, last)
@@ -281,6 +296,13 @@ class Streamer:
                 if evs:
                     last = evs[-1].rv
                     self.write_lines(self.transform(ev) for ev in evs)
+                if blast is not None:
+                    self.blast_seen = blast.id
+                    if spec.media == 'json':
+                        blastmod.stream(self, blast)
+                    last = max(last, blast.last_rv)
+                    if blast.end:
+                        break
                 if bookmark_rv is not None:
                     last = max(last, bookmark_rv)
                     self.write(self.bookmark_line(bookmark_rv))
@@ -288,7 +310,7 @@ class Streamer:
                     last_bm = now
                 if time.monotonic() >= deadline:
                     break
-                if not evs and self.client_gone():
+                if not evs and blast is None and self.client_gone():
                     self.h.close_connection = True
                     return
             self.finish()

@@ -1,0 +1,157 @@
+"""POST /_fake/blast: MODIFIED events for the benchmark's watch throughput,
+pre-encoded and written to every open watch as fast as its client reads.
+
+A blast takes the objects of one resource (optionally one namespace) as they
+are now and reserves `count` resourceVersions after the current one.  Event
+i modifies object i mod K with resourceVersion base+1+i: the stored bytes,
+with apiVersion/kind and the new resourceVersion, split once around the
+resourceVersion so each event costs a join.  The store itself is not
+changed (its objects keep their versions; lists afterwards show the old
+state at the new resourceVersion), and the events are not in the watch
+window: the blast measures clients, not the server.
+
+Watchers that were open when the blast was made (JSON media only) write its
+events with their own selectors applied, then go on as usual; with
+"end":true they end their stream after it (kubectl and curl then exit).
+"""
+
+import collections
+import threading
+import time
+
+from . import catalog
+
+# Bytes joined per write: large enough that Python's per-call cost vanishes.
+_CHUNK_BYTES = 512 * 1024
+_MARKER = b'"resourceVersion":"'
+
+
+class Blast:
+    __slots__ = ('id', 'rt', 'namespace', 'objs', 'parts', 'base_rv', 'count', 'end',
+                 'created', 'done', 'lock')
+
+    def __init__(self, blast_id, rt, namespace, objs, base_rv, count, end):
+        self.id = blast_id
+        self.rt = rt
+        self.namespace = namespace
+        self.objs = objs
+        self.base_rv = base_rv
+        self.count = count
+        self.end = end
+        self.created = time.monotonic()
+        self.done = []              # per watcher: (events, seconds from creation)
+        self.lock = threading.Lock()
+        self.parts = {}             # key -> (prefix, suffix), filled lazily
+
+    @property
+    def last_rv(self):
+        return self.base_rv + self.count
+
+    def split(self, obj):
+        """(prefix, suffix) of obj's MODIFIED event line around its RV."""
+        p = self.parts.get(obj.key)
+        if p is None:
+            line = b'{"type":"MODIFIED","object":' + self.rt.full_bytes(obj.raw) + b'}\n'
+            i = line.find(_MARKER)
+            if i < 0:
+                raise ValueError('object %s has no resourceVersion' % obj.key)
+            i += len(_MARKER)
+            j = line.index(b'"', i)
+            p = (line[:i], line[j:])
+            self.parts[obj.key] = p
+        return p
+
+    def describe(self):
+        with self.lock:
+            done = list(self.done)
+        return collections.OrderedDict([
+            ('id', self.id), ('resource', self.rt.plural), ('namespace', self.namespace),
+            ('objects', len(self.objs)), ('count', self.count),
+            ('from', self.base_rv + 1), ('to', self.last_rv), ('end', self.end),
+            ('done', [collections.OrderedDict([('events', n), ('seconds', round(s, 6))])
+                      for n, s in done])])
+
+
+def create(app, spec):
+    """Make a blast from a POST body; returns its description."""
+    if not isinstance(spec, dict):
+        raise ValueError('expected a JSON object')
+    unknown = set(spec) - {'resource', 'namespace', 'count', 'end'}
+    if unknown:
+        raise ValueError('unknown key(s): ' + ', '.join(sorted(unknown)))
+    rt = catalog.BY_PLURAL.get(spec.get('resource', 'pods'))
+    if rt is None:
+        raise ValueError('unknown resource %r' % spec.get('resource'))
+    count = int(spec.get('count', 0))
+    if count < 1:
+        raise ValueError('"count" must be >= 1')
+    ns = spec.get('namespace') if rt.namespaced else None
+    store = app.store
+    with store.lock:
+        snap = store.current_snapshot(rt)
+        lo, hi = snap.range(ns)
+        objs = snap.objs[lo:hi]
+        if not objs:
+            raise ValueError('no objects to modify')
+        rs = store.state(rt)
+        base = store.rv
+        store.rv += count
+        rs.blast_seq = getattr(rs, 'blast_seq', 0) + 1
+        b = Blast(rs.blast_seq, rt, ns, objs, base, count, bool(spec.get('end')))
+        blasts = getattr(rs, 'blasts', [])
+        # Keep the last few for GET /_fake/blast; watchers hold their own ref.
+        rs.blasts = (blasts + [b])[-8:]
+        watchers = store.watch_count
+        rs.cond.notify_all()
+        store.changed.notify_all()
+    d = b.describe()
+    d['watches'] = watchers
+    return d
+
+
+def recent(app):
+    store = app.store
+    out = []
+    with store.lock:
+        for rs in store.res.values():
+            out.extend(getattr(rs, 'blasts', []))
+    out.sort(key=lambda b: b.id)
+    return [b.describe() for b in out]
+
+
+def pending(rs, seen):
+    """Blasts of a resource state newer than id seen (caller holds the lock)."""
+    return [b for b in getattr(rs, 'blasts', []) if b.id > seen]
+
+
+def seq(rs):
+    return getattr(rs, 'blast_seq', 0)
+
+
+def stream(streamer, blast):
+    """Write blast's events to one watcher; returns the number written."""
+    spec = streamer.spec
+    objs = [o for o in blast.objs if spec.matches(o)]
+    if not objs:
+        return 0
+    parts = [blast.split(o) for o in objs]
+    k = len(parts)
+    rv = blast.base_rv
+    buf = []
+    size = 0
+    for i in range(blast.count):
+        rv += 1
+        pre, suf = parts[i % k]
+        buf.append(pre)
+        buf.append(b'%d' % rv)
+        buf.append(suf)
+        size += len(pre) + len(suf)
+        if size >= _CHUNK_BYTES:
+            streamer.write(b''.join(buf))
+            buf = []
+            size = 0
+    if buf:
+        streamer.write(b''.join(buf))
+    with blast.lock:
+        blast.done.append((blast.count, time.monotonic() - blast.created))
+    return blast.count
