@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -702,6 +703,7 @@ static int on_replay_event(const struct kinf_watch_event *ev, void *userdata) {
 int kinf_reflector_replay_fd(int fd, struct kinf_deltafifo *fifo,
 		const struct kinf_object_limits *limits,
 		const struct kinf_selector *labels, const struct kinf_selector *fields,
+		bool (*stop_requested)(void *userdata), void *userdata,
 		struct kinf_reflector_stats *stats, struct kinf_error *reterr) {
 	struct replay_state rs = { .fifo = fifo, .stats = stats, .labels = labels,
 		.fields = fields };
@@ -713,6 +715,17 @@ int kinf_reflector_replay_fd(int fd, struct kinf_deltafifo *fifo,
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
 	for (;;) {
+		if (stop_requested) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			int ready = poll(&p, 1, 200);
+			if (stop_requested(userdata)) {
+				rc = -KINF_ECANCELED;
+				break;
+			}
+			if (ready == 0 || (ready < 0 && errno == EINTR)) {
+				continue;
+			}
+		}
 		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR) {
 			continue;

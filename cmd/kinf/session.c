@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,6 +43,7 @@ struct session {
 	char *api_version;
 	/* --from */
 	int from_fd;
+	atomic_bool stopping;		/* tells the replay thread to end */
 	pthread_t replay_thread;
 	bool replay_running;
 	int replay_rc;
@@ -255,10 +257,19 @@ const struct kinf_resource *session_resource(struct session *s) {
 	return s->cli->res;
 }
 
+static bool replay_canceled(void *userdata) {
+	struct session *s = userdata;
+	return atomic_load(&s->stopping);
+}
+
 static void *replay(void *userdata) {
 	struct session *s = userdata;
 	s->replay_rc = kinf_reflector_replay_fd(s->from_fd, s->fifo, &s->cli->limits,
-			s->cli->labels, s->cli->fields, &s->replay_stats, &s->replay_err);
+			s->cli->labels, s->cli->fields, replay_canceled, s,
+			&s->replay_stats, &s->replay_err);
+	if (s->replay_rc == -KINF_ECANCELED) {
+		s->replay_rc = 0;
+	}
 	/* End of input: the FIFO drains, then Pop says closed. */
 	kinf_deltafifo_close(s->fifo);
 	return NULL;
@@ -425,8 +436,8 @@ int session_end(struct session *s, int status) {
 		kinf_reflector_stop(s->reflector);
 	}
 	if (s->replay_running) {
-		/* Input may still be open (stdin): stop reading it. */
-		pthread_cancel(s->replay_thread);
+		/* Input may still be open (stdin): the thread polls and stops. */
+		atomic_store(&s->stopping, true);
 		pthread_join(s->replay_thread, NULL);
 		s->replay_running = false;
 	}

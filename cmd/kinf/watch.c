@@ -81,7 +81,7 @@ struct watch {
 	bool timestamps_given;
 	struct kinf_table *table;
 	struct kinf_custom_columns *columns;	/* -o custom-columns */
-	const char *kind;
+	char *kind;			/* the kind whose columns the table shows */
 	struct kinf_condition *fors;	/* --for, ANDed */
 	size_t n_fors;
 	bool all;			/* --all */
@@ -209,7 +209,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		}
 		kinf_output_object_columns(kind, NULL, &headers);
 		w->table = kinf_table_new(headers.n);
-		w->kind = kind;
+		w->kind = kind ? strdup(kind) : NULL;
 		if (!w->table) {
 			kinf_strv_release(&headers);
 			return -KINF_ENOMEM;
@@ -614,6 +614,7 @@ static int run_watch(int argc, char **argv) {
 	free(w.fors);
 	table_stream(&w);
 	kinf_table_free(w.table);
+	free(w.kind);
 	kinf_custom_columns_free(w.columns);
 	kinf_buf_release(&w.line);
 	status = session_end(w.session, status);
