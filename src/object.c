@@ -290,8 +290,15 @@ int kinf_object_parse(const char *json, size_t len,
 	/* The key: "namespace/name" or "name". */
 	size_t key_off = s.arena.len;
 	if (s.field[F_NAMESPACE] && s.arena.data[s.field[F_NAMESPACE] - 1]) {
-		if (kinf_buf_append_str(&s.arena, s.arena.data + s.field[F_NAMESPACE] - 1) < 0 ||
-				kinf_buf_append_char(&s.arena, '/') < 0) {
+		/* The namespace lives in the arena: grow it before copying from it. */
+		size_t ns_off = s.field[F_NAMESPACE] - 1;
+		size_t ns_len = strlen(s.arena.data + ns_off);
+		if (kinf_buf_reserve(&s.arena, ns_len + 1) < 0) {
+			goto nomem;
+		}
+		memcpy(s.arena.data + s.arena.len, s.arena.data + ns_off, ns_len);
+		s.arena.len += ns_len;
+		if (kinf_buf_append_char(&s.arena, '/') < 0) {
 			goto nomem;
 		}
 	}

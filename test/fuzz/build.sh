@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Build kinf's libFuzzer harnesses: the src/ files compiled directly with
+# clang -fsanitize=fuzzer,address,undefined, one executable per fuzz_*.c.
+#   test/fuzz/build.sh [OUTDIR]      (default: build-fuzz/ at the top)
+# Prints the OUTDIR. Rebuilds only what changed (by timestamps).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${1:-$top/build-fuzz}
+mkdir -p "$out/obj"
+out=$(cd "$out" && pwd)
+# One build at a time per OUTDIR (meson runs the fuzz tests in parallel).
+exec 9>"$out/.build.lock"
+flock 9
+
+CC=${CC:-clang}
+if ! command -v "$CC" >/dev/null; then
+	echo "build.sh: $CC not found (.ci/deps --dev installs clang)" >&2
+	exit 1
+fi
+version=$(sed -n "s/^[[:space:]]*version: '\([^']*\)',/\1/p" "$top/meson.build" | head -1)
+pkgs="libcurl yaml-0.1 jansson"
+cflags=(-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L "-DKINF_VERSION=\"${version:-0}\""
+	-Wall -Wextra -Wno-unused-parameter -Werror
+	-fno-omit-frame-pointer -fno-sanitize-recover=undefined
+	-I"$top/src" $(pkg-config --cflags $pkgs))
+libs=($(pkg-config --libs $pkgs) -lpthread)
+
+# The library: every src/*.c, instrumented for coverage but without main().
+objs=()
+pids=()
+for src in "$top"/src/*.c; do
+	obj=$out/obj/$(basename "$src" .c).o
+	objs+=("$obj")
+	if [[ ! -e $obj || $src -nt $obj || -n $(find "$top/src" -name '*.h' -newer "$obj") ]]; then
+		"$CC" "${cflags[@]}" -fsanitize=fuzzer-no-link,address,undefined -c "$src" -o "$obj" &
+		pids+=($!)
+	fi
+done
+for p in "${pids[@]}"; do
+	wait "$p"
+done
+
+for h in "$here"/fuzz_*.c; do
+	exe=$out/$(basename "$h" .c)
+	stale=0
+	[[ ! -e $exe || $h -nt $exe || $here/fuzz.h -nt $exe ]] && stale=1
+	for o in "${objs[@]}"; do
+		[[ $o -nt $exe ]] && stale=1
+	done
+	if [[ $stale == 1 ]]; then
+		"$CC" "${cflags[@]}" -fsanitize=fuzzer,address,undefined "$h" "${objs[@]}" \
+			"${libs[@]}" -o "$exe"
+	fi
+done
+echo "$out"
