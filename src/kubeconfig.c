@@ -1115,6 +1115,7 @@ static int parse_named_list(struct parse *p, const yaml_node_t *seq, enum kind k
 		FOR_PAIRS(p, item, k, v) {
 			if (key_is(k, "name")) {
 				if ((r = get_string(p, v, "name", false, &name)) < 0) {
+					free(name);	/* a name before a bad duplicate */
 					return r;
 				}
 			} else if (key_is(k, kind_body[kind])) {
