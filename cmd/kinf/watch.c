@@ -86,6 +86,7 @@ struct watch {
 	size_t n_fors;
 	bool all;			/* --all */
 	const char *name;		/* the one object waited for */
+	char *type_buf;			/* TYPE of a TYPE/NAME argument */
 	bool streaming;		/* the initial block is out */
 	struct kinf_buf line;
 };
@@ -432,8 +433,9 @@ static bool conditions_met(struct watch *w, struct kinf_buf *why) {
 	return unmet == 0;
 }
 
-static int run_watch(int argc, char **argv) {
-	struct watch w = { .timestamps = TS_LOCAL };
+/* The body of run_watch; it owns nothing that run_watch does not free. */
+static int watch_main(struct watch *wp, int argc, char **argv) {
+#define w (*wp)
 	const char *color = "auto";
 	int opt, status;
 
@@ -503,28 +505,24 @@ static int run_watch(int argc, char **argv) {
 		return cli_usage_error(&w.cli, "watch takes a resource type and at most one name");
 	}
 	/* TYPE/NAME, as kubectl accepts it. */
-	char *type_buf = NULL;
 	const char *type = n_pos > 0 ? argv[optind] : NULL;
 	const char *name = n_pos > 1 ? argv[optind + 1] : NULL;
 	if (type && !name && strchr(type, '/')) {
-		type_buf = strdup(type);
-		char *slash = type_buf ? strchr(type_buf, '/') : NULL;
-		if (!slash || !slash[1] || slash == type_buf) {
-			free(type_buf);
+		w.type_buf = strdup(type);
+		char *slash = w.type_buf ? strchr(w.type_buf, '/') : NULL;
+		if (!slash || !slash[1] || slash == w.type_buf) {
 			return cli_usage_error(&w.cli, "\"%s\": expected TYPE/NAME", type);
 		}
 		*slash = '\0';
-		type = type_buf;
+		type = w.type_buf;
 		name = slash + 1;
 	}
 	w.name = name;
 	if (w.n_fors) {
 		if (!name && !w.all) {
-			free(type_buf);
 			return cli_usage_error(&w.cli, "--for needs one object (NAME or TYPE/NAME) or --all");
 		}
 		if (name && w.all) {
-			free(type_buf);
 			return cli_usage_error(&w.cli, "--all and a NAME exclude each other");
 		}
 		if (!w.so.timeout_given) {
@@ -533,7 +531,6 @@ static int run_watch(int argc, char **argv) {
 			w.so.exit_after_sync = true;	/* check once */
 		}
 	} else if (w.all) {
-		free(type_buf);
 		return cli_usage_error(&w.cli, "--all goes with --for");
 	}
 	if (w.cli.format == KINF_OUTPUT_YAML || w.cli.format == KINF_OUTPUT_WIDE) {
@@ -547,7 +544,6 @@ static int run_watch(int argc, char **argv) {
 	}
 	status = session_new(&w.cli, &w.so, type, name, &w.session);
 	if (status != EXIT_OK) {
-		free(type_buf);
 		return status;
 	}
 	status = session_start(w.session);
@@ -608,17 +604,24 @@ static int run_watch(int argc, char **argv) {
 		status = EXIT_TIMEOUT;
 	}
 	kinf_buf_release(&why);
+	table_stream(&w);
+	return session_end(w.session, status);
+#undef w
+}
+
+static int run_watch(int argc, char **argv) {
+	struct watch w = { .timestamps = TS_LOCAL };
+	int status = watch_main(&w, argc, argv);
+
 	for (size_t i = 0; i < w.n_fors; i++) {
 		kinf_condition_release(&w.fors[i]);
 	}
 	free(w.fors);
-	table_stream(&w);
+	free(w.type_buf);
 	kinf_table_free(w.table);
 	free(w.kind);
 	kinf_custom_columns_free(w.columns);
 	kinf_buf_release(&w.line);
-	status = session_end(w.session, status);
-	free(type_buf);
 	return status;
 }
 

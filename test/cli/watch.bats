@@ -41,6 +41,7 @@ wait_until() {
 		sleep 0.1
 	done
 	echo "timed out waiting for: $*" >&2
+	[ -f "${ERR:-}" ] && tail -20 "$ERR" >&2
 	return 1
 }
 
@@ -146,9 +147,12 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 	new_pod w-stays
 	start_watch
 	wait_until has_event ADDED w-stays
+	# A watch that ends within a second with nothing in it is client-go's
+	# "very short watch" (a relist): let this one live longer than that.
+	sleep 1.2
 	# Break the stream while deletions happen, and forget history so the
 	# reconnect from the old resourceVersion gets 410 Gone.
-	fakeapi_ctl POST /_fake/faults '{"stall":{"seconds":3,"verb":"watch"}}'
+	fakeapi_ctl POST /_fake/faults '{"stall":{"seconds":6,"verb":"watch"}}'
 	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
 	kubectl_fake delete pod w-gone1 w-gone2 -n default --wait=false >/dev/null
 	fakeapi_ctl POST /_fake/faults '{"compact":true}'
@@ -195,11 +199,14 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 
 @test "a truncated event and an invalid JSON line: re-watch, nothing lost" {
 	start_watch
-	# The faults hit the next watch request: drop the current one to get it.
+	# The faults hit the next watch request: drop the current one to get it
+	# (after a second, so that it is not a "very short watch").
+	sleep 1.2
 	fakeapi_ctl POST /_fake/faults '{"truncate_next_watch":true}'
 	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
 	new_pod w-trunc
 	wait_until has_event ADDED w-trunc
+	sleep 1.2
 	fakeapi_ctl POST /_fake/faults '{"invalid_json_next_watch":true}'
 	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
 	kubectl_fake label pod w-trunc -n default x=y >/dev/null
