@@ -3,7 +3,7 @@
 
 Usage: server.py --dir DIR [--pods N] [--namespaces K] [--seed S] [--plain-http]
                  [--history N] [--bookmark-interval S] [--nodes M] [--port P]
-                 [--exit-with PID] [--verbose]
+                 [--exit-with PID] [--state FILE] [--verbose]
 
 Listens on 127.0.0.1 (a free port).  When ready it writes DIR/url,
 DIR/kubeconfig, DIR/pid and, last, DIR/ready (each atomically).  SIGTERM and
@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kfake import catalog, certs, control, generate, handler, store  # noqa: E402
+from kfake import catalog, certs, control, generate, handler, state, store  # noqa: E402
 
 
 def write_atomic(path, text, mode=0o644):
@@ -29,6 +29,15 @@ def write_atomic(path, text, mode=0o644):
         f.write(text)
     os.chmod(tmp, mode)
     os.rename(tmp, path)
+
+
+_RESTART_FILES = ('ca.crt', 'ca.key', 'server.crt', 'server.key', 'admin.crt', 'admin.key',
+                  'viewer.crt', 'viewer.key', 'admin-token', 'viewer-token')
+
+
+def _read(path):
+    with open(path) as f:
+        return f.read().strip()
 
 
 def _alive(pid):
@@ -58,6 +67,9 @@ def parse_args(argv):
     p.add_argument('--port', type=int, default=0, help='port (default: a free one)')
     p.add_argument('--exit-with', type=int, default=0, metavar='PID',
                    help='stop when process PID is gone (test harness safety net)')
+    p.add_argument('--state', metavar='FILE',
+                   help='load the data from FILE if it exists, save it there at exit '
+                        '(a restart with the same data)')
     p.add_argument('--verbose', action='store_true', help='log requests to stderr')
     return p.parse_args(argv)
 
@@ -77,16 +89,25 @@ def main(argv):
     signal.signal(signal.SIGINT, lambda *_: stop.set())
 
     t0 = time.time()
-    certs.generate(d)
-    admin_token = certs.new_token('admin')
-    viewer_token = certs.new_token('viewer')
-    write_atomic(os.path.join(d, 'admin-token'), admin_token + '\n', 0o600)
-    write_atomic(os.path.join(d, 'viewer-token'), viewer_token + '\n', 0o600)
+    restart = bool(args.state) and os.path.exists(args.state)
+    if restart and all(os.path.exists(os.path.join(d, f)) for f in _RESTART_FILES):
+        # A restart: the same certificates and tokens, so clients carry on.
+        admin_token = _read(os.path.join(d, 'admin-token'))
+        viewer_token = _read(os.path.join(d, 'viewer-token'))
+    else:
+        certs.generate(d)
+        admin_token = certs.new_token('admin')
+        viewer_token = certs.new_token('viewer')
+        write_atomic(os.path.join(d, 'admin-token'), admin_token + '\n', 0o600)
+        write_atomic(os.path.join(d, 'viewer-token'), viewer_token + '\n', 0o600)
 
     st = store.Store(catalog.RESOURCES, history=args.history)
-    generate.load(st, pods=args.pods, namespaces=max(1, args.namespaces), seed=args.seed,
-                  nodes=args.nodes or None, start_time=t0)
     ctl = control.Control(admin_token, viewer_token, args.bookmark_interval)
+    if restart:
+        state.load(args.state, st, ctl)
+    else:
+        generate.load(st, pods=args.pods, namespaces=max(1, args.namespaces), seed=args.seed,
+                      nodes=args.nodes or None, start_time=t0)
 
     ssl_ctx = None
     if not args.plain_http:
@@ -126,6 +147,8 @@ def main(argv):
     st.shutdown()
     server.shutdown()
     server.server_close()
+    if args.state:
+        state.save(args.state, st, ctl)
     sys.stderr.write('fakeapi: stopped\n')
     sys.stderr.flush()
     # Watch threads are daemons; leave without waiting for their sockets.

@@ -17,7 +17,8 @@ def run(app, spec):
     rng = random.Random(spec.get('seed'))
     writer = app.writer
     store = app.store
-    result = collections.OrderedDict([('created', []), ('updated', []), ('deleted', [])])
+    result = collections.OrderedDict([('created', []), ('updated', []), ('relabeled', []),
+                                      ('deleted', [])])
 
     def candidates():
         rs = store.state(rt)
@@ -58,6 +59,23 @@ def run(app, spec):
             ann['fakeapi/churn'] = str(store.rv + 1)
             obj = writer.update(rt, cur.ns, cur.name, d, 'fakeapi-churn')
         result['updated'].append(obj.key)
+    for _ in range(int(spec.get('relabel', 0))):
+        # Label "chaos" moves between a, b and c: label-selector watchers see
+        # objects start and stop matching.
+        keys = candidates()
+        if not keys:
+            break
+        key = rng.choice(keys)
+        with store.lock:
+            cur = store.state(rt).objs.get(key)
+            if cur is None:
+                continue
+            d = copy.deepcopy(cur.decode())
+            labels = d['metadata'].get('labels') or {}
+            labels['chaos'] = rng.choice([v for v in ('a', 'b', 'c') if v != labels.get('chaos')])
+            d['metadata']['labels'] = labels
+            obj = writer.update(rt, cur.ns, cur.name, d, 'fakeapi-churn')
+        result['relabeled'].append(obj.key)
     for _ in range(int(spec.get('delete', 0))):
         keys = candidates()
         if not keys:

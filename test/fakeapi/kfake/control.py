@@ -35,6 +35,9 @@ class Control:
         self.stalls = []          # [{count, seconds, verb, path}]
         self.truncate_watches = 0
         self.invalid_json_watches = 0
+        self.expire_continues = 0
+        self.watch_stall_until = 0.0  # time.monotonic(): open watches write nothing until then
+        self.watch_close_until = 0.0  # time.monotonic(): new watches end at once until then
         self.watch_list = True
         self.bookmark_interval = float(bookmark_interval)
         self.watch_timeout = None
@@ -139,6 +142,24 @@ class Control:
                 self.invalid_json_watches -= 1
             return truncate, invalid
 
+    def take_continue_expiry(self):
+        """True when this (otherwise valid) continue token is to be treated as expired."""
+        with self.lock:
+            if self.expire_continues > 0:
+                self.expire_continues -= 1
+                return True
+            return False
+
+    def watch_stall_left(self):
+        """Seconds watch streams must still stay silent (0: none)."""
+        with self.lock:
+            return max(0.0, self.watch_stall_until - time.monotonic())
+
+    def watch_close_left(self):
+        """Seconds during which a new watch ends right after its headers (0: none)."""
+        with self.lock:
+            return max(0.0, self.watch_close_until - time.monotonic())
+
     def _verb(self, spec):
         verb = spec.get('verb')
         if verb is not None and verb not in VERBS:
@@ -149,9 +170,10 @@ class Control:
         """Apply a POST /_fake/faults body."""
         if not isinstance(spec, dict):
             raise ControlError('expected a JSON object')
-        known = {'drop_watches', 'compact', 'expire_continue', 'fail_next', 'stall',
-                 'truncate_next_watch', 'invalid_json_next_watch', 'watch_list',
-                 'bookmark_interval', 'watch_timeout', 'history', 'trickle', 'gzip', 'reset'}
+        known = {'drop_watches', 'compact', 'expire_continue', 'expire_next_continue', 'fail_next',
+                 'stall', 'stall_watches', 'close_watches', 'truncate_next_watch',
+                 'invalid_json_next_watch', 'watch_list', 'bookmark_interval', 'watch_timeout',
+                 'history', 'trickle', 'gzip', 'reset'}
         unknown = set(spec) - known
         if unknown:
             raise ControlError('unknown fault(s): ' + ', '.join(sorted(unknown)))
@@ -161,6 +183,9 @@ class Control:
                 self.stalls = []
                 self.truncate_watches = 0
                 self.invalid_json_watches = 0
+                self.expire_continues = 0
+                self.watch_stall_until = 0.0
+                self.watch_close_until = 0.0
                 self.trickle = None
         if 'fail_next' in spec:
             f = spec['fail_next']
@@ -186,6 +211,19 @@ class Control:
                 self.truncate_watches += 1
             if spec.get('invalid_json_next_watch'):
                 self.invalid_json_watches += 1
+            if spec.get('expire_next_continue'):
+                n = spec['expire_next_continue']
+                self.expire_continues += 1 if n is True else int(n)
+            for name in ('stall_watches', 'close_watches'):
+                if name in spec:
+                    s = spec[name]
+                    if not isinstance(s, dict) or 'seconds' not in s:
+                        raise ControlError('"%s" must be {"seconds":S}' % name)
+                    until = time.monotonic() + float(s['seconds'])
+                    if name == 'stall_watches':
+                        self.watch_stall_until = until
+                    else:
+                        self.watch_close_until = until
             if 'watch_list' in spec:
                 self.watch_list = bool(spec['watch_list'])
             if 'bookmark_interval' in spec:
@@ -215,6 +253,9 @@ class Control:
                 ('stall', [dict(e) for e in self.stalls]),
                 ('truncate_next_watch', self.truncate_watches),
                 ('invalid_json_next_watch', self.invalid_json_watches),
+                ('expire_next_continue', self.expire_continues),
+                ('stall_watches', round(max(0.0, self.watch_stall_until - time.monotonic()), 3)),
+                ('close_watches', round(max(0.0, self.watch_close_until - time.monotonic()), 3)),
                 ('watch_list', self.watch_list),
                 ('bookmark_interval', self.bookmark_interval),
                 ('watch_timeout', self.watch_timeout),

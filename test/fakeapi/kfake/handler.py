@@ -676,7 +676,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     if token_rv == -1:
                         list_rv = store.rv
                         snap = store.current_snapshot(rt)
-                    elif token_rv <= store.continue_floor:
+                    elif token_rv <= store.continue_floor or \
+                            app.control.take_continue_expiry():
                         raise storemod.TooOld(store.continue_floor)
                     else:
                         list_rv = token_rv

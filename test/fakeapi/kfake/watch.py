@@ -260,6 +260,11 @@ class Streamer:
                 self.write(self.error_line(error))
                 self.finish()
                 return
+            if self.app.control.watch_close_left() > 0:
+                # close_watches: the stream ends at once, as watches do on a
+                # server that is shutting down.
+                self.finish()
+                return
             if initial:
                 self.write_lines(self.event_line('ADDED', o) for o in initial)
             if sie and spec.bookmarks:
@@ -267,6 +272,15 @@ class Streamer:
             last_bm = time.monotonic()
             pre_sent = False
             while True:
+                stall = self.app.control.watch_stall_left()
+                if stall > 0:
+                    # stall_watches: silence (no events, no bookmarks), as a
+                    # hung connection or a stuck server looks to a client.
+                    if self.client_gone():
+                        self.h.close_connection = True
+                        return
+                    time.sleep(min(stall, 0.25))
+                    continue
                 next_bm = self.next_bookmark(last_bm, deadline, pre_sent)
                 bookmark_rv = None
                 with store.lock:
