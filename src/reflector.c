@@ -242,7 +242,8 @@ struct watch_state {
 	struct kinf_watch_decoder *decoder;
 	struct kinf_error status;	/* from an ERROR event */
 	bool got_error_event;
-	unsigned long events;
+	unsigned long events;		/* ADDED, MODIFIED, DELETED */
+	unsigned long items;		/* every event, bookmarks too (client-go's eventCount) */
 	/* streaming initial list */
 	struct kinf_indexer *initial;	/* temporary store, or NULL once done */
 	struct kinf_error *err;
@@ -253,6 +254,7 @@ static int on_event(const struct kinf_watch_event *ev, void *userdata) {
 	struct kinf_reflector *r = ws->r;
 	int rc = 0;
 
+	ws->items++;
 	switch (ev->type) {
 	case KINF_WATCH_ADDED:
 	case KINF_WATCH_MODIFIED:
@@ -412,6 +414,17 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 			/* Closed before the initial events ended: try again from a list. */
 			kinf_error_set(err, KINF_ECONNECT, "watch closed before the initial events ended");
 			outcome = WATCH_FALLBACK;
+		} else if (ws.items == 0 && now_ms() - started < 1000) {
+			/*
+			 * client-go's "very short watch": a stream that ends within
+			 * a second with nothing in it (a server shutting down, a
+			 * proxy) is an error. Re-watching at once would spin; relist
+			 * after a backoff instead.
+			 */
+			kinf_error_set(err, KINF_ECONNECT, "very short watch: the watch ended after "
+					"less than a second and no items received");
+			*ret_rc = -KINF_ECONNECT;
+			outcome = WATCH_RELIST;
 		} else {
 			kinf_log(1, "watch closed after %ld s with %lu events; re-watching",
 					(long)((now_ms() - started) / 1000), ws.events);
