@@ -33,7 +33,11 @@ for src in "$top"/src/*.c; do
 	obj=$out/obj/$(basename "$src" .c).o
 	objs+=("$obj")
 	if [[ ! -e $obj || $src -nt $obj || -n $(find "$top/src" -name '*.h' -newer "$obj") ]]; then
-		"$CC" "${cflags[@]}" -fsanitize=fuzzer-no-link,address,undefined -c "$src" -o "$obj" &
+		# buf.c's byte loops (zeroing secrets) are not worth coverage
+		# feedback and would dominate the kubeconfig harness's time.
+		san=fuzzer-no-link,address,undefined
+		[[ $(basename "$src") == buf.c ]] && san=address,undefined
+		"$CC" "${cflags[@]}" -fsanitize=$san -c "$src" -o "$obj" &
 		pids+=($!)
 	fi
 done

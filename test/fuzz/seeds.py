@@ -195,6 +195,9 @@ def discovery():
     leg = os.path.join(d, "legacy")
     apis = json.loads(read(leg, "apis.json"))
     order = [read(leg, "api.json"), read(leg, "apis.json"), read(leg, "api_v1.json")]
+    # A few groups only: libFuzzer works best on inputs of a few KB.
+    apis["groups"] = [g for g in apis["groups"] if g["name"] in ("apps", "example.com")]
+    order[1] = json.dumps(apis).encode()
     for g in apis["groups"]:
         for v in g["versions"]:
             f = "apis_" + v["groupVersion"].replace("/", "_") + ".json"
