@@ -296,6 +296,8 @@ class Streamer:
                             rs.cond.wait(wait)
                         if store.closing or store.watch_epoch != epoch:
                             break
+                        if self.app.control.watch_stall_left() > 0:
+                            continue    # stalled while waiting: write nothing
                         evs, blast = self._take(rs, last)
                     if evs:
                         try:
