@@ -62,10 +62,15 @@ static int process(const struct kinf_deltas *deltas, bool is_in_initial_list,
 				rc = kinf_indexer_update(ps->idx, d->obj);
 				ev.type = KINF_INFORMER_UPDATE;
 				ev.old = old;
-				ev.is_sync = d->type == KINF_DELTA_SYNC ||
-					(d->type == KINF_DELTA_REPLACED &&
-					 strcmp(kinf_object_resource_version(old),
-						 kinf_object_resource_version(d->obj)) == 0);
+				/*
+				 * sharedIndexInformer.OnUpdate: a resync is an update
+				 * that did not change the resourceVersion, whatever
+				 * the delta type. A relist without emit_replaced
+				 * queues Sync deltas; those with a new version are
+				 * changes the watch missed, for every handler.
+				 */
+				ev.is_sync = strcmp(kinf_object_resource_version(old),
+						kinf_object_resource_version(d->obj)) == 0;
 			} else {
 				rc = kinf_indexer_add(ps->idx, d->obj);
 				ev.type = KINF_INFORMER_ADD;

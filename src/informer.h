@@ -31,9 +31,9 @@ struct kinf_informer_event {
 	bool initial;			/* isInInitialList */
 	bool final_state_unknown;	/* delete of a tombstone */
 	/*
-	 * An update from a Sync delta, or a Replaced one with an unchanged
-	 * resourceVersion: client-go delivers it only to listeners with a
-	 * resync period.
+	 * An update that did not change the resourceVersion (a resync, or a
+	 * relist's Sync or Replaced delta for an unchanged object): client-go
+	 * delivers it only to listeners with a resync period.
 	 */
 	bool is_sync;
 	enum kinf_delta_type delta_type;

@@ -70,3 +70,36 @@ stat_of() {
 	[[ $(stat_of lists) -eq 1 ]]
 	[[ $(stat_of watches) -ge 3 ]]
 }
+
+# An update kinf learns only from a relist (the watch missed it, the history
+# was compacted) was never printed: without --emit-replaced the relist queues
+# Sync deltas, and the informer flagged every Sync as a resync notification,
+# which `kinf watch` hides without --resync (src/informer.c, process). The
+# cache had the new state; the output did not. client-go's shared informer
+# calls an update a resync only when the resourceVersion did not change.
+@test "an update seen only by a relist is printed as UPDATED" {
+	pod=$(kubectl_fake get pods -n default -o name | head -1)
+	pod=${pod#pod/}
+	"$KINF" watch pods -A -o json --stats -v --dump-on-exit "$BATS_TEST_TMPDIR/dump" \
+		>"$OUT" 2>"$ERR" 3>&- &
+	KINF_PID=$!
+	wait_lines "$OUT" 7
+	# The watch goes silent; the change happens; its event leaves the history.
+	fakeapi_ctl POST faults '{"stall_watches":{"seconds":3}}' >/dev/null
+	rv=$(fakeapi_curl --fail -X PATCH -H 'Content-Type: application/merge-patch+json' \
+		--data '{"metadata":{"labels":{"chaos-regression":"relist"}}}' \
+		"/api/v1/namespaces/default/pods/$pod" | jq -r .metadata.resourceVersion)
+	fakeapi_ctl POST faults '{"compact":true,"drop_watches":true}' >/dev/null
+	for ((i = 0; i < 100; i++)); do
+		[[ $(grep -c ' listed ' "$ERR") -ge 2 ]] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -TERM "$KINF_PID"
+	wait "$KINF_PID"
+	unset KINF_PID
+	grep -q "\"resourceVersion\":\"$rv\"" "$BATS_TEST_TMPDIR/dump"
+	run jq -r --arg k "default/$pod" 'select(.key == $k) | "\(.type) \(.resourceVersion)"' "$OUT"
+	assert_line "UPDATED $rv"
+	kubectl_fake label pod "$pod" -n default chaos-regression- >/dev/null
+}
