@@ -1,5 +1,8 @@
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "json.h"
 
@@ -26,10 +29,16 @@ void kinf_json_reader_init(struct kinf_json_reader *r, const char *data,
 	r->max_depth = max_depth ? max_depth : 512;
 }
 
+static inline bool is_ws(char c) {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 static inline void skip_ws(struct kinf_json_reader *r) {
-	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' ||
-			*r->p == '\r' || *r->p == '\t')) {
-		r->p++;
+	if (r->p < r->end && is_ws(*r->p)) {
+		r->spaced = true;
+		do {
+			r->p++;
+		} while (r->p < r->end && is_ws(*r->p));
 	}
 }
 
@@ -124,6 +133,65 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end) {
 	return 0;
 }
 
+/*
+ * Eight bytes at a time (SWAR): a mask with the high bit set in the first
+ * byte of x that a string scan must look at ('"', '\\', a control character
+ * or a non-ASCII byte) and possibly in later ones; 0 when there is none.
+ * Borrows only run towards later bytes, so the lowest flag is exact.
+ */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+static inline uint64_t special_bytes(uint64_t x) {
+	uint64_t q = x ^ (ONES * '"');
+	uint64_t b = x ^ (ONES * '\\');
+	return (((q - ONES) & ~q) | ((b - ONES) & ~b) | ((x - ONES * 0x20) & ~x) | x) & HIGHS;
+}
+
+static inline uint64_t load64(const unsigned char *p) {
+	uint64_t x;
+	memcpy(&x, p, sizeof(x));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+/* Advance p over plain ASCII string bytes (no quote, backslash, control). */
+static inline const unsigned char *skip_plain(const unsigned char *p,
+		const unsigned char *end) {
+#ifdef __SSE2__
+	/*
+	 * Sixteen bytes at a time: a signed compare with 0x20 catches control
+	 * characters and non-ASCII bytes (negative as signed chars) at once.
+	 */
+	const __m128i quote = _mm_set1_epi8('"');
+	const __m128i bslash = _mm_set1_epi8('\\');
+	const __m128i space = _mm_set1_epi8(0x20);
+	while (end - p >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote),
+				_mm_cmpeq_epi8(x, bslash)), _mm_cmplt_epi8(x, space));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		if (bits) {
+			return p + __builtin_ctz(bits);
+		}
+		p += 16;
+	}
+#endif
+	while (end - p >= 8) {
+		uint64_t m = special_bytes(load64(p));
+		if (m) {
+			return p + (__builtin_ctzll(m) >> 3);
+		}
+		p += 8;
+	}
+	while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) {
+		p++;
+	}
+	return p;
+}
+
 /* Scan a string starting at the opening quote; validate; fill span. */
 static int scan_string(struct kinf_json_reader *r, struct kinf_json_span *ret) {
 	const unsigned char *p = (const unsigned char *)r->p + 1;
@@ -135,9 +203,7 @@ static int scan_string(struct kinf_json_reader *r, struct kinf_json_span *ret) {
 	}
 	for (;;) {
 		/* Fast path: plain ASCII. */
-		while (p < end && *p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) {
-			p++;
-		}
+		p = skip_plain(p, end);
 		if (p >= end) {
 			return fail(r, (const char *)p, "unterminated string");
 		}
@@ -247,7 +313,8 @@ static int scan_literal(struct kinf_json_reader *r, const char *lit, size_t n) {
 	return 0;
 }
 
-int kinf_json_skip(struct kinf_json_reader *r) {
+/* The recursive skip, for readers allowing more nesting than skip_iter. */
+static int skip_recursive(struct kinf_json_reader *r) {
 	int rc;
 	switch (kinf_json_peek(r)) {
 	case KINF_JSON_OBJECT:
@@ -255,7 +322,7 @@ int kinf_json_skip(struct kinf_json_reader *r) {
 			return rc;
 		}
 		while ((rc = kinf_json_member(r, NULL)) > 0) {
-			if ((rc = kinf_json_skip(r)) < 0) {
+			if ((rc = skip_recursive(r)) < 0) {
 				return rc;
 			}
 		}
@@ -265,7 +332,7 @@ int kinf_json_skip(struct kinf_json_reader *r) {
 			return rc;
 		}
 		while ((rc = kinf_json_element(r)) > 0) {
-			if ((rc = kinf_json_skip(r)) < 0) {
+			if ((rc = skip_recursive(r)) < 0) {
 				return rc;
 			}
 		}
@@ -287,6 +354,187 @@ int kinf_json_skip(struct kinf_json_reader *r) {
 		return fail(r, r->p, r->p >= r->end ? "unexpected end of input" :
 				"unexpected character");
 	}
+}
+
+#define SKIP_MAX_NEST 4096
+
+/*
+ * The same validation as skip_recursive without a call per value: one loop,
+ * the open containers on a bit stack (set: object). Most bytes of an object
+ * record (spec, status, managedFields) go through here.
+ */
+static int skip_iter(struct kinf_json_reader *r) {
+	uint64_t objs[SKIP_MAX_NEST / 64];
+	unsigned d = 0;
+	const char *msg;
+	const char *p = r->p, *end = r->end;
+
+#define SKIP_WS() do { \
+		if (p < end && is_ws(*p)) { \
+			r->spaced = true; \
+			do { \
+				p++; \
+			} while (p < end && is_ws(*p)); \
+		} \
+	} while (0)
+/* Run a scanner of the reader from p; continue after what it read. */
+#define SCAN(call) do { \
+		r->p = p; \
+		if ((call) < 0) { \
+			return r->error; \
+		} \
+		p = r->p; \
+	} while (0)
+
+	SKIP_WS();
+	if (p >= end) {
+		msg = "unexpected end of input";
+		goto bad;
+	}
+value:
+	switch (*p) {
+	case '{':
+		if (r->depth + d + 1 > r->max_depth) {
+			msg = "nesting too deep";
+			goto bad;
+		}
+		objs[d / 64] |= UINT64_C(1) << (d % 64);
+		d++;
+		p++;
+		SKIP_WS();
+		if (p >= end) {
+			msg = "unexpected end of input in object";
+			goto bad;
+		}
+		if (*p == '}') {
+			p++;
+			d--;
+			goto after;
+		}
+		goto key;
+	case '[':
+		if (r->depth + d + 1 > r->max_depth) {
+			msg = "nesting too deep";
+			goto bad;
+		}
+		objs[d / 64] &= ~(UINT64_C(1) << (d % 64));
+		d++;
+		p++;
+		SKIP_WS();
+		if (p >= end) {
+			msg = "unexpected end of input in array";
+			goto bad;
+		}
+		if (*p == ']') {
+			p++;
+			d--;
+			goto after;
+		}
+		goto value;
+	case '"':
+		SCAN(scan_string(r, NULL));
+		goto after;
+	case 't':
+		SCAN(scan_literal(r, "true", 4));
+		goto after;
+	case 'f':
+		SCAN(scan_literal(r, "false", 5));
+		goto after;
+	case 'n':
+		SCAN(scan_literal(r, "null", 4));
+		goto after;
+	default:
+		if (*p == '-' || (*p >= '0' && *p <= '9')) {
+			SCAN(scan_number(r));
+			goto after;
+		}
+		msg = "unexpected character";
+		goto bad;
+	}
+key:
+	if (*p != '"') {
+		msg = "object key expected";
+		goto bad;
+	}
+	SCAN(scan_string(r, NULL));
+	SKIP_WS();
+	if (p >= end || *p != ':') {
+		msg = "':' expected";
+		goto bad;
+	}
+	p++;
+	SKIP_WS();
+	if (p >= end) {
+		msg = "value expected";
+		goto bad;
+	}
+	goto value;
+after:
+	if (d == 0) {
+		r->p = p;
+		return 0;
+	}
+	SKIP_WS();
+	if (objs[(d - 1) / 64] & (UINT64_C(1) << ((d - 1) % 64))) {
+		if (p >= end) {
+			msg = "unexpected end of input in object";
+			goto bad;
+		}
+		if (*p == ',') {
+			p++;
+			SKIP_WS();
+			if (p >= end) {
+				msg = "object key expected";
+				goto bad;
+			}
+			goto key;
+		}
+		if (*p == '}') {
+			p++;
+			d--;
+			goto after;
+		}
+		msg = "',' or '}' expected";
+		goto bad;
+	}
+	if (p >= end) {
+		msg = "unexpected end of input in array";
+		goto bad;
+	}
+	if (*p == ',') {
+		p++;
+		SKIP_WS();
+		if (p >= end) {
+			msg = "unexpected end of input";
+			goto bad;
+		}
+		if (*p == ']') {
+			msg = "trailing comma in array";
+			goto bad;
+		}
+		goto value;
+	}
+	if (*p == ']') {
+		p++;
+		d--;
+		goto after;
+	}
+	msg = "',' or ']' expected";
+	goto bad;
+bad:
+	return fail(r, p, msg);
+#undef SKIP_WS
+#undef SCAN
+}
+
+int kinf_json_skip(struct kinf_json_reader *r) {
+	if (r->error) {
+		return r->error;
+	}
+	if (r->max_depth > SKIP_MAX_NEST) {
+		return skip_recursive(r);
+	}
+	return skip_iter(r);
 }
 
 int kinf_json_skip_span(struct kinf_json_reader *r, const char **ret_start,

@@ -33,6 +33,8 @@ struct kinf_json_reader {
 	unsigned max_depth;
 	/* Set on the first error; every later call fails at once. */
 	int error;
+	/* White space was skipped outside strings (the text is not compact). */
+	bool spaced;
 	const char *error_at;
 	const char *error_msg;
 };
