@@ -209,7 +209,7 @@ static int read_nested_string(struct kinf_json_reader *r, struct scratch *s,
 	return rc;
 }
 
-static int read_top(struct kinf_json_reader *r, struct scratch *s) {
+static int read_top(struct kinf_json_reader *r, struct scratch *s, bool prefix) {
 	struct kinf_json_span k;
 	int rc;
 
@@ -237,7 +237,7 @@ static int read_top(struct kinf_json_reader *r, struct scratch *s) {
 	if (rc < 0) {
 		return rc;
 	}
-	return kinf_json_end(r);
+	return prefix ? 0 : kinf_json_end(r);
 }
 
 static int cmp_label(const void *a, const void *b) {
@@ -247,9 +247,10 @@ static int cmp_label(const void *a, const void *b) {
 
 static const char empty[] = "";
 
-int kinf_object_parse(const char *json, size_t len,
-		const struct kinf_object_limits *limits,
-		struct kinf_object **ret, struct kinf_error *reterr) {
+/* The whole text (prefix false) or the object it starts with. */
+static int parse(const char *json, size_t len, bool prefix,
+		const struct kinf_object_limits *limits, struct kinf_object **ret,
+		size_t *ret_used, struct kinf_error *reterr) {
 	size_t max_bytes = limits && limits->max_bytes ? limits->max_bytes :
 		KINF_OBJECT_DEFAULT_MAX_BYTES;
 	unsigned max_depth = limits && limits->max_depth ? limits->max_depth :
@@ -260,7 +261,7 @@ int kinf_object_parse(const char *json, size_t len,
 	struct kinf_object *obj = NULL;
 	int rc;
 
-	if (len > max_bytes) {
+	if (len > max_bytes && !prefix) {
 		return kinf_error_set(reterr, KINF_ETOOBIG,
 				"object of %zu bytes exceeds the limit of %zu bytes (--max-object-size)",
 				len, max_bytes);
@@ -273,7 +274,7 @@ int kinf_object_parse(const char *json, size_t len,
 			goto out;
 		}
 	}
-	rc = read_top(&r, &s);
+	rc = read_top(&r, &s, prefix);
 	if (rc == -KINF_ENOMEM) {
 		goto nomem;
 	}
@@ -281,6 +282,15 @@ int kinf_object_parse(const char *json, size_t len,
 		kinf_json_reader_error(&r, reterr);
 		rc = -KINF_EJSON;
 		goto out;
+	}
+	if (prefix) {
+		len = (size_t)(r.p - json);
+		if (len > max_bytes) {
+			rc = kinf_error_set(reterr, KINF_ETOOBIG,
+					"object of %zu bytes exceeds the limit of %zu bytes "
+					"(--max-object-size)", len, max_bytes);
+			goto out;
+		}
 	}
 	if (!s.has_metadata || !s.field[F_NAME]) {
 		rc = kinf_error_set(reterr, KINF_EJSON, "object has no metadata.name");
@@ -315,14 +325,21 @@ int kinf_object_parse(const char *json, size_t len,
 	}
 	s.field[F_KEY] = key_off + 1;
 
-	if (kinf_json_compact(json, len, &compact) < 0) {
-		goto nomem;
+	/* API servers send compact JSON: then the bytes are copied as they are. */
+	const char *bytes = json;
+	size_t n_bytes = len;
+	if (r.spaced) {
+		if (kinf_json_compact(json, len, &compact) < 0) {
+			goto nomem;
+		}
+		bytes = compact.data;
+		n_bytes = compact.len;
 	}
 
 	size_t n_labels = s.labels.len / (2 * sizeof(size_t));
 	size_t n_owners = s.owners.len / (3 * sizeof(size_t));
 	size_t total = sizeof(*obj) + n_labels * sizeof(struct kinf_label) +
-		n_owners * sizeof(struct kinf_owner_ref) + s.arena.len + compact.len + 1;
+		n_owners * sizeof(struct kinf_owner_ref) + s.arena.len + n_bytes + 1;
 	obj = malloc(total);
 	if (!obj) {
 		goto nomem;
@@ -335,11 +352,12 @@ int kinf_object_parse(const char *json, size_t len,
 	char *arena = p;
 	memcpy(arena, s.arena.data, s.arena.len);
 	p += s.arena.len;
-	memcpy(p, compact.data, compact.len + 1);
+	memcpy(p, bytes, n_bytes);
+	p[n_bytes] = '\0';
 
 	atomic_init(&obj->refs, 1);
 	obj->json = p;
-	obj->json_len = compact.len;
+	obj->json_len = n_bytes;
 	const char **fields[F_COUNT] = {
 		[F_KEY] = &obj->key, [F_NAMESPACE] = &obj->namespace,
 		[F_NAME] = &obj->name, [F_UID] = &obj->uid,
@@ -369,6 +387,9 @@ int kinf_object_parse(const char *json, size_t len,
 	}
 	obj->n_owners = n_owners;
 	*ret = obj;
+	if (ret_used) {
+		*ret_used = len;
+	}
 	rc = 0;
 	goto out;
 nomem:
@@ -379,6 +400,18 @@ out:
 	kinf_buf_release(&s.owners);
 	kinf_buf_release(&compact);
 	return rc;
+}
+
+int kinf_object_parse(const char *json, size_t len,
+		const struct kinf_object_limits *limits,
+		struct kinf_object **ret, struct kinf_error *reterr) {
+	return parse(json, len, false, limits, ret, NULL, reterr);
+}
+
+int kinf_object_parse_prefix(const char *json, size_t len,
+		const struct kinf_object_limits *limits, struct kinf_object **ret,
+		size_t *ret_used, struct kinf_error *reterr) {
+	return parse(json, len, true, limits, ret, ret_used, reterr);
 }
 
 struct kinf_object *kinf_object_ref(struct kinf_object *obj) {
@@ -443,42 +476,92 @@ const struct kinf_owner_ref *kinf_object_owners(const struct kinf_object *obj,
 	return obj->owners;
 }
 
+/* A pointer into obj's block [old, old + n) moved to the same place in new. */
+static const char *rebase(const char *p, const char *old, size_t n, char *new) {
+	return p >= old && p < old + n ? new + (p - old) : p;
+}
+
 struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
 		const char *api_version, const char *kind) {
-	struct kinf_buf b = {0};
+	bool add_av = !obj->api_version[0] && api_version && api_version[0];
+	bool add_kind = !obj->kind[0] && kind && kind[0];
+	struct kinf_buf ins = {0};
 	struct kinf_object *typed = NULL;
 
-	if ((obj->api_version[0] || !api_version || !api_version[0]) &&
-			(obj->kind[0] || !kind || !kind[0])) {
+	if (!add_av && !add_kind) {
 		return kinf_object_ref(obj);
 	}
-	/* The compact bytes start with '{'; insert the missing members after it. */
-	if (kinf_buf_append_char(&b, '{') < 0) {
+	/* The members inserted after the opening '{' of the compact bytes. */
+	if (add_av && (kinf_buf_append_str(&ins, "\"apiVersion\":") < 0 ||
+			kinf_json_quote(&ins, api_version, strlen(api_version)) < 0 ||
+			kinf_buf_append_char(&ins, ',') < 0)) {
 		goto out;
 	}
-	if (!obj->api_version[0] && api_version && api_version[0]) {
-		if (kinf_buf_append_str(&b, "\"apiVersion\":") < 0 ||
-				kinf_json_quote(&b, api_version, strlen(api_version)) < 0 ||
-				kinf_buf_append_char(&b, ',') < 0) {
-			goto out;
-		}
-	}
-	if (!obj->kind[0] && kind && kind[0]) {
-		if (kinf_buf_append_str(&b, "\"kind\":") < 0 ||
-				kinf_json_quote(&b, kind, strlen(kind)) < 0 ||
-				kinf_buf_append_char(&b, ',') < 0) {
-			goto out;
-		}
+	if (add_kind && (kinf_buf_append_str(&ins, "\"kind\":") < 0 ||
+			kinf_json_quote(&ins, kind, strlen(kind)) < 0 ||
+			kinf_buf_append_char(&ins, ',') < 0)) {
+		goto out;
 	}
 	if (obj->json_len == 2) {
-		b.len--;	/* "{}": drop the trailing comma */
+		ins.len--;	/* "{}": no comma before the '}' */
 	}
-	if (kinf_buf_append(&b, obj->json + 1, obj->json_len - 1) < 0) {
+	/*
+	 * No second parse: the record is copied and its pointers moved (the
+	 * label and owner arrays and the strings all live in the block between
+	 * the struct and the JSON), the two new strings go after it.
+	 */
+	const char *old = (const char *)(obj + 1);
+	size_t head = (size_t)(obj->json - old);
+	size_t av_len = add_av ? strlen(api_version) + 1 : 0;
+	size_t kind_len = add_kind ? strlen(kind) + 1 : 0;
+	size_t json_len = obj->json_len + ins.len;
+	typed = malloc(sizeof(*typed) + head + av_len + kind_len + json_len + 1);
+	if (!typed) {
 		goto out;
 	}
-	kinf_object_parse(b.data, b.len, NULL, &typed, NULL);
+	*typed = *obj;
+	atomic_init(&typed->refs, 1);
+	char *block = (char *)(typed + 1);
+	memcpy(block, old, head);
+	typed->labels = (struct kinf_label *)(void *)(block + ((const char *)obj->labels - old));
+	typed->owners = (struct kinf_owner_ref *)(void *)(block +
+			((const char *)obj->owners - old));
+	for (size_t i = 0; i < typed->n_labels; i++) {
+		typed->labels[i].key = rebase(typed->labels[i].key, old, head, block);
+		typed->labels[i].value = rebase(typed->labels[i].value, old, head, block);
+	}
+	for (size_t i = 0; i < typed->n_owners; i++) {
+		typed->owners[i].kind = rebase(typed->owners[i].kind, old, head, block);
+		typed->owners[i].name = rebase(typed->owners[i].name, old, head, block);
+	}
+	const char **fields[] = {
+		&typed->key, &typed->namespace, &typed->name, &typed->uid,
+		&typed->resource_version, &typed->kind, &typed->api_version,
+		&typed->creation_timestamp, &typed->deletion_timestamp,
+		&typed->node_name, &typed->phase,
+	};
+	for (size_t f = 0; f < sizeof(fields) / sizeof(*fields); f++) {
+		*fields[f] = rebase(*fields[f], old, head, block);
+	}
+	char *q = block + head;
+	if (add_av) {
+		memcpy(q, api_version, av_len);
+		typed->api_version = q;
+		q += av_len;
+	}
+	if (add_kind) {
+		memcpy(q, kind, kind_len);
+		typed->kind = q;
+		q += kind_len;
+	}
+	q[0] = '{';
+	memcpy(q + 1, ins.data, ins.len);
+	memcpy(q + 1 + ins.len, obj->json + 1, obj->json_len - 1);
+	q[json_len] = '\0';
+	typed->json = q;
+	typed->json_len = json_len;
 out:
-	kinf_buf_release(&b);
+	kinf_buf_release(&ins);
 	return typed;
 }
 

@@ -47,6 +47,16 @@ int kinf_object_parse(const char *json, size_t len,
 		const struct kinf_object_limits *limits,
 		struct kinf_object **ret, struct kinf_error *reterr);
 
+/*
+ * Like kinf_object_parse() for the object json starts with (white space
+ * first is fine): the bytes after it are not looked at. *ret_used is the
+ * length read, through the closing '}'. A text cut short fails as any
+ * malformed one does (-KINF_EJSON).
+ */
+int kinf_object_parse_prefix(const char *json, size_t len,
+		const struct kinf_object_limits *limits, struct kinf_object **ret,
+		size_t *ret_used, struct kinf_error *reterr);
+
 struct kinf_object *kinf_object_ref(struct kinf_object *obj);
 /* Drop one reference; frees at zero. Accepts NULL. Returns NULL. */
 struct kinf_object *kinf_object_unref(struct kinf_object *obj);
