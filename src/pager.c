@@ -1,4 +1,5 @@
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,8 +25,17 @@ struct kinf_list_splitter {
 	struct kinf_buf key;
 	bool split;		/* inside a split array (depth >= 2) */
 	bool capture;		/* collecting a member value or an element */
+	bool need_sep;		/* an element was parsed in place: ',' or ']' next */
 	struct kinf_buf value;
+	struct kinf_buf chunk;	/* input gathered for element_prefix */
 };
+
+/*
+ * With ops->element_prefix, pieces are gathered up to this size and each
+ * element is parsed where it lies: only elements cut by a chunk's end (and
+ * ones that fail) are scanned for their end first and copied.
+ */
+#define CHUNK_BYTES ((size_t)256 << 10)
 
 static bool is_split_key(const struct kinf_buf *key) {
 	return (key->len == 5 && memcmp(key->data, "items", 5) == 0) ||
@@ -48,6 +58,7 @@ void kinf_list_splitter_free(struct kinf_list_splitter *s) {
 	if (s) {
 		kinf_buf_release(&s->key);
 		kinf_buf_release(&s->value);
+		kinf_buf_release(&s->chunk);
 		free(s);
 	}
 }
@@ -58,29 +69,40 @@ static int split_fail(struct kinf_list_splitter *s, int code, const char *msg,
 	return kinf_error_set(reterr, code, "%s", msg);
 }
 
-static int trim_len(const struct kinf_buf *b) {
-	size_t n = b->len;
-	while (n > 0 && (b->data[n - 1] == ' ' || b->data[n - 1] == '\n' ||
-			b->data[n - 1] == '\r' || b->data[n - 1] == '\t')) {
+static size_t trim_len(const char *p, size_t n) {
+	while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\n' ||
+			p[n - 1] == '\r' || p[n - 1] == '\t')) {
 		n--;
 	}
-	return (int)n;
+	return n;
 }
 
-/* End of a captured member value or element: hand it over. */
-static int emit(struct kinf_list_splitter *s, bool element,
-		struct kinf_error *reterr) {
-	size_t n = (size_t)trim_len(&s->value);
+/*
+ * End of a captured member value or element: hand it over. The bytes are
+ * p[0..n) when the capture began in this piece (no copy), else the
+ * buffered start plus p[0..n).
+ */
+static int emit(struct kinf_list_splitter *s, bool element, const char *p,
+		size_t n, struct kinf_error *reterr) {
 	int rc;
+
 	s->capture = false;
+	if (s->value.len) {
+		if (kinf_buf_append(&s->value, p, n) < 0) {
+			return split_fail(s, KINF_ENOMEM, "out of memory", reterr);
+		}
+		p = s->value.data;
+		n = s->value.len;
+	}
+	n = trim_len(p, n);
 	if (n == 0) {
 		return split_fail(s, KINF_EJSON, "empty value in list", reterr);
 	}
 	if (element) {
-		rc = s->ops->element(s->key.data, s->key.len, s->value.data, n, s->userdata);
+		rc = s->ops->element(s->key.data, s->key.len, p, n, s->userdata);
 	} else {
 		rc = s->ops->member ? s->ops->member(s->key.data, s->key.len,
-				s->value.data, n, s->userdata) : 0;
+				p, n, s->userdata) : 0;
 	}
 	kinf_buf_reset(&s->value);
 	if (rc < 0) {
@@ -89,18 +111,53 @@ static int emit(struct kinf_list_splitter *s, bool element,
 	return rc;
 }
 
-int kinf_list_splitter_feed(struct kinf_list_splitter *s, const char *data,
-		size_t len, struct kinf_error *reterr) {
+/*
+ * Fast paths. Inside a string only '"' and '\\' matter (eight bytes at a
+ * time); inside a captured value below its top level only brackets and
+ * quotes do. The object parser validates every byte of what is captured.
+ */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+static size_t skip_string_body(const char *data, size_t i, size_t len) {
+	while (len - i >= 8) {
+		uint64_t x;
+		memcpy(&x, data + i, sizeof(x));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		x = __builtin_bswap64(x);
+#endif
+		uint64_t q = x ^ (ONES * '"');
+		uint64_t b = x ^ (ONES * '\\');
+		uint64_t m = (((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGHS;
+		if (m) {
+			return i + (__builtin_ctzll(m) >> 3);
+		}
+		i += 8;
+	}
+	while (i < len && data[i] != '"' && data[i] != '\\') {
+		i++;
+	}
+	return i;
+}
+
+static const bool structural[256] = {
+	['"'] = true, ['{'] = true, ['}'] = true, ['['] = true, [']'] = true,
+};
+
+static int scan(struct kinf_list_splitter *s, const char *data, size_t len,
+		struct kinf_error *reterr) {
 	size_t span_start = 0;	/* start of the capture within this piece */
 	int rc;
 
-	if (s->error) {
-		return s->error;
-	}
 	for (size_t i = 0; i < len; i++) {
-		char c = data[i];
 		if (s->in_string) {
-			/* Skip quickly over plain string bytes. */
+			if (!s->escape && !s->key_active) {
+				i = skip_string_body(data, i, len);
+				if (i == len) {
+					break;
+				}
+			}
+			char c = data[i];
 			if (s->escape) {
 				s->escape = false;
 			} else if (c == '\\') {
@@ -118,16 +175,24 @@ int kinf_list_splitter_feed(struct kinf_list_splitter *s, const char *data,
 			}
 			continue;
 		}
+		if (s->capture && s->depth > (s->split ? 2u : 1u)) {
+			/* Inside the captured value: only brackets and quotes. */
+			while (i < len && !structural[(unsigned char)data[i]]) {
+				i++;
+			}
+			if (i == len) {
+				break;
+			}
+		}
+		char c = data[i];
 		if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
 			continue;
 		}
 		/* A capture ends at ',' or the closing bracket of its container. */
 		if (s->capture && ((s->depth == 1 && (c == ',' || c == '}')) ||
 				(s->depth == 2 && s->split && (c == ',' || c == ']')))) {
-			if (kinf_buf_append(&s->value, data + span_start, i - span_start) < 0) {
-				return split_fail(s, KINF_ENOMEM, "out of memory", reterr);
-			}
-			if ((rc = emit(s, s->depth == 2, reterr)) < 0) {
+			if ((rc = emit(s, s->depth == 2, data + span_start, i - span_start,
+					reterr)) < 0) {
 				return rc;
 			}
 			if (s->depth == 1) {
@@ -193,10 +258,27 @@ int kinf_list_splitter_feed(struct kinf_list_splitter *s, const char *data,
 			if (c == ']') {
 				s->depth = 1;
 				s->split = false;
+				s->need_sep = false;
 				continue;
 			}
 			if (c == ',') {
+				s->need_sep = false;
 				continue;
+			}
+			if (s->need_sep) {
+				return split_fail(s, KINF_EJSON, "',' or ']' expected after a list item",
+						reterr);
+			}
+			if (!s->capture && s->ops->element_prefix && c == '{') {
+				size_t used = 0;
+				rc = s->ops->element_prefix(s->key.data, s->key.len, data + i,
+						len - i, &used, s->userdata);
+				if (rc == 0) {
+					i += used - 1;
+					s->need_sep = true;
+					continue;
+				}
+				/* Cut short or malformed: scan it, then element() says which. */
 			}
 			if (!s->capture) {
 				s->capture = true;
@@ -236,10 +318,38 @@ int kinf_list_splitter_feed(struct kinf_list_splitter *s, const char *data,
 	return 0;
 }
 
+int kinf_list_splitter_feed(struct kinf_list_splitter *s, const char *data,
+		size_t len, struct kinf_error *reterr) {
+	int rc;
+
+	if (s->error) {
+		return s->error;
+	}
+	if (!s->ops->element_prefix) {
+		return scan(s, data, len, reterr);
+	}
+	if (kinf_buf_append(&s->chunk, data, len) < 0) {
+		return split_fail(s, KINF_ENOMEM, "out of memory", reterr);
+	}
+	if (s->chunk.len < CHUNK_BYTES) {
+		return 0;
+	}
+	rc = scan(s, s->chunk.data, s->chunk.len, reterr);
+	kinf_buf_reset(&s->chunk);
+	return rc;
+}
+
 int kinf_list_splitter_finish(struct kinf_list_splitter *s,
 		struct kinf_error *reterr) {
 	if (s->error) {
 		return s->error;
+	}
+	if (s->chunk.len) {
+		int rc = scan(s, s->chunk.data, s->chunk.len, reterr);
+		kinf_buf_reset(&s->chunk);
+		if (rc < 0) {
+			return rc;
+		}
 	}
 	if (s->expect != EXPECT_END) {
 		return split_fail(s, KINF_EJSON, "truncated list response", reterr);
@@ -355,9 +465,31 @@ static int on_element(const char *key, size_t key_len, const char *value,
 	return 0;
 }
 
+/* A list item parsed where it lies in the chunk (see the splitter). */
+static int on_element_prefix(const char *key, size_t key_len, const char *data,
+		size_t avail, size_t *ret_used, void *userdata) {
+	struct page_state *ps = userdata;
+	struct kinf_object *obj = NULL;
+	int rc;
+
+	if (key_len != 5) {
+		return -KINF_EINVAL;	/* Table rows take the scanning path */
+	}
+	rc = kinf_object_parse_prefix(data, avail, &ps->opts->limits, &obj, ret_used, NULL);
+	if (rc < 0) {
+		return rc;
+	}
+	if (kinf_buf_append(&ps->items, &obj, sizeof(obj)) < 0) {
+		kinf_object_unref(obj);
+		return -KINF_ENOMEM;
+	}
+	return 0;
+}
+
 static const struct kinf_list_splitter_ops page_ops = {
 	.member = on_member,
 	.element = on_element,
+	.element_prefix = on_element_prefix,
 };
 
 static int on_body(const char *data, size_t len, void *userdata) {

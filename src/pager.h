@@ -76,6 +76,15 @@ struct kinf_list_splitter_ops {
 	/* One element of a split array. */
 	int (*element)(const char *key, size_t key_len, const char *value,
 			size_t len, void *userdata);
+	/*
+	 * Optional: take the element that data[0..avail) starts with ('{')
+	 * where it lies, without copying it first, and say how many bytes it
+	 * was in *ret_used. Return 0, or <0 when it is cut short or not
+	 * acceptable: then the element is scanned, gathered and handed to
+	 * element(). Pieces are then gathered in larger chunks first.
+	 */
+	int (*element_prefix)(const char *key, size_t key_len, const char *data,
+			size_t avail, size_t *ret_used, void *userdata);
 };
 
 struct kinf_list_splitter *kinf_list_splitter_new(
