@@ -138,3 +138,10 @@ keys_where() {	# keys_where JQ-FILTER
 	assert_failure 2
 	[[ "$stderr" == *"index needs --by"* ]]
 }
+
+@test "-o jsonpath and custom-columns over the matches, as kubectl -l prints them" {
+	diff <("$KINF" index pods -A --by app=web -o 'jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}') \
+		<(kubectl_fake get pods -A -l app=web -o 'jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}')
+	diff <("$KINF" index pods -A --by app=web -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName) \
+		<(kubectl_fake get pods -A -l app=web -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName)
+}

@@ -192,3 +192,42 @@ same_as_kubectl() {
 	assert_success
 	[[ "$output" == *"Commands:"* ]]
 }
+
+@test "-o jsonpath gives what kubectl gives for the same template" {
+	name=$(kubectl_fake get pods -n default -o name | head -1 | cut -d/ -f2)
+	while IFS= read -r t; do
+		diff <("$KINF" list pods -A -o "jsonpath=$t") <(kubectl_fake get pods -A -o "jsonpath=$t") ||
+			{ echo "template: $t" >&2; return 1; }
+	done <<-'EOF'
+	{.items[*].metadata.name}
+	{range .items[*]}{.metadata.namespace}/{.metadata.name}{"\t"}{.status.phase}{"\n"}{end}
+	{.items[0].metadata.labels}
+	{.items[?(@.status.phase=="Running")].metadata.name}
+	{..image}
+	{.items[-1:].spec.containers[0].ports}
+	{.items[*].status.containerStatuses[*].restartCount}
+	{.kind} {.apiVersion}
+	EOF
+	# One named object: the template runs over the object, not a List.
+	diff <("$KINF" list pods "$name" -o 'jsonpath={.metadata.name} {.spec.nodeName}') \
+		<(kubectl_fake get pods "$name" -o 'jsonpath={.metadata.name} {.spec.nodeName}')
+}
+
+@test "-o custom-columns gives what kubectl gives for the same spec" {
+	for spec in 'NAME:.metadata.name,NODE:.spec.nodeName' \
+		'N:metadata.name,IMAGES:.spec.containers[*].image,LABELS:.metadata.labels,NONE:.nope' \
+		'PORTS:.spec.containers[0].ports,RESTARTS:.status.containerStatuses[*].restartCount'; do
+		diff <("$KINF" list pods -A -o "custom-columns=$spec") <(kubectl_fake get pods -A -o "custom-columns=$spec")
+		diff <("$KINF" list deploy -A -o "custom-columns=$spec" --no-headers) \
+			<(kubectl_fake get deploy -A -o "custom-columns=$spec" --no-headers)
+	done
+}
+
+@test "bad templates are usage errors" {
+	run --separate-stderr "$KINF" list pods -o 'jsonpath={.items[0'
+	assert_failure 2
+	[[ "$stderr" == 'kinf: jsonpath "{.items[0": '* ]]
+	run --separate-stderr "$KINF" list pods -o custom-columns=NAME
+	assert_failure 2
+	[[ "$stderr" == "kinf: unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>"* ]]
+}

@@ -363,3 +363,12 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 	run "$KINF" watch --from "$STREAMS/kubectl-events.json" --timestamps sometimes
 	assert_failure 2
 }
+
+@test "-o jsonpath runs per event; custom-columns print a header and a row per event" {
+	run --separate-stderr "$KINF" watch pods -n default --exit-after-sync -o 'jsonpath={.metadata.name}{"\n"}'
+	assert_success
+	diff <(printf '%s\n' "$output") <(kubectl_fake get pods -n default -o 'jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}')
+	run --separate-stderr "$KINF" watch pods -n default --exit-after-sync -o custom-columns=N:.metadata.name,P:.status.phase
+	assert_success
+	diff <(printf '%s\n' "$output") <(kubectl_fake get pods -n default -o custom-columns=N:.metadata.name,P:.status.phase)
+}
