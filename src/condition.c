@@ -134,14 +134,7 @@ bool kinf_condition_met(const struct kinf_condition *c,
 	} else {
 		json_t *vals = kinf_jsonpath_values(c->name, root, NULL);
 		struct kinf_buf text = {0};
-		size_t i;
-		json_t *v;
-		json_array_foreach(vals, i, v) {
-			if (i) {
-				kinf_buf_append_char(&text, ' ');
-			}
-			kinf_jsonpath_print_value(v, &text);
-		}
+		kinf_jsonpath_print_values(vals, &text);
 		if (c->value) {
 			met = json_array_size(vals) > 0 &&
 				strcmp(text.data ? text.data : "", c->value) == 0;

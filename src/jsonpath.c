@@ -595,6 +595,19 @@ int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out) {
 	return rc;
 }
 
+int kinf_jsonpath_print_values(json_t *values, struct kinf_buf *out) {
+	size_t i;
+	json_t *v;
+	json_array_foreach(values, i, v) {
+		int rc;
+		if ((i > 0 && (rc = kinf_buf_append_char(out, ' ')) < 0) ||
+				(rc = kinf_jsonpath_print_value(v, out)) < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
 static int run_nodes(const struct kinf_jsonpath *jp, size_t from, size_t to,
 		json_t *cur, json_t *root, struct kinf_buf *out) {
 	for (size_t i = from; i < to; i++) {
@@ -603,14 +616,7 @@ static int run_nodes(const struct kinf_jsonpath *jp, size_t from, size_t to,
 			kinf_buf_append_str(out, n->text);
 		} else if (n->kind == NODE_EXPR) {
 			json_t *vals = eval_expr(n->expr, cur, root);
-			size_t j;
-			json_t *v;
-			json_array_foreach(vals, j, v) {
-				if (j > 0) {
-					kinf_buf_append_char(out, ' ');
-				}
-				kinf_jsonpath_print_value(v, out);
-			}
+			kinf_jsonpath_print_values(vals, out);
 			json_decref(vals);
 		} else if (n->kind == NODE_RANGE) {
 			/* Find the matching end. */

@@ -35,5 +35,7 @@ json_t *kinf_jsonpath_values(const char *expression, json_t *data,
 
 /* Append a value as kubectl's JSONPath printer shows it. */
 int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out);
+/* Append every value of an array of results, separated by a space. */
+int kinf_jsonpath_print_values(json_t *values, struct kinf_buf *out);
 
 #endif
