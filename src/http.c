@@ -25,6 +25,7 @@ struct kinf_http {
 	struct curl_slist *connect_to;
 	unsigned cred_generation;
 	bool have_cred_generation;
+	bool client_cert;	/* the current credentials include a client certificate */
 	bool plain_http;
 	unsigned long requests;
 	char errbuf[CURL_ERROR_SIZE];
@@ -39,6 +40,7 @@ struct transfer {
 	bool status_checked;
 	int abort_rc;		/* what on_body returned, to pass back */
 	size_t max_error_body;
+	struct kinf_error *reterr;
 };
 
 static bool curl_initialised;
@@ -66,6 +68,9 @@ struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 	}
 	if (!http->opts.max_error_body) {
 		http->opts.max_error_body = 1 << 20;
+	}
+	if (!http->opts.max_body) {
+		http->opts.max_body = KINF_HTTP_DEFAULT_MAX_BODY;
 	}
 	http->server = strdup(config->server);
 	http->curl = curl_easy_init();
@@ -123,7 +128,6 @@ struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 		curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
 	}
 	if (http->opts.low_speed_time_s > 0) {
-		curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
 		curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, http->opts.low_speed_time_s);
 	}
 	if (http->connect_to) {
@@ -196,6 +200,11 @@ static void copy_str(char *dst, size_t size, const char *src) {
 
 static const char *status_text(long code) {
 	switch (code) {
+	case 301: return "Moved Permanently";
+	case 302: return "Found";
+	case 303: return "See Other";
+	case 307: return "Temporary Redirect";
+	case 308: return "Permanent Redirect";
 	case 400: return "Bad Request";
 	case 401: return "Unauthorized";
 	case 403: return "Forbidden";
@@ -334,8 +343,17 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata) {
 		return len;
 	}
 	/* Error bodies are kept up to a bound; the rest is read and dropped. */
-	size_t limit = t->status >= 200 && t->status < 300 ? SIZE_MAX : t->max_error_body;
+	bool ok = t->status >= 200 && t->status < 300;
+	size_t limit = ok ? t->http->opts.max_body : t->max_error_body;
 	size_t room = t->resp->body.len < limit ? limit - t->resp->body.len : 0;
+	if (ok && len > room) {
+		t->abort_rc = limit % (1 << 20) == 0 ?
+			kinf_error_set(t->reterr, KINF_ETOOBIG,
+				"%s: the response exceeds %zu MiB", t->req->path, limit >> 20) :
+			kinf_error_set(t->reterr, KINF_ETOOBIG,
+				"%s: the response exceeds %zu bytes", t->req->path, limit);
+		return CURL_WRITEFUNC_ERROR;
+	}
 	if (room && kinf_buf_append(&t->resp->body, data, len < room ? len : room) < 0) {
 		t->abort_rc = -KINF_ENOMEM;
 		return CURL_WRITEFUNC_ERROR;
@@ -399,7 +417,8 @@ static int apply_credentials(struct kinf_http *http, struct curl_slist **headers
 	}
 	if (!http->have_cred_generation || http->cred_generation != cred->generation) {
 		/* New credentials: new TLS identity, so no reuse of old connections. */
-		if (cred->client_cert_pem && cred->client_key_pem) {
+		http->client_cert = cred->client_cert_pem && cred->client_key_pem;
+		if (http->client_cert) {
 			struct curl_blob cert = {
 				.data = (void *)cred->client_cert_pem,
 				.len = cred->client_cert_pem_len, .flags = CURL_BLOB_COPY,
@@ -427,9 +446,28 @@ static int apply_credentials(struct kinf_http *http, struct curl_slist **headers
 	return 0;
 }
 
+/*
+ * TLS alerts a server sends about our client certificate, as OpenSSL words
+ * them: the credentials are at fault, not the network.
+ */
+static const char *const client_cert_alerts[] = {
+	"certificate expired", "certificate revoked", "bad certificate",
+	"unsupported certificate", "certificate unknown", "unknown ca",
+	"certificate required", "access denied",
+};
+
 static int map_curl_error(struct kinf_http *http, CURLcode code, const char *url,
 		struct kinf_error *reterr) {
 	const char *detail = http->errbuf[0] ? http->errbuf : curl_easy_strerror(code);
+	const char *alert = strstr(detail, "alert ");
+	for (size_t i = 0; alert && i < sizeof(client_cert_alerts) /
+			sizeof(*client_cert_alerts); i++) {
+		const char *a = client_cert_alerts[i];
+		if (strncmp(alert + 6, a, strlen(a)) == 0 && http->client_cert) {
+			return kinf_error_set(reterr, KINF_EAUTH, "%s: TLS: the server "
+					"rejected the client certificate: %s", http->server, a);
+		}
+	}
 	switch (code) {
 	case CURLE_COULDNT_CONNECT:
 	case CURLE_COULDNT_RESOLVE_HOST:
@@ -464,7 +502,7 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	struct kinf_buf url = {0};
 	struct transfer t = {
 		.http = http, .req = req, .resp = resp,
-		.max_error_body = http->opts.max_error_body,
+		.max_error_body = http->opts.max_error_body, .reterr = reterr,
 	};
 	CURL *c = http->curl;
 	int rc;
@@ -492,6 +530,13 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	}
 	long timeout = req->timeout_ms ? req->timeout_ms : http->opts.request_timeout_ms;
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout > 0 ? timeout : 0L);
+	/*
+	 * A watch may idle between events (bookmarks come every minute or so);
+	 * anything else that trickles in slower than this has stalled.
+	 */
+	long min_speed = strstr(req->path, "watch=1") ? 1L : KINF_HTTP_MIN_SPEED;
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT,
+			http->opts.low_speed_time_s > 0 ? min_speed : 0L);
 	curl_easy_setopt(c, CURLOPT_URL, url.data);
 	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
@@ -520,6 +565,22 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 		if (rc == -KINF_ECANCELED) {
 			kinf_error_set(reterr, KINF_ECANCELED, "canceled");
 		}
+		goto out;
+	}
+	if (code == CURLE_OPERATION_TIMEDOUT && timeout > 0 && ms >= timeout) {
+		rc = kinf_error_set(reterr, KINF_ETIMEDOUT,
+				"%s: no complete answer after %ld ms (--request-timeout)",
+				http->server, timeout);
+		goto out;
+	}
+	if (code == CURLE_OPERATION_TIMEDOUT && http->opts.low_speed_time_s > 0) {
+		rc = min_speed > 1 ?
+			kinf_error_set(reterr, KINF_ETIMEDOUT, "%s: the server sent less "
+				"than %ld bytes/s for %ld s (--idle-timeout)", http->server,
+				min_speed, http->opts.low_speed_time_s) :
+			kinf_error_set(reterr, KINF_ETIMEDOUT, "%s: the server sent "
+				"nothing for %ld s (--idle-timeout)", http->server,
+				http->opts.low_speed_time_s);
 		goto out;
 	}
 	if (code != CURLE_OK) {

@@ -19,11 +19,22 @@ struct kinf_auth;
  */
 struct kinf_http;
 
+/* Bytes/s below which an ordinary (not watch) request counts as stalled. */
+#define KINF_HTTP_MIN_SPEED 1024L
+/* Default bound of a response body collected in memory (discovery, /version). */
+#define KINF_HTTP_DEFAULT_MAX_BODY ((size_t)64 << 20)
+
 struct kinf_http_opts {
 	long connect_timeout_ms;	/* 0: 10 s */
 	long request_timeout_ms;	/* 0: none (--request-timeout) */
-	long low_speed_time_s;		/* abort when below 1 byte/s this long; 0: off */
+	/*
+	 * Abort a transfer that stays below its minimum speed this long (0:
+	 * off): KINF_HTTP_MIN_SPEED for ordinary requests, 1 byte/s for
+	 * watches ("watch=1" in the path), which may idle between events.
+	 */
+	long low_speed_time_s;
 	size_t max_error_body;		/* bytes of a non-2xx body kept; 0: 1 MiB */
+	size_t max_body;		/* bytes of a 2xx body collected (no on_body); 0: 64 MiB */
 	/* Polled during transfers; a true return aborts with -KINF_ECANCELED. */
 	bool (*canceled)(void *userdata);
 	void *canceled_userdata;
@@ -62,8 +73,10 @@ void kinf_http_response_release(struct kinf_http_response *resp);
  * -KINF_EAUTH for 401) with reterr filled from the server's Status: code,
  * reason, first cause and the message ("pods is forbidden: User ..."). A 401
  * with exec or token-file credentials is retried once with fresh ones.
- * Transport errors: -KINF_ECONNECT, -KINF_ETLS, -KINF_ETIMEDOUT,
- * -KINF_ECANCELED. ret_resp (may be NULL) gets status and headers always.
+ * Transport errors: -KINF_ECONNECT, -KINF_ETLS, -KINF_ETIMEDOUT (request
+ * timeout, or stalled below the minimum speed), -KINF_ECANCELED;
+ * -KINF_ETOOBIG for a collected body over max_body. ret_resp (may be NULL)
+ * gets status and headers always.
  */
 int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 		struct kinf_http_response *ret_resp, struct kinf_error *reterr);

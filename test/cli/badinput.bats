@@ -1,0 +1,481 @@
+#!/usr/bin/env bats
+# Bad input, bounded resources: each row is one bad input with the exact
+# line kinf prints on stderr and its exit status (1 API/network/data, 2
+# usage, 3 kubeconfig or credentials). None may crash, hang without bound
+# or use unbounded memory: rows that could are timed and their peak memory
+# measured. The misbehaving servers are test/fixtures/badservers/.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+BAD=$KINF_SOURCE_ROOT/test/fixtures/badservers
+
+# bad_start [--dir DIR] MODE [--tls]: start badserver.py in the background;
+# exports BAD_DIR, BAD_URL, BAD_PID, KUBECONFIG and XDG_CACHE_HOME.
+bad_start() {
+	local dir=$BATS_TEST_TMPDIR/bad
+	if [[ $1 == --dir ]]; then
+		dir=$2
+		shift 2
+	fi
+	mkdir -p "$dir"
+	/usr/bin/python3 "$BAD/badserver.py" --dir "$dir" --mode "$@" --exit-with "$$" \
+		>"$dir/server.log" 2>&1 3>&- </dev/null &
+	local pid=$! i
+	for ((i = 0; i < 400; i++)); do
+		[[ -e $dir/ready ]] && break
+		kill -0 "$pid" 2>/dev/null || { cat "$dir/server.log" >&2; return 1; }
+		sleep 0.05
+	done
+	[[ -e $dir/ready ]] || { echo "badserver not ready" >&2; return 1; }
+	export BAD_DIR=$dir BAD_PID=$pid KUBECONFIG=$dir/kubeconfig
+	export XDG_CACHE_HOME=$dir/cache
+	BAD_URL=$(<"$dir/url")
+	export BAD_URL
+}
+
+bad_stop() {
+	if [[ -n ${BAD_PID:-} ]]; then
+		kill "$BAD_PID" 2>/dev/null || true
+		wait "$BAD_PID" 2>/dev/null || true
+		unset BAD_PID
+	fi
+}
+
+setup_file() {
+	# One TLS server for the certificate rows (making its CA takes a while).
+	bad_start --dir "$BATS_FILE_TMPDIR/tls" ok --tls
+	echo "$BAD_PID" > "$BATS_FILE_TMPDIR/tls.pid"
+	unset BAD_PID	# not for the tests' teardown to stop
+	# The exec plugin that hangs runs for a minute (the default timeout)
+	# while the other rows run; its row at the end checks the outcome.
+	plugin_kubeconfig "$BATS_FILE_TMPDIR/hang.kubeconfig" hang
+	(
+		start=$(date +%s)
+		rc=0
+		XDG_CACHE_HOME=$BATS_FILE_TMPDIR/hang-cache timeout 100 "$KINF" list pods \
+			--kubeconfig "$BATS_FILE_TMPDIR/hang.kubeconfig" \
+			>"$BATS_FILE_TMPDIR/hang.out" 2>"$BATS_FILE_TMPDIR/hang.err" || rc=$?
+		echo "$rc $(($(date +%s) - start))" > "$BATS_FILE_TMPDIR/hang.done.tmp"
+		mv "$BATS_FILE_TMPDIR/hang.done.tmp" "$BATS_FILE_TMPDIR/hang.done"
+	) 3>&- &
+}
+
+teardown_file() {
+	kill "$(cat "$BATS_FILE_TMPDIR/tls.pid")" 2>/dev/null || true
+}
+
+setup() {
+	bats_load_library bats-support
+	bats_load_library bats-assert
+	TLS_DIR=$BATS_FILE_TMPDIR/tls
+	TLS_URL=$(<"$TLS_DIR/url")
+	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache
+}
+
+teardown() {
+	bad_stop
+}
+
+# plugin_kubeconfig FILE MODE [ARG]: a kubeconfig whose user runs
+# bad-plugin MODE against an unused port (the plugin fails first).
+plugin_kubeconfig() {
+	cat > "$1" <<-EOF
+	apiVersion: v1
+	kind: Config
+	current-context: p
+	clusters:
+	- name: c
+	  cluster: {server: "https://127.0.0.1:1"}
+	users:
+	- name: u
+	  user:
+	    exec:
+	      apiVersion: client.authentication.k8s.io/v1
+	      command: $BAD/bad-plugin
+	      args: [$2${3:+, $3}]
+	      interactiveMode: Never
+	contexts:
+	- name: p
+	  context: {cluster: c, user: u}
+	EOF
+}
+
+# tls_kubeconfig FILE CERT: the TLS server's kubeconfig with another client
+# certificate (expired, revoked).
+tls_kubeconfig() {
+	sed "s#/client\.#/$2.#g" "$TLS_DIR/kubeconfig" > "$1"
+}
+
+# expect STATUS LINE kinf ARGS...: exit status STATUS and exactly LINE on
+# stderr (one line; a plugin's own stderr lines before it are allowed with
+# --plugin-stderr N), nothing on stdout. Also records the peak memory (KB)
+# in $maxrss and the seconds taken in $secs.
+expect() {
+	local want_status=$1 want_line=$2 extra=0
+	shift 2
+	if [[ $1 == --plugin-stderr ]]; then
+		extra=$2
+		shift 2
+	fi
+	[[ $1 == kinf ]] && shift
+	local start=$SECONDS
+	run --separate-stderr /usr/bin/time -f 'maxrss=%M' -o "$BATS_TEST_TMPDIR/time" \
+		timeout 120 "$KINF" "$@"
+	secs=$((SECONDS - start))
+	maxrss=$(sed -n 's/^maxrss=//p' "$BATS_TEST_TMPDIR/time")
+	echo "# status $status, ${secs}s, ${maxrss} KB" >&3
+	[[ $status -eq $want_status ]] || {
+		echo "status $status, want $want_status; stderr: $stderr" >&2
+		return 1
+	}
+	local lines
+	mapfile -t lines <<<"$stderr"
+	[[ ${#lines[@]} -eq $((extra + 1)) ]] || {
+		echo "want $((extra + 1)) line(s) on stderr, got: $stderr" >&2
+		return 1
+	}
+	[[ ${lines[$extra]} == "$want_line" ]] || {
+		echo "stderr: ${lines[$extra]}" >&2
+		echo "want:   $want_line" >&2
+		return 1
+	}
+	[[ -z $output ]] || { echo "stdout: $output" >&2; return 1; }
+}
+
+# Bounds for the rows that could run away.
+fast() { [[ $secs -le ${1:-10} ]] || { echo "took ${secs}s, bound ${1:-10}s" >&2; return 1; }; }
+small() {
+	[[ $maxrss -le ${1:-262144} ]] || { echo "peak ${maxrss} KB, bound ${1:-262144} KB" >&2; return 1; }
+}
+
+# ---- kubeconfig and credentials: exit status 3 ----
+
+@test "malformed YAML" {
+	printf 'apiVersion: v1\nclusters: [a\n' > "$BATS_TEST_TMPDIR/kc"
+	expect 3 "kinf: $BATS_TEST_TMPDIR/kc: line 3, column 1: did not find expected ',' or ']'" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "a kubeconfig that is not a mapping" {
+	printf -- '- a\n- b\n' > "$BATS_TEST_TMPDIR/kc"
+	expect 3 "kinf: $BATS_TEST_TMPDIR/kc: line 1, column 1: a kubeconfig must be a mapping" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "unknown context" {
+	expect 3 'kinf: context "nosuch" does not exist' \
+		kinf list pods --kubeconfig "$TLS_DIR/kubeconfig" --context nosuch
+}
+
+@test "unknown cluster" {
+	expect 3 'kinf: cluster "nosuch" does not exist' \
+		kinf list pods --kubeconfig "$TLS_DIR/kubeconfig" --cluster nosuch
+}
+
+@test "unknown user" {
+	expect 3 'kinf: auth info "nosuch" does not exist' \
+		kinf list pods --kubeconfig "$TLS_DIR/kubeconfig" --user nosuch
+}
+
+@test "a context naming a cluster that does not exist" {
+	sed 's/cluster: bad$/cluster: gone/' "$TLS_DIR/kubeconfig" > "$BATS_TEST_TMPDIR/kc"
+	expect 3 'kinf: invalid configuration: cluster "gone" was not found for context "bad"' \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "client certificate without its key" {
+	grep -v client-key "$TLS_DIR/kubeconfig" > "$BATS_TEST_TMPDIR/kc"
+	expect 3 "kinf: invalid configuration: client-key-data or client-key must be specified for good to use the clientCert authentication method." \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "certificate authority given as data and as a file" {
+	sed "s#^\(    certificate-authority: .*\)#\1\n    certificate-authority-data: $(base64 -w0 < "$TLS_DIR/ca.crt")#" \
+		"$TLS_DIR/kubeconfig" > "$BATS_TEST_TMPDIR/kc"
+	expect 3 "kinf: invalid configuration: certificate-authority-data and certificate-authority are both specified for bad. certificate-authority-data will override." \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "unreadable kubeconfig (a directory)" {
+	expect 3 "kinf: error loading config file \"$BATS_TEST_TMPDIR\": Is a directory" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR"
+}
+
+@test "unreadable certificate authority (missing)" {
+	sed "s#certificate-authority: .*#certificate-authority: $BATS_TEST_TMPDIR/nope.crt#" \
+		"$TLS_DIR/kubeconfig" > "$BATS_TEST_TMPDIR/kc"
+	expect 3 "kinf: invalid configuration: unable to read certificate-authority $BATS_TEST_TMPDIR/nope.crt for bad due to No such file or directory" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "unreadable client key (a directory)" {
+	sed "s#client-key: .*#client-key: $BATS_TEST_TMPDIR#" \
+		"$TLS_DIR/kubeconfig" > "$BATS_TEST_TMPDIR/kc"
+	expect 3 "kinf: unable to read client-key $BATS_TEST_TMPDIR: Is a directory" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "expired client certificate" {
+	tls_kubeconfig "$BATS_TEST_TMPDIR/kc" expired
+	expect 3 "kinf: discovery: $TLS_URL: TLS: the server rejected the client certificate: certificate expired" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "revoked client certificate" {
+	tls_kubeconfig "$BATS_TEST_TMPDIR/kc" revoked
+	expect 3 "kinf: discovery: $TLS_URL: TLS: the server rejected the client certificate: certificate revoked" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "exec plugin that fails: its stderr, then kinf's line" {
+	plugin_kubeconfig "$BATS_TEST_TMPDIR/kc" fail
+	expect 3 "kinf: discovery: exec plugin \"$BAD/bad-plugin\" failed: exit status 1" \
+		--plugin-stderr 1 kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+	[[ $stderr == "bad-plugin: no credentials today"$'\n'* ]]
+}
+
+@test "exec plugin that prints garbage" {
+	plugin_kubeconfig "$BATS_TEST_TMPDIR/kc" garbage
+	expect 3 "kinf: discovery: exec plugin \"$BAD/bad-plugin\": decoding stdout: '[' or '{' expected near 'Please'" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "exec plugin that prints another kind" {
+	plugin_kubeconfig "$BATS_TEST_TMPDIR/kc" wrongkind
+	expect 3 "kinf: discovery: exec plugin \"$BAD/bad-plugin\": decoding stdout: kind is Secret, want ExecCredential" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
+@test "exec plugin that floods its output" {
+	plugin_kubeconfig "$BATS_TEST_TMPDIR/kc" flood
+	expect 3 "kinf: discovery: exec plugin \"$BAD/bad-plugin\": more than 1048576 bytes of output" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+	small
+}
+
+@test "401 Unauthorized" {
+	bad_start status:401
+	expect 3 "kinf: Unauthorized (401 Unauthorized)" kinf list pods
+}
+
+# ---- TLS and the network: exit status 1 ----
+
+@test "wrong CA: the server's certificate does not verify" {
+	expect 1 "kinf: discovery: $TLS_URL: TLS: SSL certificate problem: self-signed certificate in certificate chain" \
+		kinf list pods --kubeconfig "$TLS_DIR/kubeconfig" --certificate-authority "$TLS_DIR/other-ca.crt"
+}
+
+@test "https to a plain http server" {
+	bad_start ok
+	local url=${BAD_URL/http:/https:}
+	expect 1 "kinf: discovery: $url: TLS: OpenSSL/3.0.8: error:0A00010B:SSL routines::wrong version number" \
+		kinf list pods --server "$url" ||
+		[[ $status -eq 1 && $stderr == "kinf: discovery: $url: TLS: "*"wrong version number" ]]
+}
+
+@test "connection refused" {
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	bad_start ok
+	# The milliseconds vary.
+	expect 1 "kinf: discovery: http://127.0.0.1:$port: Failed to connect to 127.0.0.1 port $port after 0 ms: Couldn't connect to server" \
+		kinf list pods --server "http://127.0.0.1:$port" ||
+		[[ $status -eq 1 && $stderr == "kinf: discovery: http://127.0.0.1:$port: Failed to connect to 127.0.0.1 port $port after "*" ms: Couldn't connect to server" ]]
+}
+
+# ---- what the server answers: exit status 1 ----
+
+@test "403 Forbidden" {
+	bad_start status:403
+	expect 1 'kinf: pods is forbidden: User "bad" cannot list resource "pods" in API group "" in the namespace "default" (403 Forbidden)' \
+		kinf list pods
+}
+
+@test "404 Not Found" {
+	bad_start status:404
+	expect 1 "kinf: the server could not find the requested resource (404 NotFound)" kinf list pods
+}
+
+@test "405 Method Not Allowed" {
+	bad_start status:405
+	expect 1 "kinf: the server does not allow this method on the requested resource (405 MethodNotAllowed)" \
+		kinf list pods
+}
+
+@test "429 forever, without Retry-After" {
+	bad_start status:429
+	expect 1 "kinf: too many requests, please try again later (429 TooManyRequests)" kinf list pods
+	fast 5
+}
+
+@test "429 forever, with Retry-After: 10 retries, then the error" {
+	bad_start retry:429
+	expect 1 "kinf: too many requests, please try again later (429 TooManyRequests)" kinf list pods
+	fast 20
+	[[ $(grep -c '"/api/v1/namespaces/default/pods' "$BAD_DIR/requests") -eq 11 ]]
+}
+
+@test "500 forever" {
+	bad_start status:500
+	expect 1 "kinf: Internal error occurred: etcdserver: request timed out (500 InternalError)" kinf list pods
+}
+
+@test "500 forever, on a watch before its first sync" {
+	bad_start status:403
+	expect 1 'kinf: pods is forbidden: User "bad" cannot list resource "pods" in API group "" in the namespace "default" (403 Forbidden)' \
+		kinf watch pods
+}
+
+@test "a response that is not JSON" {
+	bad_start notjson
+	expect 1 "kinf: list response is not a JSON object" kinf list pods -o name
+}
+
+@test "discovery that is not JSON" {
+	bad_start all-notjson
+	expect 1 "kinf: discovery: /api: line 1, column 1: '[' or '{' expected near '<'" kinf list pods
+}
+
+@test "truncated JSON" {
+	bad_start truncated
+	expect 1 "kinf: truncated list response" kinf list pods -o name
+}
+
+@test "invalid UTF-8" {
+	bad_start badutf8
+	expect 1 "kinf: list item 1: line 1, column 23: invalid UTF-8 in string" kinf list pods -o name
+}
+
+@test "an item without metadata.name" {
+	bad_start no-name
+	expect 1 "kinf: list item 1: object has no metadata.name" kinf list pods -o name
+}
+
+@test "an object nested 10,000 levels deep" {
+	bad_start deep:10000
+	expect 1 "kinf: nesting too deep in list" kinf list pods -o name
+	small
+}
+
+@test "a single 100 MB object" {
+	bad_start big:100000000
+	expect 1 "kinf: an item exceeds the object size limit (--max-object-size)" kinf list pods -o name
+	fast 20
+	small
+}
+
+@test "a 10 GB Content-Length" {
+	bad_start huge-length
+	expect 1 "kinf: an item exceeds the object size limit (--max-object-size)" kinf list pods -o name
+	fast 20
+	small
+}
+
+@test "a gzip bomb (10 GB inflated)" {
+	bad_start gzip-bomb
+	expect 1 "kinf: an item exceeds the object size limit (--max-object-size)" kinf list pods -o name
+	fast 20
+	small
+}
+
+@test "a discovery document over 64 MiB" {
+	bad_start all-big:100000000
+	expect 1 "kinf: discovery: /api: the response exceeds 64 MiB" kinf list pods
+	fast 20
+	small
+}
+
+@test "a server that accepts and never answers" {
+	bad_start silent
+	expect 1 "kinf: $BAD_URL: the server sent less than 1024 bytes/s for 2 s (--idle-timeout)" \
+		kinf list pods --idle-timeout 2s
+	fast 6
+}
+
+@test "a server that never answers, with --request-timeout" {
+	bad_start silent
+	expect 1 "kinf: $BAD_URL: no complete answer after 1500 ms (--request-timeout)" \
+		kinf list pods --request-timeout 1.5s
+	fast 5
+}
+
+@test "a server that trickles one byte a second" {
+	bad_start trickle
+	expect 1 "kinf: $BAD_URL: the server sent less than 1024 bytes/s for 3 s (--idle-timeout)" \
+		kinf list pods -o name --idle-timeout 3s
+	fast 8
+}
+
+@test "a status line, then nothing" {
+	bad_start headers-only
+	expect 1 "kinf: $BAD_URL: the server sent less than 1024 bytes/s for 2 s (--idle-timeout)" \
+		kinf list pods -o name --idle-timeout 2s
+	fast 6
+}
+
+@test "a connection closed without an answer" {
+	bad_start empty-reply
+	expect 1 "kinf: $BAD_URL: Empty reply from server" kinf list pods -o name
+}
+
+@test "broken chunked encoding" {
+	bad_start bad-chunk
+	expect 1 "kinf: $BAD_URL: Illegal or missing hexadecimal sequence in chunked-encoding" \
+		kinf list pods -o name
+}
+
+@test "a redirect (not followed)" {
+	bad_start redirect
+	expect 1 "kinf: the server responded with status 302 Found (302)" kinf list pods -o name
+	[[ $(grep -c '127.0.0.1:1/' "$BAD_DIR/requests") -eq 0 ]]
+}
+
+# ---- recorded streams and limits ----
+
+@test "--from: a truncated stream" {
+	printf '{"type":"ADDED","object":{"metadata":{"name":"a"' > "$BATS_TEST_TMPDIR/s"
+	expect 1 "kinf: $BATS_TEST_TMPDIR/s: event 1: truncated at end of input" \
+		kinf watch --from "$BATS_TEST_TMPDIR/s"
+}
+
+@test "--from: not JSON" {
+	printf 'hello\n' > "$BATS_TEST_TMPDIR/s"
+	expect 1 "kinf: $BATS_TEST_TMPDIR/s: event 1: a JSON object expected, found 'h'" \
+		kinf watch --from "$BATS_TEST_TMPDIR/s"
+}
+
+@test "--from: invalid UTF-8" {
+	printf '{"type":"ADDED","object":{"metadata":{"name":"a\xff"}}}\n' > "$BATS_TEST_TMPDIR/s"
+	expect 1 "kinf: $BATS_TEST_TMPDIR/s: event 1: line 1, column 48: invalid UTF-8 in string" \
+		kinf watch --from "$BATS_TEST_TMPDIR/s"
+}
+
+@test "--max-object-size is enforced" {
+	python3 -c 'print("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"},\"d\":\"" + "A" * 3000 + "\"}}")' \
+		> "$BATS_TEST_TMPDIR/s"
+	expect 1 "kinf: $BATS_TEST_TMPDIR/s: event 1: ADDED event object: object of 3032 bytes exceeds the limit of 1024 bytes (--max-object-size)" \
+		kinf watch --from "$BATS_TEST_TMPDIR/s" --max-object-size 1K
+}
+
+@test "--max-depth is enforced" {
+	python3 -c 'print("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"},\"d\":" + "[" * 20 + "]" * 20 + "}}")' \
+		> "$BATS_TEST_TMPDIR/s"
+	expect 1 "kinf: $BATS_TEST_TMPDIR/s: event 1: line 1, column 63: nesting too deep" \
+		kinf watch --from "$BATS_TEST_TMPDIR/s" --max-depth 10
+}
+
+# Last: the plugin started in setup_file has had its minute.
+@test "exec plugin that hangs: killed after the 60 s timeout" {
+	for ((i = 0; i < 900; i++)); do
+		[[ -e $BATS_FILE_TMPDIR/hang.done ]] && break
+		sleep 0.1
+	done
+	read -r rc took < "$BATS_FILE_TMPDIR/hang.done"
+	echo "# status $rc, ${took}s" >&3
+	[[ $rc -eq 3 ]]
+	[[ $took -ge 59 && $took -le 70 ]]
+	[[ $(<"$BATS_FILE_TMPDIR/hang.err") == "kinf: discovery: exec plugin \"$BAD/bad-plugin\" timed out after 60000 ms and was killed" ]]
+	[[ ! -s $BATS_FILE_TMPDIR/hang.out ]]
+	# The plugin's process group went with it (its child too).
+	! pgrep -f "$BAD/bad-plugin hang" >/dev/null
+}
