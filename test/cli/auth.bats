@@ -173,3 +173,16 @@ exec_user() {
 	assert_success
 	[ "$(printf '%s\n' "$stderr" | grep -c 'TLS verification is off')" -eq 1 ]
 }
+
+@test "basic auth (username and password)" {
+	fakeapi_ctl POST /_fake/tokens '{"token":"basic:alice:s3cret pw","user":"admin"}'
+	kc=$(kubeconfig_with_user "    username: alice
+    password: s3cret pw")
+	fakeapi_ctl DELETE /_fake/requests
+	run --separate-stderr "$KINF" list pods -o name --kubeconfig "$kc" --refresh
+	assert_success
+	fakeapi_requests | jq -s -e 'all(.auth == "Basic" and .user == "admin")'
+	sed -i 's/s3cret pw/wrong/' "$kc"
+	run --separate-stderr "$KINF" list pods -o name --kubeconfig "$kc" --refresh
+	assert_failure 3
+}

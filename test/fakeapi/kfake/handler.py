@@ -373,6 +373,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 user = app.control.user_for_token(cred.strip())
                 if user is not None:
                     return user
+            if scheme.lower() == 'basic' and cred.strip():
+                # Basic auth: users added as tokens "basic:USER:PASSWORD".
+                try:
+                    pair = base64.b64decode(cred.strip(), validate=True).decode('utf-8')
+                except (ValueError, UnicodeDecodeError):
+                    pair = None
+                user = app.control.user_for_token('basic:' + pair) if pair else None
+                if user is not None:
+                    return user
             raise status.unauthorized()
         peer = self.peer_subject()
         if peer and peer.get('commonName'):
