@@ -186,3 +186,19 @@ exec_user() {
 	run --separate-stderr "$KINF" list pods -o name --kubeconfig "$kc" --refresh
 	assert_failure 3
 }
+
+@test "the cluster's proxy-url carries the connection (HTTP CONNECT)" {
+	/usr/bin/python3 "$KINF_SOURCE_ROOT/test/fixtures/proxy/connect_proxy.py" "$BATS_TEST_TMPDIR" 3>&- &
+	proxy=$!
+	for _ in $(seq 1 100); do [ -e "$BATS_TEST_TMPDIR/proxy-ready" ] && break; sleep 0.05; done
+	kc=$(kubeconfig_with_user "    token: $(cat "$FAKEAPI_DIR/admin-token")")
+	sed -i "s|^    server: .*|&\n    proxy-url: $(cat "$BATS_TEST_TMPDIR/proxy-url")|" "$kc"
+	run --separate-stderr "$KINF" list pods -o name --kubeconfig "$kc" --refresh
+	kill "$proxy"
+	assert_success
+	grep -q "^CONNECT 127.0.0.1:" "$BATS_TEST_TMPDIR/proxy.log"
+	# An unsupported scheme is a kubeconfig error.
+	sed -i "s|proxy-url: http://|proxy-url: ftp://|" "$kc"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_failure 3
+}
