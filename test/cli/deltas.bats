@@ -3,9 +3,15 @@
 # against the test API server.
 bats_require_minimum_version 1.5.0
 
+load helpers
+
 setup_file() {
-	export KINF="${KINF:-$KINF_SOURCE_ROOT/build/cmd/kinf/kinf}"
-	export STREAMS="${KINF_SOURCE_ROOT:-$BATS_TEST_DIRNAME/../..}/test/fixtures/streams"
+	export STREAMS="$KINF_SOURCE_ROOT/test/fixtures/streams"
+	fakeapi_start
+}
+
+teardown_file() {
+	fakeapi_stop
 }
 
 setup() {
@@ -62,4 +68,37 @@ golden() {
 	run --separate-stderr "$KINF" deltas --from - -o yaml < /dev/null
 	assert_failure 2
 	[[ "$stderr" == *"deltas prints table or json output"* ]]
+}
+
+@test "--resync queues Sync deltas for cached keys, again and again" {
+	n=$(kubectl_fake get pods -n default -o name | wc -l)
+	run --separate-stderr "$KINF" deltas pods -n default --resync 1s --timeout 3.6s -o json
+	assert_success
+	# The initial list, then at least two resyncs of every cached key.
+	[ "$(printf '%s\n' "$output" | jq -s 'map(select(.initial)) | length')" -eq "$n" ]
+	[ "$(printf '%s\n' "$output" | jq -s 'map(select(.initial | not) | select(.type == "Sync")) | length')" -ge $((2 * n)) ]
+	printf '%s\n' "$output" | jq -e -s 'map(.type) | unique == ["Sync"]'
+}
+
+@test "a relist after 410 queues Replaced (--emit-replaced) and a tombstone for a vanished key" {
+	kubectl_fake apply -f - >/dev/null <<-EOF
+	{"apiVersion":"v1","kind":"Pod","metadata":{"name":"d-gone","namespace":"default"},
+	 "spec":{"containers":[{"name":"c","image":"nginx"}]}}
+	EOF
+	"$KINF" deltas pods -n default --emit-replaced -o json -v > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" 3>&- &
+	pid=$!
+	for _ in $(seq 1 100); do grep -q "watch /api" "$BATS_TEST_TMPDIR/err" && break; sleep 0.1; done
+	sleep 1.2
+	# Disconnect, delete while away, forget history: the reconnect gets 410.
+	fakeapi_ctl POST /_fake/faults '{"stall":{"seconds":4,"verb":"watch"}}'
+	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
+	kubectl_fake delete pod d-gone -n default --wait=false >/dev/null
+	fakeapi_ctl POST /_fake/faults '{"compact":true}'
+	for _ in $(seq 1 200); do grep -q '"finalStateUnknown":true' "$BATS_TEST_TMPDIR/out" && break; sleep 0.1; done
+	kill -TERM "$pid"
+	wait "$pid"
+	run jq -c -s 'map(select(.key == "default/d-gone")) | map([.type, .finalStateUnknown])' "$BATS_TEST_TMPDIR/out"
+	assert_output '[["Replaced",false],["Deleted",true]]'
+	# Every other key was relisted as Replaced after the first population.
+	jq -e -s 'map(select(.initial | not) | select(.type == "Replaced")) | length > 0' "$BATS_TEST_TMPDIR/out"
 }
