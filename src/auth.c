@@ -687,8 +687,20 @@ static int exec_parse(struct kinf_auth *auth, const char *data, size_t len,
 
 	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		return cred_error(e, reterr, "decoding stdout: %s%s", jerr.text,
-				len == 0 ? " (no output)" : "");
+		/*
+		 * jansson quotes the input "near '...'": that may be the token
+		 * itself (plugins that print a bare token), so say where only.
+		 */
+		char *near = strstr(jerr.text, " near ");
+		if (near) {
+			*near = '\0';
+		}
+		r = len == 0 ? cred_error(e, reterr, "decoding stdout: %s%s", "no output", "") :
+			kinf_error_set(reterr, KINF_EAUTH, "exec plugin \"%s\": decoding stdout: "
+				"line %d, column %d: %s", e->command, jerr.line, jerr.column,
+				jerr.text);
+		kinf_explicit_bzero(&jerr, sizeof(jerr));
+		return r;
 	}
 	if (!json_is_object(root)) {
 		r = cred_error(e, reterr, "decoding stdout: %s%s", "not a JSON object", "");

@@ -237,7 +237,7 @@ small() {
 
 @test "exec plugin that prints garbage" {
 	plugin_kubeconfig "$BATS_TEST_TMPDIR/kc" garbage
-	expect 3 "kinf: discovery: exec plugin \"$BAD/bad-plugin\": decoding stdout: '[' or '{' expected near 'Please'" \
+	expect 3 "kinf: discovery: exec plugin \"$BAD/bad-plugin\": decoding stdout: line 1, column 6: '[' or '{' expected" \
 		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
 }
 

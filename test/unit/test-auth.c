@@ -417,7 +417,7 @@ static void test_exec_errors(void) {
 		{ "exit status", "fail", { .hint = "apt install kinf-test-plugin" },
 			"exec plugin \"%s\" failed: exit status 1 (apt install kinf-test-plugin)" },
 		{ "garbage", "garbage", { 0 },
-			"exec plugin \"%s\": decoding stdout: '[' or '{' expected near 'this'" },
+			"exec plugin \"%s\": decoding stdout: line 1, column 4: '[' or '{' expected" },
 		{ "wrong apiVersion", "wrongversion", { 0 },
 			"exec plugin \"%s\": plugin is configured to use API version "
 			"client.authentication.k8s.io/v1, plugin returned version "
