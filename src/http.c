@@ -1,5 +1,6 @@
 #include <jansson.h>
 #include <curl/curl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct kinf_http {
 	unsigned cred_generation;
 	bool have_cred_generation;
 	bool client_cert;	/* the current credentials include a client certificate */
+	bool userinfo;		/* the server URL had user:password@ */
 	bool plain_http;
 	unsigned long requests;
 	char errbuf[CURL_ERROR_SIZE];
@@ -45,13 +47,98 @@ struct transfer {
 
 static bool curl_initialised;
 
+/* Remove "user:password@" from a URL in place; true when there was one. */
+static bool strip_userinfo(char *url) {
+	char *a = strstr(url, "://");
+	if (!a) {
+		return false;
+	}
+	a += 3;
+	char *end = a + strcspn(a, "/?#");
+	char *at = NULL;
+	for (char *p = a; p < end; p++) {
+		if (*p == '@') {
+			at = p;
+		}
+	}
+	if (!at) {
+		return false;
+	}
+	kinf_explicit_bzero(a, (size_t)(at + 1 - a));
+	memmove(a, at + 1, strlen(at + 1) + 1);
+	return true;
+}
+
+/*
+ * libcurl's memory is zeroed when libcurl frees it: its request buffers
+ * and header lists held "Authorization: Bearer ..." and basic-auth
+ * passwords, and freed heap memory ends up in core dumps. A size header
+ * in front of each block tells free how much to clear.
+ */
+union zhdr {
+	size_t size;
+	max_align_t align;
+};
+
+static void *z_malloc(size_t n) {
+	union zhdr *h;
+	if (n > SIZE_MAX - sizeof(*h) || !(h = malloc(sizeof(*h) + n))) {
+		return NULL;
+	}
+	h->size = n;
+	return h + 1;
+}
+
+static void z_free(void *p) {
+	if (p) {
+		union zhdr *h = (union zhdr *)p - 1;
+		kinf_explicit_bzero(p, h->size);
+		free(h);
+	}
+}
+
+static void *z_realloc(void *p, size_t n) {
+	if (!p) {
+		return z_malloc(n);
+	}
+	size_t old = ((union zhdr *)p - 1)->size;
+	void *q = z_malloc(n);
+	if (!q) {
+		return NULL;
+	}
+	memcpy(q, p, old < n ? old : n);
+	z_free(p);
+	return q;
+}
+
+static char *z_strdup(const char *s) {
+	size_t n = strlen(s) + 1;
+	char *d = z_malloc(n);
+	if (d) {
+		memcpy(d, s, n);
+	}
+	return d;
+}
+
+static void *z_calloc(size_t nmemb, size_t size) {
+	if (size && nmemb > SIZE_MAX / size) {
+		return NULL;
+	}
+	void *p = z_malloc(nmemb * size);
+	if (p) {
+		memset(p, 0, nmemb * size);
+	}
+	return p;
+}
+
 struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 		struct kinf_auth *auth, const struct kinf_http_opts *opts) {
 	struct kinf_http *http;
 
 	if (!curl_initialised) {
 		/* Not thread safe in old libcurls; called from the main thread first. */
-		curl_global_init(CURL_GLOBAL_DEFAULT);
+		curl_global_init_mem(CURL_GLOBAL_DEFAULT, z_malloc, z_free, z_realloc,
+				z_strdup, z_calloc);
 		curl_initialised = true;
 	}
 	http = calloc(1, sizeof(*http));
@@ -88,6 +175,11 @@ struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 		kinf_http_free(http);
 		return NULL;
 	}
+	/*
+	 * user:password@ in the URL is basic auth for libcurl: requests use
+	 * it, but messages, logs and the discovery cache's name never show it.
+	 */
+	http->userinfo = strip_userinfo(http->server);
 
 	/*
 	 * tls-server-name: libcurl verifies against the URL's host, so put that
@@ -389,6 +481,11 @@ static int apply_credentials(struct kinf_http *http, struct curl_slist **headers
 	CURL *c = http->curl;
 	int rc;
 
+	if (http->userinfo && http->plain_http) {
+		return kinf_error_set(reterr, KINF_EAUTH,
+				"refusing to send credentials to %s over plain http; use https",
+				http->server);
+	}
 	if (!http->auth) {
 		return 0;
 	}
@@ -590,6 +687,7 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	rc = 0;
 out:
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
+	/* (the Authorization header is zeroed as libcurl frees it) */
 	curl_slist_free_all(headers);
 	kinf_buf_release(&url);
 	return rc;

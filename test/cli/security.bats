@@ -1,0 +1,312 @@
+#!/usr/bin/env bats
+# Security: TLS verification on by default; --insecure-skip-tls-verify
+# warns once; credentials only over https; tokens, passwords and keys never
+# in -v output, error messages or freed memory; exec plugins run through
+# execve with an argv and client-go's environment, their stderr passed
+# through and their stdout parsed strictly; no temporary files for
+# credentials. The server is test/fixtures/badservers/badserver.py, which
+# records the requests it gets (with their headers).
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+BAD=$KINF_SOURCE_ROOT/test/fixtures/badservers
+SECRET=Zq7s3cretT0kenXx9
+PASSWORD=Pw9s3cretPassw0rd
+
+# server DIR MODE [--tls]: start badserver.py, wait for DIR/ready.
+server() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	/usr/bin/python3 "$BAD/badserver.py" --dir "$dir" --mode "$@" --exit-with "$$" \
+		>"$dir/server.log" 2>&1 3>&- </dev/null &
+	echo $! > "$dir/server.pid"
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[[ -e $dir/ready ]] && return 0
+		sleep 0.05
+	done
+	cat "$dir/server.log" >&2
+	return 1
+}
+
+setup_file() {
+	server "$BATS_FILE_TMPDIR/tls" ok --tls
+	server "$BATS_FILE_TMPDIR/plain" ok
+}
+
+teardown_file() {
+	kill "$(cat "$BATS_FILE_TMPDIR/tls/server.pid")" "$(cat "$BATS_FILE_TMPDIR/plain/server.pid")" \
+		2>/dev/null || true
+}
+
+setup() {
+	bats_load_library bats-support
+	bats_load_library bats-assert
+	TLS=$BATS_FILE_TMPDIR/tls
+	PLAIN=$BATS_FILE_TMPDIR/plain
+	TLS_URL=$(<"$TLS/url")
+	PLAIN_URL=$(<"$PLAIN/url")
+	export XDG_CACHE_HOME=$BATS_TEST_TMPDIR/cache
+	: > "$TLS/requests"
+	: > "$PLAIN/requests"
+}
+
+# kubeconfig SERVER USER-YAML...: a kubeconfig for SERVER (with the TLS
+# server's CA when https) whose user has the given lines (indented 4).
+kubeconfig() {
+	local url=$1 f=$BATS_TEST_TMPDIR/kubeconfig
+	shift
+	{
+		printf 'apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n'
+		printf -- '- name: s\n  cluster:\n    server: %s\n' "$url"
+		if [[ $url == https:* ]]; then
+			printf '    certificate-authority-data: %s\n' "$(base64 -w0 < "$TLS/ca.crt")"
+		fi
+		printf 'users:\n- name: u\n  user:\n'
+		printf '    %s\n' "$@"
+		printf 'contexts:\n- name: c\n  context: {cluster: s, user: u, namespace: default}\n'
+	} > "$f"
+	echo "$f"
+}
+
+# plugin_user MODE ARGS...: user lines for bad-plugin with these args.
+plugin_user() {
+	local args=
+	for a in "$@"; do
+		args+="${args:+, }'${a//\'/\'\'}'"
+	done
+	printf '%s\n' "exec:" "  apiVersion: client.authentication.k8s.io/v1" \
+		"  command: $BAD/bad-plugin" "  args: [$args]" "  interactiveMode: Never" \
+		"  env: [{name: KINF_PLUGIN_ENV, value: from-kubeconfig}, {name: BAD_PLUGIN_LOG, value: $BATS_TEST_TMPDIR/plugin.log}]"
+}
+
+# ---- TLS ----
+
+@test "TLS verification is on by default" {
+	# The system store does not know the server's CA.
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+	sed -i '/certificate-authority-data/d' "$kc"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 1
+	[[ $stderr == "kinf: discovery: $TLS_URL: TLS: SSL certificate problem: "* ]]
+	# Nothing was sent, so no token either.
+	[[ ! -s $TLS/requests ]]
+}
+
+@test "--insecure-skip-tls-verify: one warning for many requests" {
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+	sed -i '/certificate-authority-data/d' "$kc"
+	run --separate-stderr "$KINF" watch pods --kubeconfig "$kc" --insecure-skip-tls-verify \
+		--timeout 2s -o name
+	assert_success
+	assert_output "pod/p1"
+	[[ $(grep -c . "$TLS/requests") -ge 4 ]]	# discovery, list, watch
+	assert_equal "$stderr" "kinf: warning: TLS verification is off for $TLS_URL; the connection is not secure"
+}
+
+@test "insecure-skip-tls-verify in the kubeconfig warns too" {
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+	sed -i 's/^    certificate-authority-data: .*/    insecure-skip-tls-verify: true/' "$kc"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	assert_equal "$stderr" "kinf: warning: TLS verification is off for $TLS_URL; the connection is not secure"
+}
+
+# ---- credentials only over https ----
+
+@test "no credentials over plain http: token, basic auth, client certificate, plugin, URL" {
+	local users=(
+		"token: $SECRET"
+		"username: alice|password: $PASSWORD"
+		"client-certificate: $TLS/client.crt|client-key: $TLS/client.key"
+	)
+	for u in "${users[@]}"; do
+		IFS='|' read -ra lines <<<"$u"
+		kc=$(kubeconfig "$PLAIN_URL" "${lines[@]}")
+		run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+		assert_equal "$status" 3
+		assert_equal "$stderr" "kinf: discovery: refusing to send credentials to $PLAIN_URL over plain http; use https"
+	done
+	mapfile -t lines < <(plugin_user token "$SECRET")
+	kc=$(kubeconfig "$PLAIN_URL" "${lines[@]}")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	[[ $stderr == *"kinf: discovery: refusing to send credentials to $PLAIN_URL over plain http; use https" ]]
+	kc=$(kubeconfig "${PLAIN_URL/http:\/\//http://alice:$PASSWORD@}" "{}")
+	sed -i 's/^    {}$//' "$kc"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: discovery: refusing to send credentials to $PLAIN_URL over plain http; use https"
+	# The server never saw a request, let alone a credential.
+	[[ ! -s $PLAIN/requests ]]
+}
+
+# ---- secrets out of logs, messages and memory ----
+
+@test "a bearer token is sent, and never shown by -v=9 or in errors" {
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name -v=9
+	assert_success
+	grep -q "\"authorization\": \"Bearer $SECRET\"" "$TLS/requests"
+	[[ -n $stderr && $stderr != *"$SECRET"* ]]
+	# An error answer: the token is not in the message either.
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --server "${TLS_URL}/nonexistent" -v=9
+	assert_equal "$status" 1
+	[[ $stderr != *"$SECRET"* ]]
+}
+
+@test "a password is sent, and never shown by -v=9, errors or cache names" {
+	kc=$(kubeconfig "$TLS_URL" "username: alice" "password: $PASSWORD")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name -v=9
+	assert_success
+	grep -q "\"authorization\": \"Basic $(printf 'alice:%s' "$PASSWORD" | base64 -w0)\"" "$TLS/requests"
+	[[ $stderr != *"$PASSWORD"* ]]
+	# In the server URL: used, but not shown, and not in the cache's name.
+	kc=$(kubeconfig "${TLS_URL/https:\/\//https://alice:$PASSWORD@}" "{}")
+	sed -i 's/^    {}$//' "$kc"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name -v=9
+	assert_success
+	[[ $stderr != *"$PASSWORD"* && $stderr == *"GET $TLS_URL/api"* ]]
+	! grep -rq "$PASSWORD" "$XDG_CACHE_HOME"
+	[[ $(find "$XDG_CACHE_HOME" -name "*$PASSWORD*" | wc -l) -eq 0 ]]
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --server "${TLS_URL/https:\/\//https://alice:$PASSWORD@}:1"
+	[[ $status -ne 0 && $stderr != *"$PASSWORD"* ]]
+}
+
+@test "key material is never shown by -v=9" {
+	kc=$(kubeconfig "$TLS_URL" "client-certificate: $TLS/client.crt" "client-key: $TLS/client.key")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name -v=9
+	assert_success
+	[[ $stderr != *"PRIVATE KEY"* && $stderr != *"$(sed -n 2p "$TLS/client.key")"* ]]
+}
+
+@test "an exec plugin that prints a bare token: the token is not in the error" {
+	cat > "$BATS_TEST_TMPDIR/raw-plugin" <<-EOF
+	#!/bin/sh
+	echo "abcdefgh$SECRET"
+	EOF
+	chmod +x "$BATS_TEST_TMPDIR/raw-plugin"
+	kc=$(kubeconfig "$TLS_URL" "exec: {apiVersion: client.authentication.k8s.io/v1, command: $BATS_TEST_TMPDIR/raw-plugin, interactiveMode: Never}")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: discovery: exec plugin \"$BATS_TEST_TMPDIR/raw-plugin\": decoding stdout: line 1, column 10: '[' or '{' expected"
+}
+
+@test "freed memory keeps no copy of the token (a core dump holds it only where in use)" {
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+	# The scanner starts kinf itself (a parent may read its child's memory),
+	# waits for the watch, and counts the token in every readable mapping:
+	# the configuration, the auth cache and the watch request in flight.
+	run /usr/bin/python3 - "$SECRET" "$KINF" watch pods --kubeconfig "$kc" -o name <<-'EOF'
+	import re, subprocess, sys, time
+	secret = sys.argv[1].encode()
+	p = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+	p.stdout.readline()	# the pod: listed, the watch is open
+	time.sleep(0.5)
+	hits = 0
+	try:
+	    mem = open(f"/proc/{p.pid}/mem", "rb", 0)
+	except PermissionError:
+	    p.terminate()
+	    print("unreadable")
+	    sys.exit(0)
+	with open(f"/proc/{p.pid}/maps") as maps, mem:
+	    for line in maps:
+	        addr, perms = line.split()[:2]
+	        start, end = (int(x, 16) for x in addr.split("-"))
+	        if "r" not in perms or end - start > 1 << 30 or line.rstrip().endswith("]") and "[heap]" not in line:
+	            continue
+	        try:
+	            mem.seek(start)
+	            hits += mem.read(end - start).count(secret)
+	        except (OSError, ValueError, OverflowError):
+	            pass
+	p.terminate()
+	p.wait()
+	print(hits)
+	EOF
+	assert_success
+	[[ $output != unreadable ]] || skip "cannot read a child's memory here (ptrace restrictions)"
+	echo "# $output copies" >&3
+	[[ $output -ge 1 && $output -le 3 ]]
+}
+
+# ---- exec plugins ----
+
+@test "exec plugin: execve with the argv as written, no shell" {
+	mapfile -t lines < <(plugin_user token "$SECRET" 'a b' '$(touch '"$BATS_TEST_TMPDIR"'/x)' "; touch $BATS_TEST_TMPDIR/y" '*')
+	kc=$(kubeconfig "$TLS_URL" "${lines[@]}")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	grep -qxF "argv: [token] [$SECRET] [a b] [\$(touch $BATS_TEST_TMPDIR/x)] [; touch $BATS_TEST_TMPDIR/y] [*]" \
+		"$BATS_TEST_TMPDIR/plugin.log"
+	[[ ! -e $BATS_TEST_TMPDIR/x && ! -e $BATS_TEST_TMPDIR/y ]]
+}
+
+@test "exec plugin: client-go's environment" {
+	mapfile -t lines < <(plugin_user token "$SECRET")
+	kc=$(kubeconfig "$TLS_URL" "${lines[@]}")
+	# Our environment passes through; the kubeconfig's env wins over it.
+	KINF_OUTER=kept KINF_PLUGIN_ENV=from-outside run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	log=$BATS_TEST_TMPDIR/plugin.log
+	grep -qx "env: KINF_OUTER=kept" "$log"
+	grep -qx "env: KINF_PLUGIN_ENV=from-kubeconfig" "$log"
+	[[ $(grep -c '^env: KINF_PLUGIN_ENV=' "$log") -eq 1 ]]
+	info=$(sed -n 's/^env: KUBERNETES_EXEC_INFO=//p' "$log")
+	[[ $(jq -r '.apiVersion + " " + .kind + " " + (.spec.interactive | tostring)' <<<"$info") == \
+		"client.authentication.k8s.io/v1 ExecCredential false" ]]
+	grep -qx "stdin: not a terminal" "$log"
+}
+
+@test "exec plugin: its stderr passes through, its token is used" {
+	mapfile -t lines < <(plugin_user token "$SECRET")
+	kc=$(kubeconfig "$TLS_URL" "${lines[@]}")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	assert_equal "$stderr" "bad-plugin: note on stderr"
+	grep -q "\"authorization\": \"Bearer $SECRET\"" "$TLS/requests"
+}
+
+@test "exec plugin: stdout is parsed strictly" {
+	local bad=(
+		'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t"}} trailing|decoding stdout: line 1, column 104: end of file expected'
+		'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","token":"u"}}|decoding stdout: line 1, column 101: duplicate object key'
+		'{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"t"}}|plugin is configured to use API version client.authentication.k8s.io/v1, plugin returned version client.authentication.k8s.io/v1beta1'
+		'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":7}}|*'
+	)
+	for b in "${bad[@]}"; do
+		printf '#!/bin/sh\ncat <<"EOF"\n%s\nEOF\n' "${b%%|*}" > "$BATS_TEST_TMPDIR/p"
+		chmod +x "$BATS_TEST_TMPDIR/p"
+		kc=$(kubeconfig "$TLS_URL" "exec: {apiVersion: client.authentication.k8s.io/v1, command: $BATS_TEST_TMPDIR/p, interactiveMode: Never}")
+		run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+		assert_equal "$status" 3
+		want=${b#*|}
+		[[ $stderr == "kinf: discovery: exec plugin \"$BATS_TEST_TMPDIR/p\": "$want ]] ||
+			{ declare -p stderr want >&2; return 1; }
+	done
+	[[ ! -s $TLS/requests ]]
+}
+
+# ---- no temporary files ----
+
+@test "no temporary files for credentials" {
+	command -v strace >/dev/null || skip "strace is not installed (.ci/deps --dev)"
+	mapfile -t lines < <(plugin_user token "$SECRET")
+	kc=$(kubeconfig "$TLS_URL" "client-certificate-data: $(base64 -w0 < "$TLS/client.crt")" \
+		"client-key-data: $(base64 -w0 < "$TLS/client.key")")
+	TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir -p "$TMPDIR"
+	run strace -f -qq -e trace=open,openat,creat,mkdir,rename,link,memfd_create \
+		-o "$BATS_TEST_TMPDIR/strace" "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	assert_output "pod/p1"
+	# Files opened for writing, made or renamed: only the discovery cache.
+	writes=$(grep -E 'O_WRONLY|O_RDWR|O_CREAT|creat\(|mkdir\(|rename\(|link\(|memfd_create\(' "$BATS_TEST_TMPDIR/strace" |
+		grep -vE '"/dev/(null|tty)"|= -1 ' | grep -v "\"$XDG_CACHE_HOME[/\"]" || true)
+	[[ -z $writes ]] || { echo "$writes" >&2; return 1; }
+	[[ -z $(ls -A "$TMPDIR") ]]
+	! grep -rq "PRIVATE KEY" "$XDG_CACHE_HOME"
+}
