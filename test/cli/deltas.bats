@@ -71,6 +71,7 @@ golden() {
 }
 
 @test "--resync queues Sync deltas for cached keys, again and again" {
+	require_kubectl
 	n=$(kubectl_fake get pods -n default -o name | wc -l)
 	run --separate-stderr "$KINF" deltas pods -n default --resync 1s --timeout 3.6s -o json
 	assert_success
@@ -81,6 +82,7 @@ golden() {
 }
 
 @test "a relist after 410 queues Replaced (--emit-replaced) and a tombstone for a vanished key" {
+	require_kubectl
 	kubectl_fake apply -f - >/dev/null <<-EOF
 	{"apiVersion":"v1","kind":"Pod","metadata":{"name":"d-gone","namespace":"default"},
 	 "spec":{"containers":[{"name":"c","image":"nginx"}]}}

@@ -11,6 +11,10 @@ teardown_file() {
 	fakeapi_stop
 }
 
+setup() {
+	require_kubectl
+}
+
 # json_field FILTER: jq over stdin, e.g. json_field .metadata.resourceVersion
 json_field() {
 	jq -r "$1"

@@ -105,8 +105,20 @@ fakeapi_curl() {
 		"$FAKEAPI_URL$last"
 }
 
-# kubectl_fake ...: kubectl against the fake server.
+# require_kubectl: skip the test (or, in setup_file, the file) when kubectl
+# is missing. kubectl is the judge of the fake server and of kinf's output;
+# Debian packages no current kubectl, so a machine may lack it.
+require_kubectl() {
+	command -v kubectl >/dev/null 2>&1 || skip "kubectl is not installed"
+}
+
+# kubectl_fake ...: kubectl against the fake server. kubectl is the judge of
+# the fake and of kinf's output; on a machine without it (Debian packages
+# no current kubectl) the tests that need it are skipped, saying so.
 kubectl_fake() {
+	if ! command -v kubectl >/dev/null 2>&1; then
+		skip "kubectl is not installed"
+	fi
 	kubectl --kubeconfig "$FAKEAPI_DIR/kubeconfig" "$@"
 }
 

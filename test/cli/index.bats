@@ -18,6 +18,7 @@ teardown_file() {
 }
 
 setup() {
+	require_kubectl
 	bats_load_library bats-support
 	bats_load_library bats-assert
 }

@@ -13,6 +13,7 @@ teardown_file() {
 }
 
 setup() {
+	require_kubectl
 	bats_load_library bats-support
 	bats_load_library bats-assert
 }

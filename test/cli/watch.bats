@@ -109,6 +109,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "create, update, delete are seen in order" {
+	require_kubectl
 	start_watch
 	new_pod w-order '{"app":"order"}'
 	kubectl_fake label pod w-order -n default step=two >/dev/null
@@ -125,6 +126,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "a dropped watch stream reconnects from the last resourceVersion without a relist" {
+	require_kubectl
 	start_watch
 	new_pod w-drop1
 	wait_until has_event ADDED w-drop1
@@ -142,6 +144,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "history compacted while objects are deleted: relist and tombstones for exactly those" {
+	require_kubectl
 	new_pod w-gone1
 	new_pod w-gone2
 	new_pod w-stays
@@ -169,6 +172,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "an in-stream ERROR 410 leads to a relist at the last resourceVersion" {
+	require_kubectl
 	start_watch
 	fakeapi_ctl DELETE /_fake/requests
 	fakeapi_ctl POST /_fake/faults '{"compact":true}'
@@ -183,6 +187,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "500s and 429 with Retry-After: back off and recover" {
+	require_kubectl
 	fakeapi_ctl POST /_fake/faults '{"fail_next":{"count":2,"status":500,"verb":"watch"}}'
 	start_watch
 	fakeapi_ctl POST /_fake/faults '{"fail_next":{"count":2,"status":429,"retry_after":1,"verb":"watch"}}'
@@ -198,6 +203,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "a truncated event and an invalid JSON line: re-watch, nothing lost" {
+	require_kubectl
 	start_watch
 	# The faults hit the next watch request: drop the current one to get it
 	# (after a second, so that it is not a "very short watch").
@@ -221,6 +227,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "--watch-list: initial events through sendInitialEvents, then the same stream" {
+	require_kubectl
 	fakeapi_ctl DELETE /_fake/requests
 	start_watch --watch-list
 	new_pod w-wl
@@ -249,6 +256,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "--exit-after-sync, --count and --timeout end with status 0" {
+	require_kubectl
 	run --separate-stderr "$KINF" watch pods -A --exit-after-sync -o name
 	assert_success
 	[ "$(printf '%s\n' "$output" | wc -l)" -eq "$(kubectl_fake get pods -A -o name | wc -l)" ]
@@ -260,6 +268,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "--watch-only skips the initial list; a single name watches one object" {
+	require_kubectl
 	new_pod w-one
 	start_watch --watch-only
 	kubectl_fake label pod w-one -n default k=v >/dev/null
@@ -273,6 +282,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "--old and --diff on updates" {
+	require_kubectl
 	new_pod w-diff '{"app":"a"}'
 	start_watch --watch-only --old --diff
 	kubectl_fake label pod w-diff -n default --overwrite app=b >/dev/null
@@ -286,6 +296,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "a slow reader loses nothing and sees events in order" {
+	require_kubectl
 	start_watch --watch-only
 	kill -STOP "$WATCH_PID"
 	for i in 1 2 3 4 5; do new_pod "w-slow-$i"; done
@@ -324,6 +335,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "kubectl get pods -w against the test server sees a created pod" {
+	require_kubectl
 	kubectl_fake get pods -n default -w --request-timeout=8s > "$BATS_TEST_TMPDIR/kubectl.out" 2>&1 3>&- &
 	kpid=$!
 	sleep 1
@@ -365,6 +377,7 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 }
 
 @test "-o jsonpath runs per event; custom-columns print a header and a row per event" {
+	require_kubectl
 	run --separate-stderr "$KINF" watch pods -n default --exit-after-sync -o 'jsonpath={.metadata.name}{"\n"}'
 	assert_success
 	diff <(printf '%s\n' "$output") <(kubectl_fake get pods -n default -o 'jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}')
