@@ -292,7 +292,8 @@ static int scan(struct kinf_list_splitter *s, const char *data, size_t len,
 		case '{':
 		case '[':
 			if (++s->depth > 1000) {
-				return split_fail(s, KINF_EJSON, "nesting too deep in list", reterr);
+				return split_fail(s, KINF_EJSON,
+						"a list item is nested more than 1000 levels deep", reterr);
 			}
 			break;
 		case '}':
@@ -308,8 +309,9 @@ static int scan(struct kinf_list_splitter *s, const char *data, size_t len,
 	}
 	if (s->capture) {
 		if (s->value.len + (len - span_start) > s->max_element) {
-			return split_fail(s, KINF_ETOOBIG,
-					"an item exceeds the object size limit (--max-object-size)", reterr);
+			s->error = -KINF_ETOOBIG;
+			return kinf_error_set(reterr, KINF_ETOOBIG, "a list item exceeds the "
+					"limit of %zu bytes (--max-object-size)", s->max_element);
 		}
 		if (kinf_buf_append(&s->value, data + span_start, len - span_start) < 0) {
 			return split_fail(s, KINF_ENOMEM, "out of memory", reterr);
@@ -407,6 +409,13 @@ static int on_member(const char *key, size_t key_len, const char *value,
 			*slot = strdup(json_string_value(v));
 		}
 		json_decref(v);
+	} else if ((key_len == 5 && memcmp(key, "items", 5) == 0) ||
+			(key_len == 4 && memcmp(key, "rows", 4) == 0)) {
+		/* Not split, so not an array: null (an empty Go slice) or wrong. */
+		if (len != 4 || memcmp(value, "null", 4) != 0) {
+			return kinf_error_set(ps->reterr, KINF_EJSON,
+					"list response: \"%.*s\" is not an array", (int)key_len, key);
+		}
 	} else if (key_len == 17 && memcmp(key, "columnDefinitions", 17) == 0) {
 		if (kinf_json_validate(value, len, 0, ps->reterr) < 0) {
 			return -KINF_EJSON;

@@ -346,6 +346,11 @@ small() {
 	expect 1 "kinf: list item 1: line 1, column 23: invalid UTF-8 in string" kinf list pods -o name
 }
 
+@test "\"items\" that is not an array" {
+	bad_start items-object
+	expect 1 'kinf: list response: "items" is not an array' kinf list pods -o name
+}
+
 @test "an item without metadata.name" {
 	bad_start no-name
 	expect 1 "kinf: list item 1: object has no metadata.name" kinf list pods -o name
@@ -353,27 +358,27 @@ small() {
 
 @test "an object nested 10,000 levels deep" {
 	bad_start deep:10000
-	expect 1 "kinf: nesting too deep in list" kinf list pods -o name
+	expect 1 "kinf: a list item is nested more than 1000 levels deep" kinf list pods -o name
 	small
 }
 
 @test "a single 100 MB object" {
 	bad_start big:100000000
-	expect 1 "kinf: an item exceeds the object size limit (--max-object-size)" kinf list pods -o name
+	expect 1 "kinf: a list item exceeds the limit of 67108864 bytes (--max-object-size)" kinf list pods -o name
 	fast 20
 	small
 }
 
 @test "a 10 GB Content-Length" {
 	bad_start huge-length
-	expect 1 "kinf: an item exceeds the object size limit (--max-object-size)" kinf list pods -o name
+	expect 1 "kinf: a list item exceeds the limit of 67108864 bytes (--max-object-size)" kinf list pods -o name
 	fast 20
 	small
 }
 
 @test "a gzip bomb (10 GB inflated)" {
 	bad_start gzip-bomb
-	expect 1 "kinf: an item exceeds the object size limit (--max-object-size)" kinf list pods -o name
+	expect 1 "kinf: a list item exceeds the limit of 67108864 bytes (--max-object-size)" kinf list pods -o name
 	fast 20
 	small
 }
