@@ -34,7 +34,7 @@ static inline bool is_ws(char c) {
 }
 
 static inline void skip_ws(struct kinf_json_reader *r) {
-	if (r->p < r->end && is_ws(*r->p)) {
+	if (r->p < r->end && (unsigned char)*r->p <= ' ' && is_ws(*r->p)) {
 		r->spaced = true;
 		do {
 			r->p++;
@@ -190,6 +190,17 @@ static inline const unsigned char *skip_plain(const unsigned char *p,
 		p++;
 	}
 	return p;
+}
+
+/*
+ * The end of the string at p (its opening quote) when it is plain ASCII
+ * without escapes, the common case, inlined; NULL sends the caller to
+ * scan_string() for the rest (escapes, UTF-8, errors).
+ */
+static inline const char *plain_string_end(const char *p, const char *end) {
+	const unsigned char *q = skip_plain((const unsigned char *)p + 1,
+			(const unsigned char *)end);
+	return q < (const unsigned char *)end && *q == '"' ? (const char *)q + 1 : NULL;
 }
 
 /* Scan a string starting at the opening quote; validate; fill span. */
@@ -367,10 +378,10 @@ static int skip_iter(struct kinf_json_reader *r) {
 	uint64_t objs[SKIP_MAX_NEST / 64];
 	unsigned d = 0;
 	const char *msg;
-	const char *p = r->p, *end = r->end;
+	const char *p = r->p, *end = r->end, *q;
 
 #define SKIP_WS() do { \
-		if (p < end && is_ws(*p)) { \
+		if (p < end && (unsigned char)*p <= ' ' && is_ws(*p)) { \
 			r->spaced = true; \
 			do { \
 				p++; \
@@ -432,7 +443,11 @@ value:
 		}
 		goto value;
 	case '"':
-		SCAN(scan_string(r, NULL));
+		if ((q = plain_string_end(p, end))) {
+			p = q;
+		} else {
+			SCAN(scan_string(r, NULL));
+		}
 		goto after;
 	case 't':
 		SCAN(scan_literal(r, "true", 4));
@@ -456,7 +471,11 @@ key:
 		msg = "object key expected";
 		goto bad;
 	}
-	SCAN(scan_string(r, NULL));
+	if ((q = plain_string_end(p, end))) {
+		p = q;
+	} else {
+		SCAN(scan_string(r, NULL));
+	}
 	SKIP_WS();
 	if (p >= end || *p != ':') {
 		msg = "':' expected";

@@ -17,6 +17,8 @@ struct kinf_watch_decoder {
 	bool in_value;
 	bool line_mode;
 	struct kinf_buf value;
+	struct kinf_buf line;	/* line mode: the partial last line */
+	bool scanning;		/* line mode: the scanner has the rest of this line */
 	unsigned long count;
 };
 
@@ -40,6 +42,7 @@ struct kinf_watch_decoder *kinf_watch_decoder_new(kinf_watch_event_func fn,
 void kinf_watch_decoder_free(struct kinf_watch_decoder *d) {
 	if (d) {
 		kinf_buf_release(&d->value);
+		kinf_buf_release(&d->line);
 		free(d);
 	}
 }
@@ -49,7 +52,16 @@ void kinf_watch_decoder_set_line_mode(struct kinf_watch_decoder *d, bool on) {
 }
 
 bool kinf_watch_decoder_partial(const struct kinf_watch_decoder *d) {
-	return d->in_value;
+	if (d->in_value) {
+		return true;
+	}
+	for (size_t i = 0; i < d->line.len; i++) {
+		char c = d->line.data[i];
+		if (c != ' ' && c != '\r' && c != '\t') {
+			return true;
+		}
+	}
+	return false;
 }
 
 unsigned long kinf_watch_decoder_count(const struct kinf_watch_decoder *d) {
@@ -59,8 +71,9 @@ unsigned long kinf_watch_decoder_count(const struct kinf_watch_decoder *d) {
 void kinf_watch_decoder_reset(struct kinf_watch_decoder *d) {
 	d->error = 0;
 	d->depth = 0;
-	d->in_string = d->escape = d->in_value = false;
+	d->in_string = d->escape = d->in_value = d->scanning = false;
 	kinf_buf_reset(&d->value);
+	kinf_buf_reset(&d->line);
 }
 
 void kinf_watch_event_release(struct kinf_watch_event *ev) {
@@ -301,6 +314,77 @@ bad:
 	return -KINF_EJSON;
 }
 
+/*
+ * The fast path for one event at the start of json[0..len) (what an API
+ * server sends: "type" first, then an ADDED, MODIFIED or DELETED object):
+ * the object is parsed where it lies, so its bytes are validated once, and
+ * *ret_used says where the event ended. Anything else (another type, the
+ * type after the object, repeated members, errors) returns <0 without a
+ * message and with ev released: the caller then takes the exact path.
+ */
+static int decode_fast(const char *json, size_t len,
+		const struct kinf_object_limits *limits, struct kinf_watch_event *ev,
+		size_t *ret_used) {
+	unsigned max_depth = limits && limits->max_depth ? limits->max_depth :
+		KINF_OBJECT_DEFAULT_MAX_DEPTH;
+	struct kinf_object_limits inner = {
+		.max_bytes = limits ? limits->max_bytes : 0,
+		/* The object is one level down in the event. */
+		.max_depth = max_depth - 1,
+	};
+	struct kinf_json_reader r;
+	struct kinf_json_span k, type;
+	size_t i = sizeof(event_types) / sizeof(*event_types);
+	int rc;
+
+	memset(ev, 0, sizeof(*ev));
+	if (max_depth < 2) {
+		return -KINF_EINVAL;
+	}
+	kinf_json_reader_init(&r, json, len, max_depth);
+	if ((rc = kinf_json_object_begin(&r)) < 0) {
+		return rc;
+	}
+	while ((rc = kinf_json_member(&r, &k)) > 0) {
+		if (kinf_json_span_eq(&k, "type")) {
+			if (i != sizeof(event_types) / sizeof(*event_types) ||
+					kinf_json_string_span(&r, &type) < 0) {
+				goto slow;
+			}
+			for (i = 0; i < sizeof(event_types) / sizeof(*event_types); i++) {
+				if (kinf_json_span_eq(&type, event_types[i].name)) {
+					break;
+				}
+			}
+			if (i == sizeof(event_types) / sizeof(*event_types) ||
+					event_types[i].type > KINF_WATCH_DELETED) {
+				goto slow;
+			}
+		} else if (kinf_json_span_eq(&k, "object")) {
+			size_t used;
+			if (i == sizeof(event_types) / sizeof(*event_types) || ev->obj ||
+					kinf_json_peek(&r) != KINF_JSON_OBJECT ||
+					kinf_object_parse_prefix(r.p, (size_t)(r.end - r.p), &inner,
+						&ev->obj, &used, NULL) < 0) {
+				goto slow;
+			}
+			r.p += used;
+		} else if (kinf_json_span_eq(&k, "items") || kinf_json_skip(&r) < 0) {
+			goto slow;
+		}
+	}
+	if (rc < 0 || !ev->obj) {
+		goto slow;
+	}
+	ev->type = event_types[i].type;
+	ev->resource_version = kinf_object_resource_version(ev->obj);
+	*ret_used = (size_t)(r.p - json);
+	return 0;
+slow:
+	kinf_watch_event_release(ev);
+	return -KINF_EJSON;
+}
+
 static int dispatch(struct kinf_watch_decoder *d, struct kinf_error *reterr) {
 	struct kinf_watch_event ev;
 	int rc = kinf_watch_event_decode(d->value.data, d->value.len, &d->limits,
@@ -316,14 +400,12 @@ static int dispatch(struct kinf_watch_decoder *d, struct kinf_error *reterr) {
 	return rc;
 }
 
-int kinf_watch_decoder_feed(struct kinf_watch_decoder *d, const char *data,
-		size_t len, struct kinf_error *reterr) {
+/* The byte scanner: values found by their brackets, copied, then decoded. */
+static int scan(struct kinf_watch_decoder *d, const char *data, size_t len,
+		struct kinf_error *reterr) {
 	size_t start = 0;
 	int rc;
 
-	if (d->error) {
-		return d->error;
-	}
 	for (size_t i = 0; i < len; i++) {
 		char c = data[i];
 		if (!d->in_value) {
@@ -387,4 +469,166 @@ int kinf_watch_decoder_feed(struct kinf_watch_decoder *d, const char *data,
 		}
 	}
 	return 0;
+}
+
+/*
+ * One complete line in line mode, p[0..n) with p[n] its newline: events parsed
+ * where they lie. At the first one the fast path does not take, the rest
+ * of the line goes through the scanner, which gives the exact message of
+ * an error (a line ending inside a value among them).
+ */
+static int decode_line(struct kinf_watch_decoder *d, const char *p, size_t n,
+		struct kinf_error *reterr) {
+	const char *end = p + n;
+	int rc;
+
+	for (;;) {
+		while (p < end && (*p == ' ' || *p == '\r' || *p == '\t')) {
+			p++;
+		}
+		if (p == end) {
+			return 0;
+		}
+		struct kinf_watch_event ev;
+		size_t used;
+		if (*p != '{' || decode_fast(p, (size_t)(end - p), &d->limits, &ev, &used) < 0) {
+			break;
+		}
+		d->count++;
+		rc = d->fn(&ev, d->userdata);
+		kinf_watch_event_release(&ev);
+		if (rc < 0) {
+			return d->error = rc;
+		}
+		p += used;
+	}
+	/* With the newline: a value it cuts is that error, not an oversize one. */
+	return scan(d, p, (size_t)(end - p) + 1, reterr);
+}
+
+/*
+ * Hand over the complete events at the start of the partial line (a stream
+ * may pause, or end, right after an event without its newline; or carry
+ * several events on a line), as the scanner did at each closing brace.
+ * When the fast path does not take the next one, the rest of the line goes
+ * to the scanner, whose verdicts and limits are exact.
+ */
+static int drain(struct kinf_watch_decoder *d, struct kinf_error *reterr) {
+	const char *p = d->line.data, *end = p + d->line.len;
+	int rc = 0;
+
+	while (rc == 0) {
+		while (p < end && (*p == ' ' || *p == '\r' || *p == '\t')) {
+			p++;
+		}
+		struct kinf_watch_event ev;
+		size_t used;
+		if (p == end || *p != '{' ||
+				decode_fast(p, (size_t)(end - p), &d->limits, &ev, &used) < 0) {
+			break;
+		}
+		d->count++;
+		rc = d->fn(&ev, d->userdata);
+		kinf_watch_event_release(&ev);
+		if (rc < 0) {
+			d->error = rc;
+		}
+		p += used;
+	}
+	if (rc < 0) {
+		return rc;
+	}
+	if (p < end) {
+		struct kinf_buf line = d->line;
+		d->line = (struct kinf_buf){0};
+		d->scanning = true;
+		rc = scan(d, p, (size_t)(end - p), reterr);
+		kinf_buf_release(&line);
+		return rc;
+	}
+	kinf_buf_reset(&d->line);
+	return 0;
+}
+
+/* Line mode: lines found with memchr, the partial last one kept. */
+static int feed_lines(struct kinf_watch_decoder *d, const char *data,
+		size_t len, struct kinf_error *reterr) {
+	int rc;
+
+	while (len > 0) {
+		const char *nl = memchr(data, '\n', len);
+		if (d->scanning) {
+			/* The rest of a line the fast path gave up on. */
+			size_t n = nl ? (size_t)(nl - data) + 1 : len;
+			if ((rc = scan(d, data, n, reterr)) < 0) {
+				return rc;
+			}
+			d->scanning = !nl;
+			data += n;
+			len -= n;
+			continue;
+		}
+		if (!nl) {
+			if (kinf_buf_append(&d->line, data, len) < 0) {
+				d->error = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+				return d->error;
+			}
+			/*
+			 * Only a piece that ends with a '}' is drained (trying every
+			 * cut event would parse it twice): several events on one line
+			 * whose stream breaks before the newline lose the complete
+			 * ones, which API servers, newline after every event, never send.
+			 */
+			size_t last = len;
+			while (last > 0 && (data[last - 1] == ' ' || data[last - 1] == '\r' ||
+					data[last - 1] == '\t')) {
+				last--;
+			}
+			if (((last > 0 && data[last - 1] == '}') || d->line.len > d->max_value) &&
+					(rc = drain(d, reterr)) < 0) {
+				return rc;
+			}
+			if (d->line.len > d->max_value) {
+				d->error = kinf_error_set(reterr, KINF_ETOOBIG,
+						"event %lu exceeds the object size limit (--max-object-size)",
+						d->count + 1);
+				return d->error;
+			}
+			return 0;
+		}
+		size_t n = (size_t)(nl - data);
+		if (d->line.len) {
+			struct kinf_buf line = d->line;
+			d->line = (struct kinf_buf){0};
+			rc = kinf_buf_append(&line, data, n + 1);
+			if (rc == 0) {
+				rc = decode_line(d, line.data, line.len - 1, reterr);
+			} else {
+				d->error = rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+			}
+			/* Keep the allocation for the next partial line. */
+			kinf_buf_reset(&line);
+			kinf_buf_release(&d->line);
+			d->line = line;
+		} else {
+			rc = decode_line(d, data, n, reterr);
+		}
+		if (rc < 0) {
+			return rc;
+		}
+		data += n + 1;
+		len -= n + 1;
+	}
+	return 0;
+}
+
+int kinf_watch_decoder_feed(struct kinf_watch_decoder *d, const char *data,
+		size_t len, struct kinf_error *reterr) {
+	if (d->error) {
+		return d->error;
+	}
+	if (d->line_mode) {
+		return feed_lines(d, data, len, reterr);
+	}
+	return scan(d, data, len, reterr);
 }
