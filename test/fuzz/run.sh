@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz one harness for a while: test/fuzz/run.sh NAME [SECONDS] [OUTDIR]
-#   NAME      watchstream, object, selector, kubeconfig, discovery or replay
+#   NAME      watchstream, object, selector, kubeconfig, discovery, replay
+#             or listsplit
 #   SECONDS   how long (default 30)
 #   OUTDIR    where build.sh puts the harnesses (default build-fuzz/)
 # The seed corpus (test/fuzz/corpus/NAME) and regressions are read, new

@@ -213,6 +213,25 @@ def discovery():
     return [agg, legacy, small, bytes([5]) + b"x\0" + read(d, "aggregated-api.json")]
 
 
+TABLE = (b'{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"9"},'
+         b'"columnDefinitions":[{"name":"Name","type":"string"}],"rows":[{"cells":["web-1"],'
+         b'"object":{"kind":"PartialObjectMetadata","metadata":{"name":"web-1","namespace":"default"}}}]}')
+
+
+def listsplit():
+    lists = [b'{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"3",'
+             b'"continue":"abc"},"items":[' + POD + b',' + POD.replace(b'web-1', b'web-2') + b']}',
+             b'{"kind":"PodList","items":null}', b'{\n "items": [ ]\n}\n', TABLE]
+    for s in streams():
+        for line in s.splitlines():
+            if b'"items"' in line:
+                lists.append(line)
+    out = []
+    for i, l in enumerate(lists):
+        out.append(bytes([i & 3]) + b"\x11\x22\x33\x44\x55\x66\x77\x88" + l)
+    return out
+
+
 def replay():
     out = []
     for s in streams() + EXTRA_EVENTS:
@@ -224,7 +243,8 @@ def replay():
 def main():
     for name, fn in (("watchstream", watchstream), ("object", objects),
                      ("selector", selectors), ("kubeconfig", kubeconfig),
-                     ("discovery", discovery), ("replay", replay)):
+                     ("discovery", discovery), ("replay", replay),
+                     ("listsplit", listsplit)):
         print(f"{name}: {save(name, fn())} seeds")
 
 
