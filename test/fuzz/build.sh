@@ -3,9 +3,13 @@
 # clang -fsanitize=fuzzer,address,undefined, one executable per fuzz_*.c.
 #   test/fuzz/build.sh [OUTDIR]      (default: build-fuzz/ at the top)
 # Prints the OUTDIR. Rebuilds only what changed (by timestamps).
+# KINF_FUZZ_SRC=DIR takes the library sources from DIR instead of src/
+# (e.g. `git archive HEAD src | tar -x -C /tmp/snap`, for runs that must
+# not pick up uncommitted work).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+srcdir=${KINF_FUZZ_SRC:-$top/src}
 out=${1:-$top/build-fuzz}
 mkdir -p "$out/obj"
 out=$(cd "$out" && pwd)
@@ -23,16 +27,16 @@ pkgs="libcurl yaml-0.1 jansson"
 cflags=(-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L "-DKINF_VERSION=\"${version:-0}\""
 	-Wall -Wextra -Wno-unused-parameter -Werror
 	-fno-omit-frame-pointer -fno-sanitize-recover=undefined
-	-I"$top/src" $(pkg-config --cflags $pkgs))
+	-I"$srcdir" $(pkg-config --cflags $pkgs))
 libs=($(pkg-config --libs $pkgs) -lpthread)
 
 # The library: every src/*.c, instrumented for coverage but without main().
 objs=()
 pids=()
-for src in "$top"/src/*.c; do
+for src in "$srcdir"/*.c; do
 	obj=$out/obj/$(basename "$src" .c).o
 	objs+=("$obj")
-	if [[ ! -e $obj || $src -nt $obj || -n $(find "$top/src" -name '*.h' -newer "$obj") ]]; then
+	if [[ ! -e $obj || $src -nt $obj || -n $(find "$srcdir" -name '*.h' -newer "$obj") ]]; then
 		# buf.c's byte loops (zeroing secrets) are not worth coverage
 		# feedback and would dominate the kubeconfig harness's time.
 		san=fuzzer-no-link,address,undefined
