@@ -12,6 +12,9 @@
  * nesting), so the reader needs no stack.
  */
 
+/* Recognised by kinf_json_reader_error, which adds the limit. */
+static const char too_deep[] = "nesting too deep";
+
 static int fail(struct kinf_json_reader *r, const char *at, const char *msg) {
 	if (!r->error) {
 		r->error = -KINF_EJSON;
@@ -406,7 +409,7 @@ value:
 	switch (*p) {
 	case '{':
 		if (r->depth + d + 1 > r->max_depth) {
-			msg = "nesting too deep";
+			msg = too_deep;
 			goto bad;
 		}
 		objs[d / 64] |= UINT64_C(1) << (d % 64);
@@ -425,7 +428,7 @@ value:
 		goto key;
 	case '[':
 		if (r->depth + d + 1 > r->max_depth) {
-			msg = "nesting too deep";
+			msg = too_deep;
 			goto bad;
 		}
 		objs[d / 64] &= ~(UINT64_C(1) << (d % 64));
@@ -589,7 +592,7 @@ int kinf_json_object_begin(struct kinf_json_reader *r) {
 		return fail(r, r->p, "object expected");
 	}
 	if (++r->depth > r->max_depth) {
-		return fail(r, r->p, "nesting too deep");
+		return fail(r, r->p, too_deep);
 	}
 	r->p++;
 	return 0;
@@ -643,7 +646,7 @@ int kinf_json_array_begin(struct kinf_json_reader *r) {
 		return fail(r, r->p, "array expected");
 	}
 	if (++r->depth > r->max_depth) {
-		return fail(r, r->p, "nesting too deep");
+		return fail(r, r->p, too_deep);
 	}
 	r->p++;
 	return 0;
@@ -829,6 +832,11 @@ void kinf_json_reader_error(const struct kinf_json_reader *r,
 		} else {
 			col++;
 		}
+	}
+	if (r->error_msg == too_deep) {
+		kinf_error_set(reterr, KINF_EJSON, "line %u, column %u: nesting too deep "
+				"(more than %u levels)", line, col, r->max_depth);
+		return;
 	}
 	kinf_error_set(reterr, KINF_EJSON, "line %u, column %u: %s", line, col,
 			r->error_msg ? r->error_msg : "invalid JSON");

@@ -362,6 +362,16 @@ small() {
 	small
 }
 
+@test "an object nested 600 levels deep (over --max-depth)" {
+	bad_start deep:600
+	expect 1 "kinf: list item 1: line 1, column 2611: nesting too deep (more than 512 levels)" \
+		kinf list pods -o name
+	# Within a raised limit it is fine.
+	run --separate-stderr "$KINF" list pods -o name --max-depth 1000
+	assert_success
+	assert_output "pod/p1"
+}
+
 @test "a single 100 MB object" {
 	bad_start big:100000000
 	expect 1 "kinf: a list item exceeds the limit of 67108864 bytes (--max-object-size)" kinf list pods -o name
@@ -465,7 +475,7 @@ small() {
 @test "--max-depth is enforced" {
 	python3 -c 'print("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"},\"d\":" + "[" * 20 + "]" * 20 + "}}")' \
 		> "$BATS_TEST_TMPDIR/s"
-	expect 1 "kinf: $BATS_TEST_TMPDIR/s: event 1: line 1, column 63: nesting too deep" \
+	expect 1 "kinf: $BATS_TEST_TMPDIR/s: event 1: line 1, column 63: nesting too deep (more than 10 levels)" \
 		kinf watch --from "$BATS_TEST_TMPDIR/s" --max-depth 10
 }
 
