@@ -129,29 +129,58 @@ def seq(rs):
 
 
 def stream(streamer, blast):
-    """Write blast's events to one watcher; returns the number written."""
+    """Write blast's events to one watcher; returns the number written.
+
+    The watcher's events for one pass over its objects are laid out once in
+    a bytearray (the template); each write patches the resourceVersions of
+    the events in a slice of it and sends that slice, so the per-event cost
+    is one formatted number.  All resourceVersions of a template have the
+    same width; crossing a power of ten rebuilds it."""
     spec = streamer.spec
     objs = [o for o in blast.objs if spec.matches(o)]
     if not objs:
         return 0
     parts = [blast.split(o) for o in objs]
     k = len(parts)
-    rv = blast.base_rv
-    buf = []
-    size = 0
-    for i in range(blast.count):
-        rv += 1
-        pre, suf = parts[i % k]
-        buf.append(pre)
-        buf.append(b'%d' % rv)
-        buf.append(suf)
-        size += len(pre) + len(suf)
-        if size >= _CHUNK_BYTES:
-            streamer.write(b''.join(buf))
-            buf = []
-            size = 0
-    if buf:
-        streamer.write(b''.join(buf))
+    write = streamer.h.wfile.write
+    template = None
+    width = 0
+    offsets = []
+    rv = blast.base_rv + 1
+    left = blast.count
+    e = 0                   # next event's index in the template
+    while left > 0:
+        w = len(b'%d' % rv)
+        if w != width:
+            width = w
+            pieces = []
+            offsets = []
+            pos = 0
+            for pre, suf in parts:
+                offsets.append(pos + len(pre))
+                pieces.append(pre)
+                pieces.append(b'0' * width)
+                pieces.append(suf)
+                pos += len(pre) + width + len(suf)
+            offsets.append(pos)
+            template = bytearray(b''.join(pieces))
+            view = memoryview(template)
+        # Events e.. up to about _CHUNK_BYTES, within the template and the width.
+        start = offsets[e]
+        n = 0
+        limit = min(left, k - e, 10 ** width - rv)
+        while n < limit and (n == 0 or offsets[e + n] - start < _CHUNK_BYTES):
+            o = offsets[e + n]
+            template[o:o + width] = b'%d' % (rv + n)
+            n += 1
+        a = offsets[e] - len(parts[e][0])
+        b = offsets[e + n] - len(parts[(e + n) % k][0]) if e + n < k else len(template)
+        write(b'%x\r\n' % (b - a))
+        write(view[a:b])
+        write(b'\r\n')
+        rv += n
+        left -= n
+        e = (e + n) % k
     with blast.lock:
         blast.done.append((blast.count, time.monotonic() - blast.created))
     return blast.count
