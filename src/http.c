@@ -664,13 +664,23 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 		}
 		goto out;
 	}
-	if (code == CURLE_OPERATION_TIMEDOUT && timeout > 0 && ms >= timeout) {
+	/* libcurl's words tell its three timeouts apart. */
+	if (code == CURLE_OPERATION_TIMEDOUT && (strstr(http->errbuf, "Connection timed out") ||
+			strstr(http->errbuf, "SSL connection timeout"))) {
+		bool by_request = timeout > 0 && timeout <= http->opts.connect_timeout_ms;
+		rc = kinf_error_set(reterr, KINF_ETIMEDOUT,
+				"%s: no connection (TCP and TLS) within %ld ms%s", http->server,
+				by_request ? timeout : http->opts.connect_timeout_ms,
+				by_request ? " (--request-timeout)" : "");
+		goto out;
+	}
+	if (code == CURLE_OPERATION_TIMEDOUT && timeout > 0 && !strstr(http->errbuf, "too slow")) {
 		rc = kinf_error_set(reterr, KINF_ETIMEDOUT,
 				"%s: no complete answer after %ld ms (--request-timeout)",
 				http->server, timeout);
 		goto out;
 	}
-	if (code == CURLE_OPERATION_TIMEDOUT && http->opts.low_speed_time_s > 0) {
+	if (code == CURLE_OPERATION_TIMEDOUT && strstr(http->errbuf, "too slow")) {
 		rc = min_speed > 1 ?
 			kinf_error_set(reterr, KINF_ETIMEDOUT, "%s: the server sent less "
 				"than %ld bytes/s for %ld s (--idle-timeout)", http->server,

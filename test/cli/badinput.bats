@@ -414,6 +414,14 @@ small() {
 	fast 5
 }
 
+@test "an https server that never completes the TLS handshake" {
+	bad_start mute
+	local url=${BAD_URL/http:/https:}
+	expect 1 "kinf: discovery: $url: no connection (TCP and TLS) within 2000 ms (--request-timeout)" \
+		kinf list pods --server "$url" --request-timeout 2s
+	fast 5
+}
+
 @test "a server that trickles one byte a second" {
 	bad_start trickle
 	expect 1 "kinf: $BAD_URL: the server sent less than 1024 bytes/s for 3 s (--idle-timeout)" \
