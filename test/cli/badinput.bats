@@ -436,6 +436,12 @@ small() {
 	fast 6
 }
 
+@test "header lines without end" {
+	bad_start header-flood
+	expect 1 "kinf: $BAD_URL: Too large response headers: 307969 > 307200" kinf list pods -o name
+	small
+}
+
 @test "a connection closed without an answer" {
 	bad_start empty-reply
 	expect 1 "kinf: $BAD_URL: Empty reply from server" kinf list pods -o name
