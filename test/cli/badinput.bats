@@ -320,10 +320,23 @@ small() {
 	expect 1 "kinf: Internal error occurred: etcdserver: request timed out (500 InternalError)" kinf list pods
 }
 
-@test "500 forever, on a watch before its first sync" {
+@test "403 on a watch: an error before the first sync" {
 	bad_start status:403
 	expect 1 'kinf: pods is forbidden: User "bad" cannot list resource "pods" in API group "" in the namespace "default" (403 Forbidden)' \
 		kinf watch pods
+}
+
+@test "500 forever on a watch: retried with backoff, saying so, until --timeout" {
+	bad_start status:500
+	run --separate-stderr timeout 30 "$KINF" watch pods --timeout 5s
+	assert_success
+	# 800 ms doubling (with jitter): 2 to 4 attempts in 5 s, each one line.
+	mapfile -t lines <<<"$stderr"
+	[[ ${#lines[@]} -ge 2 && ${#lines[@]} -le 4 ]] || { echo "$stderr" >&2; return 1; }
+	for l in "${lines[@]}"; do
+		[[ $l == "kinf: warning: Internal error occurred: etcdserver: request timed out InternalError; retrying" ]]
+	done
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -eq ${#lines[@]} ]]
 }
 
 @test "a response that is not JSON" {
