@@ -88,6 +88,13 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 void kinf_http_set_cancel(struct kinf_http *http, bool (*canceled)(void *),
 		void *userdata);
 
+/*
+ * Wake the transfer another thread is running on http so that it checks
+ * its cancel callback at once, not at libcurl's next progress call (up to
+ * a second later on an idle watch). Safe from any thread, also when idle.
+ */
+void kinf_http_interrupt(struct kinf_http *http);
+
 /* The server URL without a trailing slash, e.g. "https://127.0.0.1:6443". */
 const char *kinf_http_server(const struct kinf_http *http);
 

@@ -617,6 +617,8 @@ void kinf_reflector_stop(struct kinf_reflector *r) {
 	atomic_store(&r->stop, true);
 	pthread_cond_broadcast(&r->wake);
 	pthread_mutex_unlock(&r->lock);
+	/* A watch waiting for data notices at once, not at curl's next tick. */
+	kinf_http_interrupt(r->opts.http);
 	if (r->running) {
 		pthread_join(r->thread, NULL);
 		r->running = false;
