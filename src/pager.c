@@ -426,6 +426,118 @@ static int on_member(const char *key, size_t key_len, const char *value,
 	return 0;
 }
 
+/*
+ * True when s[0..n) holds a \\u0000 escape: a "u0000" after an odd run of
+ * backslashes (an even run is escaped backslashes followed by text).
+ */
+static bool has_nul_escape(const char *s, size_t n) {
+	const char *p = s, *end = s + n;
+	while ((p = memchr(p, 'u', (size_t)(end - p))) != NULL) {
+		if (end - p >= 5 && memcmp(p, "u0000", 5) == 0) {
+			size_t run = 0;
+			while (p - run > s && p[-1 - (ptrdiff_t)run] == '\\') {
+				run++;
+			}
+			if (run % 2 == 1) {
+				return true;
+			}
+		}
+		p++;
+	}
+	return false;
+}
+
+/* Read a string member into out (once: a repeated one is an error). */
+static int row_string(struct kinf_json_reader *r, struct kinf_buf *out, bool *seen) {
+	struct kinf_json_span v;
+	if (*seen) {
+		return -KINF_EEXISTS;
+	}
+	*seen = true;
+	if (kinf_json_peek(r) != KINF_JSON_STRING) {
+		return kinf_json_skip(r);	/* not a string: absent, as before */
+	}
+	if (kinf_json_string_span(r, &v) < 0) {
+		return r->error;
+	}
+	kinf_buf_reset(out);
+	return kinf_json_span_decode(&v, out) < 0 || kinf_buf_append(out, "", 0) < 0 ?
+		-KINF_ENOMEM : 0;
+}
+
+/*
+ * A Table row's object.metadata.namespace and .name, the row validated
+ * strictly on the way (syntax, UTF-8, escapes, depth) with the pull reader
+ * rather than a jansson tree of its managedFields. As before, NUL escapes
+ * are refused (the row is later printed from a jansson parse, which
+ * refuses them); repeated members on the key's path are refused.
+ */
+static int row_key(const char *row, size_t len, unsigned max_depth,
+		struct kinf_buf *ns, struct kinf_buf *name, struct kinf_error *reterr) {
+	struct kinf_json_reader r;
+	struct kinf_json_span k;
+	bool seen_obj = false, seen_md = false, seen_ns = false, seen_name = false;
+	int rc;
+
+	if (has_nul_escape(row, len)) {
+		return kinf_error_set(reterr, KINF_EJSON,
+				"table row: \\u0000 is not allowed in a string");
+	}
+	kinf_json_reader_init(&r, row, len, max_depth);
+	if ((rc = kinf_json_object_begin(&r)) < 0) {
+		goto bad;
+	}
+	while ((rc = kinf_json_member(&r, &k)) > 0) {
+		if (!kinf_json_span_eq(&k, "object") || kinf_json_peek(&r) != KINF_JSON_OBJECT) {
+			rc = kinf_json_skip(&r);
+		} else if (seen_obj) {
+			rc = -KINF_EEXISTS;
+		} else {
+			seen_obj = true;
+			rc = kinf_json_object_begin(&r);
+			while (rc >= 0 && (rc = kinf_json_member(&r, &k)) > 0) {
+				if (!kinf_json_span_eq(&k, "metadata") ||
+						kinf_json_peek(&r) != KINF_JSON_OBJECT) {
+					rc = kinf_json_skip(&r);
+					continue;
+				}
+				if (seen_md) {
+					rc = -KINF_EEXISTS;
+					break;
+				}
+				seen_md = true;
+				rc = kinf_json_object_begin(&r);
+				while (rc >= 0 && (rc = kinf_json_member(&r, &k)) > 0) {
+					if (kinf_json_span_eq(&k, "namespace")) {
+						rc = row_string(&r, ns, &seen_ns);
+					} else if (kinf_json_span_eq(&k, "name")) {
+						rc = row_string(&r, name, &seen_name);
+					} else {
+						rc = kinf_json_skip(&r);
+					}
+				}
+			}
+		}
+		if (rc < 0) {
+			break;
+		}
+	}
+	if (rc == -KINF_EEXISTS) {
+		return kinf_error_set(reterr, KINF_EJSON,
+				"table row: a repeated member on the path to metadata.name");
+	}
+	if (rc == -KINF_ENOMEM) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	if (rc == 0 && (rc = kinf_json_end(&r)) == 0) {
+		return 0;
+	}
+bad:
+	kinf_json_reader_error(&r, reterr);
+	kinf_error_prefix(reterr, "table row");
+	return -KINF_EJSON;
+}
+
 static int on_element(const char *key, size_t key_len, const char *value,
 		size_t len, void *userdata) {
 	struct page_state *ps = userdata;
@@ -446,32 +558,26 @@ static int on_element(const char *key, size_t key_len, const char *value,
 		return 0;
 	}
 	/* A Table row: its key comes from the row's object metadata. */
-	json_error_t jerr;
-	json_t *row = json_loadb(value, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!json_is_object(row)) {
-		json_decref(row);
-		return kinf_error_set(ps->reterr, KINF_EJSON, "table row: line %d: %s",
-				jerr.line, jerr.text);
-	}
-	json_t *md = json_object_get(json_object_get(row, "object"), "metadata");
-	const char *ns = json_string_value(json_object_get(md, "namespace"));
-	const char *name = json_string_value(json_object_get(md, "name"));
-	struct kinf_buf k = {0};
+	struct kinf_buf ns = {0}, name = {0}, k = {0};
 	struct kinf_table_row tr = {0};
-	if (ns && ns[0]) {
-		kinf_buf_printf(&k, "%s/", ns);
+	rc = row_key(value, len, ps->opts->limits.max_depth, &ns, &name, ps->reterr);
+	if (rc == 0) {
+		if (ns.len) {
+			kinf_buf_printf(&k, "%s/", ns.data);
+		}
+		kinf_buf_append_str(&k, name.data ? name.data : "");
+		tr.key = kinf_buf_take(&k);
+		tr.json = strndup(value, len);
+		tr.len = len;
+		if (!tr.key || !tr.json || kinf_buf_append(&ps->rows, &tr, sizeof(tr)) < 0) {
+			free(tr.key);
+			free(tr.json);
+			rc = -KINF_ENOMEM;
+		}
 	}
-	kinf_buf_append_str(&k, name ? name : "");
-	tr.key = kinf_buf_take(&k);
-	tr.json = strndup(value, len);
-	tr.len = len;
-	json_decref(row);
-	if (!tr.key || !tr.json || kinf_buf_append(&ps->rows, &tr, sizeof(tr)) < 0) {
-		free(tr.key);
-		free(tr.json);
-		return -KINF_ENOMEM;
-	}
-	return 0;
+	kinf_buf_release(&ns);
+	kinf_buf_release(&name);
+	return rc;
 }
 
 /* A list item parsed where it lies in the chunk (see the splitter). */
