@@ -574,18 +574,14 @@ static int feed_lines(struct kinf_watch_decoder *d, const char *data,
 				return d->error;
 			}
 			/*
-			 * Only a piece that ends with a '}' is drained (trying every
-			 * cut event would parse it twice): several events on one line
-			 * whose stream breaks before the newline lose the complete
-			 * ones, which API servers, newline after every event, never send.
+			 * A line is decoded when its newline arrives, never before:
+			 * API servers end every event with one, and deciding earlier
+			 * would make the outcome depend on where chunks happen to end
+			 * (a stream cut before the newline is a truncated event,
+			 * watched again from the last resourceVersion). Only a line
+			 * over the size limit is looked at at once.
 			 */
-			size_t last = len;
-			while (last > 0 && (data[last - 1] == ' ' || data[last - 1] == '\r' ||
-					data[last - 1] == '\t')) {
-				last--;
-			}
-			if (((last > 0 && data[last - 1] == '}') || d->line.len > d->max_value) &&
-					(rc = drain(d, reterr)) < 0) {
+			if (d->line.len > d->max_value && (rc = drain(d, reterr)) < 0) {
 				return rc;
 			}
 			if (d->line.len > d->max_value) {
