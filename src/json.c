@@ -824,6 +824,9 @@ int kinf_json_end(struct kinf_json_reader *r) {
 void kinf_json_reader_error(const struct kinf_json_reader *r,
 		struct kinf_error *reterr) {
 	unsigned line = 1, col = 1;
+	if (!reterr) {
+		return;	/* the line and column take a pass over the text */
+	}
 	const char *at = r->error_at ? r->error_at : r->p;
 	for (const char *q = r->start; q < at && q < r->end; q++) {
 		if (*q == '\n') {
