@@ -44,6 +44,9 @@ struct kinf_deltafifo {
 	bool populated;
 	/* Items of the first Replace not popped yet. */
 	size_t initial_count;
+	/* kinf_deltafifo_batch_begin depth; a wake-up owed at its end. */
+	unsigned batch;
+	bool wake_owed;
 
 	struct slot *slots;	/* items: key -> deltas */
 	size_t cap;		/* power of two, or 0 */
@@ -261,8 +264,27 @@ static int queue_action(struct kinf_deltafifo *fifo, enum kinf_delta_type type,
 		.final_state_unknown = final_state_unknown,
 	};
 	dedup_deltas(d);
-	pthread_cond_broadcast(&fifo->cond);
+	if (fifo->batch) {
+		fifo->wake_owed = true;
+	} else {
+		pthread_cond_broadcast(&fifo->cond);
+	}
 	return 0;
+}
+
+void kinf_deltafifo_batch_begin(struct kinf_deltafifo *fifo) {
+	pthread_mutex_lock(&fifo->lock);
+	fifo->batch++;
+	pthread_mutex_unlock(&fifo->lock);
+}
+
+void kinf_deltafifo_batch_end(struct kinf_deltafifo *fifo) {
+	pthread_mutex_lock(&fifo->lock);
+	if (fifo->batch > 0 && --fifo->batch == 0 && fifo->wake_owed) {
+		fifo->wake_owed = false;
+		pthread_cond_broadcast(&fifo->cond);
+	}
+	pthread_mutex_unlock(&fifo->lock);
 }
 
 static bool queued(const struct kinf_deltafifo *fifo, const char *key) {

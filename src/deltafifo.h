@@ -98,6 +98,15 @@ typedef int (*kinf_pop_func)(const struct kinf_deltas *deltas,
 int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 		kinf_pop_func process, void *userdata, struct kinf_deltas **ret);
 
+/*
+ * Batch the wake-ups of Pop: between batch_begin and batch_end, queued
+ * deltas do not wake a waiting Pop; batch_end wakes it once if anything was
+ * queued meanwhile. A producer brackets what it queues from one buffer of
+ * input, never a blocking wait. Batches may nest.
+ */
+void kinf_deltafifo_batch_begin(struct kinf_deltafifo *fifo);
+void kinf_deltafifo_batch_end(struct kinf_deltafifo *fifo);
+
 /* Wake every Pop; after the queue drains Pop returns -KINF_ECLOSED. */
 void kinf_deltafifo_close(struct kinf_deltafifo *fifo);
 /* populated && every item of the first Replace has been popped. */

@@ -35,6 +35,7 @@ struct kinf_reflector {
 	pthread_mutex_t lock;		/* guards everything below and wakes sleeps */
 	pthread_cond_t wake;
 	char *last_sync_rv;		/* "" until the first list */
+	size_t rv_cap;			/* its allocation */
 	bool rv_unavailable;		/* relist at "" (isLastSyncResourceVersionUnavailable) */
 	bool paginated_result;		/* an RV=0 list came back paginated */
 	bool synced;			/* the first list (or initial events) is in */
@@ -56,18 +57,27 @@ static bool canceled(void *userdata) {
 	return atomic_load(&r->stop);
 }
 
-static void set_rv(struct kinf_reflector *r, const char *rv) {
-	if (!rv || !rv[0]) {
+/* Store rv as last_sync_rv; the caller holds r->lock. */
+static void set_rv_locked(struct kinf_reflector *r, const char *rv) {
+	if (!rv || !rv[0] || strcmp(r->last_sync_rv, rv) == 0) {
 		return;
 	}
-	pthread_mutex_lock(&r->lock);
-	if (strcmp(r->last_sync_rv, rv) != 0) {
-		char *copy = strdup(rv);
-		if (copy) {
-			free(r->last_sync_rv);
-			r->last_sync_rv = copy;
+	/* In place when it fits: every watch event brings a new one. */
+	size_t n = strlen(rv) + 1;
+	if (n > r->rv_cap) {
+		char *copy = realloc(r->last_sync_rv, n);
+		if (!copy) {
+			return;
 		}
+		r->last_sync_rv = copy;
+		r->rv_cap = n;
 	}
+	memcpy(r->last_sync_rv, rv, n);
+}
+
+static void set_rv(struct kinf_reflector *r, const char *rv) {
+	pthread_mutex_lock(&r->lock);
+	set_rv_locked(r, rv);
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -260,8 +270,8 @@ static int on_event(const struct kinf_watch_event *ev, void *userdata) {
 	case KINF_WATCH_MODIFIED:
 	case KINF_WATCH_DELETED:
 		ws->events++;
-		STAT_INC(r, events);
 		if (ws->initial) {
+			STAT_INC(r, events);
 			/* Initial events go into a temporary store until the bookmark. */
 			rc = ev->type == KINF_WATCH_DELETED ?
 				kinf_indexer_delete(ws->initial, kinf_object_key(ev->obj)) :
@@ -271,9 +281,13 @@ static int on_event(const struct kinf_watch_event *ev, void *userdata) {
 		rc = ev->type == KINF_WATCH_ADDED ? kinf_deltafifo_add(r->fifo, ev->obj) :
 			ev->type == KINF_WATCH_MODIFIED ? kinf_deltafifo_update(r->fifo, ev->obj) :
 			kinf_deltafifo_delete(r->fifo, ev->obj);
+		/* One lock for the counter and the resourceVersion. */
+		pthread_mutex_lock(&r->lock);
+		r->stats.events++;
 		if (rc == 0) {
-			set_rv(r, ev->resource_version);
+			set_rv_locked(r, ev->resource_version);
 		}
+		pthread_mutex_unlock(&r->lock);
 		return rc;
 	case KINF_WATCH_BOOKMARK:
 		STAT_INC(r, bookmarks);
@@ -316,7 +330,15 @@ static int on_event(const struct kinf_watch_event *ev, void *userdata) {
 
 static int on_watch_body(const char *data, size_t len, void *userdata) {
 	struct watch_state *ws = userdata;
-	return kinf_watch_decoder_feed(ws->decoder, data, len, ws->err);
+	/*
+	 * The events of one piece wake a waiting Pop once, at the end: a
+	 * consumer that keeps up was otherwise woken (a futex call and a
+	 * context switch on each side) for every event.
+	 */
+	kinf_deltafifo_batch_begin(ws->r->fifo);
+	int rc = kinf_watch_decoder_feed(ws->decoder, data, len, ws->err);
+	kinf_deltafifo_batch_end(ws->r->fifo);
+	return rc;
 }
 
 enum watch_outcome {
@@ -580,6 +602,7 @@ struct kinf_reflector *kinf_reflector_new(const struct kinf_reflector_opts *opts
 	r->opts = *opts;
 	r->fifo = fifo;
 	r->last_sync_rv = strdup("");
+	r->rv_cap = 1;
 	r->rand_state = (unsigned)time(NULL) ^ (unsigned)getpid();
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_condattr_t attr;

@@ -778,6 +778,37 @@ static void test_scale(void) {
 	kinf_indexer_free(known);
 }
 
+/* A batch defers the wake-up of a blocked Pop to its end, once. */
+static void test_batch(void) {
+	struct kinf_deltafifo *fifo = kinf_deltafifo_new(NULL, false);
+	struct popper p = { .fifo = fifo, .timeout_ms = -1,
+		.lock = PTHREAD_MUTEX_INITIALIZER };
+	struct kinf_object *a = mkobj("ns/a@1"), *b = mkobj("ns/b@1");
+	pthread_t th;
+
+	pthread_create(&th, NULL, pop_thread, &p);
+	sleep_ms(50);
+	kinf_deltafifo_batch_begin(fifo);
+	kinf_deltafifo_batch_begin(fifo);
+	kinf_deltafifo_add(fifo, a);
+	kinf_deltafifo_add(fifo, b);
+	kinf_deltafifo_batch_end(fifo);
+	sleep_ms(100);
+	pthread_mutex_lock(&p.lock);
+	bool early = p.done;
+	pthread_mutex_unlock(&p.lock);
+	ok(!early, "a Pop is not woken inside a batch");
+	kinf_deltafifo_batch_end(fifo);
+	if (ok(wait_popper(&p, th), "the outermost batch_end wakes it")) {
+		is_str(p.d ? p.d->key : NULL, "ns/a", "with the first key");
+		kinf_deltas_free(p.d);
+		kinf_deltafifo_free(fifo);
+	}
+	kinf_object_unref(a);
+	kinf_object_unref(b);
+	pthread_mutex_destroy(&p.lock);
+}
+
 int main(void) {
 	for (size_t i = 0; i < sizeof(fcases) / sizeof(fcases[0]); i++) {
 		run_fcase(&fcases[i]);
@@ -785,6 +816,7 @@ int main(void) {
 	test_process_error();
 	test_timeout();
 	test_blocking();
+	test_batch();
 	test_stress();
 	test_scale();
 	return tap_done();
