@@ -374,12 +374,15 @@ static int skip_recursive(struct kinf_json_reader *r) {
 
 /*
  * The same validation as skip_recursive without a call per value: one loop,
- * the open containers on a bit stack (set: object). Most bytes of an object
- * record (spec, status, managedFields) go through here.
+ * the closing bracket of each open container on a stack. Most bytes of an
+ * object record (spec, status, managedFields) go through here. API servers
+ * send compact JSON, so each step first tests for the byte it expects and
+ * looks for white space only when that fails.
  */
 static int skip_iter(struct kinf_json_reader *r) {
-	uint64_t objs[SKIP_MAX_NEST / 64];
+	char close[SKIP_MAX_NEST];
 	unsigned d = 0;
+	unsigned room = r->max_depth > r->depth ? r->max_depth - r->depth : 0;
 	const char *msg;
 	const char *p = r->p, *end = r->end, *q;
 
@@ -399,6 +402,13 @@ static int skip_iter(struct kinf_json_reader *r) {
 		} \
 		p = r->p; \
 	} while (0)
+#define STRING() do { \
+		if ((q = plain_string_end(p, end))) { \
+			p = q; \
+		} else { \
+			SCAN(scan_string(r, NULL)); \
+		} \
+	} while (0)
 
 	SKIP_WS();
 	if (p >= end) {
@@ -408,13 +418,15 @@ static int skip_iter(struct kinf_json_reader *r) {
 value:
 	switch (*p) {
 	case '{':
-		if (r->depth + d + 1 > r->max_depth) {
+		if (d >= room) {
 			msg = too_deep;
 			goto bad;
 		}
-		objs[d / 64] |= UINT64_C(1) << (d % 64);
-		d++;
+		close[d++] = '}';
 		p++;
+		if (p < end && *p == '"') {
+			goto key;
+		}
 		SKIP_WS();
 		if (p >= end) {
 			msg = "unexpected end of input in object";
@@ -425,14 +437,17 @@ value:
 			d--;
 			goto after;
 		}
+		if (*p != '"') {
+			msg = "object key expected";
+			goto bad;
+		}
 		goto key;
 	case '[':
-		if (r->depth + d + 1 > r->max_depth) {
+		if (d >= room) {
 			msg = too_deep;
 			goto bad;
 		}
-		objs[d / 64] &= ~(UINT64_C(1) << (d % 64));
-		d++;
+		close[d++] = ']';
 		p++;
 		SKIP_WS();
 		if (p >= end) {
@@ -446,11 +461,7 @@ value:
 		}
 		goto value;
 	case '"':
-		if ((q = plain_string_end(p, end))) {
-			p = q;
-		} else {
-			SCAN(scan_string(r, NULL));
-		}
+		STRING();
 		goto after;
 	case 't':
 		SCAN(scan_literal(r, "true", 4));
@@ -470,21 +481,21 @@ value:
 		goto bad;
 	}
 key:
-	if (*p != '"') {
-		msg = "object key expected";
-		goto bad;
-	}
-	if ((q = plain_string_end(p, end))) {
-		p = q;
+	/* p is at the key's opening quote. */
+	STRING();
+	if (p < end && *p == ':') {
+		p++;
 	} else {
-		SCAN(scan_string(r, NULL));
+		SKIP_WS();
+		if (p >= end || *p != ':') {
+			msg = "':' expected";
+			goto bad;
+		}
+		p++;
 	}
-	SKIP_WS();
-	if (p >= end || *p != ':') {
-		msg = "':' expected";
-		goto bad;
+	if (p < end && (unsigned char)*p > ' ') {
+		goto value;
 	}
-	p++;
 	SKIP_WS();
 	if (p >= end) {
 		msg = "value expected";
@@ -496,35 +507,27 @@ after:
 		r->p = p;
 		return 0;
 	}
-	SKIP_WS();
-	if (objs[(d - 1) / 64] & (UINT64_C(1) << ((d - 1) % 64))) {
-		if (p >= end) {
-			msg = "unexpected end of input in object";
-			goto bad;
-		}
-		if (*p == ',') {
-			p++;
+	if (p < end && (unsigned char)*p <= ' ') {
+		SKIP_WS();
+	}
+	if (p >= end) {
+		msg = close[d - 1] == '}' ? "unexpected end of input in object" :
+			"unexpected end of input in array";
+		goto bad;
+	}
+	if (*p == ',') {
+		p++;
+		if (close[d - 1] == '}') {
+			if (p < end && *p == '"') {
+				goto key;
+			}
 			SKIP_WS();
-			if (p >= end) {
+			if (p >= end || *p != '"') {
 				msg = "object key expected";
 				goto bad;
 			}
 			goto key;
 		}
-		if (*p == '}') {
-			p++;
-			d--;
-			goto after;
-		}
-		msg = "',' or '}' expected";
-		goto bad;
-	}
-	if (p >= end) {
-		msg = "unexpected end of input in array";
-		goto bad;
-	}
-	if (*p == ',') {
-		p++;
 		SKIP_WS();
 		if (p >= end) {
 			msg = "unexpected end of input";
@@ -536,17 +539,18 @@ after:
 		}
 		goto value;
 	}
-	if (*p == ']') {
+	if (*p == close[d - 1]) {
 		p++;
 		d--;
 		goto after;
 	}
-	msg = "',' or ']' expected";
+	msg = close[d - 1] == '}' ? "',' or '}' expected" : "',' or ']' expected";
 	goto bad;
 bad:
 	return fail(r, p, msg);
 #undef SKIP_WS
 #undef SCAN
+#undef STRING
 }
 
 int kinf_json_skip(struct kinf_json_reader *r) {
