@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "deltafifo.h"
 #include "indexer.h"
@@ -47,6 +50,9 @@ struct kinf_deltafifo {
 	/* kinf_deltafifo_batch_begin depth; a wake-up owed at its end. */
 	unsigned batch;
 	bool wake_owed;
+	/* Deltas queued since memory was last given back; when that was. */
+	size_t since_trim;
+	struct timespec last_trim;
 
 	struct slot *slots;	/* items: key -> deltas */
 	size_t cap;		/* power of two, or 0 */
@@ -258,6 +264,7 @@ static int queue_action(struct kinf_deltafifo *fifo, enum kinf_delta_type type,
 		fifo->ring[(fifo->head + fifo->rlen) % fifo->rcap] = d;
 		fifo->rlen++;
 	}
+	fifo->since_trim++;
 	d->v[d->n++] = (struct kinf_delta){
 		.type = type,
 		.obj = obj ? kinf_object_ref(obj) : NULL,
@@ -537,6 +544,45 @@ out:
 	return r;
 }
 
+/*
+ * A burst of deltas (objects queued faster than they were popped, every
+ * version alive at once) leaves the allocator with free memory it keeps:
+ * after 1,000,000 updates of 10,000 pods the cache's RSS ended up 4-19%
+ * above where it started. When Pop finds the queue empty and is about to
+ * wait, everything popped has been released; if enough was queued since
+ * last time, at most once a second, hand the free pages back to the
+ * kernel (glibc's malloc_trim). Called without the FIFO's lock.
+ */
+#define TRIM_AFTER_DELTAS 1024
+#define TRIM_EVERY_MS 1000
+
+static bool trim_due(struct kinf_deltafifo *fifo) {
+#ifdef __GLIBC__
+	struct timespec now;
+	if (fifo->since_trim < TRIM_AFTER_DELTAS) {
+		return false;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long ms = (now.tv_sec - fifo->last_trim.tv_sec) * 1000LL +
+		(now.tv_nsec - fifo->last_trim.tv_nsec) / 1000000;
+	if (ms < TRIM_EVERY_MS) {
+		return false;
+	}
+	fifo->last_trim = now;
+	fifo->since_trim = 0;
+	return true;
+#else
+	(void)fifo;
+	return false;
+#endif
+}
+
+static void give_memory_back(void) {
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 static void deadline_after(struct timespec *ts, int timeout_ms) {
 	clock_gettime(CLOCK_MONOTONIC, ts);
 	ts->tv_sec += timeout_ms / 1000;
@@ -560,6 +606,12 @@ int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 		if (fifo->closed) {
 			pthread_mutex_unlock(&fifo->lock);
 			return -KINF_ECLOSED;
+		}
+		if (trim_due(fifo)) {
+			pthread_mutex_unlock(&fifo->lock);
+			give_memory_back();
+			pthread_mutex_lock(&fifo->lock);
+			continue;
 		}
 		if (timeout_ms < 0) {
 			pthread_cond_wait(&fifo->cond, &fifo->lock);
