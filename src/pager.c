@@ -390,6 +390,7 @@ struct page_state {
 	char *rv;
 	struct kinf_error *reterr;
 	struct kinf_list_splitter *splitter;
+	bool md_seen;			/* this page's metadata member was read */
 	int parse_rc;
 };
 
@@ -417,6 +418,7 @@ static int on_member(const char *key, size_t key_len, const char *value,
 		const char *rv = json_string_value(json_object_get(md, "resourceVersion"));
 		free(ps->cont);
 		free(ps->rv);
+		ps->md_seen = true;
 		ps->cont = cont && cont[0] ? strdup(cont) : NULL;
 		ps->rv = rv ? strdup(rv) : NULL;
 		json_decref(md);
@@ -627,11 +629,6 @@ static const struct kinf_list_splitter_ops page_ops = {
 	.element_prefix = on_element_prefix,
 };
 
-static int on_body(const char *data, size_t len, void *userdata) {
-	struct page_state *ps = userdata;
-	return kinf_list_splitter_feed(ps->splitter, data, len, ps->reterr);
-}
-
 static int cmp_obj(const void *a, const void *b) {
 	return strcmp(kinf_object_key(*(struct kinf_object *const *)a),
 			kinf_object_key(*(struct kinf_object *const *)b));
@@ -706,16 +703,18 @@ static int page_path(const struct kinf_list_opts *opts, long limit,
 }
 
 /*
- * The pipelined pager. A receiver thread runs the HTTP requests and hands
- * the bytes over in blocks; the caller's thread parses them. The receiver
- * reads the next page's continue token from the start of a page (where an
- * API server puts a List's metadata) and asks for that page as soon as
- * the current one is in, so the server builds and sends page N+1 while
- * page N is parsed: otherwise the two take turns, each idle while the
- * other works. When the token is not at the start (custom resources put
- * metadata after the items) the receiver waits for the parser's. The
- * receiver is the HTTP client's only user while it runs.
+ * The pager parses each page while libcurl delivers it. A list that proves
+ * large (SWITCH_BYTES in this call) moves its parsing to a second thread:
+ * the caller's thread keeps running the requests and hands the bytes over
+ * in 256 KiB blocks. It reads the next page's continue token from the start
+ * of each page (where an API server puts a List's metadata) and asks for
+ * that page as soon as the current one is in, so the server builds and
+ * sends page N+1 while page N is parsed; before, the two took turns, each
+ * idle while the other worked. When the token comes after the items
+ * (custom resources) it waits for the parser's. Small lists (the usual
+ * 'kinf list -n ns') start no thread.
  */
+#define SWITCH_BYTES ((size_t)2 << 20)
 #define BLOCK_BYTES ((size_t)256 << 10)
 #define AHEAD_BYTES ((size_t)8 << 20)	/* the receiver's lead, at most */
 #define HEAD_BYTES ((size_t)64 << 10)	/* where the metadata is looked for */
@@ -725,31 +724,37 @@ enum block_kind { BLOCK_DATA, BLOCK_PAGE_END, BLOCK_ERROR };
 struct block {
 	struct block *next;
 	enum block_kind kind;
-	int rc;				/* BLOCK_ERROR */
-	struct kinf_error err;		/* BLOCK_ERROR */
-	bool token_known;		/* BLOCK_PAGE_END: the receiver read it */
+	bool token_known;		/* PAGE_END: the receiver read the token */
 	char *token;			/* and asked for the next page with it */
 	size_t len;
 	char data[];
 };
 
-struct pipeline {
+struct lister {
 	struct kinf_http *http;
 	const struct kinf_list_opts *opts;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct block *head, *tail;
-	size_t queued;			/* bytes of data blocks in the queue */
-	atomic_bool stop;		/* the parser is done or failed */
-	bool receiver_done;		/* the receiver thread returned */
-	struct block *spare;		/* consumed data blocks, for reuse */
-	unsigned published;		/* pages whose continue token the parser gave */
-	char *published_token;		/* for page number 'published' */
-	/* receiver thread only */
+	struct page_state *ps;
+	struct kinf_list_result *ret;
+	/* the receiver (the caller's thread) */
+	size_t inline_bytes;		/* parsed in this thread */
+	bool threaded;			/* the parser thread runs */
+	pthread_t thread;
 	struct block *cur;
 	struct kinf_buf head_buf;
 	int head_state;			/* 0 looking, 1 found, -1 not at the start */
 	char *head_token;
+	/* shared, under lock */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct block *head, *tail, *spare;
+	size_t queued;			/* bytes of data blocks in the queue */
+	atomic_bool stop;		/* the parser failed or finished */
+	bool receiver_gone;		/* no last block will come (out of memory) */
+	bool parser_done;
+	int parse_rc;
+	struct kinf_error parse_err;
+	unsigned published;		/* pages the parser finished */
+	char *published_token;		/* the last one's continue token */
 };
 
 static void block_free(struct block *b) {
@@ -757,54 +762,6 @@ static void block_free(struct block *b) {
 		free(b->token);
 		free(b);
 	}
-}
-
-/* Queue b; waits while the receiver is too far ahead. */
-static void pipe_push(struct pipeline *pl, struct block *b) {
-	pthread_mutex_lock(&pl->lock);
-	while (b->kind == BLOCK_DATA && pl->queued >= AHEAD_BYTES && !atomic_load(&pl->stop)) {
-		pthread_cond_wait(&pl->cond, &pl->lock);
-	}
-	if (atomic_load(&pl->stop)) {
-		pthread_mutex_unlock(&pl->lock);
-		block_free(b);
-		return;
-	}
-	b->next = NULL;
-	if (pl->tail) {
-		pl->tail->next = b;
-	} else {
-		pl->head = b;
-	}
-	pl->tail = b;
-	if (b->kind == BLOCK_DATA) {
-		pl->queued += b->len;
-	}
-	pthread_cond_broadcast(&pl->cond);
-	pthread_mutex_unlock(&pl->lock);
-}
-
-/* The next block, or NULL when the receiver ended without a last one. */
-static struct block *pipe_pop(struct pipeline *pl) {
-	pthread_mutex_lock(&pl->lock);
-	while (!pl->head && !pl->receiver_done) {
-		pthread_cond_wait(&pl->cond, &pl->lock);
-	}
-	struct block *b = pl->head;
-	if (!b) {
-		pthread_mutex_unlock(&pl->lock);
-		return NULL;
-	}
-	pl->head = b->next;
-	if (!pl->head) {
-		pl->tail = NULL;
-	}
-	if (b->kind == BLOCK_DATA) {
-		pl->queued -= b->len;
-	}
-	pthread_cond_broadcast(&pl->cond);
-	pthread_mutex_unlock(&pl->lock);
-	return b;
 }
 
 static struct block *block_new(enum block_kind kind, size_t cap) {
@@ -816,19 +773,66 @@ static struct block *block_new(enum block_kind kind, size_t cap) {
 	return b;
 }
 
+/* Queue b; waits while the receiver is too far ahead. */
+static void pipe_push(struct lister *ls, struct block *b) {
+	pthread_mutex_lock(&ls->lock);
+	while (b->kind == BLOCK_DATA && ls->queued >= AHEAD_BYTES && !atomic_load(&ls->stop)) {
+		pthread_cond_wait(&ls->cond, &ls->lock);
+	}
+	if (atomic_load(&ls->stop)) {
+		pthread_mutex_unlock(&ls->lock);
+		block_free(b);
+		return;
+	}
+	b->next = NULL;
+	if (ls->tail) {
+		ls->tail->next = b;
+	} else {
+		ls->head = b;
+	}
+	ls->tail = b;
+	if (b->kind == BLOCK_DATA) {
+		ls->queued += b->len;
+	}
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
+}
+
+/* The next block, or NULL when none will come. */
+static struct block *pipe_pop(struct lister *ls) {
+	pthread_mutex_lock(&ls->lock);
+	while (!ls->head && !ls->receiver_gone) {
+		pthread_cond_wait(&ls->cond, &ls->lock);
+	}
+	struct block *b = ls->head;
+	if (!b) {
+		pthread_mutex_unlock(&ls->lock);
+		return NULL;
+	}
+	ls->head = b->next;
+	if (!ls->head) {
+		ls->tail = NULL;
+	}
+	if (b->kind == BLOCK_DATA) {
+		ls->queued -= b->len;
+	}
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
+	return b;
+}
+
 /*
  * A data block: a consumed one again when there is one. Fresh 256 KiB
  * blocks each cost page faults (and an mmap and munmap while glibc's
- * threshold is below their size): 800 MB of them took a third of a
- * 100,000-pod list's system time.
+ * threshold is below their size).
  */
-static struct block *data_block(struct pipeline *pl) {
-	pthread_mutex_lock(&pl->lock);
-	struct block *b = pl->spare;
+static struct block *data_block(struct lister *ls) {
+	pthread_mutex_lock(&ls->lock);
+	struct block *b = ls->spare;
 	if (b) {
-		pl->spare = b->next;
+		ls->spare = b->next;
 	}
-	pthread_mutex_unlock(&pl->lock);
+	pthread_mutex_unlock(&ls->lock);
 	if (b) {
 		b->len = 0;
 		return b;
@@ -836,11 +840,11 @@ static struct block *data_block(struct pipeline *pl) {
 	return block_new(BLOCK_DATA, BLOCK_BYTES);
 }
 
-static void data_block_done(struct pipeline *pl, struct block *b) {
-	pthread_mutex_lock(&pl->lock);
-	b->next = pl->spare;
-	pl->spare = b;
-	pthread_mutex_unlock(&pl->lock);
+static void data_block_done(struct lister *ls, struct block *b) {
+	pthread_mutex_lock(&ls->lock);
+	b->next = ls->spare;
+	ls->spare = b;
+	pthread_mutex_unlock(&ls->lock);
 }
 
 /*
@@ -905,323 +909,355 @@ incomplete:
 	return n < HEAD_BYTES ? 0 : -1;
 }
 
-static int receiver_body(const char *data, size_t len, void *userdata) {
-	struct pipeline *pl = userdata;
-
-	if (atomic_load(&pl->stop)) {
-		return -KINF_ECANCELED;
+/* One page done (in whichever thread parses): count it, note its RV. */
+static void page_done(struct page_state *ps, struct kinf_list_result *ret) {
+	const struct kinf_list_opts *opts = ps->opts;
+	ret->pages++;
+	if (opts->on_page) {
+		opts->on_page(ret->pages, ps->items.len / sizeof(struct kinf_object *) +
+				ps->rows.len / sizeof(struct kinf_table_row), opts->userdata);
 	}
-	if (pl->head_state == 0) {
-		size_t take = len < HEAD_BYTES - pl->head_buf.len ? len : HEAD_BYTES - pl->head_buf.len;
-		if (kinf_buf_append(&pl->head_buf, data, take) < 0) {
-			return -KINF_ENOMEM;
-		}
-		pl->head_state = head_token(pl->head_buf.data, pl->head_buf.len, &pl->head_token);
-	}
-	while (len > 0) {
-		if (!pl->cur && !(pl->cur = data_block(pl))) {
-			return -KINF_ENOMEM;
-		}
-		size_t n = BLOCK_BYTES - pl->cur->len;
-		if (n > len) {
-			n = len;
-		}
-		memcpy(pl->cur->data + pl->cur->len, data, n);
-		pl->cur->len += n;
-		data += n;
-		len -= n;
-		if (pl->cur->len == BLOCK_BYTES) {
-			pipe_push(pl, pl->cur);
-			pl->cur = NULL;
-		}
-	}
-	return 0;
+	kinf_log(2, "list: page %u, %zu items so far, resourceVersion %s%s",
+			ret->pages, ps->items.len / sizeof(struct kinf_object *) +
+			ps->rows.len / sizeof(struct kinf_table_row),
+			ps->rv ? ps->rv : "", ps->cont ? ", more" : "");
+	free(ret->resource_version);
+	ret->resource_version = ps->rv;
+	ps->rv = NULL;
 }
 
-static void *receiver(void *userdata) {
-	struct pipeline *pl = userdata;
-	const struct kinf_list_opts *opts = pl->opts;
-	struct kinf_buf path = {0};
-	char *cont = NULL;
-	struct kinf_error err;
-
-	for (unsigned page = 1;; page++) {
-		int rc;
-		kinf_error_clear(&err);
-		kinf_buf_reset(&pl->head_buf);
-		pl->head_state = 0;
-		pl->head_token = NULL;
-		rc = page_path(opts, opts->limit, cont, &path);
-		if (rc == 0) {
-			struct kinf_http_request req = {
-				.path = path.data,
-				.accept = opts->table ? TABLE_ACCEPT : "application/json",
-				.on_body = receiver_body,
-				.userdata = pl,
-			};
-			rc = kinf_http_get(pl->http, &req, NULL, &err);
-		}
-		if (pl->cur) {
-			pipe_push(pl, pl->cur);
-			pl->cur = NULL;
-		}
-		struct block *b = block_new(rc < 0 ? BLOCK_ERROR : BLOCK_PAGE_END, 0);
-		if (!b) {
-			rc = -KINF_ENOMEM;
-			kinf_error_set(&err, KINF_ENOMEM, "out of memory");
-			b = block_new(BLOCK_ERROR, 0);
-			if (!b) {
-				break;	/* pipe_pop sees receiver_done */
-			}
-		}
-		b->rc = rc;
-		b->err = err;
-		if (rc == 0 && pl->head_state == 1) {
-			b->token_known = true;
-			b->token = pl->head_token ? strdup(pl->head_token) : NULL;
-		}
-		pipe_push(pl, b);
-		if (rc < 0) {
-			free(pl->head_token);
-			break;
-		}
-		/* The next page: at once with the token read, else the parser's. */
-		free(cont);
-		cont = NULL;
-		if (pl->head_state == 1) {
-			cont = pl->head_token;
-		} else {
-			free(pl->head_token);
-			pthread_mutex_lock(&pl->lock);
-			while (pl->published < page && !atomic_load(&pl->stop)) {
-				pthread_cond_wait(&pl->cond, &pl->lock);
-			}
-			if (!atomic_load(&pl->stop) && pl->published_token) {
-				cont = strdup(pl->published_token);
-			}
-			pthread_mutex_unlock(&pl->lock);
-		}
-		pl->head_token = NULL;
-		if (!cont || atomic_load(&pl->stop)) {
-			break;
-		}
-	}
-	free(cont);
-	kinf_buf_release(&path);
-	pthread_mutex_lock(&pl->lock);
-	pl->receiver_done = true;
-	pthread_cond_broadcast(&pl->cond);
-	pthread_mutex_unlock(&pl->lock);
-	return NULL;
-}
-
-/* Stop the receiver (when it is still going) and free what it queued. */
-static void pipeline_end(struct pipeline *pl, pthread_t thread) {
-	pthread_mutex_lock(&pl->lock);
-	atomic_store(&pl->stop, true);
-	pthread_cond_broadcast(&pl->cond);
-	pthread_mutex_unlock(&pl->lock);
-	kinf_http_interrupt(pl->http);
-	pthread_join(thread, NULL);
-	while (pl->head) {
-		struct block *b = pl->head;
-		pl->head = b->next;
-		block_free(b);
-	}
-	block_free(pl->cur);
-	while (pl->spare) {
-		struct block *b = pl->spare;
-		pl->spare = b->next;
-		block_free(b);
-	}
-	kinf_buf_release(&pl->head_buf);
-	free(pl->published_token);
-	pthread_cond_destroy(&pl->cond);
-	pthread_mutex_destroy(&pl->lock);
-}
-
-/*
- * Every page through the pipeline into ps/ret. Returns 0, an error,
- * -KINF_EGONE with *ret_expired set when a continue token expired (the
- * caller then lists again without paging), or 1 when no thread could be
- * started (nothing done: the caller goes page by page).
- */
-static int list_pipelined(struct kinf_http *http, const struct kinf_list_opts *opts,
-		struct page_state *ps, struct kinf_list_result *ret, bool *ret_expired,
-		struct kinf_error *reterr) {
-	struct pipeline pl = { .http = http, .opts = opts };
-	pthread_t thread;
+/* The parser thread: blocks in, pages out, until the last page or an error. */
+static void *parser_main(void *userdata) {
+	struct lister *ls = userdata;
+	struct page_state *ps = ls->ps;
 	int rc = 0;
 
-	atomic_init(&pl.stop, false);
-	pthread_mutex_init(&pl.lock, NULL);
-	pthread_cond_init(&pl.cond, NULL);
-	if (pthread_create(&thread, NULL, receiver, &pl) != 0) {
-		pthread_cond_destroy(&pl.cond);
-		pthread_mutex_destroy(&pl.lock);
-		return 1;	/* no thread: the caller goes page by page */
-	}
 	for (;;) {
-		ps->splitter = kinf_list_splitter_new(&page_ops, ps, opts->limits.max_bytes);
 		if (!ps->splitter) {
-			rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
-			break;
+			ps->splitter = kinf_list_splitter_new(&page_ops, ps, ls->opts->limits.max_bytes);
+			ps->md_seen = false;
+			if (!ps->splitter) {
+				rc = kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
+				break;
+			}
 		}
 		struct block *b;
-		while ((b = pipe_pop(&pl)) && b->kind == BLOCK_DATA) {
-			rc = splitter_feed_block(ps->splitter, b->data, b->len, reterr);
-			data_block_done(&pl, b);
+		while ((b = pipe_pop(ls)) && b->kind == BLOCK_DATA) {
+			rc = splitter_feed_block(ps->splitter, b->data, b->len, ps->reterr);
+			data_block_done(ls, b);
 			if (rc < 0) {
-				break;	/* pipeline_end stops the receiver */
+				break;
 			}
 		}
 		if (rc == 0 && !b) {
-			rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+			rc = kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
 		}
-		if (rc < 0) {
-			kinf_list_splitter_free(ps->splitter);
-			ps->splitter = NULL;
+		if (rc < 0 || b->kind == BLOCK_ERROR) {
+			/* Failed here, or the receiver did (and knows why). */
+			block_free(rc < 0 ? NULL : b);
 			break;
 		}
-		if (b->kind == BLOCK_ERROR) {
-			rc = b->rc;
-			if (reterr) {
-				*reterr = b->err;
-			}
-		}
-		if (rc == 0) {
-			rc = kinf_list_splitter_finish(ps->splitter, reterr);
-		}
+		rc = kinf_list_splitter_finish(ps->splitter, ps->reterr);
 		if (rc == 0 && b->token_known && (!b->token != !ps->cont ||
 				(b->token && strcmp(b->token, ps->cont) != 0))) {
-			rc = kinf_error_set(reterr, KINF_EJSON, "list page %u: two different "
-					"continue tokens in its metadata", ret->pages + 1);
+			rc = kinf_error_set(ps->reterr, KINF_EJSON, "list page %u: two "
+					"different continue tokens in its metadata", ls->ret->pages + 1);
 		}
 		block_free(b);
 		kinf_list_splitter_free(ps->splitter);
 		ps->splitter = NULL;
 		if (rc < 0) {
-			*ret_expired = rc == -KINF_EGONE && ret->pages > 0;
 			break;
 		}
-		ret->pages++;
-		pthread_mutex_lock(&pl.lock);
-		free(pl.published_token);
-		pl.published_token = ps->cont ? strdup(ps->cont) : NULL;
-		pl.published = ret->pages;
-		pthread_cond_broadcast(&pl.cond);
-		pthread_mutex_unlock(&pl.lock);
-		if (opts->on_page) {
-			opts->on_page(ret->pages, ps->items.len / sizeof(struct kinf_object *) +
-					ps->rows.len / sizeof(struct kinf_table_row), opts->userdata);
-		}
-		kinf_log(2, "list: page %u, %zu items so far, resourceVersion %s%s",
-				ret->pages, ps->items.len / sizeof(struct kinf_object *) +
-				ps->rows.len / sizeof(struct kinf_table_row),
-				ps->rv ? ps->rv : "", ps->cont ? ", more" : "");
-		free(ret->resource_version);
-		ret->resource_version = ps->rv;
-		ps->rv = NULL;
+		page_done(ps, ls->ret);
 		bool more = ps->cont != NULL;
-		free(ps->cont);
+		pthread_mutex_lock(&ls->lock);
+		free(ls->published_token);
+		ls->published_token = ps->cont;
 		ps->cont = NULL;
+		ls->published = ls->ret->pages;
+		pthread_cond_broadcast(&ls->cond);
+		pthread_mutex_unlock(&ls->lock);
 		if (!more) {
 			break;
 		}
 	}
-	pipeline_end(&pl, thread);
+	pthread_mutex_lock(&ls->lock);
+	ls->parse_rc = rc;
+	ls->parser_done = true;
+	if (rc < 0) {
+		atomic_store(&ls->stop, true);
+	}
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
+	if (rc < 0) {
+		kinf_http_interrupt(ls->http);	/* the receiver may wait for data */
+	}
+	return NULL;
+}
+
+/*
+ * Hand the parsing of the rest of this list to a new thread, in the middle
+ * of the current page. The splitter (and whatever it gathered) goes along.
+ * On failure the caller's thread simply goes on parsing.
+ */
+static void start_parser(struct lister *ls) {
+	struct page_state *ps = ls->ps;
+
+	ls->head = ls->tail = ls->spare = ls->cur = NULL;
+	ls->queued = 0;
+	ls->parser_done = false;
+	ls->receiver_gone = false;
+	ls->parse_rc = 0;
+	kinf_error_clear(&ls->parse_err);
+	ls->published = ls->ret->pages;
+	ls->published_token = NULL;
+	atomic_store(&ls->stop, false);
+	/* The splitter has read this page so far: its metadata, if it came first. */
+	ls->head_state = ps->md_seen ? 1 : -1;
+	ls->head_token = ps->md_seen && ps->cont ? strdup(ps->cont) : NULL;
+	if (ps->md_seen && ps->cont && !ls->head_token) {
+		ls->head_state = -1;
+	}
+	ps->reterr = &ls->parse_err;
+	if (pthread_create(&ls->thread, NULL, parser_main, ls) != 0) {
+		ps->reterr = NULL;	/* restored by the caller */
+		free(ls->head_token);
+		ls->head_token = NULL;
+		return;
+	}
+	ls->threaded = true;
+}
+
+static int lister_body(const char *data, size_t len, void *userdata) {
+	struct lister *ls = userdata;
+
+	if (!ls->threaded) {
+		int rc = kinf_list_splitter_feed(ls->ps->splitter, data, len, ls->ps->reterr);
+		if (rc < 0) {
+			return rc;
+		}
+		ls->inline_bytes += len;
+		if (ls->inline_bytes >= SWITCH_BYTES) {
+			struct kinf_error *reterr = ls->ps->reterr;
+			start_parser(ls);
+			if (!ls->threaded) {
+				ls->ps->reterr = reterr;
+				ls->inline_bytes = 0;	/* try again later */
+			}
+		}
+		return 0;
+	}
+	if (atomic_load(&ls->stop)) {
+		return -KINF_ECANCELED;
+	}
+	if (ls->head_state == 0) {
+		size_t take = len < HEAD_BYTES - ls->head_buf.len ? len : HEAD_BYTES - ls->head_buf.len;
+		if (kinf_buf_append(&ls->head_buf, data, take) < 0) {
+			return -KINF_ENOMEM;
+		}
+		ls->head_state = head_token(ls->head_buf.data, ls->head_buf.len, &ls->head_token);
+	}
+	while (len > 0) {
+		if (!ls->cur && !(ls->cur = data_block(ls))) {
+			return -KINF_ENOMEM;
+		}
+		size_t n = BLOCK_BYTES - ls->cur->len;
+		if (n > len) {
+			n = len;
+		}
+		memcpy(ls->cur->data + ls->cur->len, data, n);
+		ls->cur->len += n;
+		data += n;
+		len -= n;
+		if (ls->cur->len == BLOCK_BYTES) {
+			pipe_push(ls, ls->cur);
+			ls->cur = NULL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Wait for the parser and tear the pipeline down. Returns the parser's
+ * error if it failed (into reterr), else rc.
+ */
+static int stop_parser(struct lister *ls, int rc, struct kinf_error *reterr) {
+	pthread_join(ls->thread, NULL);
+	ls->threaded = false;
+	if (ls->parse_rc < 0) {
+		rc = ls->parse_rc;
+		if (reterr) {
+			*reterr = ls->parse_err;
+		}
+	}
+	ls->ps->reterr = reterr;
+	while (ls->head) {
+		struct block *b = ls->head;
+		ls->head = b->next;
+		block_free(b);
+	}
+	ls->tail = NULL;
+	block_free(ls->cur);
+	ls->cur = NULL;
+	while (ls->spare) {
+		struct block *b = ls->spare;
+		ls->spare = b->next;
+		block_free(b);
+	}
+	free(ls->published_token);
+	ls->published_token = NULL;
+	free(ls->head_token);
+	ls->head_token = NULL;
+	if (ls->ps->splitter) {
+		kinf_list_splitter_free(ls->ps->splitter);
+		ls->ps->splitter = NULL;
+	}
 	return rc;
+}
+
+/* Tell the parser this page ended (or failed) and no more comes. */
+static void push_end(struct lister *ls, enum block_kind kind) {
+	if (ls->cur) {
+		pipe_push(ls, ls->cur);
+		ls->cur = NULL;
+	}
+	struct block *b = block_new(kind, 0);
+	if (!b) {
+		/* Out of memory: the parser ends without its last block. */
+		pthread_mutex_lock(&ls->lock);
+		atomic_store(&ls->stop, true);
+		ls->receiver_gone = true;
+		pthread_cond_broadcast(&ls->cond);
+		pthread_mutex_unlock(&ls->lock);
+		return;
+	}
+	if (kind == BLOCK_PAGE_END && ls->head_state == 1) {
+		b->token_known = true;
+		b->token = ls->head_token ? strdup(ls->head_token) : NULL;
+	}
+	/* Not pipe_push: the last block must arrive even after a stop. */
+	pthread_mutex_lock(&ls->lock);
+	b->next = NULL;
+	if (ls->tail) {
+		ls->tail->next = b;
+	} else {
+		ls->head = b;
+	}
+	ls->tail = b;
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
 }
 
 int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 		struct kinf_list_result *ret, struct kinf_error *reterr) {
 	struct page_state ps = { .opts = opts, .result = ret, .reterr = reterr };
+	struct lister ls = { .http = http, .opts = opts, .ps = &ps, .ret = ret };
 	struct kinf_buf path = {0};
 	char *cont = NULL;
 	long limit = opts->limit;
+	unsigned page = 0;	/* the receiver's count of pages asked for */
 	int rc = 0;
 
 	memset(ret, 0, sizeof(*ret));
-	if (limit > 0) {
-		bool expired = false;
-		rc = list_pipelined(http, opts, &ps, ret, &expired, reterr);
-		if (rc == 0) {
-			goto done;
-		}
-		if (rc == 1) {
-			rc = 0;
-		} else if (expired) {
-			/* As below: the whole list again, in one request. */
-			kinf_log(1, "list: continue token expired after %u pages; "
-					"relisting without paging", ret->pages);
-			drop_collected(&ps);
-			limit = 0;
-			ret->pages = 0;
-			ret->fell_back_to_full_list = true;
-		} else {
-			goto out;
-		}
-	}
+	atomic_init(&ls.stop, false);
+	pthread_mutex_init(&ls.lock, NULL);
+	pthread_cond_init(&ls.cond, NULL);
 	for (;;) {
 		rc = page_path(opts, limit, cont, &path);
 		if (rc < 0) {
 			goto out;
 		}
-		ps.splitter = kinf_list_splitter_new(&page_ops, &ps, opts->limits.max_bytes);
-		if (!ps.splitter) {
-			rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
-			goto out;
+		page = ls.threaded ? page + 1 : ret->pages + 1;
+		if (ls.threaded) {
+			kinf_buf_reset(&ls.head_buf);
+			ls.head_state = 0;
+			free(ls.head_token);
+			ls.head_token = NULL;
+		} else {
+			ps.splitter = kinf_list_splitter_new(&page_ops, &ps, opts->limits.max_bytes);
+			ps.md_seen = false;
+			if (!ps.splitter) {
+				rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+				goto out;
+			}
 		}
 		struct kinf_http_request req = {
 			.path = path.data,
 			.accept = opts->table ? TABLE_ACCEPT : "application/json",
-			.on_body = on_body,
-			.userdata = &ps,
+			.on_body = lister_body,
+			.userdata = &ls,
 		};
 		rc = kinf_http_get(http, &req, NULL, reterr);
+		if (ls.threaded) {
+			/* The parser has this page (it started during it, or before). */
+			push_end(&ls, rc < 0 ? BLOCK_ERROR : BLOCK_PAGE_END);
+			free(cont);
+			cont = NULL;
+			if (rc == 0 && ls.head_state == 1) {
+				cont = ls.head_token;
+				ls.head_token = NULL;
+			} else if (rc == 0) {
+				pthread_mutex_lock(&ls.lock);
+				while (ls.published < page && !ls.parser_done) {
+					pthread_cond_wait(&ls.cond, &ls.lock);
+				}
+				if (ls.published >= page && ls.published_token) {
+					cont = strdup(ls.published_token);
+				}
+				pthread_mutex_unlock(&ls.lock);
+			}
+			if (rc == 0 && cont && !atomic_load(&ls.stop)) {
+				continue;
+			}
+			if (rc == 0 && cont) {
+				/* The parser stopped first: its error is the one. */
+				push_end(&ls, BLOCK_ERROR);
+			} else if (rc == 0) {
+				/* The last page: the parser ends by itself. */
+			}
+			rc = stop_parser(&ls, rc, reterr);
+			if (rc == -KINF_EGONE && page > 1) {
+				goto expired;
+			}
+			if (rc < 0) {
+				goto out;
+			}
+			break;
+		}
 		if (rc == 0) {
 			rc = kinf_list_splitter_finish(ps.splitter, reterr);
 		}
 		kinf_list_splitter_free(ps.splitter);
 		ps.splitter = NULL;
 		if (rc == -KINF_EGONE && cont) {
-			/*
-			 * The continue token expired: like the pager's
-			 * FullListIfExpired, list everything in one request at the
-			 * original resourceVersion.
-			 */
-			kinf_log(1, "list: continue token expired after %u pages; "
-					"relisting without paging", ret->pages);
-			drop_collected(&ps);
-			free(cont);
-			cont = NULL;
-			limit = 0;
-			ret->fell_back_to_full_list = true;
-			continue;
+			goto expired;
 		}
 		if (rc < 0) {
 			goto out;
 		}
-		ret->pages++;
-		if (opts->on_page) {
-			opts->on_page(ret->pages, ps.items.len / sizeof(struct kinf_object *) +
-					ps.rows.len / sizeof(struct kinf_table_row), opts->userdata);
-		}
-		kinf_log(2, "list: page %u, %zu items so far, resourceVersion %s%s",
-				ret->pages, ps.items.len / sizeof(struct kinf_object *) +
-				ps.rows.len / sizeof(struct kinf_table_row),
-				ps.rv ? ps.rv : "", ps.cont ? ", more" : "");
-		free(ret->resource_version);
-		ret->resource_version = ps.rv;
-		ps.rv = NULL;
+		page_done(&ps, ret);
 		free(cont);
 		cont = ps.cont;
 		ps.cont = NULL;
 		if (!cont) {
 			break;
 		}
+		continue;
+expired:
+		/*
+		 * The continue token expired: like the pager's FullListIfExpired,
+		 * list everything in one request at the original resourceVersion.
+		 */
+		kinf_log(1, "list: continue token expired after %u pages; "
+				"relisting without paging", ret->pages);
+		drop_collected(&ps);
+		free(cont);
+		cont = NULL;
+		limit = 0;
+		ls.inline_bytes = 0;
+		ret->fell_back_to_full_list = true;
 	}
-done:
 	ret->items.n = ps.items.len / sizeof(struct kinf_object *);
 	ret->items.v = (struct kinf_object **)(void *)kinf_buf_take(&ps.items);
 	qsort(ret->items.v, ret->items.n, sizeof(*ret->items.v), cmp_obj);
@@ -1233,6 +1269,13 @@ done:
 	}
 	rc = 0;
 out:
+	if (ls.threaded) {
+		push_end(&ls, BLOCK_ERROR);
+		stop_parser(&ls, rc, NULL);
+	}
+	kinf_buf_release(&ls.head_buf);
+	pthread_cond_destroy(&ls.cond);
+	pthread_mutex_destroy(&ls.lock);
 	drop_collected(&ps);
 	kinf_buf_release(&ps.items);
 	kinf_buf_release(&ps.rows);
