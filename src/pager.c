@@ -280,6 +280,11 @@ static int scan(struct kinf_list_splitter *s, const char *data, size_t len,
 					s->need_sep = true;
 					continue;
 				}
+				if (rc > 0) {
+					/* Taken, and the list stops (reterr says why). */
+					s->error = -rc;
+					return -rc;
+				}
 				/* Cut short or malformed: scan it, then element() says which. */
 			}
 			if (!s->capture) {
@@ -386,6 +391,9 @@ struct page_state {
 	struct kinf_list_result *result;
 	struct kinf_buf items;		/* struct kinf_object * array */
 	struct kinf_buf rows;		/* struct kinf_table_row array */
+	size_t n_items;			/* items or rows of this list so far */
+	struct kinf_strv handed;	/* keys given to on_item (sorted once restarted) */
+	bool restarted;			/* a full list after an expired continue */
 	char *cont;			/* this page's metadata.continue */
 	char *rv;
 	struct kinf_error *reterr;
@@ -560,6 +568,39 @@ bad:
 	return -KINF_EJSON;
 }
 
+static int cmp_str(const void *a, const void *b) {
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * A parsed item: kept for the result, or handed to on_item. After a
+ * restart, an item whose key was handed over before is dropped: its
+ * object was printed (or whatever the caller did) from the first list.
+ */
+static int take_item(struct page_state *ps, struct kinf_object *obj) {
+	const struct kinf_list_opts *opts = ps->opts;
+
+	ps->n_items++;
+	if (!opts->on_item) {
+		if (kinf_buf_append(&ps->items, &obj, sizeof(obj)) < 0) {
+			kinf_object_unref(obj);
+			return kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
+		}
+		return 0;
+	}
+	const char *key = kinf_object_key(obj);
+	if (ps->restarted) {
+		if (bsearch(&key, ps->handed.v, ps->handed.n, sizeof(char *), cmp_str)) {
+			kinf_object_unref(obj);
+			return 0;
+		}
+	} else if (kinf_strv_push_str(&ps->handed, key) < 0) {
+		kinf_object_unref(obj);
+		return kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
+	}
+	return opts->on_item(obj, opts->userdata, ps->reterr);
+}
+
 static int on_element(const char *key, size_t key_len, const char *value,
 		size_t len, void *userdata) {
 	struct page_state *ps = userdata;
@@ -569,15 +610,10 @@ static int on_element(const char *key, size_t key_len, const char *value,
 		struct kinf_object *obj = NULL;
 		rc = kinf_object_parse(value, len, &ps->opts->limits, &obj, ps->reterr);
 		if (rc < 0) {
-			kinf_error_prefix(ps->reterr, "list item %zu",
-					ps->items.len / sizeof(obj) + 1);
+			kinf_error_prefix(ps->reterr, "list item %zu", ps->n_items + 1);
 			return rc;
 		}
-		if (kinf_buf_append(&ps->items, &obj, sizeof(obj)) < 0) {
-			kinf_object_unref(obj);
-			return -KINF_ENOMEM;
-		}
-		return 0;
+		return take_item(ps, obj);
 	}
 	/* A Table row: its key comes from the row's object metadata. */
 	struct kinf_buf ns = {0}, name = {0}, k = {0};
@@ -595,6 +631,8 @@ static int on_element(const char *key, size_t key_len, const char *value,
 			free(tr.key);
 			free(tr.json);
 			rc = -KINF_ENOMEM;
+		} else {
+			ps->n_items++;
 		}
 	}
 	kinf_buf_release(&ns);
@@ -616,11 +654,9 @@ static int on_element_prefix(const char *key, size_t key_len, const char *data,
 	if (rc < 0) {
 		return rc;
 	}
-	if (kinf_buf_append(&ps->items, &obj, sizeof(obj)) < 0) {
-		kinf_object_unref(obj);
-		return -KINF_ENOMEM;
-	}
-	return 0;
+	rc = take_item(ps, obj);
+	/* The bytes were taken: an error now stops the list, it is no retry. */
+	return rc < 0 ? -rc : 0;
 }
 
 static const struct kinf_list_splitter_ops page_ops = {
@@ -914,12 +950,10 @@ static void page_done(struct page_state *ps, struct kinf_list_result *ret) {
 	const struct kinf_list_opts *opts = ps->opts;
 	ret->pages++;
 	if (opts->on_page) {
-		opts->on_page(ret->pages, ps->items.len / sizeof(struct kinf_object *) +
-				ps->rows.len / sizeof(struct kinf_table_row), opts->userdata);
+		opts->on_page(ret->pages, ps->n_items, opts->userdata);
 	}
 	kinf_log(2, "list: page %u, %zu items so far, resourceVersion %s%s",
-			ret->pages, ps->items.len / sizeof(struct kinf_object *) +
-			ps->rows.len / sizeof(struct kinf_table_row),
+			ret->pages, ps->n_items,
 			ps->rv ? ps->rv : "", ps->cont ? ", more" : "");
 	free(ret->resource_version);
 	ret->resource_version = ps->rv;
@@ -1252,6 +1286,9 @@ expired:
 		kinf_log(1, "list: continue token expired after %u pages; "
 				"relisting without paging", ret->pages);
 		drop_collected(&ps);
+		ps.n_items = 0;
+		kinf_strv_sort(&ps.handed);
+		ps.restarted = true;
 		free(cont);
 		cont = NULL;
 		limit = 0;
@@ -1264,6 +1301,7 @@ expired:
 	ret->n_rows = ps.rows.len / sizeof(struct kinf_table_row);
 	ret->rows = (struct kinf_table_row *)(void *)kinf_buf_take(&ps.rows);
 	qsort(ret->rows, ret->n_rows, sizeof(*ret->rows), cmp_row);
+	ret->n_items = ps.n_items;
 	if (!ret->resource_version) {
 		ret->resource_version = strdup("");
 	}
@@ -1279,6 +1317,7 @@ out:
 	drop_collected(&ps);
 	kinf_buf_release(&ps.items);
 	kinf_buf_release(&ps.rows);
+	kinf_strv_release(&ps.handed);
 	free(ps.cont);
 	free(ps.rv);
 	free(cont);

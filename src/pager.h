@@ -29,6 +29,18 @@ struct kinf_list_opts {
 	struct kinf_object_limits limits;
 	/* Called after each page (progress lines); may be NULL. */
 	void (*on_page)(unsigned pages, size_t items, void *userdata);
+	/*
+	 * Optional (not for tables): take each item as it is parsed, in the
+	 * server's order, instead of keeping it (ret->items stays empty); the
+	 * callee owns the reference. Calls come from one thread at a time,
+	 * not always the caller's (large lists are parsed in a second thread).
+	 * When a continue token expires after items were handed over, the
+	 * list starts over in one request and only items with keys not handed
+	 * over yet follow (ret->fell_back_to_full_list says so). Return 0, or
+	 * <0 with reterr set to stop the list with that error.
+	 */
+	int (*on_item)(struct kinf_object *obj, void *userdata,
+			struct kinf_error *reterr);
 	void *userdata;
 };
 
@@ -40,7 +52,7 @@ struct kinf_table_row {
 };
 
 struct kinf_list_result {
-	struct kinf_object_list items;	/* sorted by key (not for tables) */
+	struct kinf_object_list items;	/* sorted by key (not for tables or on_item) */
 	struct kinf_table_row *rows;	/* sorted by key (tables only) */
 	size_t n_rows;
 	char *columns_json;		/* Table columnDefinitions, or NULL */
@@ -48,6 +60,7 @@ struct kinf_list_result {
 	char *kind;			/* "PodList" */
 	char *api_version;
 	unsigned pages;
+	size_t n_items;			/* items or rows in the list */
 	bool fell_back_to_full_list;	/* a continue token expired */
 };
 
@@ -81,7 +94,9 @@ struct kinf_list_splitter_ops {
 	 * where it lies, without copying it first, and say how many bytes it
 	 * was in *ret_used. Return 0, or <0 when it is cut short or not
 	 * acceptable: then the element is scanned, gathered and handed to
-	 * element(). Pieces are then gathered in larger chunks first.
+	 * element(). Return a positive error code when the element was taken
+	 * but the split must stop (with reterr set): feed returns it negated.
+	 * Pieces are then gathered in larger chunks first.
 	 */
 	int (*element_prefix)(const char *key, size_t key_len, const char *data,
 			size_t avail, size_t *ret_used, void *userdata);

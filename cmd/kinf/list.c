@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,7 +11,9 @@ static const char list_usage[] =
 	"Usage: kinf list RESOURCE [NAME...] [OPTIONS]\n"
 	"\n"
 	"List a resource as one consistent, paginated list (the reflector's list\n"
-	"phase) and print it sorted by namespace and name.\n"
+	"phase). -o json, yaml and name print each object as it arrives, in the\n"
+	"server's order (namespace, then name); tables and templates print the\n"
+	"whole list sorted by namespace and name.\n"
 	"\n"
 	"Examples:\n"
 	"  kinf list pods -n default\n"
@@ -26,23 +29,6 @@ static const struct option list_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static bool name_wanted(char **names, int n, const char *name) {
-	if (n == 0) {
-		return true;
-	}
-	for (int i = 0; i < n; i++) {
-		if (strcmp(names[i], name) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-/* The item kind a list's kind implies: "PodList" -> "Pod". */
-static char *item_kind(const struct kinf_resource *res) {
-	return strdup(res->kind);
-}
-
 static char *api_version_of(const struct kinf_resource *res) {
 	struct kinf_buf b = {0};
 	if (res->group[0]) {
@@ -53,28 +39,80 @@ static char *api_version_of(const struct kinf_resource *res) {
 	return kinf_buf_take(&b);
 }
 
-/* With names given: a field selector on metadata.name when there is one name. */
-static int print_objects(struct cli *cli, struct kinf_list_result *res,
-		char **names, int n_names) {
-	char *api_version = api_version_of(cli->res);
-	char *kind = item_kind(cli->res);
-	struct kinf_error err = {0};
-	bool first = true;
+/*
+ * A progress line on stderr while a long list comes in, when stderr is a
+ * terminal: "listed 42,000 pods (84 pages)...", erased when done.
+ */
+struct progress {
+	const char *what;
+	bool off;		/* items go to the same terminal */
+	bool shown;
+};
+
+/*
+ * -o json, yaml and name print each item as the pager hands it over, in
+ * the server's order (an API server's is namespace, then name), so the
+ * first lines come with the first page and memory stays flat however long
+ * the list: kubectl get prints chunk by chunk too.
+ */
+struct item_printer {
+	struct cli *cli;
+	char **names;		/* the names asked for, or none */
+	int n_names;
+	bool *found;		/* per name */
+	char *api_version;
+	bool first;
+	int write_errno;	/* stdout failed: 0 or its errno */
+	bool streamed;		/* items print as they come (not tables, templates) */
+	struct progress progress;
+};
+
+static void on_page(unsigned pages, size_t items, void *userdata) {
+	struct item_printer *printer = userdata;
+	struct progress *p = &printer->progress;
+	if (printer->streamed && fflush(stdout) != 0 && !printer->write_errno) {
+		/* A page's items reach `| jq` now; a closed pipe stops the next item. */
+		printer->write_errno = errno;
+	}
+	if (pages < 2 || p->off || !isatty(STDERR_FILENO)) {
+		return;
+	}
+	char num[32];
+	cli_group_thousands(items, num, sizeof(num));
+	fprintf(stderr, "\rlisted %s %s (%u pages)...\033[K", num, p->what, pages);
+	p->shown = true;
+}
+
+/* Marks the name found; false when names were given and it is not one. */
+static bool name_wanted(struct item_printer *p, const char *name) {
+	if (p->n_names == 0) {
+		return true;
+	}
+	for (int i = 0; i < p->n_names; i++) {
+		if (strcmp(p->names[i], name) == 0) {
+			p->found[i] = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int print_item(struct kinf_object *obj, void *userdata, struct kinf_error *err) {
+	struct item_printer *p = userdata;
+	struct cli *cli = p->cli;
 	int rc = 0;
 
-	for (size_t i = 0; i < res->items.n && rc == 0; i++) {
-		struct kinf_object *obj = res->items.v[i];
-		if (!name_wanted(names, n_names, kinf_object_name(obj))) {
-			continue;
-		}
-		if (cli->format == KINF_OUTPUT_NAME) {
-			cli_print_name(cli->res, obj, stdout);
-			continue;
-		}
-		struct kinf_object *typed = kinf_object_with_type(obj, api_version, kind);
+	if (!name_wanted(p, kinf_object_name(obj))) {
+		kinf_object_unref(obj);
+		return 0;
+	}
+	if (cli->format == KINF_OUTPUT_NAME) {
+		cli_print_name(cli->res, obj, stdout);
+	} else {
+		struct kinf_object *typed = kinf_object_with_type(obj, p->api_version, cli->res->kind);
 		if (!typed) {
-			rc = -KINF_ENOMEM;
-			break;
+			kinf_object_unref(obj);
+			return kinf_error_set(err, KINF_ENOMEM, "out of memory");
 		}
 		size_t len;
 		const char *json = kinf_object_json(typed, &len);
@@ -82,61 +120,64 @@ static int print_objects(struct cli *cli, struct kinf_list_result *res,
 			fwrite(json, 1, len, stdout);
 			fputc('\n', stdout);
 		} else {
-			if (!first) {
+			if (!p->first) {
 				fputs("---\n", stdout);
 			}
-			rc = kinf_output_yaml(stdout, json, len, &err);
+			rc = kinf_output_yaml(stdout, json, len, err);
+			if (rc < 0) {
+				kinf_error_prefix(err, "output");
+			}
 		}
-		first = false;
 		kinf_object_unref(typed);
 	}
-	free(api_version);
-	free(kind);
-	if (rc < 0) {
-		return cli_error(cli, rc, &err, "output");
+	kinf_object_unref(obj);
+	p->first = false;
+	if (rc == 0 && ferror(stdout)) {
+		if (!p->write_errno) {
+			p->write_errno = errno ? errno : EIO;
+		}
+		rc = kinf_error_set(err, KINF_ECLOSED, "writing output: %s", strerror(p->write_errno));
 	}
-	return EXIT_OK;
+	return rc;
 }
 
 /* -o jsonpath / custom-columns: over a List, or the one object asked for by name. */
-static int print_templated(struct cli *cli, struct kinf_list_result *res,
-		char **names, int n_names) {
-	char *api_version = api_version_of(cli->res);
+static int print_templated(struct item_printer *p, struct kinf_list_result *res) {
+	struct cli *cli = p->cli;
 	struct kinf_object **typed = calloc(res->items.n + 1, sizeof(*typed));
 	size_t n = 0;
 	int status;
 
 	for (size_t i = 0; typed && i < res->items.n; i++) {
-		if (name_wanted(names, n_names, kinf_object_name(res->items.v[i]))) {
-			typed[n] = kinf_object_with_type(res->items.v[i], api_version, cli->res->kind);
+		if (name_wanted(p, kinf_object_name(res->items.v[i]))) {
+			typed[n] = kinf_object_with_type(res->items.v[i], p->api_version, cli->res->kind);
 			if (typed[n]) {
 				n++;
 			}
 		}
 	}
-	status = typed ? cli_print_templated(cli, typed, n, n_names == 1, stdout) : EXIT_ERROR;
+	status = typed ? cli_print_templated(cli, typed, n, p->n_names == 1, stdout) : EXIT_ERROR;
 	for (size_t i = 0; i < n; i++) {
 		kinf_object_unref(typed[i]);
 	}
 	free(typed);
-	free(api_version);
 	return status;
 }
 
-static int print_table(struct cli *cli, struct kinf_list_result *res,
-		char **names, int n_names) {
+static int print_table(struct item_printer *p, struct kinf_list_result *res) {
+	struct cli *cli = p->cli;
 	struct kinf_error err = {0};
 	struct kinf_table_row *rows = res->rows;
 	size_t n = res->n_rows;
 	int rc;
 
-	if (n_names > 0) {
+	if (p->n_names > 0) {
 		/* Keep only the named rows, in key order. */
 		size_t out = 0;
 		for (size_t i = 0; i < n; i++) {
 			const char *slash = strrchr(rows[i].key, '/');
 			const char *name = slash ? slash + 1 : rows[i].key;
-			if (name_wanted(names, n_names, name)) {
+			if (name_wanted(p, name)) {
 				struct kinf_table_row tmp = rows[out];
 				rows[out++] = rows[i];
 				rows[i] = tmp;
@@ -144,8 +185,8 @@ static int print_table(struct cli *cli, struct kinf_list_result *res,
 		}
 		n = out;
 	}
-	if (n == 0 && n_names > 0) {
-		return EXIT_OK;	/* each missing name was reported already */
+	if (n == 0 && p->n_names > 0) {
+		return EXIT_OK;	/* each missing name is reported */
 	}
 	if (n == 0) {
 		if (cli->namespace) {
@@ -164,29 +205,10 @@ static int print_table(struct cli *cli, struct kinf_list_result *res,
 	return EXIT_OK;
 }
 
-/*
- * A progress line on stderr while a long list comes in, when stderr is a
- * terminal: "listed 42,000 pods (84 pages)...", erased when done.
- */
-struct progress {
-	const char *what;
-	bool shown;
-};
-
-static void on_page(unsigned pages, size_t items, void *userdata) {
-	struct progress *p = userdata;
-	if (pages < 2 || !isatty(STDERR_FILENO)) {
-		return;
-	}
-	char num[32];
-	cli_group_thousands(items, num, sizeof(num));
-	fprintf(stderr, "\rlisted %s %s (%u pages)...\033[K", num, p->what, pages);
-	p->shown = true;
-}
-
 static int run_list(int argc, char **argv) {
 	struct cli cli;
 	struct kinf_list_result result = {0};
+	struct item_printer printer = {0};
 	struct kinf_error err = {0};
 	char *path = NULL;
 	int opt, status;
@@ -217,7 +239,26 @@ static int run_list(int argc, char **argv) {
 		goto out;
 	}
 	path = kinf_resource_path(cli.res, cli.namespace);
-	struct progress progress = { .what = cli.res->resource };
+	printer = (struct item_printer){
+		.cli = &cli,
+		.names = pos + 1,
+		.n_names = n_pos - 1,
+		.found = calloc((size_t)n_pos, sizeof(bool)),
+		.api_version = api_version_of(cli.res),
+		.first = true,
+	};
+	bool table = cli.format == KINF_OUTPUT_TABLE || cli.format == KINF_OUTPUT_WIDE;
+	bool templated = cli.format == KINF_OUTPUT_JSONPATH ||
+		cli.format == KINF_OUTPUT_CUSTOM_COLUMNS;
+	bool streamed = !table && !templated;
+	printer.streamed = streamed;
+	if (streamed && !isatty(STDOUT_FILENO)) {
+		static char stdout_buf[64 << 10];
+		setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
+	}
+	/* No progress line between items that go to the same terminal. */
+	printer.progress.what = cli.res->resource;
+	printer.progress.off = streamed && isatty(STDOUT_FILENO);
 	const char *field_selector = cli.field_selector;
 	char *name_selector = NULL;
 	if (n_pos == 2 && !field_selector) {
@@ -232,54 +273,61 @@ static int run_list(int argc, char **argv) {
 		.label_selector = cli.label_selector,
 		.field_selector = field_selector,
 		.limit = cli.chunk_size,
-		.table = cli.format == KINF_OUTPUT_TABLE || cli.format == KINF_OUTPUT_WIDE,
+		.table = table,
 		.limits = cli.limits,
 		.on_page = on_page,
-		.userdata = &progress,
+		.on_item = streamed ? print_item : NULL,
+		.userdata = &printer,
 	};
-	int rc = kinf_list(cli.http, &lopts, &result, &err);
-	if (progress.shown) {
+	int rc = printer.found && printer.api_version ?
+		kinf_list(cli.http, &lopts, &result, &err) :
+		kinf_error_set(&err, KINF_ENOMEM, "out of memory");
+	if (printer.progress.shown) {
 		fputs("\r\033[K", stderr);
 	}
 	free(name_selector);
+	if (rc < 0 && printer.write_errno) {
+		/* stdout failed: main() reports it (quietly for a closed pipe). */
+		status = EXIT_OK;
+		goto out;
+	}
 	if (rc < 0) {
 		status = cli_error(&cli, rc, &err, NULL);
 		goto out;
 	}
-	if (n_pos > 1) {
-		/* Every name asked for must exist, as kubectl get reports NotFound. */
-		for (int i = 1; i < n_pos; i++) {
-			bool found = false;
-			for (size_t j = 0; j < result.items.n && !found; j++) {
-				found = strcmp(kinf_object_name(result.items.v[j]), pos[i]) == 0;
-			}
-			for (size_t j = 0; j < result.n_rows && !found; j++) {
-				const char *slash = strrchr(result.rows[j].key, '/');
-				found = strcmp(slash ? slash + 1 : result.rows[j].key, pos[i]) == 0;
-			}
-			if (!found) {
-				fprintf(stderr, "kinf: %s \"%s\" not found\n", cli.res->resource, pos[i]);
-				status = EXIT_ERROR;
-			}
+	if (result.fell_back_to_full_list && streamed && result.n_items > 0) {
+		fprintf(stderr, "kinf: warning: the list's continue token expired midway; "
+				"the items after that come from a second, full list "
+				"(resourceVersion %s)\n", result.resource_version);
+	}
+	int pstatus = table ? print_table(&printer, &result) :
+		templated ? print_templated(&printer, &result) : EXIT_OK;
+	/* Every name asked for must exist, as kubectl get reports NotFound. */
+	for (int i = 1; i < n_pos; i++) {
+		if (!printer.found[i - 1]) {
+			fprintf(stderr, "kinf: %s \"%s\" not found\n", cli.res->resource, pos[i]);
+			status = EXIT_ERROR;
 		}
 	}
-	int pstatus = lopts.table ? print_table(&cli, &result, pos + 1, n_pos - 1) :
-		cli.format == KINF_OUTPUT_JSONPATH || cli.format == KINF_OUTPUT_CUSTOM_COLUMNS ?
-		print_templated(&cli, &result, pos + 1, n_pos - 1) :
-		print_objects(&cli, &result, pos + 1, n_pos - 1);
 	if (status == EXIT_OK) {
 		status = pstatus;
 	}
 out:
+	free(printer.found);
+	free(printer.api_version);
 	kinf_list_result_release(&result);
 	free(path);
 	cli_release(&cli);
+	if (printer.write_errno) {
+		/* What cli_finish_stdout() looks at when its flush has nothing to write. */
+		errno = printer.write_errno;
+	}
 	return status;
 }
 
 const struct cmd cmd_list = {
 	.name = "list",
-	.summary = "list a resource once, consistently, sorted by key",
+	.summary = "list a resource once, consistently, paginated",
 	.usage = list_usage,
 	.run = run_list,
 };

@@ -117,9 +117,43 @@ same_as_kubectl() {
 	assert_success
 	fakeapi_requests | jq -c 'select(.path == "/api/v1/pods" and .verb == "list")' > "$BATS_TEST_TMPDIR/pages"
 	[ "$(printf '%s\n' "$output" | wc -l)" -eq "$(kubectl_fake get pods -A -o name | wc -l)" ]
+	# The first page was printed already: the full list adds only the rest.
+	[ "$(printf '%s\n' "$output" | sort -u | wc -l)" -eq "$(printf '%s\n' "$output" | wc -l)" ]
+	diff <(printf '%s\n' "$output") <(kubectl_fake get pods -A -o name)
 	[[ "$stderr" == *"continue token expired"* ]]
+	[[ "$stderr" == *"kinf: warning: the list's continue token expired midway; the items after that come from a second, full list (resourceVersion "* ]]
 	jq -s -e '.[1].status == 410' "$BATS_TEST_TMPDIR/pages"
 	jq -s -e 'last | .query | test("limit") | not' "$BATS_TEST_TMPDIR/pages"
+}
+
+@test "an expired continue token before anything printed (a table) says nothing" {
+	fakeapi_ctl POST /_fake/faults '{"expire_next_continue":1}'
+	run --separate-stderr "$KINF" list pods -A --chunk-size 10
+	assert_success
+	[ -z "$stderr" ]
+	[ "$(printf '%s\n' "$output" | wc -l)" -eq "$(( $(kubectl_fake get pods -A -o name | wc -l) + 1 ))" ]
+}
+
+@test "-o json prints each page as it comes and stops at a closed pipe" {
+	fakeapi_ctl DELETE /_fake/requests
+	# head exits after the first page: kinf's next write fails and it ends
+	# quietly, without asking for the remaining pages.
+	run --separate-stderr bash -c '"$KINF" list pods -A -o name --chunk-size 2 | head -1; echo "status ${PIPESTATUS[0]}"'
+	assert_success
+	[ "${lines[0]}" = "$(kubectl_fake get pods -A -o name | head -1)" ]
+	[ "${lines[1]}" = "status 0" ]
+	[ -z "$stderr" ]
+	pages=$(fakeapi_requests | jq -s '[.[] | select(.path == "/api/v1/pods" and .verb == "list")] | length')
+	all=$(( ($(kubectl_fake get pods -A -o name | wc -l) + 1) / 2 ))
+	echo "asked for $pages of $all pages"
+	[ "$pages" -lt "$all" ]
+}
+
+@test "an output error that is not a closed pipe is reported" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	run --separate-stderr bash -c '"$KINF" list pods -A -o json --chunk-size 5 >/dev/full'
+	assert_failure 1
+	[ "$stderr" = "kinf: writing output: No space left on device" ]
 }
 
 @test "label and field selectors are sent to the server" {
