@@ -4,6 +4,7 @@
 #include <time.h>
 #include <yaml.h>
 
+#include "json.h"
 #include "jsonpath.h"
 #include "output.h"
 #include "pager.h"
@@ -360,6 +361,40 @@ static char *cell_text(json_t *v) {
 	}
 }
 
+/*
+ * A row's "cells" (the last, as jansson would keep it) as a jansson array,
+ * found with the pull reader: a tree of the row's object, managedFields and
+ * all, cost ten times the rest of a short 'kinf list'. The pager validated
+ * the row already. NULL when there are none.
+ */
+static json_t *row_cells(const struct kinf_table_row *row) {
+	struct kinf_json_reader r;
+	struct kinf_json_span k;
+	const char *start = NULL, *span;
+	size_t len = 0, span_len;
+
+	int rc;
+
+	kinf_json_reader_init(&r, row->json, row->len, 0);
+	rc = kinf_json_object_begin(&r);
+	while (rc >= 0 && (rc = kinf_json_member(&r, &k)) > 0) {
+		bool cells = kinf_json_span_eq(&k, "cells");
+		rc = kinf_json_skip_span(&r, &span, &span_len);
+		if (rc >= 0 && cells) {
+			start = span;
+			len = span_len;
+		}
+	}
+	if (rc < 0) {
+		/* Deeper than the reader's default limit (--max-depth): the tree. */
+		json_t *whole = json_loadb(row->json, row->len, 0, NULL);
+		json_t *c = json_incref(json_object_get(whole, "cells"));
+		json_decref(whole);
+		return c;
+	}
+	return start ? json_loadb(start, len, 0, NULL) : NULL;
+}
+
 int kinf_output_server_table(FILE *out, const char *columns_json,
 		const struct kinf_table_row *rows, size_t n_rows, bool wide,
 		bool with_namespace, bool no_headers, struct kinf_error *reterr) {
@@ -404,19 +439,18 @@ int kinf_output_server_table(FILE *out, const char *columns_json,
 		}
 	}
 	for (size_t r = 0; r < n_rows; r++) {
-		json_t *row = json_loadb(rows[r].json, rows[r].len, 0, &jerr);
-		json_t *rc_cells = json_object_get(row, "cells");
+		json_t *rc_cells = row_cells(&rows[r]);
 		kinf_strv_reset(&cells);
 		if (with_namespace) {
-			const char *ns = json_string_value(json_object_get(json_object_get(
-					json_object_get(row, "object"), "metadata"), "namespace"));
-			kinf_strv_push_str(&cells, ns ? ns : "");
+			/* The key is namespace/name (the pager read it from the row's object). */
+			const char *slash = strchr(rows[r].key, '/');
+			kinf_strv_push(&cells, rows[r].key, slash ? (size_t)(slash - rows[r].key) : 0);
 		}
 		for (size_t i = 0; i < n_shown; i++) {
 			json_t *v = json_array_get(rc_cells, shown[i]);
 			kinf_strv_push_take(&cells, v ? cell_text(v) : strdup(""));
 		}
-		json_decref(row);
+		json_decref(rc_cells);
 		if (cells.n != t->n_columns) {
 			rc = -KINF_ENOMEM;
 			goto out;
