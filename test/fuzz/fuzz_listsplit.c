@@ -3,11 +3,14 @@
  * split into members and items while it arrives, at arbitrary chunk
  * boundaries, with the items parsed where they lie (element_prefix, the
  * fast path) or gathered first. Input: one flags byte (bit 0 small limits,
- * bit 1 one-byte chunks), eight bytes seeding the chunk sizes, the body.
+ * bit 1 one-byte chunks, bit 2 the callbacks stop the split after 1 to 8
+ * items, bits 3-5), eight bytes seeding the chunk sizes, the body.
  *
  * Properties checked besides memory safety: whole or in chunks, with or
  * without the fast path, the same members and items come out and the
- * outcome is the same (unless a size limit ended one of them).
+ * outcome is the same (unless a size limit ended one of them); a stop
+ * asked for by a callback (as kinf list's printer does on a closed pipe)
+ * ends every run after the same items, with the callback's error.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +26,7 @@ struct trace {
 	unsigned long members;
 	unsigned long items;
 	int item_error;
+	unsigned long stop_after;	/* items, then the callbacks stop it; 0 never */
 	const struct kinf_object_limits *limits;
 };
 
@@ -49,7 +53,7 @@ static int add_item(struct trace *t, struct kinf_object *obj) {
 	mix(t, kinf_object_key(obj), strlen(kinf_object_key(obj)));
 	mix(t, json, n);
 	kinf_object_unref(obj);
-	return 0;
+	return t->items == t->stop_after ? -KINF_ECANCELED : 0;
 }
 
 static int on_element(const char *key, size_t key_len, const char *value,
@@ -78,7 +82,8 @@ static int on_element_prefix(const char *key, size_t key_len, const char *data,
 	}
 	FUZZ_CHECK(*ret_used > 0 && *ret_used <= avail && data[*ret_used - 1] == '}');
 	mix(t, key, key_len);
-	return add_item(t, obj);
+	rc = add_item(t, obj);
+	return rc < 0 ? -rc : 0;	/* taken, and stop */
 }
 
 static const struct kinf_list_splitter_ops slow_ops = {
@@ -139,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	for (int i = 0; i < 4; i++) {
 		memset(&t[i], 0, sizeof(t[i]));
 		t[i].hash = 0xcbf29ce484222325ull;
+		t[i].stop_after = flags & 4 ? 1 + ((flags >> 3) & 7) : 0;
 		rc[i] = run(in.p, in.n, ops[i], &limits, seed, i < 2 ? 0 : chunking, &t[i]);
 	}
 	for (int i = 0; i < 4; i++) {
@@ -150,9 +156,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	 * An item that fails to parse may fail on the fast path's terms (cut
 	 * short where it lies) and be rescanned: the outcome must still agree.
 	 */
+	for (int i = 0; i < 4; i++) {
+		FUZZ_CHECK(rc[i] != -KINF_ECANCELED || t[i].items == t[i].stop_after);
+	}
 	for (int i = 1; i < 4; i++) {
 		FUZZ_CHECK((rc[i] < 0) == (rc[0] < 0));
-		if (rc[0] == 0) {
+		/*
+		 * Bad syntax right after the item that stops the split: the fast
+		 * path hands the item over first, the scanner looks for the ','
+		 * or ']' first. Either way the list fails.
+		 */
+		bool stopped = rc[i] == -KINF_ECANCELED, stopped0 = rc[0] == -KINF_ECANCELED;
+		FUZZ_CHECK(stopped == stopped0 || rc[stopped ? 0 : i] == -KINF_EJSON);
+		if (rc[0] == 0 || (stopped && stopped0)) {
 			FUZZ_CHECK(t[i].members == t[0].members);
 			FUZZ_CHECK(t[i].items == t[0].items);
 			FUZZ_CHECK(t[i].hash == t[0].hash);
