@@ -31,6 +31,10 @@ static void on_signal(int sig) {
 	stop_signal = sig;
 }
 
+int session_stop_signal(void) {
+	return stop_signal;
+}
+
 struct session {
 	struct cli *cli;
 	struct session_opts so;

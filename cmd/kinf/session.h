@@ -84,6 +84,8 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 /* Count one printed event towards --count. */
 void session_count(struct session *s);
 bool session_synced(struct session *s);
+/* The SIGINT or SIGTERM that ended the session, or 0. */
+int session_stop_signal(void);
 /* Stop the source, print --stats, write --dump-on-exit; free. Returns status. */
 int session_end(struct session *s, int status);
 

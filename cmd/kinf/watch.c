@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -39,7 +40,8 @@ static const char watch_usage[] =
 	"                                 jsonpath='{PATH}'[=VALUE]; several are ANDed\n"
 	"      --all                      wait for every object matching -l, not one NAME\n"
 	"      --timeout DURATION         with --for: give up after this long (default 30s;\n"
-	"                                 0 checks once), exit status 4\n";
+	"                                 0 checks once), exit status 4; 130 or 143\n"
+	"                                 when SIGINT or SIGTERM interrupts the wait\n";
 
 enum {
 	OPT_WATCH_ONLY = OPT_CMD_FIRST,
@@ -593,7 +595,14 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		/* Flush per event while the queue is drained; batch under load. */
 		fflush(stdout);
 	}
-	if (w.n_fors && status == EXIT_OK && !met) {
+	if (w.n_fors && status == EXIT_OK && !met && session_stop_signal()) {
+		/* Interrupted: not a timeout; 128 + signal, as a shell reports it. */
+		fprintf(stderr, "kinf: interrupted (%s) waiting for %s: %s\n",
+				session_stop_signal() == SIGINT ? "SIGINT" : "SIGTERM",
+				w.n_fors == 1 ? w.fors[0].spec : "the conditions",
+				why.len ? why.data : "the initial list did not complete");
+		status = EXIT_SIGNALED + session_stop_signal();
+	} else if (w.n_fors && status == EXIT_OK && !met) {
 		char limit[32] = "";
 		if (w.so.timeout_ms > 0) {
 			snprintf(limit, sizeof(limit), " after %llds", (w.so.timeout_ms + 999) / 1000);

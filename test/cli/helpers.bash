@@ -135,3 +135,16 @@ kinf() {
 	fi
 	return "$rc"
 }
+
+# wait_until COMMAND...: retry for up to 20 s; on failure show $ERR's tail.
+wait_until() {
+	for _ in $(seq 1 200); do
+		if "$@"; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "timed out waiting for: $*" >&2
+	[ -f "${ERR:-}" ] && tail -20 "$ERR" >&2
+	return 1
+}

@@ -80,6 +80,25 @@ new_pod() {	# new_pod NAME [PHASE]
 	[ "$stderr" = "kinf: timed out after 1s waiting for jsonpath={.status.phase}=Failed: pod/$name: {.status.phase}=Running" ]
 }
 
+@test "SIGINT or SIGTERM during --for is 128 + signal, saying what was not true" {
+	new_pod wait-int
+	for sig in INT TERM; do
+		"$KINF" watch pods/wait-int --for delete --timeout 60s -v \
+			> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" 3>&- &
+		pid=$!
+		wait_until grep -q "watch /api/v1/namespaces/default/pods" "$BATS_TEST_TMPDIR/err"
+		kill -"$sig" "$pid"
+		status=0
+		wait "$pid" || status=$?
+		expected=130
+		[ "$sig" = INT ] || expected=143
+		[ "$status" -eq "$expected" ]
+		grep -qx "kinf: interrupted (SIG$sig) waiting for delete: pod/wait-int: still exists" "$BATS_TEST_TMPDIR/err" ||
+			{ cat "$BATS_TEST_TMPDIR/err"; false; }
+		[ ! -s "$BATS_TEST_TMPDIR/out" ]
+	done
+}
+
 @test "bad --for and missing targets are usage errors" {
 	run --separate-stderr "$KINF" watch pods/x --for sometime
 	assert_failure 2

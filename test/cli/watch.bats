@@ -32,19 +32,6 @@ teardown() {
 	fi
 }
 
-# Poll until a command succeeds (20 s at most).
-wait_until() {
-	for _ in $(seq 1 200); do
-		if "$@"; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "timed out waiting for: $*" >&2
-	[ -f "${ERR:-}" ] && tail -20 "$ERR" >&2
-	return 1
-}
-
 lines_at_least() {
 	[ -f "$1" ] && [ "$(wc -l < "$1")" -ge "$2" ]
 }
