@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,6 +55,11 @@ struct progress {
  * the server's order (an API server's is namespace, then name), so the
  * first lines come with the first page and memory stays flat however long
  * the list: kubectl get prints chunk by chunk too.
+ *
+ * The printing runs in a thread of its own, fed through a queue: a reader
+ * that stops reading (`| less`) must not stall the HTTP transfer, which
+ * the server and --idle-timeout would end. The queue grows only while the
+ * reader is slower than the network.
  */
 struct item_printer {
 	struct cli *cli;
@@ -61,27 +67,23 @@ struct item_printer {
 	int n_names;
 	bool *found;		/* per name */
 	char *api_version;
-	bool first;
-	int write_errno;	/* stdout failed: 0 or its errno */
 	bool streamed;		/* items print as they come (not tables, templates) */
 	struct progress progress;
+	/* the printing thread's */
+	bool first;
+	int write_errno;	/* stdout failed: 0 or its errno */
+	int print_rc;		/* the first error printing, or 0 */
+	struct kinf_error print_err;
+	/* the queue, under lock */
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct kinf_buf queue;	/* struct kinf_object * */
+	bool flush;		/* a page ended: flush once the queue is empty */
+	bool done;		/* the list ended: no more items */
+	bool failed;		/* the printer failed: stop the list */
 };
-
-static void on_page(unsigned pages, size_t items, void *userdata) {
-	struct item_printer *printer = userdata;
-	struct progress *p = &printer->progress;
-	if (printer->streamed && fflush(stdout) != 0 && !printer->write_errno) {
-		/* A page's items reach `| jq` now; a closed pipe stops the next item. */
-		printer->write_errno = errno;
-	}
-	if (pages < 2 || p->off || !isatty(STDERR_FILENO)) {
-		return;
-	}
-	char num[32];
-	cli_group_thousands(items, num, sizeof(num));
-	fprintf(stderr, "\rlisted %s %s (%u pages)...\033[K", num, p->what, pages);
-	p->shown = true;
-}
 
 /* Marks the name found; false when names were given and it is not one. */
 static bool name_wanted(struct item_printer *p, const char *name) {
@@ -97,13 +99,11 @@ static bool name_wanted(struct item_printer *p, const char *name) {
 	return false;
 }
 
-static int print_item(struct kinf_object *obj, void *userdata, struct kinf_error *err) {
-	struct item_printer *p = userdata;
+static int print_item(struct item_printer *p, struct kinf_object *obj) {
 	struct cli *cli = p->cli;
 	int rc = 0;
 
 	if (!name_wanted(p, kinf_object_name(obj))) {
-		kinf_object_unref(obj);
 		return 0;
 	}
 	if (cli->format == KINF_OUTPUT_NAME) {
@@ -111,8 +111,7 @@ static int print_item(struct kinf_object *obj, void *userdata, struct kinf_error
 	} else {
 		struct kinf_object *typed = kinf_object_with_type(obj, p->api_version, cli->res->kind);
 		if (!typed) {
-			kinf_object_unref(obj);
-			return kinf_error_set(err, KINF_ENOMEM, "out of memory");
+			return kinf_error_set(&p->print_err, KINF_ENOMEM, "out of memory");
 		}
 		size_t len;
 		const char *json = kinf_object_json(typed, &len);
@@ -123,22 +122,126 @@ static int print_item(struct kinf_object *obj, void *userdata, struct kinf_error
 			if (!p->first) {
 				fputs("---\n", stdout);
 			}
-			rc = kinf_output_yaml(stdout, json, len, err);
+			rc = kinf_output_yaml(stdout, json, len, &p->print_err);
 			if (rc < 0) {
-				kinf_error_prefix(err, "output");
+				kinf_error_prefix(&p->print_err, "output");
 			}
 		}
 		kinf_object_unref(typed);
 	}
-	kinf_object_unref(obj);
 	p->first = false;
 	if (rc == 0 && ferror(stdout)) {
-		if (!p->write_errno) {
-			p->write_errno = errno ? errno : EIO;
-		}
-		rc = kinf_error_set(err, KINF_ECLOSED, "writing output: %s", strerror(p->write_errno));
+		p->write_errno = errno ? errno : EIO;
+		rc = kinf_error_set(&p->print_err, KINF_ECLOSED, "writing output: %s",
+				strerror(p->write_errno));
 	}
 	return rc;
+}
+
+static void *printer_main(void *userdata) {
+	struct item_printer *p = userdata;
+	struct kinf_buf batch = {0};
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		while (p->queue.len == 0 && !p->flush && !p->done) {
+			pthread_cond_wait(&p->cond, &p->lock);
+		}
+		struct kinf_buf tmp = batch;
+		batch = p->queue;
+		p->queue = tmp;
+		bool flush = p->flush, done = p->done;
+		p->flush = false;
+		pthread_mutex_unlock(&p->lock);
+
+		struct kinf_object **objs = (struct kinf_object **)(void *)batch.data;
+		for (size_t i = 0; i < batch.len / sizeof(*objs); i++) {
+			if (p->print_rc == 0) {
+				p->print_rc = print_item(p, objs[i]);
+			}
+			kinf_object_unref(objs[i]);
+		}
+		kinf_buf_reset(&batch);
+		/* A page's items reach `| jq` now. */
+		if ((flush || done) && p->print_rc == 0 && fflush(stdout) != 0) {
+			p->write_errno = errno;
+			p->print_rc = kinf_error_set(&p->print_err, KINF_ECLOSED,
+					"writing output: %s", strerror(errno));
+		}
+
+		pthread_mutex_lock(&p->lock);
+		p->failed = p->print_rc < 0;
+		if (done && p->queue.len == 0) {
+			break;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	kinf_buf_release(&batch);
+	return NULL;
+}
+
+/* The pager's on_item: queue it (or stop the list if printing failed). */
+static int queue_item(struct kinf_object *obj, void *userdata, struct kinf_error *err) {
+	struct item_printer *p = userdata;
+	int rc = 0;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->failed) {
+		rc = kinf_error_set(err, KINF_ECANCELED, "the output failed");
+	} else if (kinf_buf_append(&p->queue, &obj, sizeof(obj)) < 0) {
+		rc = kinf_error_set(err, KINF_ENOMEM, "out of memory");
+	} else {
+		obj = NULL;
+		pthread_cond_signal(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	kinf_object_unref(obj);
+	return rc;
+}
+
+static void on_page(unsigned pages, size_t items, void *userdata) {
+	struct item_printer *printer = userdata;
+	struct progress *p = &printer->progress;
+	if (printer->running) {
+		pthread_mutex_lock(&printer->lock);
+		printer->flush = true;
+		pthread_cond_signal(&printer->cond);
+		pthread_mutex_unlock(&printer->lock);
+	}
+	if (pages < 2 || p->off || !isatty(STDERR_FILENO)) {
+		return;
+	}
+	char num[32];
+	cli_group_thousands(items, num, sizeof(num));
+	fprintf(stderr, "\rlisted %s %s (%u pages)...\033[K", num, p->what, pages);
+	p->shown = true;
+}
+
+static bool printer_start(struct item_printer *p) {
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->running = pthread_create(&p->thread, NULL, printer_main, p) == 0;
+	if (!p->running) {
+		pthread_cond_destroy(&p->cond);
+		pthread_mutex_destroy(&p->lock);
+	}
+	return p->running;
+}
+
+/* The list ended: print what is queued, then join. */
+static void printer_finish(struct item_printer *p) {
+	if (!p->running) {
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->done = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	p->running = false;
+	kinf_buf_release(&p->queue);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
 }
 
 /* -o jsonpath / custom-columns: over a List, or the one object asked for by name. */
@@ -245,13 +348,13 @@ static int run_list(int argc, char **argv) {
 		.n_names = n_pos - 1,
 		.found = calloc((size_t)n_pos, sizeof(bool)),
 		.api_version = api_version_of(cli.res),
-		.first = true,
 	};
 	bool table = cli.format == KINF_OUTPUT_TABLE || cli.format == KINF_OUTPUT_WIDE;
 	bool templated = cli.format == KINF_OUTPUT_JSONPATH ||
 		cli.format == KINF_OUTPUT_CUSTOM_COLUMNS;
 	bool streamed = !table && !templated;
 	printer.streamed = streamed;
+	printer.first = true;
 	if (streamed && !isatty(STDOUT_FILENO)) {
 		static char stdout_buf[64 << 10];
 		setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
@@ -276,19 +379,26 @@ static int run_list(int argc, char **argv) {
 		.table = table,
 		.limits = cli.limits,
 		.on_page = on_page,
-		.on_item = streamed ? print_item : NULL,
+		.on_item = streamed ? queue_item : NULL,
 		.userdata = &printer,
 	};
-	int rc = printer.found && printer.api_version ?
-		kinf_list(cli.http, &lopts, &result, &err) :
-		kinf_error_set(&err, KINF_ENOMEM, "out of memory");
+	int rc = !printer.found || !printer.api_version ?
+		kinf_error_set(&err, KINF_ENOMEM, "out of memory") :
+		streamed && !printer_start(&printer) ?
+		kinf_error_set(&err, KINF_ENOMEM, "cannot start the output thread") :
+		kinf_list(cli.http, &lopts, &result, &err);
+	printer_finish(&printer);
 	if (printer.progress.shown) {
 		fputs("\r\033[K", stderr);
 	}
 	free(name_selector);
-	if (rc < 0 && printer.write_errno) {
+	if (printer.write_errno) {
 		/* stdout failed: main() reports it (quietly for a closed pipe). */
 		status = EXIT_OK;
+		goto out;
+	}
+	if (printer.print_rc < 0) {
+		status = cli_error(&cli, printer.print_rc, &printer.print_err, NULL);
 		goto out;
 	}
 	if (rc < 0) {

@@ -149,6 +149,29 @@ same_as_kubectl() {
 	[ "$pages" -lt "$all" ]
 }
 
+@test "a reader that stops reading does not stall the transfer" {
+	# 500 KB of output, more than a pipe and stdio hold. While the reader
+	# does not read, the pages keep coming (the queue holds the items): a
+	# stalled transfer would meet --idle-timeout or the server's timeout.
+	fakeapi_ctl DELETE /_fake/requests
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	"$KINF" list pods -A -o json --chunk-size 5 > "$BATS_TEST_TMPDIR/fifo" 2> "$BATS_TEST_TMPDIR/err" 3>&- &
+	pid=$!
+	exec 4< "$BATS_TEST_TMPDIR/fifo"
+	all=$(( ($(kubectl_fake get pods -A -o name | wc -l) + 4) / 5 ))
+	pages() { fakeapi_requests | jq -s '[.[] | select(.path == "/api/v1/pods" and .verb == "list")] | length'; }
+	for _ in $(seq 1 100); do
+		[ "$(pages)" -ge "$all" ] && break
+		sleep 0.1
+	done
+	echo "$(pages) of $all pages while nobody read"
+	[ "$(pages)" -ge "$all" ]
+	[ "$(wc -l <&4)" -eq "$(kubectl_fake get pods -A -o name | wc -l)" ]
+	exec 4<&-
+	wait "$pid"
+	[ ! -s "$BATS_TEST_TMPDIR/err" ]
+}
+
 @test "an output error that is not a closed pipe is reported" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	run --separate-stderr bash -c '"$KINF" list pods -A -o json --chunk-size 5 >/dev/full'
