@@ -44,10 +44,10 @@ struct kinf_list_opts {
 	void *userdata;
 };
 
-/* A Table row as the server sent it, with the key of its object. */
+/* A Table row's cells as the server sent them, with the key of its object. */
 struct kinf_table_row {
 	char *key;		/* namespace/name */
-	char *json;		/* the row: {"cells":[...],"object":{...}} */
+	char *json;		/* {"cells":[...]}: the row without its object */
 	size_t len;
 };
 
