@@ -83,6 +83,16 @@ vg_term() {
 	vg 0 kinf list deployments -o yaml
 }
 
+@test "list: a closed pipe and an expired continue token midway" {
+	# Items queued for the printer when the pipe closes are released.
+	"${VALGRIND[@]}" --log-file="$BATS_TEST_TMPDIR/valgrind.log" "$KINF" \
+		list pods -A -o json --chunk-size 2 3>&- | head -1 >/dev/null
+	check_log
+	fakeapi_ctl POST /_fake/faults '{"expire_next_continue":1}'
+	vg 0 kinf list pods -A -o name --chunk-size 3
+	[[ $stderr == *"continue token expired midway"* ]]
+}
+
 @test "index and version" {
 	vg 0 kinf index pods -A --by node --exit-after-sync
 	vg 0 kinf version
