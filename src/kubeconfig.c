@@ -729,6 +729,7 @@ static int parse_extensions(struct parse *p, const yaml_node_t *seq, struct kc_c
 		FOR_PAIRS(p, item, k, v) {
 			if (key_is(k, "name")) {
 				if ((r = get_string(p, v, "name", false, &name)) < 0) {
+					free(name);	/* a name before a bad duplicate */
 					return r;
 				}
 			} else if (key_is(k, "extension")) {
