@@ -138,13 +138,16 @@ static int print_item(struct item_printer *p, struct kinf_object *obj) {
 	return rc;
 }
 
+#define PRINT_BATCH 64	/* items; a page's end also wakes the printer */
+
 static void *printer_main(void *userdata) {
 	struct item_printer *p = userdata;
 	struct kinf_buf batch = {0};
 
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (p->queue.len == 0 && !p->flush && !p->done) {
+		while (p->queue.len < PRINT_BATCH * sizeof(struct kinf_object *) &&
+				!p->flush && !p->done) {
 			pthread_cond_wait(&p->cond, &p->lock);
 		}
 		struct kinf_buf tmp = batch;
@@ -192,7 +195,10 @@ static int queue_item(struct kinf_object *obj, void *userdata, struct kinf_error
 		rc = kinf_error_set(err, KINF_ENOMEM, "out of memory");
 	} else {
 		obj = NULL;
-		pthread_cond_signal(&p->cond);
+		/* Wake the printer for a batch, not for every item (a context switch each). */
+		if (p->queue.len >= PRINT_BATCH * sizeof(obj)) {
+			pthread_cond_signal(&p->cond);
+		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	kinf_object_unref(obj);
