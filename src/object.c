@@ -481,6 +481,42 @@ static const char *rebase(const char *p, const char *old, size_t n, char *new) {
 	return p >= old && p < old + n ? new + (p - old) : p;
 }
 
+/* The members inserted after the opening '{' of obj's compact bytes. */
+static int type_members(const struct kinf_object *obj, bool add_av, bool add_kind,
+		const char *api_version, const char *kind, struct kinf_buf *ins) {
+	if (add_av && (kinf_buf_append_str(ins, "\"apiVersion\":") < 0 ||
+			kinf_json_quote(ins, api_version, strlen(api_version)) < 0 ||
+			kinf_buf_append_char(ins, ',') < 0)) {
+		return -KINF_ENOMEM;
+	}
+	if (add_kind && (kinf_buf_append_str(ins, "\"kind\":") < 0 ||
+			kinf_json_quote(ins, kind, strlen(kind)) < 0 ||
+			kinf_buf_append_char(ins, ',') < 0)) {
+		return -KINF_ENOMEM;
+	}
+	if (ins->len && obj->json_len == 2) {
+		ins->len--;	/* "{}": no comma before the '}' */
+	}
+	return 0;
+}
+
+int kinf_object_type_prefix(const struct kinf_object *obj, const char *api_version,
+		const char *kind, struct kinf_buf *prefix, size_t *ret_skip) {
+	bool add_av = !obj->api_version[0] && api_version && api_version[0];
+	bool add_kind = !obj->kind[0] && kind && kind[0];
+
+	kinf_buf_reset(prefix);
+	*ret_skip = 0;
+	if (!add_av && !add_kind) {
+		return 0;
+	}
+	*ret_skip = 1;
+	if (kinf_buf_append_char(prefix, '{') < 0) {
+		return -KINF_ENOMEM;
+	}
+	return type_members(obj, add_av, add_kind, api_version, kind, prefix);
+}
+
 struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
 		const char *api_version, const char *kind) {
 	bool add_av = !obj->api_version[0] && api_version && api_version[0];
@@ -491,19 +527,8 @@ struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
 	if (!add_av && !add_kind) {
 		return kinf_object_ref(obj);
 	}
-	/* The members inserted after the opening '{' of the compact bytes. */
-	if (add_av && (kinf_buf_append_str(&ins, "\"apiVersion\":") < 0 ||
-			kinf_json_quote(&ins, api_version, strlen(api_version)) < 0 ||
-			kinf_buf_append_char(&ins, ',') < 0)) {
+	if (type_members(obj, add_av, add_kind, api_version, kind, &ins) < 0) {
 		goto out;
-	}
-	if (add_kind && (kinf_buf_append_str(&ins, "\"kind\":") < 0 ||
-			kinf_json_quote(&ins, kind, strlen(kind)) < 0 ||
-			kinf_buf_append_char(&ins, ',') < 0)) {
-		goto out;
-	}
-	if (obj->json_len == 2) {
-		ins.len--;	/* "{}": no comma before the '}' */
 	}
 	/*
 	 * No second parse: the record is copied and its pointers moved (the

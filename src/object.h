@@ -94,6 +94,14 @@ struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
 		const char *api_version, const char *kind);
 
 /*
+ * The same without a copy, for writing it out: the bytes to write before
+ * obj's JSON from offset *ret_skip on ("" and 0 when nothing is missing).
+ * prefix is reset first. 0 or -KINF_ENOMEM.
+ */
+int kinf_object_type_prefix(const struct kinf_object *obj, const char *api_version,
+		const char *kind, struct kinf_buf *prefix, size_t *ret_skip);
+
+/*
  * Evaluate a field path such as "spec.nodeName", "metadata.labels.app" or
  * "spec.containers[*].image" (also "[0]", and "['a.b/c']" for keys with
  * dots, e.g. "metadata.annotations['k8s.io/initial-events-end']") against the object's bytes and

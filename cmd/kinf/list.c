@@ -73,6 +73,7 @@ struct item_printer {
 	bool first;
 	int write_errno;	/* stdout failed: 0 or its errno */
 	int print_rc;		/* the first error printing, or 0 */
+	struct kinf_buf prefix;	/* apiVersion and kind to write before an item */
 	struct kinf_error print_err;
 	/* the queue, under lock */
 	pthread_t thread;
@@ -108,6 +109,17 @@ static int print_item(struct item_printer *p, struct kinf_object *obj) {
 	}
 	if (cli->format == KINF_OUTPUT_NAME) {
 		cli_print_name(cli->res, obj, stdout);
+	} else if (cli->format == KINF_OUTPUT_JSON) {
+		/* apiVersion and kind written in front, without a typed copy. */
+		size_t len, skip;
+		const char *json = kinf_object_json(obj, &len);
+		if (kinf_object_type_prefix(obj, p->api_version, cli->res->kind,
+				&p->prefix, &skip) < 0) {
+			return kinf_error_set(&p->print_err, KINF_ENOMEM, "out of memory");
+		}
+		fwrite(p->prefix.data, 1, p->prefix.len, stdout);
+		fwrite(json + skip, 1, len - skip, stdout);
+		fputc('\n', stdout);
 	} else {
 		struct kinf_object *typed = kinf_object_with_type(obj, p->api_version, cli->res->kind);
 		if (!typed) {
@@ -115,17 +127,12 @@ static int print_item(struct item_printer *p, struct kinf_object *obj) {
 		}
 		size_t len;
 		const char *json = kinf_object_json(typed, &len);
-		if (cli->format == KINF_OUTPUT_JSON) {
-			fwrite(json, 1, len, stdout);
-			fputc('\n', stdout);
-		} else {
-			if (!p->first) {
-				fputs("---\n", stdout);
-			}
-			rc = kinf_output_yaml(stdout, json, len, &p->print_err);
-			if (rc < 0) {
-				kinf_error_prefix(&p->print_err, "output");
-			}
+		if (!p->first) {
+			fputs("---\n", stdout);
+		}
+		rc = kinf_output_yaml(stdout, json, len, &p->print_err);
+		if (rc < 0) {
+			kinf_error_prefix(&p->print_err, "output");
 		}
 		kinf_object_unref(typed);
 	}
@@ -429,6 +436,7 @@ static int run_list(int argc, char **argv) {
 		status = pstatus;
 	}
 out:
+	kinf_buf_release(&printer.prefix);
 	free(printer.found);
 	free(printer.api_version);
 	kinf_list_result_release(&result);
