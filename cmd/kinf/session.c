@@ -45,6 +45,7 @@ struct session {
 	char *path;
 	char *name_selector;
 	char *api_version;
+	struct kinf_buf type_prefix;	/* session_append_typed()'s */
 	/* --from */
 	int from_fd;
 	atomic_bool stopping;		/* tells the replay thread to end */
@@ -390,6 +391,19 @@ struct kinf_object *session_typed(struct session *s, struct kinf_object *obj) {
 	return kinf_object_with_type(obj, s->api_version, s->cli->res->kind);
 }
 
+int session_append_typed(struct session *s, const struct kinf_object *obj,
+		struct kinf_buf *out) {
+	size_t len, skip = 0;
+	const char *json = kinf_object_json(obj, &len);
+
+	if (s->cli->res && (kinf_object_type_prefix(obj, s->api_version, s->cli->res->kind,
+			&s->type_prefix, &skip) < 0 ||
+			kinf_buf_append(out, s->type_prefix.data, s->type_prefix.len) < 0)) {
+		return -KINF_ENOMEM;
+	}
+	return kinf_buf_append(out, json + skip, len - skip);
+}
+
 static void print_stats(struct session *s) {
 	struct kinf_reflector_stats st = s->replay_stats;
 	if (s->reflector) {
@@ -467,6 +481,7 @@ int session_end(struct session *s, int status) {
 	free(s->path);
 	free(s->name_selector);
 	free(s->api_version);
+	kinf_buf_release(&s->type_prefix);
 	cli_release(s->cli);
 	free(s);
 	return status;

@@ -91,5 +91,8 @@ int session_end(struct session *s, int status);
 
 /* The typed JSON of obj (apiVersion and kind filled in). New reference. */
 struct kinf_object *session_typed(struct session *s, struct kinf_object *obj);
+/* The same bytes appended to out, without a copy of obj. 0 or -KINF_ENOMEM. */
+int session_append_typed(struct session *s, const struct kinf_object *obj,
+		struct kinf_buf *out);
 
 #endif

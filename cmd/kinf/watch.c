@@ -151,22 +151,14 @@ static int print_json(struct watch *w, const struct kinf_informer_event *ev) {
 		kinf_buf_append_str(b, ",\"finalStateUnknown\":true");
 	}
 	if (ev->obj) {
-		struct kinf_object *typed = session_typed(w->session, ev->obj);
-		size_t len;
-		const char *json = kinf_object_json(typed ? typed : ev->obj, &len);
 		kinf_buf_append_str(b, ",\"object\":");
-		kinf_buf_append(b, json, len);
-		kinf_object_unref(typed);
+		session_append_typed(w->session, ev->obj, b);
 	} else {
 		kinf_buf_append_str(b, ",\"object\":null");
 	}
 	if (ev->type == KINF_INFORMER_UPDATE && ev->old && w->old) {
-		struct kinf_object *typed = session_typed(w->session, ev->old);
-		size_t len;
-		const char *json = kinf_object_json(typed ? typed : ev->old, &len);
 		kinf_buf_append_str(b, ",\"oldObject\":");
-		kinf_buf_append(b, json, len);
-		kinf_object_unref(typed);
+		session_append_typed(w->session, ev->old, b);
 	}
 	if (ev->type == KINF_INFORMER_UPDATE && ev->old && ev->obj && w->diff) {
 		size_t ol, nl;
