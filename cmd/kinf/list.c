@@ -117,7 +117,9 @@ static int print_item(struct item_printer *p, struct kinf_object *obj) {
 				&p->prefix, &skip) < 0) {
 			return kinf_error_set(&p->print_err, KINF_ENOMEM, "out of memory");
 		}
-		fwrite(p->prefix.data, 1, p->prefix.len, stdout);
+		if (p->prefix.len) {
+			fwrite(p->prefix.data, 1, p->prefix.len, stdout);
+		}
 		fwrite(json + skip, 1, len - skip, stdout);
 		fputc('\n', stdout);
 	} else {

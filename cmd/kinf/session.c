@@ -396,9 +396,11 @@ int session_append_typed(struct session *s, const struct kinf_object *obj,
 	size_t len, skip = 0;
 	const char *json = kinf_object_json(obj, &len);
 
-	if (s->cli->res && (kinf_object_type_prefix(obj, s->api_version, s->cli->res->kind,
-			&s->type_prefix, &skip) < 0 ||
-			kinf_buf_append(out, s->type_prefix.data, s->type_prefix.len) < 0)) {
+	if (s->cli->res && kinf_object_type_prefix(obj, s->api_version, s->cli->res->kind,
+			&s->type_prefix, &skip) < 0) {
+		return -KINF_ENOMEM;
+	}
+	if (skip && kinf_buf_append(out, s->type_prefix.data, s->type_prefix.len) < 0) {
 		return -KINF_ENOMEM;
 	}
 	return kinf_buf_append(out, json + skip, len - skip);
