@@ -50,6 +50,12 @@ struct kinf_deltafifo {
 	/* kinf_deltafifo_batch_begin depth; a wake-up owed at its end. */
 	unsigned batch;
 	bool wake_owed;
+	/*
+	 * Pop after busy work waits a millisecond at a time (lazy_waiter)
+	 * rather than to be woken for every item: see wake_consumer().
+	 */
+	bool consumer_busy;
+	bool lazy_waiter;
 	/* Deltas queued since memory was last given back; when that was. */
 	size_t since_trim;
 	struct timespec last_trim;
@@ -63,6 +69,21 @@ struct kinf_deltafifo {
 	size_t head;
 	size_t rlen;
 };
+
+/*
+ * Wake Pop, unless it is in a short wait of its own after busy work and
+ * fewer than WAKE_BATCH items are ready: then it comes within a
+ * millisecond anyway. A wake-up per watch event cost the producer, the
+ * reflector and the busiest thread, a fifth of its time under a blast.
+ */
+#define WAKE_BATCH 32
+
+static void wake_consumer(struct kinf_deltafifo *fifo) {
+	if (fifo->lazy_waiter && fifo->rlen < WAKE_BATCH) {
+		return;
+	}
+	pthread_cond_broadcast(&fifo->cond);
+}
 
 /* FNV-1a, 64 bit. */
 static uint64_t hash_str(const char *s) {
@@ -274,7 +295,7 @@ static int queue_action(struct kinf_deltafifo *fifo, enum kinf_delta_type type,
 	if (fifo->batch) {
 		fifo->wake_owed = true;
 	} else {
-		pthread_cond_broadcast(&fifo->cond);
+		wake_consumer(fifo);
 	}
 	return 0;
 }
@@ -289,7 +310,7 @@ void kinf_deltafifo_batch_end(struct kinf_deltafifo *fifo) {
 	pthread_mutex_lock(&fifo->lock);
 	if (fifo->batch > 0 && --fifo->batch == 0 && fifo->wake_owed) {
 		fifo->wake_owed = false;
-		pthread_cond_broadcast(&fifo->cond);
+		wake_consumer(fifo);
 	}
 	pthread_mutex_unlock(&fifo->lock);
 }
@@ -613,6 +634,23 @@ int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 			pthread_mutex_lock(&fifo->lock);
 			continue;
 		}
+		if (fifo->consumer_busy && timeout_ms != 0) {
+			/* Just busy: a short wait, producers need not wake us. */
+			struct timespec soon;
+			deadline_after(&soon, 1);
+			if (timeout_ms > 0 && (deadline.tv_sec < soon.tv_sec ||
+					(deadline.tv_sec == soon.tv_sec &&
+					 deadline.tv_nsec < soon.tv_nsec))) {
+				soon = deadline;
+			}
+			fifo->lazy_waiter = true;
+			int w = pthread_cond_timedwait(&fifo->cond, &fifo->lock, &soon);
+			fifo->lazy_waiter = false;
+			if (w == ETIMEDOUT && fifo->rlen == 0) {
+				fifo->consumer_busy = false;	/* idle: wait to be woken */
+			}
+			continue;
+		}
 		if (timeout_ms < 0) {
 			pthread_cond_wait(&fifo->cond, &fifo->lock);
 		} else if (timeout_ms == 0 ||
@@ -626,6 +664,7 @@ int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 		}
 	}
 
+	fifo->consumer_busy = true;
 	/* Decided before the count drops, as client-go does. */
 	bool is_in_initial_list = !(fifo->populated && fifo->initial_count == 0);
 	struct kinf_deltas *d = fifo->ring[fifo->head];
