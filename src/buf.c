@@ -161,6 +161,10 @@ static int cmp_str(const void *a, const void *b) {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+bool kinf_strv_sorted_contains(const struct kinf_strv *sv, const char *s) {
+	return sv->n && bsearch(&s, sv->v, sv->n, sizeof(*sv->v), cmp_str) != NULL;
+}
+
 void kinf_strv_sort(struct kinf_strv *sv) {
 	if (sv->n > 1) {
 		qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);

@@ -44,6 +44,8 @@ int kinf_strv_push_str(struct kinf_strv *sv, const char *s);
 int kinf_strv_push_take(struct kinf_strv *sv, char *s);
 bool kinf_strv_contains(const struct kinf_strv *sv, const char *s);
 void kinf_strv_sort(struct kinf_strv *sv);
+/* kinf_strv_contains for a sorted vector: a binary search. */
+bool kinf_strv_sorted_contains(const struct kinf_strv *sv, const char *s);
 /* Sort and drop duplicates. */
 void kinf_strv_sort_unique(struct kinf_strv *sv);
 void kinf_strv_reset(struct kinf_strv *sv);

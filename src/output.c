@@ -4,7 +4,6 @@
 #include <time.h>
 #include <yaml.h>
 
-#include "json.h"
 #include "jsonpath.h"
 #include "output.h"
 #include "pager.h"
@@ -361,38 +360,12 @@ static char *cell_text(json_t *v) {
 	}
 }
 
-/*
- * A row's "cells" (the last, as jansson would keep it) as a jansson array,
- * found with the pull reader: a tree of the row's object, managedFields and
- * all, cost ten times the rest of a short 'kinf list'. The pager validated
- * the row already. NULL when there are none.
- */
+/* A row's "cells" as a jansson array, or NULL. The pager keeps rows as just their cells. */
 static json_t *row_cells(const struct kinf_table_row *row) {
-	struct kinf_json_reader r;
-	struct kinf_json_span k;
-	const char *start = NULL, *span;
-	size_t len = 0, span_len;
-
-	int rc;
-
-	kinf_json_reader_init(&r, row->json, row->len, 0);
-	rc = kinf_json_object_begin(&r);
-	while (rc >= 0 && (rc = kinf_json_member(&r, &k)) > 0) {
-		bool cells = kinf_json_span_eq(&k, "cells");
-		rc = kinf_json_skip_span(&r, &span, &span_len);
-		if (rc >= 0 && cells) {
-			start = span;
-			len = span_len;
-		}
-	}
-	if (rc < 0) {
-		/* Deeper than the reader's default limit (--max-depth): the tree. */
-		json_t *whole = json_loadb(row->json, row->len, 0, NULL);
-		json_t *c = json_incref(json_object_get(whole, "cells"));
-		json_decref(whole);
-		return c;
-	}
-	return start ? json_loadb(start, len, 0, NULL) : NULL;
+	json_t *whole = json_loadb(row->json, row->len, 0, NULL);
+	json_t *cells = json_incref(json_object_get(whole, "cells"));
+	json_decref(whole);
+	return cells;
 }
 
 int kinf_output_server_table(FILE *out, const char *columns_json,

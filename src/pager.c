@@ -574,10 +574,6 @@ bad:
 	return -KINF_EJSON;
 }
 
-static int cmp_str(const void *a, const void *b) {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * A parsed item: kept for the result, or handed to on_item. After a
  * restart, an item whose key was handed over before is dropped: its
@@ -596,7 +592,7 @@ static int take_item(struct page_state *ps, struct kinf_object *obj) {
 	}
 	const char *key = kinf_object_key(obj);
 	if (ps->restarted) {
-		if (bsearch(&key, ps->handed.v, ps->handed.n, sizeof(char *), cmp_str)) {
+		if (kinf_strv_sorted_contains(&ps->handed, key)) {
 			kinf_object_unref(obj);
 			return 0;
 		}
@@ -827,17 +823,8 @@ static struct block *block_new(enum block_kind kind, size_t cap) {
 	return b;
 }
 
-/* Queue b; waits while the receiver is too far ahead. */
-static void pipe_push(struct lister *ls, struct block *b) {
-	pthread_mutex_lock(&ls->lock);
-	while (b->kind == BLOCK_DATA && ls->queued >= AHEAD_BYTES && !atomic_load(&ls->stop)) {
-		pthread_cond_wait(&ls->cond, &ls->lock);
-	}
-	if (atomic_load(&ls->stop)) {
-		pthread_mutex_unlock(&ls->lock);
-		block_free(b);
-		return;
-	}
+/* Append b to the queue and wake the parser; under ls->lock. */
+static void pipe_append_locked(struct lister *ls, struct block *b) {
 	b->next = NULL;
 	if (ls->tail) {
 		ls->tail->next = b;
@@ -849,6 +836,20 @@ static void pipe_push(struct lister *ls, struct block *b) {
 		ls->queued += b->len;
 	}
 	pthread_cond_broadcast(&ls->cond);
+}
+
+/* Queue b; waits while the receiver is too far ahead. */
+static void pipe_push(struct lister *ls, struct block *b) {
+	pthread_mutex_lock(&ls->lock);
+	while (b->kind == BLOCK_DATA && ls->queued >= AHEAD_BYTES && !atomic_load(&ls->stop)) {
+		pthread_cond_wait(&ls->cond, &ls->lock);
+	}
+	if (atomic_load(&ls->stop)) {
+		pthread_mutex_unlock(&ls->lock);
+		block_free(b);
+		return;
+	}
+	pipe_append_locked(ls, b);
 	pthread_mutex_unlock(&ls->lock);
 }
 
@@ -1190,14 +1191,7 @@ static void push_end(struct lister *ls, enum block_kind kind) {
 	}
 	/* Not pipe_push: the last block must arrive even after a stop. */
 	pthread_mutex_lock(&ls->lock);
-	b->next = NULL;
-	if (ls->tail) {
-		ls->tail->next = b;
-	} else {
-		ls->head = b;
-	}
-	ls->tail = b;
-	pthread_cond_broadcast(&ls->cond);
+	pipe_append_locked(ls, b);
 	pthread_mutex_unlock(&ls->lock);
 }
 
