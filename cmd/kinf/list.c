@@ -67,7 +67,6 @@ struct item_printer {
 	int n_names;
 	bool *found;		/* per name */
 	char *api_version;
-	bool streamed;		/* items print as they come (not tables, templates) */
 	struct progress progress;
 	/* the printing thread's */
 	bool first;
@@ -363,13 +362,12 @@ static int run_list(int argc, char **argv) {
 		.n_names = n_pos - 1,
 		.found = calloc((size_t)n_pos, sizeof(bool)),
 		.api_version = api_version_of(cli.res),
+		.first = true,
 	};
 	bool table = cli.format == KINF_OUTPUT_TABLE || cli.format == KINF_OUTPUT_WIDE;
 	bool templated = cli.format == KINF_OUTPUT_JSONPATH ||
 		cli.format == KINF_OUTPUT_CUSTOM_COLUMNS;
 	bool streamed = !table && !templated;
-	printer.streamed = streamed;
-	printer.first = true;
 	if (streamed && !isatty(STDOUT_FILENO)) {
 		static char stdout_buf[64 << 10];
 		setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
@@ -397,11 +395,14 @@ static int run_list(int argc, char **argv) {
 		.on_item = streamed ? queue_item : NULL,
 		.userdata = &printer,
 	};
-	int rc = !printer.found || !printer.api_version ?
-		kinf_error_set(&err, KINF_ENOMEM, "out of memory") :
-		streamed && !printer_start(&printer) ?
-		kinf_error_set(&err, KINF_ENOMEM, "cannot start the output thread") :
-		kinf_list(cli.http, &lopts, &result, &err);
+	int rc;
+	if (!printer.found || !printer.api_version) {
+		rc = kinf_error_set(&err, KINF_ENOMEM, "out of memory");
+	} else if (streamed && !printer_start(&printer)) {
+		rc = kinf_error_set(&err, KINF_ENOMEM, "cannot start the output thread");
+	} else {
+		rc = kinf_list(cli.http, &lopts, &result, &err);
+	}
 	printer_finish(&printer);
 	if (printer.progress.shown) {
 		fputs("\r\033[K", stderr);

@@ -587,13 +587,14 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		/* Flush per event while the queue is drained; batch under load. */
 		fflush(stdout);
 	}
-	if (w.n_fors && status == EXIT_OK && !met && session_stop_signal()) {
+	int sig = session_stop_signal();
+	if (w.n_fors && status == EXIT_OK && !met && sig) {
 		/* Interrupted: not a timeout; 128 + signal, as a shell reports it. */
 		fprintf(stderr, "kinf: interrupted (%s) waiting for %s: %s\n",
-				session_stop_signal() == SIGINT ? "SIGINT" : "SIGTERM",
+				sig == SIGINT ? "SIGINT" : "SIGTERM",
 				w.n_fors == 1 ? w.fors[0].spec : "the conditions",
 				why.len ? why.data : "the initial list did not complete");
-		status = EXIT_SIGNALED + session_stop_signal();
+		status = EXIT_SIGNALED + sig;
 	} else if (w.n_fors && status == EXIT_OK && !met) {
 		char limit[32] = "";
 		if (w.so.timeout_ms > 0) {
