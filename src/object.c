@@ -1,4 +1,5 @@
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -544,7 +545,13 @@ struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
 	if (!typed) {
 		goto out;
 	}
-	*typed = *obj;
+	/*
+	 * Every field but the count, which other threads holding obj may be
+	 * changing (a plain struct copy reads it non-atomically: a data race).
+	 */
+	_Static_assert(offsetof(struct kinf_object, refs) == 0, "refs comes first");
+	memcpy(&typed->json_len, &obj->json_len,
+			sizeof(*obj) - offsetof(struct kinf_object, json_len));
 	atomic_init(&typed->refs, 1);
 	char *block = (char *)(typed + 1);
 	memcpy(block, old, head);
