@@ -496,6 +496,13 @@ static CURLcode run_transfer(struct kinf_http *http, struct transfer *t) {
 			code = CURLE_ABORTED_BY_CALLBACK;
 			break;
 		}
+		int rc;
+		if (mc == CURLM_OK && running && t->req->aborted &&
+				(rc = t->req->aborted(t->req->userdata)) < 0) {
+			t->abort_rc = rc;
+			code = CURLE_ABORTED_BY_CALLBACK;
+			break;
+		}
 		if (mc == CURLM_OK && running) {
 			mc = curl_multi_poll(m, NULL, 0, 1000, NULL);
 		}

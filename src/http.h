@@ -55,6 +55,12 @@ struct kinf_http_request {
 	const char *path;	/* "/api/v1/pods?limit=500", relative to the server */
 	const char *accept;	/* NULL: application/json */
 	kinf_http_body_func on_body;	/* NULL: collect into response->body */
+	/*
+	 * Optional, asked between waits for data (kinf_http_interrupt wakes the
+	 * wait): a negative KINF_E* ends the transfer with it, as from on_body.
+	 * For a body consumed in another thread that failed while no data comes.
+	 */
+	int (*aborted)(void *userdata);
 	void *userdata;
 	long timeout_ms;	/* overrides the client's request timeout; -1 none */
 };

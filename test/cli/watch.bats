@@ -213,6 +213,66 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 	events_are_sane
 }
 
+# A stream that has brought a MiB is decoded in a second thread (the
+# blast's 600 events are about 3 MB): its faults must end the watch as they
+# do in one thread, after every event that came before them. The blast's
+# events do not change the server's store, so only a relist brings the
+# cache back to it.
+blast_then() {	# blast_then FAULT: sets BLAST_TO, the last event's resourceVersion
+	BLAST_TO=$(fakeapi_ctl POST /_fake/blast "{\"count\":600,\"then\":\"$1\"}" | jq -r .to)
+	wait_until updated_at_least 600
+}
+
+updated_at_least() {
+	[ "$(jq -s '[.[] | select(.type == "UPDATED")] | length' "$EV")" -ge "$1" ]
+}
+
+rewatched_from() {
+	grep -q "watch /api/v1/pods from resourceVersion \"$1\"" "$ERR"
+}
+
+relisted_after() {	# relisted_after LINE: a list completed after it in the log
+	grep -A100 -- "$1" "$ERR" | grep -Eq "listed [0-9]+ items"
+}
+
+@test "a busy stream, then an in-stream 410: every event first, then a relist" {
+	start_watch
+	blast_then gone
+	wait_until grep -q "watch: too old resource version: $BLAST_TO .*; relisting" "$ERR"
+	wait_until relisted_after relisting
+	stop_watch
+	[ "$(stat_of relists)" -ge 1 ]
+	cache_matches_server
+}
+
+@test "a busy stream, then a line that is not JSON on a quiet stream: re-watch at once" {
+	start_watch
+	blast_then invalid_json
+	# Not after --idle-timeout (60 s): the decoding thread ends the transfer.
+	wait_until grep -q "event 601: the line ends inside a JSON value; retrying in" "$ERR"
+	wait_until rewatched_from "$BLAST_TO"
+	stop_watch
+	[ "$(stat_of backoffs)" -ge 1 ]
+	[ "$(jq -s '[.[] | select(.type == "UPDATED")] | length' "$EV")" -eq 600 ]
+}
+
+@test "a busy stream cut in the middle of an event: re-watch from the last one" {
+	start_watch
+	blast_then cut
+	wait_until rewatched_from "$BLAST_TO"
+	stop_watch
+	grep -q "transfer closed with outstanding read data remaining; retrying in" "$ERR"
+	[ "$(stat_of backoffs)" -ge 1 ]
+	[ "$(jq -s '[.[] | select(.type == "UPDATED")] | length' "$EV")" -eq 600 ]
+}
+
+@test "a busy stream stopped midway: kinf exits at once" {
+	start_watch
+	fakeapi_ctl POST /_fake/blast '{"count":100000}' >/dev/null
+	wait_until updated_at_least 1000
+	stop_watch
+}
+
 @test "--watch-list: initial events through sendInitialEvents, then the same stream" {
 	require_kubectl
 	fakeapi_ctl DELETE /_fake/requests

@@ -13,6 +13,11 @@ window: the blast measures clients, not the server.
 Watchers that were open when the blast was made (JSON media only) write its
 events with their own selectors applied, then go on as usual; with
 "end":true they end their stream after it (kubectl and curl then exit).
+"then" puts a fault right after the events, where a client has long been
+busy decoding: "gone" an in-stream ERROR with a 410 Expired Status, the
+stream ended; "invalid_json" a line that is not JSON, the stream left open
+and quiet (a client must end it itself); "cut" half an event and the
+connection cut without the last chunk.
 """
 
 import collections
@@ -28,9 +33,9 @@ _MARKER = b'"resourceVersion":"'
 
 class Blast:
     __slots__ = ('id', 'rt', 'namespace', 'objs', 'parts', 'base_rv', 'count', 'end',
-                 'created', 'done', 'lock')
+                 'then', 'created', 'done', 'lock')
 
-    def __init__(self, blast_id, rt, namespace, objs, base_rv, count, end):
+    def __init__(self, blast_id, rt, namespace, objs, base_rv, count, end, then=None):
         self.id = blast_id
         self.rt = rt
         self.namespace = namespace
@@ -38,6 +43,7 @@ class Blast:
         self.base_rv = base_rv
         self.count = count
         self.end = end
+        self.then = then
         self.created = time.monotonic()
         self.done = []              # per watcher: (events, seconds from creation)
         self.lock = threading.Lock()
@@ -68,6 +74,7 @@ class Blast:
             ('id', self.id), ('resource', self.rt.plural), ('namespace', self.namespace),
             ('objects', len(self.objs)), ('count', self.count),
             ('from', self.base_rv + 1), ('to', self.last_rv), ('end', self.end),
+            ('then', self.then),
             ('done', [collections.OrderedDict([('events', n), ('seconds', round(s, 6))])
                       for n, s in done])])
 
@@ -76,9 +83,12 @@ def create(app, spec):
     """Make a blast from a POST body; returns its description."""
     if not isinstance(spec, dict):
         raise ValueError('expected a JSON object')
-    unknown = set(spec) - {'resource', 'namespace', 'count', 'end'}
+    unknown = set(spec) - {'resource', 'namespace', 'count', 'end', 'then'}
     if unknown:
         raise ValueError('unknown key(s): ' + ', '.join(sorted(unknown)))
+    then = spec.get('then')
+    if then not in (None, 'gone', 'invalid_json', 'cut'):
+        raise ValueError('"then" must be "gone", "invalid_json" or "cut"')
     rt = catalog.BY_PLURAL.get(spec.get('resource', 'pods'))
     if rt is None:
         raise ValueError('unknown resource %r' % spec.get('resource'))
@@ -97,7 +107,7 @@ def create(app, spec):
         base = store.rv
         store.rv += count
         rs.blast_seq = getattr(rs, 'blast_seq', 0) + 1
-        b = Blast(rs.blast_seq, rt, ns, objs, base, count, bool(spec.get('end')))
+        b = Blast(rs.blast_seq, rt, ns, objs, base, count, bool(spec.get('end')), then)
         blasts = getattr(rs, 'blasts', [])
         # Keep the last few for GET /_fake/blast; watchers hold their own ref.
         rs.blasts = (blasts + [b])[-8:]

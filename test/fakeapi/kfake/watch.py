@@ -317,6 +317,15 @@ class Streamer:
                     if spec.media == 'json':
                         blastmod.stream(self, blast)
                     last = max(last, blast.last_rv)
+                    if blast.then == 'gone':
+                        self.write(self.error_line(status.expired_status(
+                            'too old resource version: %d (%d)' % (last, last + 1))))
+                        break
+                    if blast.then == 'invalid_json':
+                        self.write(b'{"type":"MODIFIED","object":{this is not JSON\n')
+                    if blast.then == 'cut':
+                        self.truncate = True
+                        self.write(b'{"type":"MODIFIED","object":{"metadata":{}}}\n')
                     if blast.end:
                         break
                 if bookmark_rv is not None:

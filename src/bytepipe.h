@@ -1,0 +1,62 @@
+#ifndef KINF_BYTEPIPE_H
+#define KINF_BYTEPIPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+
+/*
+ * A byte stream handed from the thread that receives it to a thread of its
+ * own that consumes it, in order: the receiver's writes return as soon as
+ * the bytes are copied, so receiving (the socket, TLS) and consuming (the
+ * watch decoder) run on two cores instead of taking turns on one.
+ *
+ * The consumer is called with each run of new bytes, as soon as there is
+ * one: a piece of a stream that trickles is not held back for a full
+ * block. It may be called with pieces split anywhere.
+ *
+ * Once the consumer fails (returns < 0) it is not called again, every
+ * later write returns its code and on_fail (if set) is called once from
+ * the consumer's thread, so the receiver can stop its transfer.
+ */
+
+struct kinf_bytepipe;
+
+/* Consume len bytes (len > 0): 0, or < 0 with err filled to stop. */
+typedef int (*kinf_bytepipe_consume_func)(const char *data, size_t len,
+		void *userdata, struct kinf_error *err);
+
+struct kinf_bytepipe_opts {
+	kinf_bytepipe_consume_func consume;
+	void *userdata;
+	void (*on_fail)(void *userdata);	/* optional: the consumer failed */
+	size_t max_ahead;	/* bytes queued before a write waits; 0: 8 MiB */
+};
+
+/* Start the consumer's thread: NULL when memory or a thread is short. */
+struct kinf_bytepipe *kinf_bytepipe_start(const struct kinf_bytepipe_opts *opts);
+
+/*
+ * Queue a copy of len bytes, waiting while max_ahead bytes are queued.
+ * 0, or the consumer's failure code (nothing more is consumed), or
+ * -KINF_ENOMEM.
+ */
+int kinf_bytepipe_write(struct kinf_bytepipe *p, const char *data, size_t len);
+
+/*
+ * End the stream: with drain, wait until the consumer has taken every byte
+ * written (a stream that ended, or broke after what came); without, drop
+ * what it has not started on (the receiver was stopped). Joins the thread
+ * and frees p. Returns 0 or the consumer's failure code, its message in
+ * err.
+ */
+int kinf_bytepipe_finish(struct kinf_bytepipe *p, bool drain, struct kinf_error *err);
+
+/* The consumer's failure code, or 0: for a receiver polling between reads. */
+int kinf_bytepipe_failed(struct kinf_bytepipe *p);
+
+/* Bytes the consumer has been given so far (for tests and logs). */
+size_t kinf_bytepipe_consumed(struct kinf_bytepipe *p);
+
+#endif
