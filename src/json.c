@@ -5,6 +5,7 @@
 #endif
 
 #include "json.h"
+#include "jsonskim.h"
 
 /*
  * The reader keeps one invariant: r->p points at the next unread byte, and
@@ -559,6 +560,12 @@ int kinf_json_skip(struct kinf_json_reader *r) {
 	}
 	if (r->max_depth > SKIP_MAX_NEST) {
 		return skip_recursive(r);
+	}
+	const char *q = kinf_jsonskim(r->p, r->end,
+			r->max_depth > r->depth ? r->max_depth - r->depth : 0);
+	if (q) {
+		r->p = q;
+		return 0;
 	}
 	return skip_iter(r);
 }

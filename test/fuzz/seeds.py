@@ -240,11 +240,23 @@ def replay():
     return out
 
 
+def jsonskim():
+    """The JSON cases of test/unit/test-jsonskim.c (the pod among them), at
+    depth limits 64 and 3 (the flag byte is 1 + depth % 80)."""
+    path = os.path.join(TOP, "test", "unit", "test-jsonskim.c")
+    out = []
+    for s in c_literals(path):
+        if s[:1] in (b"{", b"["):
+            out.append(bytes([63]) + s)
+            out.append(bytes([2]) + s)
+    return out
+
+
 def main():
     for name, fn in (("watchstream", watchstream), ("object", objects),
                      ("selector", selectors), ("kubeconfig", kubeconfig),
                      ("discovery", discovery), ("replay", replay),
-                     ("listsplit", listsplit)):
+                     ("listsplit", listsplit), ("jsonskim", jsonskim)):
         print(f"{name}: {save(name, fn())} seeds")
 
 
