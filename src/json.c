@@ -278,13 +278,14 @@ static int scan_string(struct kinf_json_reader *r, struct kinf_json_span *ret) {
 	return 0;
 }
 
-static int scan_number(struct kinf_json_reader *r) {
-	const char *p = r->p, *end = r->end;
+const char *kinf_json_number_end(const char *p, const char *end, const char **ret_bad) {
+	*ret_bad = p;
 	if (p < end && *p == '-') {
 		p++;
 	}
 	if (p >= end) {
-		return fail(r, p, "invalid number");
+		*ret_bad = p;
+		return NULL;
 	}
 	if (*p == '0') {
 		p++;
@@ -293,12 +294,14 @@ static int scan_number(struct kinf_json_reader *r) {
 			p++;
 		}
 	} else {
-		return fail(r, p, "invalid number");
+		*ret_bad = p;
+		return NULL;
 	}
 	if (p < end && *p == '.') {
 		p++;
 		if (p >= end || *p < '0' || *p > '9') {
-			return fail(r, p, "invalid number");
+			*ret_bad = p;
+			return NULL;
 		}
 		while (p < end && *p >= '0' && *p <= '9') {
 			p++;
@@ -310,11 +313,21 @@ static int scan_number(struct kinf_json_reader *r) {
 			p++;
 		}
 		if (p >= end || *p < '0' || *p > '9') {
-			return fail(r, p, "invalid number");
+			*ret_bad = p;
+			return NULL;
 		}
 		while (p < end && *p >= '0' && *p <= '9') {
 			p++;
 		}
+	}
+	return p;
+}
+
+static int scan_number(struct kinf_json_reader *r) {
+	const char *bad;
+	const char *p = kinf_json_number_end(r->p, r->end, &bad);
+	if (!p) {
+		return fail(r, bad, "invalid number");
 	}
 	r->p = p;
 	return 0;

@@ -94,6 +94,12 @@ int kinf_json_compact(const char *data, size_t len, struct kinf_buf *out);
 /* Append s as a JSON string literal (quoted, escaped) to out. */
 int kinf_json_quote(struct kinf_buf *out, const char *s, size_t len);
 
+/*
+ * The end of the JSON number at p, or NULL with *ret_bad at the byte where
+ * the grammar breaks (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?).
+ */
+const char *kinf_json_number_end(const char *p, const char *end, const char **ret_bad);
+
 /* Validate one complete JSON text. 0 or -KINF_EJSON with detail. */
 int kinf_json_validate(const char *data, size_t len, unsigned max_depth,
 		struct kinf_error *reterr);

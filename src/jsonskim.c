@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "json.h"
 #include "jsonskim.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -75,48 +76,6 @@ static inline uint64_t prefix_xor(uint64_t x) {
 	return x;
 }
 
-/* Length of the number at p (JSON grammar), 0 when there is none. */
-static size_t number_len(const unsigned char *p, const unsigned char *end) {
-	const unsigned char *q = p;
-	if (q < end && *q == '-') {
-		q++;
-	}
-	if (q >= end) {
-		return 0;
-	}
-	if (*q == '0') {
-		q++;
-	} else if (*q >= '1' && *q <= '9') {
-		while (q < end && *q >= '0' && *q <= '9') {
-			q++;
-		}
-	} else {
-		return 0;
-	}
-	if (q < end && *q == '.') {
-		q++;
-		if (q >= end || *q < '0' || *q > '9') {
-			return 0;
-		}
-		while (q < end && *q >= '0' && *q <= '9') {
-			q++;
-		}
-	}
-	if (q < end && (*q == 'e' || *q == 'E')) {
-		q++;
-		if (q < end && (*q == '+' || *q == '-')) {
-			q++;
-		}
-		if (q >= end || *q < '0' || *q > '9') {
-			return 0;
-		}
-		while (q < end && *q >= '0' && *q <= '9') {
-			q++;
-		}
-	}
-	return (size_t)(q - p);
-}
-
 /* The scalar at p is whole and valid, and followed by ',' '}' or ']'. */
 static bool scalar_ok(const unsigned char *p, const unsigned char *end) {
 	size_t n;
@@ -128,7 +87,9 @@ static bool scalar_ok(const unsigned char *p, const unsigned char *end) {
 	} else if (*p == 'n') {
 		n = left >= 4 && memcmp(p, "null", 4) == 0 ? 4 : 0;
 	} else {
-		n = number_len(p, end);
+		const char *bad;
+		const char *q = kinf_json_number_end((const char *)p, (const char *)end, &bad);
+		n = q ? (size_t)(q - (const char *)p) : 0;
 	}
 	return n && n < left && (p[n] == ',' || p[n] == '}' || p[n] == ']');
 }
