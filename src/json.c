@@ -785,13 +785,11 @@ int kinf_json_span_decode(const struct kinf_json_span *span, struct kinf_buf *ou
 	return 0;
 }
 
-bool kinf_json_span_eq(const struct kinf_json_span *span, const char *lit) {
-	if (!span->escaped) {
-		return strlen(lit) == span->len && memcmp(span->s, lit, span->len) == 0;
-	}
+bool kinf_json_span_eq_decoded(const struct kinf_json_span *span, const char *lit,
+		size_t lit_len) {
 	struct kinf_buf b = {0};
 	bool eq = kinf_json_span_decode(span, &b) == 0 &&
-		b.len == strlen(lit) && memcmp(b.data, lit, b.len) == 0;
+		b.len == lit_len && memcmp(b.data, lit, b.len) == 0;
 	kinf_buf_release(&b);
 	return eq;
 }

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "buf.h"
 #include "err.h"
@@ -76,8 +77,21 @@ int kinf_json_scalar(struct kinf_json_reader *r, struct kinf_buf *out,
 /* After a whole document: only white space may remain. */
 int kinf_json_end(struct kinf_json_reader *r);
 
-/* True when span equals the NUL-terminated literal (decoding escapes). */
-bool kinf_json_span_eq(const struct kinf_json_span *span, const char *lit);
+/* kinf_json_span_eq for a span with escapes: decoded, then compared. */
+bool kinf_json_span_eq_decoded(const struct kinf_json_span *span, const char *lit,
+		size_t lit_len);
+/*
+ * True when span equals the NUL-terminated literal (decoding escapes).
+ * Inline: callers compare member names with literals, whose length the
+ * compiler then knows (a strlen per member was 2% of parsing a list).
+ */
+static inline bool kinf_json_span_eq(const struct kinf_json_span *span, const char *lit) {
+	size_t n = strlen(lit);
+	if (!span->escaped) {
+		return n == span->len && memcmp(span->s, lit, n) == 0;
+	}
+	return kinf_json_span_eq_decoded(span, lit, n);
+}
 /* Append span's decoded text to out. */
 int kinf_json_span_decode(const struct kinf_json_span *span, struct kinf_buf *out);
 
