@@ -130,6 +130,12 @@ static const char *skim(const char *start, const char *stop, unsigned room) {
 	bool want_colon = *p == '{';	/* in an object, after its '{' or a ',' */
 	uint64_t first_skip = ~UINT64_C(1);	/* so the loop never sees depth 0 */
 
+	/*
+	 * An empty {} or [] adds one level for a moment: leaving it out of the
+	 * operator loop is safe when the reader allows a level more than the
+	 * bit stack holds.
+	 */
+	bool skip_empty = room > MAX_SKIM_DEPTH;
 	if (room > MAX_SKIM_DEPTH) {
 		room = MAX_SKIM_DEPTH;
 	}
@@ -197,7 +203,17 @@ static const char *skim(const char *start, const char *stop, unsigned room) {
 		/* Brackets and members, operator by operator, up to the end. */
 		uint64_t valid = ~UINT64_C(0);
 		int last = -1;
-		for (uint64_t w = ops & first_skip; w; w &= w - 1) {
+		/*
+		 * Empty objects and arrays (managedFields is full of "f:x":{})
+		 * need no loop step: the class checks above already place them
+		 * where a value goes. Not the value's own opening bracket.
+		 */
+		uint64_t walk = ops & first_skip;
+		if (skip_empty) {
+			uint64_t empty = ((lbrace & (rbrace >> 1)) | (lbrack & (rbrack >> 1))) & first_skip;
+			walk &= ~(empty | (empty << 1));
+		}
+		for (uint64_t w = walk; w; w &= w - 1) {
 			int i = __builtin_ctzll(w);
 			bool in_object = objects >> (depth - 1) & 1;
 			switch (blk[i]) {
