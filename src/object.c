@@ -46,6 +46,7 @@ struct scratch {
 	struct kinf_buf owners;		/* triples: kind, name, controller */
 	bool has_metadata;
 	bool has_name;
+	bool metadata_only;		/* see kinf_object_limits */
 };
 
 static int arena_add_span(struct scratch *s, const struct kinf_json_span *span,
@@ -224,6 +225,8 @@ static int read_top(struct kinf_json_reader *r, struct scratch *s, bool prefix) 
 			rc = read_string_field(r, s, F_KIND);
 		} else if (kinf_json_span_eq(&k, "apiVersion")) {
 			rc = read_string_field(r, s, F_API_VERSION);
+		} else if (s->metadata_only) {
+			rc = kinf_json_skip(r);
 		} else if (kinf_json_span_eq(&k, "spec")) {
 			rc = read_nested_string(r, s, "nodeName", F_NODE);
 		} else if (kinf_json_span_eq(&k, "status")) {
@@ -256,7 +259,7 @@ static int parse(const char *json, size_t len, bool prefix,
 		KINF_OBJECT_DEFAULT_MAX_BYTES;
 	unsigned max_depth = limits && limits->max_depth ? limits->max_depth :
 		KINF_OBJECT_DEFAULT_MAX_DEPTH;
-	struct scratch s = {0};
+	struct scratch s = { .metadata_only = limits && limits->metadata_only };
 	struct kinf_json_reader r;
 	struct kinf_buf compact = {0};
 	struct kinf_object *obj = NULL;

@@ -32,6 +32,13 @@ struct kinf_owner_ref {
 struct kinf_object_limits {
 	size_t max_bytes;	/* default 64 MiB */
 	unsigned max_depth;	/* default 512 */
+	/*
+	 * Read only metadata (and kind, apiVersion): spec and status are
+	 * validated whole, not walked for nodeName and phase, which stay
+	 * empty. For objects that are only printed (kinf list -o
+	 * json|yaml|name).
+	 */
+	bool metadata_only;
 };
 
 #define KINF_OBJECT_DEFAULT_MAX_BYTES ((size_t)64 << 20)

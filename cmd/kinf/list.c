@@ -423,6 +423,8 @@ static int run_list(int argc, char **argv) {
 		.on_item = streamed ? queue_item : NULL,
 		.userdata = &printer,
 	};
+	/* Printed as they come and never indexed: no node or phase needed. */
+	lopts.limits.metadata_only = streamed;
 	int rc;
 	if (!printer.found || !printer.api_version) {
 		rc = kinf_error_set(&err, KINF_ENOMEM, "out of memory");

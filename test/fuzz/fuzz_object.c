@@ -4,7 +4,9 @@
  * (src/indexfuncs.c). Input: one flags byte (bit 0 small limits), a field
  * path up to a NUL byte, then the JSON.
  *
- * Properties checked besides memory safety: jansson agrees on validity
+ * Properties checked besides memory safety: the record read from
+ * metadata only (metadata_only) gives the same verdict, bytes, key, labels
+ * and owners; jansson agrees on validity
  * (for objects within the depth limit), the compact bytes are valid JSON
  * equal to the input as a value, the record matches what jansson reads
  * (name, namespace, key, labels), labels are sorted and found by lookup.
@@ -136,6 +138,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	unsigned depth = limits.max_depth ? limits.max_depth : KINF_OBJECT_DEFAULT_MAX_DEPTH;
 	int rc = kinf_object_parse(json, len, &limits, &obj, &err);
 	int valid = kinf_json_validate(json, len, depth, NULL);
+
+	/* metadata_only: the same verdict, bytes, key, labels and owners. */
+	struct kinf_object_limits mol = limits;
+	struct kinf_object *mobj = NULL;
+	mol.metadata_only = true;
+	FUZZ_CHECK(kinf_object_parse(json, len, &mol, &mobj, NULL) == rc);
+	if (rc == 0) {
+		size_t a, b, la, lb, oa, ob;
+		const char *ja = kinf_object_json(obj, &a), *jb = kinf_object_json(mobj, &b);
+		FUZZ_CHECK(a == b && memcmp(ja, jb, a) == 0);
+		FUZZ_CHECK(strcmp(kinf_object_key(obj), kinf_object_key(mobj)) == 0);
+		kinf_object_labels(obj, &la);
+		kinf_object_labels(mobj, &lb);
+		kinf_object_owners(obj, &oa);
+		kinf_object_owners(mobj, &ob);
+		FUZZ_CHECK(la == lb && oa == ob);
+	}
+	kinf_object_unref(mobj);
 
 	json_error_t jerr;
 	json_t *root = json_loadb(json, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);

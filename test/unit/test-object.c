@@ -181,11 +181,49 @@ static void test_quote(void) {
 	kinf_buf_release(&b);
 }
 
+/* metadata_only: metadata read, spec and status validated but not walked. */
+static void test_metadata_only(void) {
+	static const char pod[] = "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+		"{\"name\":\"web-1\",\"namespace\":\"prod\",\"uid\":\"u1\",\"resourceVersion\":\"42\","
+		"\"labels\":{\"app\":\"web\"},\"ownerReferences\":[{\"kind\":\"ReplicaSet\","
+		"\"name\":\"web\",\"uid\":\"u0\",\"controller\":true}]},"
+		"\"spec\":{\"nodeName\":\"node-1\"},\"status\":{\"phase\":\"Running\"}}";
+	struct kinf_object_limits lim = { .metadata_only = true };
+	struct kinf_object *full = NULL, *light = NULL;
+	struct kinf_error err = {0};
+
+	ok(kinf_object_parse(pod, strlen(pod), NULL, &full, &err) == 0 &&
+		kinf_object_parse(pod, strlen(pod), &lim, &light, &err) == 0, "both parse");
+	size_t a, b, n_owners = 1;
+	const char *ja = kinf_object_json(full, &a), *jb = kinf_object_json(light, &b);
+	ok(a == b && memcmp(ja, jb, a) == 0, "the same bytes");
+	is_str(kinf_object_key(light), "prod/web-1", "key");
+	is_str(kinf_object_kind(light), "Pod", "kind");
+	is_str(kinf_object_uid(light), "u1", "uid");
+	is_str(kinf_object_resource_version(light), "42", "resourceVersion");
+	is_str(kinf_object_label(light, "app"), "web", "labels read");
+	kinf_object_owners(light, &n_owners);
+	is_int(n_owners, 1, "owners read");
+	ok(!kinf_object_node_name(light) || !*kinf_object_node_name(light), "no node read");
+	ok(!kinf_object_phase(light) || !*kinf_object_phase(light), "no phase read");
+	is_str(kinf_object_node_name(full), "node-1", "(the full record has the node)");
+	kinf_object_unref(full);
+	kinf_object_unref(light);
+
+	static const char bad[] = "{\"metadata\":{\"name\":\"x\"},\"spec\":{\"a\":1,}}";
+	ok(kinf_object_parse(bad, strlen(bad), &lim, &light, &err) == -KINF_EJSON,
+		"what is not read is still validated: %s", err.message);
+	static const char bad2[] = "{\"metadata\":{\"name\":\"x\"},\"status\":{\"phase\":\"\\q\"}}";
+	ok(kinf_object_parse(bad2, strlen(bad2), &lim, &light, &err) == -KINF_EJSON,
+		"in status too: %s", err.message);
+}
+
 int main(void) {
 	test_record();
 	test_compaction_and_numbers();
 	test_invalid();
 	test_limits();
+	test_metadata_only();
 	test_quote();
 	return tap_done();
 }
