@@ -257,12 +257,12 @@ struct watch_state {
 	unsigned long items;		/* every event, bookmarks too (client-go's eventCount) */
 	/* streaming initial list */
 	struct kinf_indexer *initial;	/* temporary store, or NULL once done */
-	struct kinf_error *err;		/* the decoder's: the caller's, or worker_err */
+	struct kinf_error *err;		/* the caller's */
+	struct kinf_error *event_err;	/* where the piece being decoded fails */
 	/* decoding in a second thread once the stream is busy */
 	size_t received;
 	bool pipe_refused;		/* no thread to be had: decode here */
 	struct kinf_bytepipe *pipe;
-	struct kinf_error worker_err;
 };
 
 static int on_event(const struct kinf_watch_event *ev, void *userdata) {
@@ -329,23 +329,23 @@ static int on_event(const struct kinf_watch_event *ev, void *userdata) {
 		ws->got_error_event = true;
 		return ev->status.http_status == 410 ? -KINF_EGONE : -KINF_EHTTP;
 	case KINF_WATCH_LIST:
-		return kinf_error_set(ws->err, KINF_EJSON, "a List in a watch stream");
+		return kinf_error_set(ws->event_err, KINF_EJSON, "a List in a watch stream");
 	}
 	return 0;
 }
 
-/* Decode a piece of the stream: here, or in the pipe's thread. */
+/* Decode a piece of the stream, here (err the caller's) or in the pipe's thread. */
 static int decode_piece(const char *data, size_t len, void *userdata,
-		struct kinf_error *unused) {
+		struct kinf_error *err) {
 	struct watch_state *ws = userdata;
-	(void)unused;	/* messages go to ws->err, where on_event puts its own */
+	ws->event_err = err;
 	/*
 	 * The events of one piece wake a waiting Pop once, at the end: a
 	 * consumer that keeps up was otherwise woken (a futex call and a
 	 * context switch on each side) for every event.
 	 */
 	kinf_deltafifo_batch_begin(ws->r->fifo);
-	int rc = kinf_watch_decoder_feed(ws->decoder, data, len, ws->err);
+	int rc = kinf_watch_decoder_feed(ws->decoder, data, len, err);
 	kinf_deltafifo_batch_end(ws->r->fifo);
 	return rc;
 }
@@ -382,14 +382,11 @@ static int on_watch_body(const char *data, size_t len, void *userdata) {
 			.userdata = ws,
 			.on_fail = wake_receiver,
 		};
-		/* Set before the thread starts: from now on only it decodes. */
-		struct kinf_error *caller_err = ws->err;
-		ws->err = &ws->worker_err;
+		/* From now on only the pipe's thread decodes. */
 		ws->pipe = kinf_bytepipe_start(&opts);
 		if (ws->pipe) {
 			return kinf_bytepipe_write(ws->pipe, data, len);
 		}
-		ws->err = caller_err;
 		ws->pipe_refused = true;
 	}
 	return decode_piece(data, len, ws, ws->err);
@@ -405,11 +402,11 @@ static int pipe_finish(struct watch_state *ws, int rc, struct kinf_error *err) {
 		return rc;
 	}
 	bool stopping = atomic_load(&ws->r->stop);
-	int pipe_rc = kinf_bytepipe_finish(ws->pipe, !stopping, NULL);
+	struct kinf_error pipe_err = {0};
+	int pipe_rc = kinf_bytepipe_finish(ws->pipe, !stopping, &pipe_err);
 	ws->pipe = NULL;
-	ws->err = err;
 	if (pipe_rc < 0 && !stopping) {
-		*err = ws->worker_err;
+		*err = pipe_err;
 		return pipe_rc;
 	}
 	return rc;
