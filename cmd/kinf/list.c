@@ -217,9 +217,11 @@ static int queue_item(struct kinf_object *obj, void *userdata, struct kinf_error
 	int rc = 0;
 
 	pthread_mutex_lock(&p->lock);
-	if (p->printed.len >= PRINT_BATCH * sizeof(obj) &&
-			kinf_buf_append(&p->freeing, p->printed.data, p->printed.len) == 0) {
-		kinf_buf_reset(&p->printed);
+	if (p->printed.len >= PRINT_BATCH * sizeof(obj)) {
+		/* freeing is empty here: the two vectors trade places. */
+		struct kinf_buf t = p->freeing;
+		p->freeing = p->printed;
+		p->printed = t;
 	}
 	if (p->failed) {
 		rc = kinf_error_set(err, KINF_ECANCELED, "the output failed");
