@@ -1,5 +1,7 @@
 #include <jansson.h>
 #include <curl/curl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,9 +32,18 @@ struct kinf_http {
 	bool client_cert;	/* the current credentials include a client certificate */
 	bool userinfo;		/* the server URL had user:password@ */
 	bool plain_http;
-	unsigned long requests;
+	atomic_ulong requests;
+	struct kinf_http *counts_to;	/* a clone counts its requests there */
 	char errbuf[CURL_ERROR_SIZE];
 };
+
+/*
+ * Clients in different threads may share one struct kinf_auth (a clone
+ * does): reading and refreshing credentials takes this lock. What a
+ * request keeps of them is copied (headers, CURL_BLOB_COPY) before it is
+ * released.
+ */
+static pthread_mutex_t cred_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Per-request state shared with the libcurl callbacks. */
 struct transfer {
@@ -271,7 +282,15 @@ const char *kinf_http_server(const struct kinf_http *http) {
 }
 
 unsigned long kinf_http_request_count(const struct kinf_http *http) {
-	return http->requests;
+	return atomic_load(&http->requests);
+}
+
+struct kinf_http *kinf_http_clone(struct kinf_http *http) {
+	struct kinf_http *c = kinf_http_new(http->config, http->auth, &http->opts);
+	if (c) {
+		c->counts_to = http->counts_to ? http->counts_to : http;
+	}
+	return c;
 }
 
 void kinf_http_response_release(struct kinf_http_response *resp) {
@@ -684,7 +703,10 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 		return -KINF_ENOMEM;
 	}
 	kinf_buf_release(&accept);
-	if ((rc = apply_credentials(http, &headers, ret_generation, reterr)) < 0) {
+	pthread_mutex_lock(&cred_lock);
+	rc = apply_credentials(http, &headers, ret_generation, reterr);
+	pthread_mutex_unlock(&cred_lock);
+	if (rc < 0) {
 		goto out;
 	}
 	long timeout = req->timeout_ms ? req->timeout_ms : http->opts.request_timeout_ms;
@@ -709,7 +731,7 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	http->requests++;
+	atomic_fetch_add(http->counts_to ? &http->counts_to->requests : &http->requests, 1);
 	CURLcode code = run_transfer(http, &t);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 0L);
@@ -783,8 +805,13 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 		if (resp->status >= 200 && resp->status < 300) {
 			break;
 		}
-		if (resp->status == 401 && !retried_auth && http->auth &&
-				kinf_auth_unauthorized(http->auth, generation)) {
+		bool refresh = false;
+		if (resp->status == 401 && !retried_auth && http->auth) {
+			pthread_mutex_lock(&cred_lock);
+			refresh = kinf_auth_unauthorized(http->auth, generation);
+			pthread_mutex_unlock(&cred_lock);
+		}
+		if (refresh) {
 			retried_auth = true;
 			kinf_log(1, "401 Unauthorized: refreshing credentials and retrying");
 			continue;

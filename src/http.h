@@ -15,7 +15,8 @@ struct kinf_auth;
  * connection reused across requests (keep-alive, HTTP/2 when offered), gzip
  * accepted, User-Agent kinf/VERSION, credentials from struct kinf_auth
  * (never over plain http), TLS material handed over in memory (*_BLOB).
- * A client is used by one thread at a time.
+ * A client is used by one thread at a time; clients in different threads
+ * may share their auth.
  */
 struct kinf_http;
 
@@ -111,7 +112,15 @@ const char *kinf_http_server(const struct kinf_http *http);
 void kinf_http_status_to_error(long http_status, const char *body, size_t len,
 		struct kinf_error *reterr);
 
-/* Requests made so far (for --stats and tests). */
+/* Requests made so far (for --stats and tests), a clone's included. */
 unsigned long kinf_http_request_count(const struct kinf_http *http);
+
+/*
+ * A second client to the same server with the same configuration,
+ * credentials (shared: config and auth must outlive it too) and options,
+ * on its own connection, for another thread: the list's next page is asked
+ * for while the current one arrives. Its requests count in http's.
+ */
+struct kinf_http *kinf_http_clone(struct kinf_http *http);
 
 #endif
