@@ -97,7 +97,9 @@ class Control:
     # --- faults ----------------------------------------------------------------
 
     @staticmethod
-    def _matches(entry, verb, path):
+    def _matches(entry, verb, path, query):
+        if entry.get('continue') and not (query or {}).get('continue', [''])[0]:
+            return False
         want = entry.get('verb')
         if want is None:
             if verb == 'discovery':
@@ -106,19 +108,19 @@ class Control:
             return False
         return not entry.get('path') or entry['path'] in path
 
-    def _take(self, entries, verb, path):
+    def _take(self, entries, verb, path, query):
         with self.lock:
             for e in entries:
-                if e['count'] > 0 and self._matches(e, verb, path):
+                if e['count'] > 0 and self._matches(e, verb, path, query):
                     e['count'] -= 1
                     if e['count'] == 0:
                         entries.remove(e)
                     return e
         return None
 
-    def take_failure(self, verb, path):
+    def take_failure(self, verb, path, query=None):
         """(status dict, headers) for an injected failure, or None."""
-        e = self._take(self.fail, verb, path)
+        e = self._take(self.fail, verb, path, query)
         if e is None:
             return None
         st = status.generic(e['status'], e.get('retry_after'), e.get('message'))
@@ -127,8 +129,8 @@ class Control:
             headers['Retry-After'] = str(int(e['retry_after']))
         return st, headers
 
-    def take_stall(self, verb, path):
-        e = self._take(self.stalls, verb, path)
+    def take_stall(self, verb, path, query=None):
+        e = self._take(self.stalls, verb, path, query)
         return e['seconds'] if e else 0
 
     def take_watch_faults(self):
@@ -193,6 +195,7 @@ class Control:
                 raise ControlError('"fail_next" must be {"count":N,"status":CODE,...}')
             entry = {'count': int(f.get('count', 1)), 'status': int(f.get('status', 500)),
                      'verb': self._verb(f), 'path': f.get('path'),
+                     'continue': bool(f.get('continue')),
                      'retry_after': f.get('retry_after'), 'message': f.get('message')}
             if entry['status'] in (429, 503) and entry['retry_after'] is None:
                 entry['retry_after'] = 1
@@ -205,7 +208,8 @@ class Control:
             with self.lock:
                 self.stalls.append({'count': int(s.get('count', 1)),
                                     'seconds': float(s['seconds']),
-                                    'verb': self._verb(s), 'path': s.get('path')})
+                                    'verb': self._verb(s), 'path': s.get('path'),
+                                    'continue': bool(s.get('continue'))})
         with self.lock:
             if spec.get('truncate_next_watch'):
                 self.truncate_watches += 1

@@ -278,6 +278,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 time.sleep(delay)
         else:
             self.wfile.write(body)
+        if self._rec is not None:
+            # When the last byte went to the socket: a client that asks for
+            # its next page before then asked before this one was in.
+            self._rec['body_sent'] = jsonutil.rfc3339_micro()
 
     def send_json(self, code, obj, headers=None, content_type='application/json'):
         self.send_bytes(code, jsonutil.dumps(obj) + b'\n', content_type, headers)
@@ -472,7 +476,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             rec['resource'] = info.rt.plural + ('/' + info.subresource if info.subresource else '')
             rec['namespace'] = info.namespace
             rec['name'] = info.name
-        stall = app.control.take_stall(info.verb, path)
+        stall = app.control.take_stall(info.verb, path, q)
         if stall:
             time.sleep(stall)
         if info.discovery is not None and info.discovery in _NON_RESOURCE_OPEN:
@@ -480,7 +484,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         else:
             user = self.authenticate()
             rec['user'] = user.name
-        failure = app.control.take_failure(info.verb, path)
+        failure = app.control.take_failure(info.verb, path, q)
         if failure is not None:
             st, headers = failure
             raise status.ApiError(st, headers)
