@@ -236,10 +236,18 @@ relisted_after() {	# relisted_after LINE: a list completed after it in the log
 }
 
 @test "a busy stream, then an in-stream 410: every event first, then a relist" {
+	require_kubectl
 	start_watch
 	blast_then gone
 	wait_until grep -q "watch: too old resource version: $BLAST_TO .*; relisting" "$ERR"
 	wait_until relisted_after relisting
+	# "listed" is the list's arrival, not the informer's processing of it:
+	# a pod made after it comes through the same queue behind the relist's
+	# deltas, so its events mean the cache has all of them.
+	new_pod w-after-blast
+	wait_until has_event ADDED w-after-blast
+	kubectl_fake delete pod w-after-blast -n default --wait=false >/dev/null
+	wait_until has_event DELETED w-after-blast
 	stop_watch
 	[ "$(stat_of relists)" -ge 1 ]
 	cache_matches_server
