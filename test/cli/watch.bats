@@ -231,6 +231,11 @@ rewatched_from() {
 	grep -q "watch /api/v1/pods from resourceVersion \"$1\"" "$ERR"
 }
 
+initial_events_printed() {	# as many initial events as the server has pods
+	[ "$(jq -s 'map(select(.initial)) | length' "$EV")" -eq \
+		"$(fakeapi_ctl GET '/_fake/objects?resource=pods' | jq -s length)" ]
+}
+
 relisted_after() {	# relisted_after LINE: a list completed after it in the log
 	grep -A100 -- "$1" "$ERR" | grep -Eq "listed [0-9]+ items"
 }
@@ -303,6 +308,9 @@ relisted_after() {	# relisted_after LINE: a list completed after it in the log
 	fakeapi_ctl POST /_fake/faults '{"watch_list":false}'
 	fakeapi_ctl DELETE /_fake/requests
 	start_watch --watch-list
+	# Listed and watching, but the list's deltas may not be popped into
+	# the cache yet: their events printed mean they are.
+	wait_until initial_events_printed
 	stop_watch
 	fakeapi_ctl POST /_fake/faults '{"watch_list":true}'
 	[ "$(stat_of watch_list_fallbacks)" -ge 1 ]
