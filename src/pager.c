@@ -808,9 +808,8 @@ struct lane {
 };
 
 struct lister {
-	struct kinf_http *http;
 	const struct kinf_list_opts *opts;
-	long limit;
+	long limit;			/* the pages' (0 once a full list replaces them) */
 	struct page_state *ps;
 	struct kinf_list_result *ret;
 	/* the receiver (the caller's thread) */
@@ -1092,7 +1091,10 @@ static void *parser_main(void *userdata) {
 static void *lane_main(void *userdata);
 static void give_next(struct lister *ls, struct lane *l, const char *token);
 
-/* Lane 0 (this thread) has the turn; lane 1 waits in its thread for pages. */
+/*
+ * Lane 0 (this thread) has the turn; lane 1 waits in its thread for pages.
+ * The lanes' jobs and flags are clear (finish_lanes clears them).
+ */
 static void start_lanes(struct lister *ls) {
 	struct lane *l0 = &ls->lanes[0];
 
@@ -1102,11 +1104,6 @@ static void start_lanes(struct lister *ls) {
 	kinf_error_clear(&ls->lanes_err);
 	ls->turn = l0->page;
 	l0->in_turn = true;
-	l0->gave_next = false;
-	l0->has_job = false;
-	ls->lanes[1].has_job = false;
-	ls->lanes[1].in_turn = false;
-	ls->lanes[1].gave_next = false;
 	/* Without a second connection the pages simply come one by one. */
 	if (ls->lanes[1].http &&
 			pthread_create(&ls->lane_thread, NULL, lane_main, &ls->lanes[1]) == 0) {
@@ -1142,7 +1139,7 @@ static void start_parser(struct lister *ls) {
 	}
 	ps->reterr = &ls->parse_err;
 	if (!ls->lanes[1].http) {
-		ls->lanes[1].http = kinf_http_clone(ls->http);
+		ls->lanes[1].http = kinf_http_clone(ls->lanes[0].http);
 	}
 	if (pthread_create(&ls->thread, NULL, parser_main, ls) != 0) {
 		ps->reterr = NULL;	/* restored by the caller */
@@ -1255,13 +1252,20 @@ static int lister_body(const char *data, size_t len, void *userdata) {
 }
 
 /*
- * Wait for the parser and tear the pipeline down. Returns the parser's
- * error if it failed (into reterr), else rc.
+ * Stop the lanes, wait for the parser and tear the pipeline down. Returns
+ * the parser's error if it failed (into reterr), else rc, or when rc is 0
+ * the failure of a page the lanes asked for.
  */
 static void finish_lanes(struct lister *ls);
 
 static int stop_parser(struct lister *ls, int rc, struct kinf_error *reterr) {
 	finish_lanes(ls);
+	if (rc == 0 && ls->lanes_rc < 0) {
+		rc = ls->lanes_rc;
+		if (reterr) {
+			*reterr = ls->lanes_err;
+		}
+	}
 	pthread_join(ls->thread, NULL);
 	ls->threaded = false;
 	if (ls->parse_rc < 0) {
@@ -1455,12 +1459,11 @@ static void finish_lanes(struct lister *ls) {
 int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 		struct kinf_list_result *ret, struct kinf_error *reterr) {
 	struct page_state ps = { .opts = opts, .result = ret, .reterr = reterr };
-	struct lister ls = { .http = http, .opts = opts, .ps = &ps, .ret = ret };
+	struct lister ls = { .opts = opts, .limit = opts->limit, .ps = &ps, .ret = ret };
 	ls.lanes[0].ls = ls.lanes[1].ls = &ls;
 	ls.lanes[0].http = http;
 	struct kinf_buf path = {0};
 	char *cont = NULL;
-	long limit = opts->limit;
 	int rc = 0;
 
 	memset(ret, 0, sizeof(*ret));
@@ -1470,12 +1473,11 @@ int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 	pthread_cond_init(&ls.cond, NULL);
 	pthread_cond_init(&ls.lane_cond, NULL);
 	for (;;) {
-		rc = page_path(opts, limit, cont, &path);
+		rc = page_path(opts, ls.limit, cont, &path);
 		if (rc < 0) {
 			goto out;
 		}
 		ls.lanes[0].page = ret->pages + 1;
-		ls.limit = limit;
 		ps.splitter = kinf_list_splitter_new(&page_ops, &ps, opts->limits.max_bytes);
 		ps.md_seen = false;
 		if (!ps.splitter) {
@@ -1497,12 +1499,7 @@ int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 			 */
 			lane_page_end(&ls, &ls.lanes[0], rc, reterr);
 			lane_loop(&ls, &ls.lanes[0]);
-			finish_lanes(&ls);
-			rc = ls.lanes_rc;
-			if (rc < 0) {
-				*reterr = ls.lanes_err;
-			}
-			rc = stop_parser(&ls, rc, reterr);
+			rc = stop_parser(&ls, 0, reterr);
 			if (rc == -KINF_EGONE && ls.failed_page > 1) {
 				goto expired;
 			}
@@ -1543,7 +1540,7 @@ expired:
 		ps.restarted = true;
 		free(cont);
 		cont = NULL;
-		limit = 0;
+		ls.limit = 0;
 		ls.inline_bytes = 0;
 		ret->fell_back_to_full_list = true;
 	}
