@@ -33,7 +33,8 @@ struct kinf_informer_event {
 	/*
 	 * An update that did not change the resourceVersion (a resync, or a
 	 * relist's Sync or Replaced delta for an unchanged object): client-go
-	 * delivers it only to listeners with a resync period.
+	 * delivers it only to listeners that are syncing, which every one is
+	 * until a resync tick's shouldResync says it is not due.
 	 */
 	bool is_sync;
 	enum kinf_delta_type delta_type;

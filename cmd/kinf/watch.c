@@ -28,6 +28,8 @@ static const char watch_usage[] =
 	"\n"
 	"Watch options:\n"
 	"      --watch-only               do not print the initial list's events\n"
+	"      --no-resync-events         leave out updates that did not change the\n"
+	"                                 resourceVersion (\"resync\":true in -o json)\n"
 	"      --old                      with -o json, add \"oldObject\" to updates\n"
 	"      --diff                     print the fields an update changed\n"
 	"      --diff-all                 --diff including managedFields and resourceVersion\n"
@@ -45,6 +47,7 @@ static const char watch_usage[] =
 
 enum {
 	OPT_WATCH_ONLY = OPT_CMD_FIRST,
+	OPT_NO_RESYNC_EVENTS,
 	OPT_OLD,
 	OPT_DIFF,
 	OPT_DIFF_ALL,
@@ -58,6 +61,7 @@ static const struct option watch_options[] = {
 	CLI_COMMON_OPTIONS,
 	SESSION_OPTIONS,
 	{ "watch-only", no_argument, NULL, OPT_WATCH_ONLY },
+	{ "no-resync-events", no_argument, NULL, OPT_NO_RESYNC_EVENTS },
 	{ "old", no_argument, NULL, OPT_OLD },
 	{ "diff", no_argument, NULL, OPT_DIFF },
 	{ "diff-all", no_argument, NULL, OPT_DIFF_ALL },
@@ -75,6 +79,7 @@ struct watch {
 	struct session_opts so;
 	struct session *session;
 	bool watch_only;
+	bool no_resync_events;	/* --no-resync-events */
 	bool old;
 	bool diff;
 	bool diff_all;
@@ -149,6 +154,9 @@ static int print_json(struct watch *w, const struct kinf_informer_event *ev) {
 	}
 	if (ev->final_state_unknown) {
 		kinf_buf_append_str(b, ",\"finalStateUnknown\":true");
+	}
+	if (ev->is_sync) {
+		kinf_buf_append_str(b, ",\"resync\":true");
 	}
 	if (ev->obj) {
 		kinf_buf_append_str(b, ",\"object\":");
@@ -444,6 +452,7 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 			fputs(cli_common_usage, stdout);
 			return EXIT_OK;
 		case OPT_WATCH_ONLY: w.watch_only = true; continue;
+		case OPT_NO_RESYNC_EVENTS: w.no_resync_events = true; continue;
 		case OPT_ALL: w.all = true; continue;
 		case OPT_FOR: {
 			struct kinf_error err = {0};
@@ -570,8 +579,17 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 			if (w.watch_only && ev->initial) {
 				continue;
 			}
-			/* Resync notifications only reach handlers with a resync period. */
-			if (ev->is_sync && w.so.resync_ms == 0) {
+			/*
+			 * client-go hands an update with an unchanged
+			 * resourceVersion (a resync, or an object a relist
+			 * found unchanged) to every listener that is
+			 * "syncing": addListener marks each one so and only
+			 * shouldResync, on a resync tick, can unmark it. With
+			 * no period no tick comes; with one, kinf's single
+			 * handler is due at every tick. So every handler gets
+			 * them, marked here, unless asked to leave them out.
+			 */
+			if (ev->is_sync && w.no_resync_events) {
 				continue;
 			}
 			print_event(&w, ev);

@@ -231,6 +231,7 @@ complete -c kinf -n $s -l dump-on-exit -r -F -d 'write the cache as JSON lines a
 # kinf watch
 set -l w '__kinf_using watch'
 complete -c kinf -n $w -l watch-only -d "do not print the initial list's events"
+complete -c kinf -n $w -l no-resync-events -d 'leave out updates with an unchanged resourceVersion'
 complete -c kinf -n $w -l old -d 'with -o json, add oldObject to updates'
 complete -c kinf -n $w -l diff -d 'print the fields an update changed'
 complete -c kinf -n $w -l diff-all -d '--diff including managedFields and resourceVersion'

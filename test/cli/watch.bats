@@ -64,9 +64,12 @@ cache_matches_server() {
 		<(fakeapi_ctl GET '/_fake/objects?resource=pods' | jq -c 'del(.apiVersion, .kind)' | jq -s -c 'sort_by(.metadata.namespace + "/" + .metadata.name)[]')
 }
 
-# No key's resourceVersion goes backwards; no (key, rv, type) printed twice.
+# No key's resourceVersion goes backwards; no (key, rv, type) printed twice
+# but for resyncs (an unchanged object a relist found again), which repeat
+# the key's last resourceVersion by definition.
 events_are_sane() {
 	jq -e -s '
+		map(select(.resync | not)) |
 		(group_by(.key) | all(map(.resourceVersion | tonumber) as $rvs |
 			$rvs == ($rvs | sort))) and
 		((map([.key, .resourceVersion, .type]) | length) ==
@@ -93,6 +96,50 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 		assert_success
 		diff -u "$STREAMS/$f.watch.txt" <(printf '%s\n' "$output")
 	done
+}
+
+# What client-go v1.28 hands a handler after a relist (shared_informer.go:
+# addListener marks every listener syncing, only shouldResync on a resync
+# tick unmarks it; OnUpdate calls an update with an unchanged
+# resourceVersion a sync): every object still there comes as UPDATED with
+# that resourceVersion, marked "resync", with or without a resync period;
+# --no-resync-events leaves them out. One row per flag set: the flags, then
+# the sequence as TYPE KEY RV [initial|resync|unknown].
+@test "after a relist: the sequence a client-go handler gets, resyncs marked" {
+	local all='ADDED a 5 initial
+UPDATED a 5 resync
+ADDED b 6 initial
+UPDATED b 11
+UPDATED b 11 resync
+ADDED c 7 initial
+UPDATED c 15
+ADDED e 8 initial
+DELETED e 8 unknown
+ADDED d 18'
+	local cases=(
+		"|$all"
+		"--resync 1h|$all"
+		"--no-resync-events|$(grep -v resync <<<"$all")"
+		"--no-resync-events --resync 1h|$(grep -v resync <<<"$all")"
+		"--watch-only|$(grep -v initial <<<"$all")"
+	)
+	local c flags want
+	for c in "${cases[@]}"; do
+		flags=${c%%|*}
+		want=${c#*|}
+		# shellcheck disable=SC2086
+		run --separate-stderr "$KINF" watch --from "$STREAMS/relist-resync.json" -o json $flags
+		assert_success
+		run jq -r '[.type, (.key | sub("default/"; "")), .resourceVersion,
+			(if .initial then "initial" elif .resync then "resync"
+			 elif .finalStateUnknown then "unknown" else empty end)] | join(" ")' \
+			<<<"$output"
+		assert_output "$want"
+	done
+	# The table prints them as the UPDATED they are.
+	run --separate-stderr "$KINF" watch --from "$STREAMS/relist-resync.json" --timestamps none
+	assert_success
+	[ "$(grep -c '^UPDATED' <<<"$output")" -eq 4 ]
 }
 
 @test "create, update, delete are seen in order" {
@@ -171,6 +218,37 @@ new_pod() {	# new_pod NAME [LABELS-JSON]
 	stop_watch
 	cache_matches_server
 	events_are_sane
+}
+
+@test "a relist: every pod still there comes once more as a resync UPDATED" {
+	require_kubectl
+	start_watch
+	new_pod w-resync
+	wait_until has_event ADDED w-resync
+	sleep 1.2	# not a "very short watch"
+	# The reconnect is told 410 Gone: kinf relists, and finds every pod as
+	# it last saw it.
+	fakeapi_ctl POST /_fake/faults '{"fail_next":{"count":1,"status":410,"verb":"watch"}}'
+	fakeapi_ctl POST /_fake/faults '{"drop_watches":true}'
+	local n
+	n=$(fakeapi_ctl GET '/_fake/objects?resource=pods' | jq -s length)
+	wait_until resyncs_at_least "$n"
+	stop_watch
+	[ "$(stat_of relists)" -ge 1 ]
+	# Each is an UPDATED at the resourceVersion last printed for its key.
+	jq -e -s 'all(group_by(.key)[]; . as $ev | all(range(1; $ev | length);
+		($ev[.].resync | not) or
+		($ev[.].type == "UPDATED" and
+		 $ev[.].resourceVersion == $ev[. - 1].resourceVersion)))' "$EV"
+	jq -e -s 'map(select(.object.metadata.name == "w-resync")) | map(.type) ==
+		["ADDED", "UPDATED"] and .[1].resync' "$EV"
+	cache_matches_server
+	events_are_sane
+	kubectl_fake delete pod w-resync -n default --wait=false >/dev/null
+}
+
+resyncs_at_least() {
+	[ "$(jq -s 'map(select(.resync)) | length' "$EV")" -ge "$1" ]
 }
 
 @test "500s and 429 with Retry-After: back off and recover" {
