@@ -141,6 +141,15 @@ int cli_usage_error(const struct cli *cli, const char *fmt, ...) {
 	return EXIT_USAGE;
 }
 
+bool cli_command_has_option(const struct cmd *cmd, const char *name, size_t len) {
+	for (const struct option *o = cmd->options; o && o->name; o++) {
+		if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 size_t cli_edit_distance(const char *a, const char *b) {
 	size_t la = strlen(a), lb = strlen(b);
 	size_t *row = calloc(lb + 1, sizeof(*row));

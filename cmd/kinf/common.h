@@ -28,6 +28,7 @@ struct cmd {
 	const char *summary;
 	const char *usage;	/* full --help text */
 	int (*run)(int argc, char **argv);
+	const struct option *options;	/* its getopt_long table */
 };
 
 extern const struct cmd cmd_deltas;
@@ -140,6 +141,8 @@ int cli_usage_error(const struct cli *cli, const char *fmt, ...)
  */
 int cli_bad_option(const struct cli *cli, int argc, char **argv,
 		const struct option *options);
+/* Whether cmd's option table has the long option name[0..len). */
+bool cli_command_has_option(const struct cmd *cmd, const char *name, size_t len);
 /* Levenshtein distance between two strings, for "did you mean". */
 size_t cli_edit_distance(const char *a, const char *b);
 

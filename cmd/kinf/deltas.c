@@ -171,4 +171,5 @@ const struct cmd cmd_deltas = {
 	.summary = "print the raw DeltaFIFO pops (Sync deltas on resync included)",
 	.usage = deltas_usage,
 	.run = run_deltas,
+	.options = deltas_options,
 };

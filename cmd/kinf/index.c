@@ -514,4 +514,5 @@ const struct cmd cmd_index = {
 	.summary = "answer questions from the informer's indexes",
 	.usage = index_usage,
 	.run = run_index,
+	.options = index_options,
 };

@@ -489,4 +489,5 @@ const struct cmd cmd_list = {
 	.summary = "list a resource once, consistently, paginated",
 	.usage = list_usage,
 	.run = run_list,
+	.options = list_options,
 };

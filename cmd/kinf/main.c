@@ -1,4 +1,5 @@
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static void usage(FILE *out) {
 	fprintf(out,
 		"kinf: a Kubernetes informer at the command line\n"
 		"\n"
-		"Usage: kinf COMMAND RESOURCE [NAME...] [OPTIONS]\n"
+		"Usage: kinf [OPTIONS] COMMAND RESOURCE [NAME...] [OPTIONS]\n"
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++) {
@@ -35,44 +36,29 @@ static void usage(FILE *out) {
 		"  kinf deltas pods --resync 30s      the raw DeltaFIFO pops\n"
 		"  kinf index pods --by node=node-1   questions answered from the cache\n"
 		"\n"
-		"Run 'kinf COMMAND --help' for a command's options, 'man kinf' for all.\n"
-		"Global options: -h, --help; --version.\n");
+		"Run 'kinf help COMMAND' for a command's options, 'man kinf' for all.\n"
+		"The shared options (-n, --context, -o, ...) go before or after the\n"
+		"command; after it they win. Also: -h, --help; --version.\n");
 }
 
-int main(int argc, char **argv) {
-	/* A closed pipe is reported by the write, not by a signal. */
-	signal(SIGPIPE, SIG_IGN);
+/* The shared options, which may come before the command too, as kubectl's. */
+static const struct option global_options[] = {
+	CLI_COMMON_OPTIONS,
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	if (argc < 2) {
-		usage(stdout);
-		return cli_finish_stdout(EXIT_OK);
-	}
-	const char *name = argv[1];
-	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 ||
-			strcmp(name, "help") == 0) {
-		if (argc > 2 && strcmp(name, "help") == 0) {
-			for (size_t i = 0; i < N_COMMANDS; i++) {
-				if (strcmp(argv[2], commands[i]->name) == 0) {
-					cli_print_help(commands[i]);
-					return cli_finish_stdout(EXIT_OK);
-				}
-			}
-		}
-		usage(stdout);
-		return cli_finish_stdout(EXIT_OK);
-	}
-	if (strcmp(name, "--version") == 0) {
-		printf("kinf %s\n", KINF_VERSION);
-		return cli_finish_stdout(EXIT_OK);
-	}
+static const struct cmd *find_command(const char *name) {
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		if (strcmp(name, commands[i]->name) == 0) {
-			return cli_finish_stdout(commands[i]->run(argc - 1, argv + 1));
+			return commands[i];
 		}
 	}
-	if (name[0] == '-') {
-		return cli_usage_error(NULL, "unknown option '%s' (options go after the command)", name);
-	}
+	return NULL;
+}
+
+/* "unknown command" with the closest command as a suggestion; EXIT_USAGE. */
+static int unknown_command(const char *name) {
 	const char *best = NULL;
 	size_t best_d = 3;
 	for (size_t i = 0; i < N_COMMANDS; i++) {
@@ -85,5 +71,131 @@ int main(int argc, char **argv) {
 	if (best) {
 		return cli_usage_error(NULL, "unknown command \"%s\", did you mean \"%s\"?", name, best);
 	}
-	return cli_usage_error(NULL, "unknown command \"%s\"", name);
+	char list[128] = "";
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		size_t used = strlen(list);
+		snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", commands[i]->name);
+	}
+	return cli_usage_error(NULL, "unknown command \"%s\" (the commands: %s)", name, list);
+}
+
+/*
+ * The shared options before the command (`kinf -n team watch pods`): check
+ * them against the shared table and return 0 with the index of the command
+ * word in *ret_end, or print a usage error and return its status. --help
+ * and --version there print and return -1 (the run ends with status 0).
+ */
+static int parse_global(int argc, char **argv, int *ret_end) {
+	int opt;
+
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+:" CLI_COMMON_SHORT, global_options, NULL)) != -1) {
+		if (opt == 'h') {
+			usage(stdout);
+			return -1;
+		}
+		if (opt == 'V') {
+			printf("kinf %s\n", KINF_VERSION);
+			return -1;
+		}
+		if (opt == '?' || opt == ':') {
+			/* An option of a command, not a shared one: say where it goes. */
+			const char *arg = argv[optind - 1];
+			const char *name = arg[0] == '-' && arg[1] == '-' ? arg + 2 : NULL;
+			if (opt == '?' && name && name[0]) {
+				size_t len = strcspn(name, "=");
+				bool known = false;
+				for (size_t i = 0; i < N_COMMANDS; i++) {
+					known |= cli_command_has_option(commands[i], name, len);
+				}
+				/* The command word, if it is among the rest. */
+				const struct cmd *c = NULL;
+				for (int i = optind; !c && i < argc; i++) {
+					c = find_command(argv[i]);
+				}
+				if (c && cli_command_has_option(c, name, len)) {
+					return cli_usage_error(NULL, "option '%s' is %s's own: it goes "
+							"after the command (kinf %s ... %s)", arg,
+							c->name, c->name, arg);
+				}
+				if (known) {
+					return cli_usage_error(NULL, "option '%s' is not a shared one: "
+							"it goes after a command that has it", arg);
+				}
+			}
+			return cli_bad_option(NULL, argc, argv, global_options);
+		}
+	}
+	*ret_end = optind;
+	return 0;
+}
+
+int main(int argc, char **argv) {
+	/* A closed pipe is reported by the write, not by a signal. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (argc < 2) {
+		usage(stdout);
+		return cli_finish_stdout(EXIT_OK);
+	}
+	int first = 1;
+	if (argv[1][0] == '-') {
+		int rc = parse_global(argc, argv, &first);
+		if (rc < 0) {
+			return cli_finish_stdout(EXIT_OK);
+		}
+		if (rc > 0) {
+			return rc;
+		}
+		if (first >= argc) {
+			return cli_usage_error(NULL, "no command after the options");
+		}
+	}
+	const char *name = argv[first];
+	if (strcmp(name, "help") == 0) {
+		if (first + 1 < argc) {
+			const struct cmd *c = find_command(argv[first + 1]);
+			if (!c) {
+				return unknown_command(argv[first + 1]);
+			}
+			cli_print_help(c);
+		} else {
+			usage(stdout);
+		}
+		return cli_finish_stdout(EXIT_OK);
+	}
+	const struct cmd *c = find_command(name);
+	if (!c) {
+		return unknown_command(name);
+	}
+	if (first == 1) {
+		return cli_finish_stdout(c->run(argc - 1, argv + 1));
+	}
+	/*
+	 * The command's own parse sees the options from before it first, then
+	 * its own: one option set, the last occurrence winning, as kubectl's
+	 * flags in either place.
+	 */
+	int n_before = first - 1;
+	if (strcmp(argv[first - 1], "--") == 0) {
+		n_before--;
+	}
+	char **av = calloc((size_t)argc + 1, sizeof(*av));
+	if (!av) {
+		fputs("kinf: out of memory\n", stderr);
+		return EXIT_ERROR;
+	}
+	int ac = 0;
+	av[ac++] = argv[first];
+	for (int i = 1; i <= n_before; i++) {
+		av[ac++] = argv[i];
+	}
+	for (int i = first + 1; i < argc; i++) {
+		av[ac++] = argv[i];
+	}
+	av[ac] = NULL;
+	int status = cli_finish_stdout(c->run(ac, av));
+	free(av);
+	return status;
 }

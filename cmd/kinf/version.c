@@ -104,4 +104,5 @@ const struct cmd cmd_version = {
 	.summary = "print kinf's version and the server's",
 	.usage = version_usage,
 	.run = run_version,
+	.options = version_options,
 };

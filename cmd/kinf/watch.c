@@ -650,4 +650,5 @@ const struct cmd cmd_watch = {
 	.summary = "print the informer's events as they happen",
 	.usage = watch_usage,
 	.run = run_watch,
+	.options = watch_options,
 };

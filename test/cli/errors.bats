@@ -93,6 +93,16 @@ expect() {
 	expect 2 'kinf: --count must be*' watch pods --count 0
 }
 
+@test "options before the command: a command's own, a typo, no command" {
+	expect 2 "kinf: option '--timeout' is watch's own: it goes after the command \\(kinf watch ... --timeout\\)" \
+		--timeout 5s watch pods
+	expect 2 "kinf: option '--timeout' is not a shared one: *" --timeout 5s list pods
+	expect 2 "kinf: unknown option '--namespce', did you mean '--namespace'?" --namespce x list pods
+	expect 2 "kinf: option '-n' needs a value" -n
+	expect 2 "kinf: no command after the options" -n team
+	expect 2 'kinf: unknown command "lsit", did you mean "list"?' -n team lsit pods
+}
+
 @test "a response that is not JSON is a data error" {
 	fakeapi_ctl POST /_fake/faults '{"fail_next":{"count":1,"status":500,"verb":"list","message":"boom"}}'
 	expect 1 'kinf: boom \(500*' list pods

@@ -240,13 +240,61 @@ same_as_kubectl() {
 	[[ "$output" == "kinf "* ]]
 	run "$KINF" --help
 	assert_success
-	[[ "$output" == *"Usage: kinf COMMAND"* ]]
+	[[ "$output" == *"Usage: kinf [OPTIONS] COMMAND"* ]]
 	run "$KINF" list --help
 	assert_success
 	[[ "$output" == *"--chunk-size"* ]]
 	run "$KINF"
 	assert_success
 	[[ "$output" == *"Commands:"* ]]
+}
+
+# kubectl takes its flags before the command and after it, into one flag
+# set, the last one winning: `alias k='kinf -n team'` works.
+@test "shared options before the command, as kubectl takes them" {
+	local want
+	want=$("$KINF" list pods -n kube-system -o name)
+	[[ $want == pod/coredns-* ]]
+	run --separate-stderr "$KINF" -n kube-system list pods -o name
+	assert_success
+	assert_output "$want"
+	run --separate-stderr "$KINF" -n kube-system -o name --context admin list pods
+	assert_success
+	assert_output "$want"
+	run --separate-stderr "$KINF" --namespace=kube-system -oname list pods
+	assert_success
+	assert_output "$want"
+	# After the command wins, whatever came before.
+	run --separate-stderr "$KINF" -n viewer-ns -o json list pods -n kube-system -o name
+	assert_success
+	assert_output "$want"
+	# Every shared option is taken there: a wrong one shows it was used.
+	run --separate-stderr "$KINF" --kubeconfig "$BATS_TEST_TMPDIR/none" list pods
+	[ "$status" -eq 3 ]
+	[[ $stderr == *none* ]]
+	run --separate-stderr "$KINF" --context nope list pods
+	[ "$status" -eq 3 ]
+	[[ $stderr == *nope* ]]
+	run --separate-stderr "$KINF" -A -l app=web --field-selector status.phase=Running \
+		--no-headers --chunk-size 1 --request-timeout 10s --idle-timeout 10s \
+		--max-object-size 1M --max-depth 64 --refresh -v0 list pods
+	assert_success
+	assert_output "$("$KINF" list pods -A -l app=web --field-selector status.phase=Running --no-headers)"
+	run --separate-stderr "$KINF" -n kube-system watch pods --exit-after-sync -o name
+	assert_success
+	assert_output "$want"
+	run --separate-stderr "$KINF" -o json --client version
+	[ "$status" -eq 2 ]	# --client is version's own
+	run --separate-stderr "$KINF" -o json version --client
+	assert_success
+	[[ $output == '{"clientVersion":'* ]]
+	# Help and version stay where they were.
+	run --separate-stderr "$KINF" -n x --help
+	assert_success
+	[[ $output == *"Commands:"* ]]
+	run --separate-stderr "$KINF" -n x --version
+	assert_success
+	[[ $output == "kinf "* ]]
 }
 
 @test "-o jsonpath gives what kubectl gives for the same template" {
