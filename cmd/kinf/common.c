@@ -42,6 +42,9 @@ const char cli_common_usage[] =
 
 void cli_print_help(const struct cmd *cmd) {
 	fputs(cmd->usage, stdout);
+	if (cmd->more_usage) {
+		fputs(cmd->more_usage, stdout);
+	}
 	fputs(cli_common_usage, stdout);
 }
 

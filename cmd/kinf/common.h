@@ -29,6 +29,7 @@ struct cmd {
 	const char *usage;	/* full --help text */
 	int (*run)(int argc, char **argv);
 	const struct option *options;	/* its getopt_long table */
+	const char *more_usage;	/* options text shared with others, or NULL */
 };
 
 extern const struct cmd cmd_deltas;
@@ -129,7 +130,7 @@ void cli_init(struct cli *cli, const struct cmd *cmd);
  * printing an error.
  */
 int cli_common_option(struct cli *cli, int opt, const char *arg);
-/* Print a command's --help text (its usage, then the shared options). */
+/* Print a command's --help text (usage, more_usage, the shared options). */
 void cli_print_help(const struct cmd *cmd);
 /* Print "kinf: <msg>" and "try 'kinf CMD --help'" to stderr; returns EXIT_USAGE. */
 int cli_usage_error(const struct cli *cli, const char *fmt, ...)

@@ -17,7 +17,8 @@ static const char deltas_usage[] =
 	"  kinf deltas pods --emit-replaced -o json | jq -c '{pop,type,key}'\n"
 	"\n"
 	"Deltas options:\n"
-	"      --emit-replaced            relists queue Replaced instead of Sync\n";
+	"      --emit-replaced            relists queue Replaced instead of Sync\n"
+	"\n";
 
 static const struct option deltas_options[] = {
 	CLI_COMMON_OPTIONS,
@@ -71,9 +72,7 @@ static int run_deltas(int argc, char **argv) {
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, deltas_options, NULL)) != -1) {
 		if (opt == 'h') {
-			fputs(deltas_usage, stdout);
-			fputs(session_usage, stdout);
-			fputs(cli_common_usage, stdout);
+			cli_print_help(&cmd_deltas);
 			return EXIT_OK;
 		}
 		if (opt == OPT_EMIT_REPLACED) {
@@ -172,4 +171,5 @@ const struct cmd cmd_deltas = {
 	.usage = deltas_usage,
 	.run = run_deltas,
 	.options = deltas_options,
+	.more_usage = session_usage,
 };

@@ -29,7 +29,8 @@ static const char index_usage[] =
 	"      --keys                     print the matching keys only\n"
 	"      --values INDEX             print INDEX's values with their counts\n"
 	"      --watch                    keep running; print + (starts matching),\n"
-	"                                 - (stops matching or deleted), ~ (a match changed)\n";
+	"                                 - (stops matching or deleted), ~ (a match changed)\n"
+	"\n";
 
 enum {
 	OPT_BY = OPT_CMD_FIRST,
@@ -376,9 +377,7 @@ static int run_index(int argc, char **argv) {
 		int r;
 		switch (opt) {
 		case 'h':
-			fputs(index_usage, stdout);
-			fputs(session_usage, stdout);
-			fputs(cli_common_usage, stdout);
+			cli_print_help(&cmd_index);
 			kinf_strv_release(&by_args);
 			return EXIT_OK;
 		case OPT_BY:
@@ -515,4 +514,5 @@ const struct cmd cmd_index = {
 	.usage = index_usage,
 	.run = run_index,
 	.options = index_options,
+	.more_usage = session_usage,
 };

@@ -19,11 +19,13 @@ const char session_usage[] =
 	"      --from FILE                read a recorded stream (- for stdin) instead of a server\n"
 	"      --resync DURATION          resync period: Sync deltas for cached objects (0: off)\n"
 	"      --watch-list               streaming initial list (sendInitialEvents), with fallback\n"
-	"      --timeout DURATION         stop after this long, exit status 0\n"
+	"      --timeout DURATION         stop after this long, exit status 0 (watch --for:\n"
+	"                                 give up waiting, exit status 4)\n"
 	"      --count N                  stop after N events\n"
 	"      --exit-after-sync          stop once the initial list has been processed\n"
 	"      --stats                    print counters to stderr at exit\n"
-	"      --dump-on-exit FILE        write the cache as JSON lines at exit (- for stderr)\n";
+	"      --dump-on-exit FILE        write the cache as JSON lines at exit (- for stderr)\n"
+	"\n";
 
 static volatile sig_atomic_t stop_signal;
 

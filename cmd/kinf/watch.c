@@ -39,11 +39,12 @@ static const char watch_usage[] =
 	"Waiting (the informer's answer to kubectl wait):\n"
 	"      --for CONDITION            wait until CONDITION holds, then exit 0:\n"
 	"                                 create, delete, condition=TYPE[=STATUS],\n"
-	"                                 jsonpath='{PATH}'[=VALUE]; several are ANDed\n"
+	"                                 jsonpath='{PATH}'[=VALUE]; several are ANDed;\n"
+	"                                 gives up after --timeout (default 30s; 0 checks\n"
+	"                                 once) with exit status 4; 130 or 143 when\n"
+	"                                 SIGINT or SIGTERM interrupts the wait\n"
 	"      --all                      wait for every object matching -l, not one NAME\n"
-	"      --timeout DURATION         with --for: give up after this long (default 30s;\n"
-	"                                 0 checks once), exit status 4; 130 or 143\n"
-	"                                 when SIGINT or SIGTERM interrupts the wait\n";
+	"\n";
 
 enum {
 	OPT_WATCH_ONLY = OPT_CMD_FIRST,
@@ -94,7 +95,8 @@ struct watch {
 	bool all;			/* --all */
 	const char *name;		/* the one object waited for */
 	char *type_buf;			/* TYPE of a TYPE/NAME argument */
-	bool streaming;		/* the initial block is out */
+	bool streaming;		/* the first block is out */
+	size_t block_rows;	/* rows held in the first block */
 	struct kinf_buf line;
 };
 
@@ -182,12 +184,27 @@ static int print_json(struct watch *w, const struct kinf_informer_event *ev) {
 	return 0;
 }
 
-/* Print the buffered initial block; from now on lines print as they come. */
-static void table_stream(struct watch *w) {
-	if (w->table && !w->streaming) {
+/*
+ * The header and the first rows (the initial list's, else those of the
+ * first pop: under --watch-only or --from) print as one block whose
+ * widths come from all of them, as kubectl's tabwriter aligns a header
+ * with the rows it came with; from then on rows print as they come. The
+ * block waits for a row unless force (the end).
+ */
+static void table_stream(struct watch *w, bool force) {
+	if (w->table && !w->streaming && (w->block_rows > 0 || force)) {
 		kinf_table_flush(w->table, stdout);
 		w->streaming = true;
 	}
+}
+
+/* One row: into the first block while it is being made, else printed. */
+static int table_row(struct watch *w, const char *const *cells) {
+	if (!w->streaming) {
+		w->block_rows++;
+		return kinf_table_add_row(w->table, cells);
+	}
+	return kinf_table_print_row(w->table, cells, stdout);
 }
 
 static int print_table_line(struct watch *w, const struct kinf_informer_event *ev) {
@@ -267,12 +284,11 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 			free(cells.v[ei]);
 			cells.v[ei] = kinf_buf_take(&colored);
 		}
-		if (!w->streaming && ev->initial) {
-			/* The initial list is printed as one aligned block. */
-			rc = kinf_table_add_row(w->table, (const char *const *)cells.v);
-		} else {
-			table_stream(w);
-			kinf_table_print_row(w->table, (const char *const *)cells.v, stdout);
+		rc = table_row(w, (const char *const *)cells.v);
+		bool more = ev->final_state_unknown ||
+			(w->diff && ev->type == KINF_INFORMER_UPDATE && ev->old && ev->obj);
+		if (more) {
+			table_stream(w, false);	/* the lines under it follow it */
 		}
 		if (ev->final_state_unknown) {
 			fputs("  (final state unknown)\n", stdout);
@@ -320,12 +336,7 @@ static int print_templated_event(struct watch *w, const struct kinf_informer_eve
 	json_t *root = json_loadb(json, len, 0, NULL);
 	struct kinf_strv cells = {0};
 	if (root && w->table && kinf_custom_columns_cells(w->columns, root, &cells) == 0) {
-		if (!w->streaming && ev->initial) {
-			kinf_table_add_row(w->table, (const char *const *)cells.v);
-		} else {
-			table_stream(w);
-			kinf_table_print_row(w->table, (const char *const *)cells.v, stdout);
-		}
+		table_row(w, (const char *const *)cells.v);
 	}
 	kinf_strv_release(&cells);
 	json_decref(root);
@@ -447,9 +458,7 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		int r;
 		switch (opt) {
 		case 'h':
-			fputs(watch_usage, stdout);
-			fputs(session_usage, stdout);
-			fputs(cli_common_usage, stdout);
+			cli_print_help(&cmd_watch);
 			return EXIT_OK;
 		case OPT_WATCH_ONLY: w.watch_only = true; continue;
 		case OPT_NO_RESYNC_EVENTS: w.no_resync_events = true; continue;
@@ -597,7 +606,7 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		}
 		kinf_informer_batch_release(&batch);
 		if (w.table && session_synced(w.session)) {
-			table_stream(&w);
+			table_stream(&w, false);
 		}
 		if (ferror(stdout)) {
 			break;	/* a closed pipe: end quietly */
@@ -624,7 +633,7 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		status = EXIT_TIMEOUT;
 	}
 	kinf_buf_release(&why);
-	table_stream(&w);
+	table_stream(&w, true);
 	return session_end(w.session, status);
 #undef w
 }
@@ -651,4 +660,5 @@ const struct cmd cmd_watch = {
 	.usage = watch_usage,
 	.run = run_watch,
 	.options = watch_options,
+	.more_usage = session_usage,
 };

@@ -127,3 +127,18 @@ expect() {
 	assert_success
 	[[ "$output" == "Usage: kinf watch"* ]]
 }
+
+@test "kinf help COMMAND is COMMAND --help: every option once; help nope is an error" {
+	local c help
+	for c in deltas index list version watch; do
+		help=$("$KINF" help "$c")
+		[ "$help" = "$("$KINF" "$c" --help)" ] || fail "kinf help $c differs from kinf $c --help"
+		# Each option has one entry (its meanings said there).
+		run bash -c "sed -nE 's/^ +(-[A-Za-z], )?(--[a-z][a-z0-9-]*).*/\\2/p' | sort | uniq -d" <<<"$help"
+		assert_output ""
+	done
+	[[ $("$KINF" help watch) == *"Informer options:"*"--from FILE"* ]]
+	[[ $("$KINF" help index) == *"--exit-after-sync"* ]]
+	expect 2 'kinf: unknown command "nope" \(the commands: deltas, index, list, version, watch\)' help nope
+	expect 2 'kinf: unknown command "wacth", did you mean "watch"?' help wacth
+}

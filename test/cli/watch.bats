@@ -142,6 +142,46 @@ ADDED d 18'
 	[ "$(grep -c '^UPDATED' <<<"$output")" -eq 4 ]
 }
 
+# kubectl's tabwriter aligns a header with the rows printed with it: under
+# --watch-only and --from the header waits for the first rows, not the
+# other way round.
+header_aligned() {	# header_aligned FILE: line 2's columns start under line 1's
+	awk 'NR == 1 { h = $0 } NR == 2 { r = $0; exit }
+		END {
+			for (i = 2; i <= length(h); i++) {
+				if (substr(h, i - 1, 1) == " " && substr(h, i, 1) != " " &&
+				    (substr(r, i - 1, 1) != " " || substr(r, i, 1) == " ")) {
+					print "column at " i " not aligned:\n" h "\n" r; exit 1
+				}
+			}
+		}' "$1"
+}
+
+@test "--watch-only and --from: the header takes its widths from the first rows" {
+	run --separate-stderr "$KINF" watch --from "$STREAMS/relist-tombstones.json" \
+		--watch-only --timestamps none --color never
+	assert_success
+	assert_output "$(cat <<-'EOF'
+	EVENT     NAMESPACE   NAME   READY   STATUS    RESTARTS   AGE
+	DELETED   default     a      0/0     Unknown   0          <unknown>
+	UPDATED   default     b      0/1     Running   0          <unknown>
+	UPDATED   default     b      0/0     Running   0          <unknown>
+	ADDED     default     c      0/0     Unknown   0          <unknown>
+	DELETED   default     c      0/0     Unknown   0          <unknown>
+	  (final state unknown)
+	EOF
+	)"
+	require_kubectl
+	"$KINF" watch pods -n default --watch-only --timestamps none -v > "$EV" 2> "$ERR" 3>&- &
+	WATCH_PID=$!
+	wait_until grep -Eq "watch /api/v1/namespaces/default/pods from" "$ERR"
+	new_pod w-a-rather-long-pod-name-for-the-name-column
+	wait_until lines_at_least "$EV" 2
+	stop_watch
+	header_aligned "$EV"
+	kubectl_fake delete pod w-a-rather-long-pod-name-for-the-name-column -n default --wait=false >/dev/null
+}
+
 @test "create, update, delete are seen in order" {
 	require_kubectl
 	start_watch
