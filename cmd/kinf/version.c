@@ -1,6 +1,8 @@
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "buildinfo.h"
 #include "common.h"
 #include "http.h"
 
@@ -12,7 +14,9 @@ static const char version_usage[] =
 	"\n"
 	"Version options:\n"
 	"      --client                   do not contact a server\n"
-	"  -o json                        {\"clientVersion\":...,\"serverVersion\":...}\n";
+	"  -o json                        {\"clientVersion\":...,\"serverVersion\":...} on one\n"
+	"                                 line, the fields of kubectl version -o json\n"
+	"  -o yaml                        the same as YAML, as kubectl version -o yaml\n";
 
 enum { OPT_CLIENT = OPT_CMD_FIRST };
 
@@ -21,6 +25,81 @@ static const struct option version_options[] = {
 	{ "client", no_argument, NULL, OPT_CLIENT },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The compiler, as kubectl's goVersion names Go's: "gcc 12.2.0". */
+static const char *compiler(void) {
+#if defined(__clang__)
+	return "clang " __clang_version__;
+#elif defined(__GNUC__)
+	return "gcc " __VERSION__;
+#else
+	return "unknown";
+#endif
+}
+
+/* GOOS/GOARCH, as kubectl's platform: "linux/amd64". */
+static const char *platform(void) {
+#if defined(__linux__)
+#define OS "linux"
+#elif defined(__APPLE__)
+#define OS "darwin"
+#elif defined(__FreeBSD__)
+#define OS "freebsd"
+#else
+#define OS "unknown"
+#endif
+#if defined(__x86_64__)
+	return OS "/amd64";
+#elif defined(__aarch64__)
+	return OS "/arm64";
+#elif defined(__i386__)
+	return OS "/386";
+#elif defined(__arm__)
+	return OS "/arm";
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__)
+	return OS "/ppc64le";
+#elif defined(__s390x__)
+	return OS "/s390x";
+#elif defined(__riscv) && __riscv_xlen == 64
+	return OS "/riscv64";
+#else
+	return OS "/unknown";
+#endif
+#undef OS
+}
+
+/*
+ * kubectl's clientVersion (version.Info) for kinf: major and minor from
+ * the version, gitVersion "v" + version, the commit, tree state and commit
+ * date meson took from git (empty in a build from a tarball), and the
+ * compiler where kubectl has goVersion and compiler.
+ */
+static json_t *client_version(void) {
+	char major[16] = "", minor[16] = "";
+	char gitv[64];
+	const char *v = KINF_VERSION;
+	size_t n = strcspn(v, ".");
+	snprintf(major, sizeof(major), "%.*s", (int)n, v);
+	if (v[n] == '.') {
+		snprintf(minor, sizeof(minor), "%.*s", (int)strcspn(v + n + 1, "."), v + n + 1);
+	}
+	snprintf(gitv, sizeof(gitv), "v%s", v);
+
+	/* "COMMIT|TREESTATE|DATE" */
+	const char *info = KINF_BUILD_INFO;
+	const char *bar1 = strchr(info, '|');
+	const char *bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
+	char commit[64] = "", state[16] = "", date[32] = "";
+	if (bar1 && bar2) {
+		snprintf(commit, sizeof(commit), "%.*s", (int)(bar1 - info), info);
+		snprintf(state, sizeof(state), "%.*s", (int)(bar2 - bar1 - 1), bar1 + 1);
+		snprintf(date, sizeof(date), "%s", bar2 + 1);
+	}
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}",
+		"major", major, "minor", minor, "gitVersion", gitv,
+		"gitCommit", commit, "gitTreeState", state, "buildDate", date,
+		"compiler", compiler(), "platform", platform());
+}
 
 static int run_version(int argc, char **argv) {
 	struct cli cli;
@@ -51,9 +130,9 @@ static int run_version(int argc, char **argv) {
 	if (optind < argc) {
 		return cli_usage_error(&cli, "version takes no arguments");
 	}
-	bool json = cli.format == KINF_OUTPUT_JSON;
-	if (cli.format != KINF_OUTPUT_JSON && cli.format != KINF_OUTPUT_TABLE) {
-		return cli_usage_error(&cli, "version prints text or -o json");
+	bool json = cli.format == KINF_OUTPUT_JSON, yaml = cli.format == KINF_OUTPUT_YAML;
+	if (!json && !yaml && cli.format != KINF_OUTPUT_TABLE) {
+		return cli_usage_error(&cli, "version prints text, -o json or -o yaml");
 	}
 	json_t *server = NULL;
 	if (!client_only) {
@@ -75,14 +154,20 @@ static int run_version(int argc, char **argv) {
 			}
 		}
 	}
-	if (json) {
-		json_t *out = json_pack("{s:{s:s}}", "clientVersion", "gitVersion", KINF_VERSION);
+	if (json || yaml) {
+		json_t *out = json_object();
+		json_object_set_new(out, "clientVersion", client_version());
 		if (server) {
 			json_object_set(out, "serverVersion", server);
 		}
-		char *s = json_dumps(out, JSON_COMPACT);
-		if (s) {
+		/* kubectl's YAML has its keys sorted; its JSON, the struct's order. */
+		char *s = json_dumps(out, JSON_COMPACT | (yaml ? JSON_SORT_KEYS : 0));
+		if (!s) {
+			status = cli_error(&cli, -KINF_ENOMEM, NULL, NULL);
+		} else if (json) {
 			puts(s);
+		} else if (kinf_output_yaml(stdout, s, strlen(s), &err) < 0) {
+			status = cli_error(&cli, -KINF_EJSON, &err, "output");
 		}
 		free(s);
 		json_decref(out);

@@ -207,7 +207,7 @@ complete -c kinf -n $c -l field-selector -x -d 'field selector'
 complete -c kinf -n '__kinf_using list index' -s o -l output -x -a 'table wide json yaml name jsonpath= custom-columns=' -d 'output format'
 complete -c kinf -n '__kinf_using watch' -s o -l output -x -a 'table json name jsonpath= custom-columns=' -d 'output format'
 complete -c kinf -n '__kinf_using deltas' -s o -l output -x -a 'table json' -d 'output format'
-complete -c kinf -n '__kinf_using version' -s o -l output -x -a json -d 'output format'
+complete -c kinf -n '__kinf_using version' -s o -l output -x -a 'json yaml' -d 'output format'
 complete -c kinf -n $c -l no-headers -d 'no header line in table output'
 complete -c kinf -n $c -l chunk-size -x -d 'list page size'
 

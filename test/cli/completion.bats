@@ -200,7 +200,7 @@ bash_complete_words() {
 	run bash_complete kinf deltas --output ''
 	assert_output "$(printf '%s\n' json table)"
 	run bash_complete kinf version -o ''
-	assert_output json
+	assert_output "$(printf '%s\n' json yaml)"
 	run bash_complete kinf index pods -o y
 	assert_output yaml
 }

@@ -48,3 +48,22 @@ setup() {
 	find "$DEST" -path '*zsh/site-functions/_kinf' | grep -q .
 	find "$DEST" -path '*fish/vendor_completions.d/kinf.fish' | grep -q .
 }
+
+# kinf version's commit comes from git at build time; a tree without .git
+# (a release tarball) still configures and builds, with the commit empty.
+@test "a source tree without .git builds its version information empty" {
+	command -v git >/dev/null && git -C "$KINF_SOURCE_ROOT" rev-parse --show-toplevel >/dev/null 2>&1 ||
+		skip "not a git checkout"
+	local src=$BATS_TEST_TMPDIR/src
+	mkdir -p "$src"
+	git -C "$KINF_SOURCE_ROOT" ls-files -z | (cd "$KINF_SOURCE_ROOT" && xargs -0 cp --parents -t "$src")
+	run meson setup "$BATS_TEST_TMPDIR/build" "$src" -Dtests=false
+	assert_success
+	run ninja -C "$BATS_TEST_TMPDIR/build" cmd/kinf/buildinfo.h
+	assert_success
+	grep -qxF '#define KINF_BUILD_INFO "||"' "$BATS_TEST_TMPDIR/build/cmd/kinf/buildinfo.h"
+	# And a checkout gives the commit it was built from.
+	run ninja -C "$BUILD_DIR" cmd/kinf/buildinfo.h
+	assert_success
+	grep -qF "\"$(git -C "$KINF_SOURCE_ROOT" rev-parse HEAD)|" "$BUILD_DIR/cmd/kinf/buildinfo.h"
+}

@@ -142,6 +142,47 @@ new_pod() {	# new_pod NAME [PHASE]
 	assert_success
 }
 
+# kubectl version -o json's clientVersion (version.Info), with the compiler
+# where kubectl has Go's; -o yaml the same, keys sorted as kubectl's.
+@test "kinf version -o json and -o yaml: kubectl's fields, the commit, the platform" {
+	run --separate-stderr "$KINF" version -o json
+	assert_success
+	[ "${#lines[@]}" -eq 1 ]
+	local json=$output
+	jq -e '.clientVersion | keys_unsorted == ["major", "minor", "gitVersion",
+		"gitCommit", "gitTreeState", "buildDate", "compiler", "platform"]' <<<"$json"
+	jq -e '.serverVersion.gitVersion == "v1.32.0" and .serverVersion.platform' <<<"$json"
+	local v
+	v=$(sed -n "s/.*version: '\([^']*\)'.*/\1/p" "$KINF_SOURCE_ROOT/meson.build" | head -1)
+	jq -e --arg v "$v" '.clientVersion | .gitVersion == "v" + $v and
+		.major + "." + .minor == ($v | split(".")[:2] | join("."))' <<<"$json"
+	jq -e --arg p "$(uname -s | tr A-Z a-z)/$(dpkg --print-architecture 2>/dev/null || uname -m)" \
+		'.clientVersion.platform == $p' <<<"$json"
+	jq -e '.clientVersion.compiler | test("^(gcc|clang) [0-9]")' <<<"$json"
+	if git -C "$KINF_SOURCE_ROOT" rev-parse --show-toplevel >/dev/null 2>&1; then
+		# Built from this checkout: a commit of it, its state and date.
+		local c
+		c=$(jq -r .clientVersion.gitCommit <<<"$json")
+		[[ $c =~ ^[0-9a-f]{40}$ ]]
+		git -C "$KINF_SOURCE_ROOT" cat-file -e "$c^{commit}"
+		jq -e '.clientVersion | (.gitTreeState == "clean" or .gitTreeState == "dirty") and
+			(.buildDate | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$"))' <<<"$json"
+	fi
+	run --separate-stderr "$KINF" version -o yaml
+	assert_success
+	# The keys sorted, the values those of -o json (quotes taken off).
+	diff <(awk '/^clientVersion:/ { f = 1; next } /^[^ ]/ { f = 0 }
+			f { k = $1; sub(/:$/, "", k); v = $0; sub(/^ *[A-Za-z]+: */, "", v)
+			    gsub(/^["\x27]|["\x27]$/, "", v); print k "=" v }' <<<"$output") \
+		<(jq -r '.clientVersion | to_entries | sort_by(.key)[] | "\(.key)=\(.value)"' <<<"$json")
+	[[ $output == *$'\nserverVersion:\n'* ]]
+	run --separate-stderr "$KINF" version --client -o yaml
+	assert_success
+	refute_output --partial serverVersion
+	run --separate-stderr "$KINF" version -o wide
+	[ "$status" -eq 2 ]
+}
+
 @test "a progress line on a terminal during a long list, erased after" {
 	command -v script >/dev/null || skip "script(1) not installed"
 	run script -qec "'$KINF' list pods -A --chunk-size 2 -o name >/dev/null" /dev/null
