@@ -109,6 +109,16 @@ int kinf_output_object_columns(const char *kind, const struct kinf_object *obj,
 		struct kinf_strv *ret);
 
 /*
+ * The columns -o wide adds to those of kinf_output_object_columns(), as
+ * kubectl's printers add them: Pod IP NODE NOMINATED NODE READINESS GATES;
+ * Deployment CONTAINERS IMAGES SELECTOR; Node INTERNAL-IP EXTERNAL-IP
+ * OS-IMAGE KERNEL-VERSION CONTAINER-RUNTIME; none for other kinds. With obj
+ * NULL, the header cells for kind.
+ */
+int kinf_output_object_wide_columns(const char *kind, const struct kinf_object *obj,
+		struct kinf_strv *ret);
+
+/*
  * The fields that differ between two JSON documents as "path: old → new"
  * (one per line, appended to out, each starting with indent), or with
  * as_json a JSON array of {"path","old","new"}. metadata.managedFields and
