@@ -23,12 +23,54 @@ static const char list_usage[] =
 	"  kinf list nodes -o name\n"
 	"  kinf list pods -o jsonpath='{range .items[*]}{.metadata.name}{\"\\n\"}{end}'\n"
 	"  kinf list pods -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName\n"
+	"  kinf list pods -w\n"
+	"\n"
+	"List options:\n"
+	"  -w, --watch                    after the list, watch, as kubectl get -w: this\n"
+	"                                 is kinf watch (its events and output; its\n"
+	"                                 options may follow)\n"
+	"      --watch-only               watch without printing the list first, as\n"
+	"                                 kubectl get --watch-only\n"
 	"\n";
 
 static const struct option list_options[] = {
 	CLI_COMMON_OPTIONS,
+	{ "watch", no_argument, NULL, 'w' },
+	{ "watch-only", no_argument, NULL, 'W' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/*
+ * Whether -w, --watch or --watch-only is among the arguments, read with
+ * watch's option table (so that its options may come too, and a value
+ * that looks like -w is not taken for it), and how many names follow the
+ * resource.
+ */
+static bool wants_watch(int argc, char **argv, int *ret_names) {
+	const struct option *o = cmd_watch.options;
+	int opt, watch_only = -1;
+	bool watch = false;
+
+	for (int i = 0; o[i].name; i++) {
+		if (strcmp(o[i].name, "watch-only") == 0) {
+			watch_only = o[i].val;
+		}
+	}
+	/* getopt_long reorders what it reads: read a copy. */
+	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	if (!copy) {
+		return false;
+	}
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	opterr = 0;
+	optind = 0;
+	while ((opt = getopt_long(argc, copy, ":" CLI_COMMON_SHORT "w", o, NULL)) != -1) {
+		watch |= opt == 'w' || opt == watch_only;
+	}
+	*ret_names = argc - optind - 1;
+	free(copy);
+	return watch;
+}
 
 static char *api_version_of(const struct kinf_resource *res) {
 	struct kinf_buf b = {0};
@@ -360,6 +402,15 @@ static int run_list(int argc, char **argv) {
 	char *path = NULL;
 	int opt, status;
 
+	int n_names = 0;
+	if (wants_watch(argc, argv, &n_names)) {
+		if (n_names > 1) {
+			cli_init(&cli, &cmd_list);
+			return cli_usage_error(&cli, "list -w watches one NAME at most");
+		}
+		/* list, then watch: what kinf watch does, with its options. */
+		return cmd_watch.run(argc, argv);
+	}
 	cli_init(&cli, &cmd_list);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, list_options, NULL)) != -1) {

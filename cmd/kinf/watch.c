@@ -27,6 +27,8 @@ static const char watch_usage[] =
 	"  kubectl get pods -w --output-watch-events -o json | kinf watch --from -\n"
 	"\n"
 	"Watch options:\n"
+	"  -w, --watch                    watch (kinf watch always does; for the habit of\n"
+	"                                 kubectl get -w, and kinf list -w)\n"
 	"      --watch-only               do not print the initial list's events\n"
 	"      --no-resync-events         leave out updates that did not change the\n"
 	"                                 resourceVersion (\"resync\":true in -o json)\n"
@@ -61,6 +63,7 @@ enum {
 static const struct option watch_options[] = {
 	CLI_COMMON_OPTIONS,
 	SESSION_OPTIONS,
+	{ "watch", no_argument, NULL, 'w' },
 	{ "watch-only", no_argument, NULL, OPT_WATCH_ONLY },
 	{ "no-resync-events", no_argument, NULL, OPT_NO_RESYNC_EVENTS },
 	{ "old", no_argument, NULL, OPT_OLD },
@@ -98,6 +101,7 @@ struct watch {
 	bool streaming;		/* the first block is out */
 	size_t block_rows;	/* rows held in the first block */
 	struct kinf_buf line;
+	unsigned long yaml_docs;	/* -o yaml documents printed */
 };
 
 static void format_time(enum timestamps ts, char *buf, size_t size) {
@@ -133,7 +137,8 @@ static const char *event_color(const struct kinf_informer_event *ev) {
 	}
 }
 
-static int print_json(struct watch *w, const struct kinf_informer_event *ev) {
+/* The -o json line of ev, newline-terminated, in w->line. */
+static void event_json(struct watch *w, const struct kinf_informer_event *ev) {
 	struct kinf_buf *b = &w->line;
 	kinf_buf_reset(b);
 	kinf_buf_append_str(b, "{\"type\":");
@@ -180,8 +185,29 @@ static int print_json(struct watch *w, const struct kinf_informer_event *ev) {
 		}
 	}
 	kinf_buf_append_str(b, "}\n");
-	fwrite(b->data, 1, b->len, stdout);
+}
+
+static int print_json(struct watch *w, const struct kinf_informer_event *ev) {
+	event_json(w, ev);
+	fwrite(w->line.data, 1, w->line.len, stdout);
 	return 0;
+}
+
+/*
+ * -o yaml: the -o json event as a YAML document, documents separated by
+ * "---" as kubectl get -w -o yaml separates them.
+ */
+static int print_yaml(struct watch *w, const struct kinf_informer_event *ev) {
+	struct kinf_error err = {0};
+	event_json(w, ev);
+	if (w->yaml_docs++ > 0) {
+		fputs("---\n", stdout);
+	}
+	int rc = kinf_output_yaml(stdout, w->line.data, w->line.len, &err);
+	if (rc < 0 && !ferror(stdout)) {	/* a closed pipe ends quietly */
+		cli_error(&w->cli, rc, &err, "output");
+	}
+	return rc;
 }
 
 /*
@@ -228,6 +254,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 			kinf_strv_push_str(&headers, "NAMESPACE");
 		}
 		kinf_output_object_columns(kind, NULL, &headers);
+		if (w->cli.format == KINF_OUTPUT_WIDE) {
+			kinf_output_object_wide_columns(kind, NULL, &headers);
+		}
 		w->table = kinf_table_new(headers.n);
 		w->kind = kind ? strdup(kind) : NULL;
 		if (!w->table) {
@@ -263,6 +292,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	}
 	if (ev->obj) {
 		rc = kinf_output_object_columns(w->kind, ev->obj, &cells);
+		if (rc == 0 && w->cli.format == KINF_OUTPUT_WIDE) {
+			rc = kinf_output_object_wide_columns(w->kind, ev->obj, &cells);
+		}
 	} else {
 		const char *slash = strchr(ev->key, '/');
 		kinf_strv_push_str(&cells, slash ? slash + 1 : ev->key);
@@ -270,6 +302,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	/* Pad or cut to the table's width (a tombstone without its object). */
 	struct kinf_strv headers = {0};
 	kinf_output_object_columns(w->kind, NULL, &headers);
+	if (w->cli.format == KINF_OUTPUT_WIDE) {
+		kinf_output_object_wide_columns(w->kind, NULL, &headers);
+	}
 	size_t want = headers.n + 1 + (w->timestamps != TS_NONE) +
 		(w->cli.all_namespaces || w->so.from);
 	kinf_strv_release(&headers);
@@ -351,6 +386,8 @@ static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
 		return print_templated_event(w, ev);
 	case KINF_OUTPUT_JSON:
 		return print_json(w, ev);
+	case KINF_OUTPUT_YAML:
+		return print_yaml(w, ev);
 	case KINF_OUTPUT_NAME:
 		if (ev->obj && session_resource(w->session)) {
 			cli_print_name(session_resource(w->session), ev->obj, stdout);
@@ -454,9 +491,10 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 
 	cli_init(&w.cli, &cmd_watch);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, watch_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT "w", watch_options, NULL)) != -1) {
 		int r;
 		switch (opt) {
+		case 'w': continue;	/* it watches anyway */
 		case 'h':
 			cli_print_help(&cmd_watch);
 			return EXIT_OK;
@@ -544,9 +582,6 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		}
 	} else if (w.all) {
 		return cli_usage_error(&w.cli, "--all goes with --for");
-	}
-	if (w.cli.format == KINF_OUTPUT_YAML || w.cli.format == KINF_OUTPUT_WIDE) {
-		return cli_usage_error(&w.cli, "watch prints table, json, name, jsonpath or custom-columns output");
 	}
 	if (strcmp(color, "always") == 0) {
 		w.color = true;

@@ -204,8 +204,7 @@ complete -c kinf -n $c -s n -l namespace -x -a '(__kinf_namespaces)' -d namespac
 complete -c kinf -n $c -s A -l all-namespaces -d 'every namespace'
 complete -c kinf -n $c -s l -l selector -x -d 'label selector'
 complete -c kinf -n $c -l field-selector -x -d 'field selector'
-complete -c kinf -n '__kinf_using list index' -s o -l output -x -a 'table wide json yaml name jsonpath= custom-columns=' -d 'output format'
-complete -c kinf -n '__kinf_using watch' -s o -l output -x -a 'table json name jsonpath= custom-columns=' -d 'output format'
+complete -c kinf -n '__kinf_using list index watch' -s o -l output -x -a 'table wide json yaml name jsonpath= custom-columns=' -d 'output format'
 complete -c kinf -n '__kinf_using deltas' -s o -l output -x -a 'table json' -d 'output format'
 complete -c kinf -n '__kinf_using version' -s o -l output -x -a 'json yaml' -d 'output format'
 complete -c kinf -n $c -l no-headers -d 'no header line in table output'
@@ -230,7 +229,10 @@ complete -c kinf -n $s -l dump-on-exit -r -F -d 'write the cache as JSON lines a
 
 # kinf watch
 set -l w '__kinf_using watch'
+complete -c kinf -n $w -s w -l watch -d 'watch (it always does)'
 complete -c kinf -n $w -l watch-only -d "do not print the initial list's events"
+complete -c kinf -n '__kinf_using list' -s w -l watch -d 'after the list, watch (kinf watch)'
+complete -c kinf -n '__kinf_using list' -l watch-only -d 'watch without printing the list first'
 complete -c kinf -n $w -l no-resync-events -d 'leave out updates with an unchanged resourceVersion'
 complete -c kinf -n $w -l old -d 'with -o json, add oldObject to updates'
 complete -c kinf -n $w -l diff -d 'print the fields an update changed'

@@ -194,7 +194,7 @@ bash_complete_words() {
 	run bash_complete kinf list -o ''
 	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
 	run bash_complete kinf watch pods -o ''
-	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
 	run bash_complete kinf watch pods/x --for ''
 	assert_output "$(printf '%s\n' condition= condition=Ready create delete jsonpath=)"
 	run bash_complete kinf deltas --output ''
@@ -244,7 +244,7 @@ EOF
 	run bash_complete_words kinf list --output = y
 	assert_output yaml
 	run bash_complete_words kinf watch -o ''
-	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
 }
 
 @test "bash: --timestamps and --color values" {

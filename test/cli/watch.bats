@@ -566,3 +566,84 @@ relisted_after() {	# relisted_after LINE: a list completed after it in the log
 	assert_success
 	diff <(printf '%s\n' "$output") <(kubectl_fake get pods -n default -o custom-columns=N:.metadata.name,P:.status.phase)
 }
+
+# kubectl get takes -w, --watch and --watch-only: list, then watch.
+@test "list -w, --watch and --watch-only are kinf watch, with its options" {
+	local want
+	want=$("$KINF" watch pods -n default --exit-after-sync -o json | jq -c '[.type, .key, .resourceVersion, .initial]')
+	[ -n "$want" ]
+	local w
+	for w in -w --watch -Aw; do
+		run --separate-stderr "$KINF" list pods -n default $w --exit-after-sync -o json
+		assert_success
+		if [ "$w" = -Aw ]; then
+			[ "$(wc -l <<<"$output")" -gt "$(wc -l <<<"$want")" ]
+		else
+			assert_equal "$(jq -c '[.type, .key, .resourceVersion, .initial]' <<<"$output")" "$want"
+		fi
+	done
+	# The shared options before the command, watch's after it.
+	run --separate-stderr "$KINF" -n default list pods -w --exit-after-sync -o name
+	assert_success
+	assert_output "$(jq -r '.[1] | "pod/" + sub("default/"; "")' <<<"$want")"
+	# --watch-only: no list output, then the changes.
+	require_kubectl
+	"$KINF" list pods -n default --watch-only -o json --count 1 -v > "$EV" 2> "$ERR" 3>&- &
+	WATCH_PID=$!
+	wait_until grep -Eq "watch /api/v1/namespaces/default/pods from" "$ERR"
+	new_pod w-list-watch-only
+	wait_until lines_at_least "$EV" 1
+	wait "$WATCH_PID"
+	WATCH_PID=
+	run jq -r '[.type, .object.metadata.name, .initial] | tostring' "$EV"
+	assert_output '["ADDED","w-list-watch-only",null]'
+	kubectl_fake delete pod w-list-watch-only -n default --wait=false >/dev/null
+	# A value is not taken for -w; more than one name is refused.
+	run --separate-stderr "$KINF" list pods -l -w
+	[ "$status" -eq 2 ]
+	[[ $stderr == *'-l: invalid selector "-w"'* ]]
+	run --separate-stderr "$KINF" list pods a b -w
+	[ "$status" -eq 2 ]
+	[[ $stderr == "kinf: list -w watches one NAME at most"* ]]
+}
+
+# kubectl get -w -o wide: the wide columns in each row. Fields are split on
+# the tables' 3-space padding; AGE is left out (a second may pass).
+wide_rows() {	# wide_rows DROP...: stdin's rows as tab-separated fields, without fields DROP
+	sed -E 's/ {3,}/\t/g' | awk -F '\t' -v drop="$*" '
+		BEGIN { n = split(drop, d, " "); for (i = 1; i <= n; i++) skip[d[i]] = 1 }
+		{ line = ""; for (i = 1; i <= NF; i++) if (!(i in skip)) line = line "\t" $i; print line }'
+}
+
+@test "watch -o wide has kubectl get -o wide's columns" {
+	require_kubectl
+	local res drop_kubectl drop_kinf
+	for res in "pods 6 1,7" "deployments 6 1,7" "nodes 4 1,5"; do
+		set -- $res
+		local ns=-A
+		[ "$1" = nodes ] && ns=
+		run --separate-stderr "$KINF" watch "$1" $ns -o wide --exit-after-sync --timestamps none
+		assert_success
+		diff <(kubectl_fake get "$1" $ns -o wide | wide_rows "$2") \
+			<(printf '%s\n' "$output" | wide_rows ${3//,/ })
+	done
+}
+
+# kubectl get -w -o yaml: YAML documents separated by "---"; each event of
+# -o json, its object as kinf list -o yaml prints it.
+@test "watch -o yaml prints each event as a YAML document" {
+	run --separate-stderr "$KINF" watch deploy -A -o yaml --exit-after-sync
+	assert_success
+	local yaml=$output n
+	n=$("$KINF" watch deploy -A -o json --exit-after-sync | wc -l)
+	[ "$n" -ge 2 ]
+	[ "$(grep -c '^---$' <<<"$yaml")" -eq $((n - 1)) ]
+	[[ ${lines[0]} != --- ]]
+	# The top-level keys of each document, sorted as kubectl sorts them.
+	[ "$(grep -E '^[a-zA-Z]+:' <<<"$yaml" | sed 's/:.*//' | sort | uniq -c | awk '{ print $1 " " $2 }' | tr '\n' ' ')" = \
+		"$n initial $n key $n object $n resourceVersion $n type " ]
+	grep -qx 'type: ADDED' <<<"$yaml"
+	# The objects, taken out and de-indented, are kinf list -o yaml's.
+	diff <(awk '/^object:/ { f = 1; next } /^[a-zA-Z-]/ { if (f) print "---"; f = 0 } f { sub(/^  /, ""); print }' <<<"$yaml" | sed '$d') \
+		<("$KINF" list deploy -A -o yaml)
+}
