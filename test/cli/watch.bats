@@ -627,6 +627,11 @@ wide_rows() {	# wide_rows DROP...: stdin's rows as tab-separated fields, without
 		diff <(kubectl_fake get "$1" $ns -o wide | wide_rows "$2") \
 			<(printf '%s\n' "$output" | wide_rows ${3//,/ })
 	done
+	# Without -o wide, the usual columns, RESTARTS "N (AGE ago)" as kubectl's.
+	run --separate-stderr "$KINF" watch pods -A --exit-after-sync --timestamps none
+	assert_success
+	[[ $output == *" ago)"* ]]
+	diff <(kubectl_fake get pods -A | wide_rows 6) <(printf '%s\n' "$output" | wide_rows 1 7)
 }
 
 # kubectl get -w -o yaml: YAML documents separated by "---"; each event of
