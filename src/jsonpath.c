@@ -107,18 +107,127 @@ static bool ident_char(char c) {
 		(c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/';
 }
 
+/* client-go's isTerminator: what ends a field name (besides the stop set). */
+static bool field_end(char c, const char *stop) {
+	return c == '\0' || strchr(" \t\r\n.,[]$@{}", c) || strchr(stop, c);
+}
+
+/*
+ * A field name as client-go's parseField scans it: up to a terminator, a
+ * backslash taking the next character whatever it is ("app\.kubernetes\.io"),
+ * then every backslash dropped (so "\\" stands for nothing). ret_raw_star is
+ * set for an unescaped "*". NULL for out of memory.
+ */
+static char *scan_field(struct parser *ps, const char *stop, bool *ret_raw_star) {
+	struct kinf_buf b = {0};
+	const char *s = ps->p;
+	while (!field_end(*ps->p, stop)) {
+		if (*ps->p == '\\') {
+			ps->p++;
+			if (!*ps->p) {
+				break;
+			}
+			if (*ps->p != '\\') {
+				kinf_buf_append_char(&b, *ps->p);
+			}
+			ps->p++;
+			continue;
+		}
+		kinf_buf_append_char(&b, *ps->p++);
+	}
+	*ret_raw_star = ps->p - s == 1 && *s == '*';
+	return kinf_buf_take(&b);
+}
+
+static int hexval(char c) {
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+		c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static void append_utf8(struct kinf_buf *b, unsigned long r) {
+	if (r < 0x80) {
+		kinf_buf_append_char(b, (char)r);
+	} else if (r < 0x800) {
+		kinf_buf_append_char(b, (char)(0xc0 | (r >> 6)));
+		kinf_buf_append_char(b, (char)(0x80 | (r & 0x3f)));
+	} else if (r < 0x10000) {
+		kinf_buf_append_char(b, (char)(0xe0 | (r >> 12)));
+		kinf_buf_append_char(b, (char)(0x80 | ((r >> 6) & 0x3f)));
+		kinf_buf_append_char(b, (char)(0x80 | (r & 0x3f)));
+	} else {
+		kinf_buf_append_char(b, (char)(0xf0 | (r >> 18)));
+		kinf_buf_append_char(b, (char)(0x80 | ((r >> 12) & 0x3f)));
+		kinf_buf_append_char(b, (char)(0x80 | ((r >> 6) & 0x3f)));
+		kinf_buf_append_char(b, (char)(0x80 | (r & 0x3f)));
+	}
+}
+
+/*
+ * One escape after a backslash inside quotes q, as Go's strconv.UnquoteChar
+ * (client-go's UnquoteExtend) takes them: \a \b \f \n \r \t \v \\, the
+ * enclosing quote, \xHH, \uHHHH, \UHHHHHHHH and three octal digits.
+ */
+static int unescape(struct parser *ps, char q, struct kinf_buf *b) {
+	static const char simple[] = "a\ab\bf\fn\nr\rt\tv\v\\\\";
+	char c = *ps->p;
+	const char *hit = c ? strchr(simple, c) : NULL;
+	if (hit && (hit - simple) % 2 == 0) {
+		ps->p++;
+		return kinf_buf_append_char(b, hit[1]);
+	}
+	if (c == q) {
+		ps->p++;
+		return kinf_buf_append_char(b, c);
+	}
+	if (c == 'x' || c == 'u' || c == 'U') {
+		int n = c == 'x' ? 2 : c == 'u' ? 4 : 8;
+		unsigned long r = 0;
+		for (int i = 1; i <= n; i++) {
+			int h = hexval(ps->p[i]);
+			if (h < 0) {
+				return perr(ps, "invalid escape in string");
+			}
+			r = r * 16 + (unsigned long)h;
+		}
+		if (c != 'x' && (r > 0x10ffff || (r >= 0xd800 && r < 0xe000))) {
+			return perr(ps, "invalid escape in string");
+		}
+		ps->p += n + 1;
+		if (c == 'x') {
+			return kinf_buf_append_char(b, (char)r);
+		}
+		append_utf8(b, r);
+		return 0;
+	}
+	if (c >= '0' && c <= '7') {
+		unsigned r = 0;
+		for (int i = 0; i < 3; i++) {
+			if (ps->p[i] < '0' || ps->p[i] > '7') {
+				return perr(ps, "invalid escape in string");
+			}
+			r = r * 8 + (unsigned)(ps->p[i] - '0');
+		}
+		if (r > 0377) {
+			return perr(ps, "invalid escape in string");
+		}
+		ps->p += 3;
+		return kinf_buf_append_char(b, (char)r);
+	}
+	return perr(ps, "invalid escape in string");
+}
+
 /* A quoted string 'x' or "x" at ps->p; returns a JSON string. */
 static json_t *parse_quoted(struct parser *ps) {
 	char q = *ps->p++;
 	struct kinf_buf b = {0};
 	kinf_buf_append_str(&b, "");
-	while (*ps->p && *ps->p != q) {
-		if (*ps->p == '\\' && ps->p[1]) {
+	while (*ps->p && *ps->p != q && *ps->p != '\n' && *ps->p != '\r') {
+		if (*ps->p == '\\') {
 			ps->p++;
-			char c = *ps->p;
-			kinf_buf_append_char(&b, c == 'n' ? '\n' : c == 't' ? '\t' :
-					c == 'r' ? '\r' : c);
-			ps->p++;
+			if (unescape(ps, q, &b) < 0) {
+				kinf_buf_release(&b);
+				return NULL;
+			}
 			continue;
 		}
 		kinf_buf_append_char(&b, *ps->p++);
@@ -131,6 +240,9 @@ static json_t *parse_quoted(struct parser *ps) {
 	ps->p++;
 	json_t *s = json_stringn(b.data, b.len);
 	kinf_buf_release(&b);
+	if (!s) {
+		perr(ps, "the string is not valid UTF-8");
+	}
 	return s;
 }
 
@@ -155,6 +267,53 @@ static json_t *parse_literal(struct parser *ps) {
 
 static struct expr *parse_path(struct parser *ps, const char *stop);
 
+/*
+ * ['KEY'] as client-go reads it: KEY is parsed as ".KEY", so dots in it
+ * separate fields (['a.b'] is .a.b) unless escaped (['a\\.b']). kinf takes
+ * ["KEY"] the same way.
+ */
+static int parse_dict_key(struct parser *ps, struct expr *e) {
+	char q = *ps->p++;
+	const char *close = strchr(ps->p, q);
+	struct kinf_buf sub = {0};
+	struct expr *se = NULL;
+	int rc = 0;
+
+	if (!close) {
+		return perr(ps, "unterminated string");
+	}
+	if (kinf_buf_append_char(&sub, '.') < 0 ||
+			kinf_buf_append(&sub, ps->p, (size_t)(close - ps->p)) < 0) {
+		kinf_buf_release(&sub);
+		return -KINF_ENOMEM;
+	}
+	struct parser sp = { .start = sub.data, .p = sub.data, .err = ps->err };
+	se = parse_path(&sp, "");
+	if (!se) {
+		rc = -KINF_EINVAL;
+	} else if (*sp.p) {
+		rc = perr(ps, "a field path expected in ['...']");
+	} else {
+		for (size_t i = 0; i < se->n && rc == 0; i++) {
+			if ((rc = push_step(e, &se->steps[i])) == 0) {
+				memset(&se->steps[i], 0, sizeof(se->steps[i]));
+			}
+		}
+	}
+	expr_free(se);
+	kinf_buf_release(&sub);
+	if (rc < 0) {
+		return rc;
+	}
+	ps->p = close + 1;
+	ws(ps);
+	if (*ps->p != ']') {
+		return perr(ps, "']' expected");
+	}
+	ps->p++;
+	return 0;
+}
+
 static int parse_bracket(struct parser *ps, struct expr *e) {
 	struct step s = {0};
 	ps->p++;	/* [ */
@@ -163,13 +322,7 @@ static int parse_bracket(struct parser *ps, struct expr *e) {
 		ps->p++;
 		s.kind = STEP_ALL;
 	} else if (*ps->p == '\'' || *ps->p == '"') {
-		json_t *name = parse_quoted(ps);
-		if (!name) {
-			return -KINF_EINVAL;
-		}
-		s.kind = STEP_FIELD;
-		s.name = strdup(json_string_value(name));
-		json_decref(name);
+		return parse_dict_key(ps, e);
 	} else if (*ps->p == '?') {
 		ps->p++;
 		ws(ps);
@@ -261,36 +414,41 @@ static struct expr *parse_path(struct parser *ps, const char *stop) {
 	}
 	while (*ps->p && *ps->p != '}' && !strchr(stop, *ps->p)) {
 		struct step s = {0};
+		bool star = false;
+		if (*ps->p == ' ' || *ps->p == '\t') {
+			ps->p++;	/* client-go skips spaces inside an action */
+			continue;
+		}
 		if (ps->p[0] == '.' && ps->p[1] == '.') {
 			ps->p += 2;
-			const char *n = ps->p;
-			while (ident_char(*ps->p)) {
-				ps->p++;
-			}
 			s.kind = STEP_RECURSIVE;
-			s.name = n == ps->p ? NULL : strndup(n, (size_t)(ps->p - n));
-			if (n == ps->p && *ps->p == '*') {
-				ps->p++;
-			}
-		} else if (*ps->p == '.') {
-			ps->p++;
 			if (*ps->p == '*') {
 				ps->p++;
-				s.kind = STEP_ALL;
-			} else if (*ps->p == '[' || *ps->p == '}' || !*ps->p) {
-				continue;	/* "." alone is the current value */
-			} else {
-				const char *n = ps->p;
-				while (ident_char(*ps->p)) {
-					ps->p++;
-				}
-				if (n == ps->p) {
-					perr(ps, "a field name expected after '.'");
+			} else if (!field_end(*ps->p, stop)) {
+				if (!(s.name = scan_field(ps, stop, &star))) {
 					expr_free(e);
 					return NULL;
 				}
-				s.kind = STEP_FIELD;
-				s.name = strndup(n, (size_t)(ps->p - n));
+			}
+		} else if (*ps->p == '.') {
+			ps->p++;
+			if (*ps->p == '[' || *ps->p == '}' || !*ps->p) {
+				continue;	/* "." alone is the current value */
+			}
+			if (field_end(*ps->p, stop)) {
+				perr(ps, "a field name expected after '.'");
+				expr_free(e);
+				return NULL;
+			}
+			if (!(s.name = scan_field(ps, stop, &star))) {
+				expr_free(e);
+				return NULL;
+			}
+			s.kind = STEP_FIELD;
+			if (star) {
+				s.kind = STEP_ALL;
+				free(s.name);
+				s.name = NULL;
 			}
 		} else if (*ps->p == '[') {
 			if (parse_bracket(ps, e) < 0) {
@@ -299,13 +457,12 @@ static struct expr *parse_path(struct parser *ps, const char *stop) {
 			}
 			continue;
 		} else if (ident_char(*ps->p) && e->n == 0) {
-			/* kubectl accepts "{metadata.name}" without the leading dot. */
-			const char *n = ps->p;
-			while (ident_char(*ps->p)) {
-				ps->p++;
+			/* kinf also takes "{metadata.name}", as custom-columns do. */
+			if (!(s.name = scan_field(ps, stop, &star))) {
+				expr_free(e);
+				return NULL;
 			}
 			s.kind = STEP_FIELD;
-			s.name = strndup(n, (size_t)(ps->p - n));
 		} else {
 			perr(ps, "unexpected character");
 			expr_free(e);

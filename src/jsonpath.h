@@ -8,9 +8,10 @@
 
 /*
  * kubectl's JSONPath subset (k8s.io/client-go/util/jsonpath): text and
- * {expressions}; fields (.a.b, ['a.b']), [n], [-n], [a:b], [*], .., filters
- * [?(@.x=="y")] with == != < > <= >= and existence, range/end, and string
- * literals {"\n"}. Missing keys print nothing (allowMissingKeys, kubectl's
+ * {expressions}; fields (.a.b, ['a'], a backslash escaping the next
+ * character: .app\.kubernetes\.io/name; ['a.b'] is .a.b as in client-go),
+ * [n], [-n], [a:b], [*], .., filters [?(@.x=="y")] with == != < > <= >= and
+ * existence, range/end, and string literals {"\n"} with Go's escapes. Missing keys print nothing (allowMissingKeys, kubectl's
  * default). Values print as kubectl prints them: strings raw, numbers and
  * booleans as JSON, maps and lists as compact JSON, several results of one
  * expression separated by a space.

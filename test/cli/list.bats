@@ -327,6 +327,31 @@ same_as_kubectl() {
 	done
 }
 
+@test "kubectl's JSONPath escapes: dotted label keys in jsonpath and custom-columns" {
+	kubectl_fake apply -f - >/dev/null <<-'EOF'
+	{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"esc-1","namespace":"default",
+	 "labels":{"app.kubernetes.io/name":"web","app.kubernetes.io/part-of":"shop"}},
+	 "data":{"k.e.y":"v1","with space":"v2","x:y":"v3"}}
+	EOF
+	while IFS= read -r t; do
+		diff <("$KINF" list cm -o "jsonpath=$t") <(kubectl_fake get cm -o "jsonpath=$t") ||
+			{ echo "template: $t" >&2; return 1; }
+		diff <("$KINF" list cm esc-1 -o "jsonpath=$t") <(kubectl_fake get cm esc-1 -o "jsonpath=$t") ||
+			{ echo "template (one object): $t" >&2; return 1; }
+	done <<-'EOF'
+	{range .items[*]}{.metadata.name}={.metadata.labels.app\.kubernetes\.io/name}{"\n"}{end}
+	{.metadata.labels.app\.kubernetes\.io/part-of} {.data.k\.e\.y} {.data.with\ space} {.data.x:y}
+	{.items[*].metadata.labels['app\.kubernetes\.io/name']}
+	{.items[*].metadata.labels['app.kubernetes.io/name']}
+	{.items[?(@.metadata.labels.app\.kubernetes\.io/name=="web")].metadata.name}
+	{..k\.e\.y}{"\x41\u00e9\101\t"}{'it\'s'}
+	EOF
+	[ "$("$KINF" list cm esc-1 -o 'jsonpath={.metadata.labels.app\.kubernetes\.io/name}')" = web ]
+	spec='NAME:.metadata.name,APP:.metadata.labels.app\.kubernetes\.io/name,KEY:{.data.k\.e\.y}'
+	diff <("$KINF" list cm -A -o "custom-columns=$spec") <(kubectl_fake get cm -A -o "custom-columns=$spec")
+	kubectl_fake delete cm esc-1 -n default >/dev/null
+}
+
 @test "bad templates are usage errors" {
 	run --separate-stderr "$KINF" list pods -o 'jsonpath={.items[0'
 	assert_failure 2

@@ -63,6 +63,29 @@ new_pod() {	# new_pod NAME [PHASE]
 	kubectl_fake delete pod wait-jp -n default --wait=false >/dev/null
 }
 
+@test "--for jsonpath with kubectl's escapes: a dotted label key" {
+	kubectl_fake apply -f - >/dev/null <<-'EOF'
+	{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"wait-esc","namespace":"default",
+	 "labels":{"app.kubernetes.io/name":"web"}}}
+	EOF
+	for tool in kinf kubectl; do
+		if [ $tool = kinf ]; then
+			run --separate-stderr "$KINF" watch cm/wait-esc \
+				--for 'jsonpath={.metadata.labels.app\.kubernetes\.io/name}=web' --timeout 5s
+		else
+			run --separate-stderr kubectl_fake wait cm/wait-esc -n default \
+				--for 'jsonpath={.metadata.labels.app\.kubernetes\.io/name}=web' --timeout 5s
+		fi
+		assert_success
+		assert_output "configmap/wait-esc condition met"
+	done
+	run --separate-stderr "$KINF" watch cm/wait-esc \
+		--for 'jsonpath={.metadata.labels.app\.kubernetes\.io/name}=db' --timeout 0
+	assert_failure 4
+	[[ "$stderr" == *': configmap/wait-esc: {.metadata.labels.app\.kubernetes\.io/name}=web' ]]
+	kubectl_fake delete cm wait-esc -n default >/dev/null
+}
+
 @test "--all with -l waits for every matching object" {
 	run --separate-stderr "$KINF" watch pods -l app=web --all --for condition=Ready --timeout 10s
 	assert_success
