@@ -22,6 +22,10 @@ int kinf_condition_parse(const char *spec, struct kinf_condition *ret,
 		ret->kind = KINF_COND_DELETE;
 		return 0;
 	}
+	if (strcasecmp(spec, "rollout") == 0) {
+		ret->kind = KINF_COND_ROLLOUT;
+		return 0;
+	}
 	if (strncasecmp(spec, "condition=", 10) == 0) {
 		const char *name = spec + 10;
 		const char *eq = strchr(name, '=');
@@ -74,8 +78,8 @@ int kinf_condition_parse(const char *spec, struct kinf_condition *ret,
 bad:
 	kinf_condition_release(ret);
 	return kinf_error_set(reterr, KINF_EINVAL,
-			"--for \"%s\": expected create, delete, condition=TYPE[=STATUS] "
-			"or jsonpath='{PATH}'[=VALUE]", spec);
+			"--for \"%s\": expected create, delete, rollout, "
+			"condition=TYPE[=STATUS] or jsonpath='{PATH}'[=VALUE]", spec);
 }
 
 void kinf_condition_release(struct kinf_condition *c) {
@@ -85,19 +89,181 @@ void kinf_condition_release(struct kinf_condition *c) {
 	memset(c, 0, sizeof(*c));
 }
 
-bool kinf_condition_met(const struct kinf_condition *c,
+int kinf_condition_bind(struct kinf_condition *c, const char *group,
+		const char *kind, struct kinf_error *reterr) {
+	bool apps = strcmp(group, "apps") == 0, ext = strcmp(group, "extensions") == 0;
+	if (c->kind != KINF_COND_ROLLOUT) {
+		return 0;
+	}
+	/* kubectl's StatusViewerFor. */
+	if (!((apps || ext) && (strcmp(kind, "Deployment") == 0 ||
+			strcmp(kind, "DaemonSet") == 0)) &&
+			!(apps && strcmp(kind, "StatefulSet") == 0)) {
+		return kinf_error_set(reterr, KINF_EINVAL, "--for rollout: %s%s%s has no "
+				"rollout status (Deployment, StatefulSet or DaemonSet)",
+				kind, group[0] ? "." : "", group);
+	}
+	free(c->name);
+	c->name = strdup(kind);
+	return c->name ? 0 : -KINF_ENOMEM;
+}
+
+static json_int_t int_at(json_t *o, const char *a, const char *b) {
+	return json_integer_value(json_object_get(json_object_get(o, a), b));
+}
+
+/* kubectl's DeploymentStatusViewer. */
+static enum kinf_condition_state deployment_rollout(json_t *d, struct kinf_buf *why) {
+	json_t *spec = json_object_get(d, "spec"), *status = json_object_get(d, "status");
+	json_t *replicas = json_object_get(spec, "replicas");
+	json_int_t updated = int_at(d, "status", "updatedReplicas");
+	json_int_t available = int_at(d, "status", "availableReplicas");
+	json_int_t total = int_at(d, "status", "replicas");
+	size_t i;
+	json_t *cond;
+
+	if (int_at(d, "metadata", "generation") > int_at(d, "status", "observedGeneration")) {
+		kinf_buf_append_str(why, "spec update not observed yet");
+		return KINF_COND_NOT_MET;
+	}
+	json_array_foreach(json_object_get(status, "conditions"), i, cond) {
+		const char *type = json_string_value(json_object_get(cond, "type"));
+		const char *reason = json_string_value(json_object_get(cond, "reason"));
+		if (type && strcmp(type, "Progressing") == 0 && reason &&
+				strcmp(reason, "ProgressDeadlineExceeded") == 0) {
+			kinf_buf_append_str(why, "exceeded its progress deadline");
+			return KINF_COND_FAILED;
+		}
+	}
+	if (json_is_integer(replicas) && updated < json_integer_value(replicas)) {
+		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " out of %" JSON_INTEGER_FORMAT
+				" new replicas have been updated", updated, json_integer_value(replicas));
+	} else if (total > updated) {
+		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " old replicas are pending termination",
+				total - updated);
+	} else if (available < updated) {
+		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+				" updated replicas are available", available, updated);
+	} else {
+		return KINF_COND_MET;
+	}
+	return KINF_COND_NOT_MET;
+}
+
+static bool rolling_update(json_t *o, struct kinf_buf *why) {
+	const char *type = json_string_value(json_object_get(
+			json_object_get(json_object_get(o, "spec"), "updateStrategy"), "type"));
+	if (type && strcmp(type, "RollingUpdate") == 0) {
+		return true;
+	}
+	kinf_buf_printf(why, "rollout status is only available for the RollingUpdate "
+			"update strategy, not %s", type ? type : "none");
+	return false;
+}
+
+/* kubectl's DaemonSetStatusViewer. */
+static enum kinf_condition_state daemonset_rollout(json_t *d, struct kinf_buf *why) {
+	json_int_t desired = int_at(d, "status", "desiredNumberScheduled");
+	json_int_t updated = int_at(d, "status", "updatedNumberScheduled");
+	json_int_t available = int_at(d, "status", "numberAvailable");
+
+	if (!rolling_update(d, why)) {
+		return KINF_COND_FAILED;
+	}
+	if (int_at(d, "metadata", "generation") > int_at(d, "status", "observedGeneration")) {
+		kinf_buf_append_str(why, "spec update not observed yet");
+	} else if (updated < desired) {
+		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " out of %" JSON_INTEGER_FORMAT
+				" new pods have been updated", updated, desired);
+	} else if (available < desired) {
+		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+				" updated pods are available", available, desired);
+	} else {
+		return KINF_COND_MET;
+	}
+	return KINF_COND_NOT_MET;
+}
+
+/* kubectl's StatefulSetStatusViewer, partitions included. */
+static enum kinf_condition_state statefulset_rollout(json_t *s, struct kinf_buf *why) {
+	json_t *spec = json_object_get(s, "spec"), *status = json_object_get(s, "status");
+	json_t *replicas = json_object_get(spec, "replicas");
+	json_t *ru = json_object_get(json_object_get(spec, "updateStrategy"), "rollingUpdate");
+	json_int_t observed = int_at(s, "status", "observedGeneration");
+	json_int_t ready = int_at(s, "status", "readyReplicas");
+	json_int_t updated = int_at(s, "status", "updatedReplicas");
+
+	if (!rolling_update(s, why)) {
+		return KINF_COND_FAILED;
+	}
+	if (observed == 0 || int_at(s, "metadata", "generation") > observed) {
+		kinf_buf_append_str(why, "spec update not observed yet");
+		return KINF_COND_NOT_MET;
+	}
+	if (json_is_integer(replicas) && ready < json_integer_value(replicas)) {
+		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " pods not ready",
+				json_integer_value(replicas) - ready);
+		return KINF_COND_NOT_MET;
+	}
+	if (json_is_object(ru)) {
+		json_t *partition = json_object_get(ru, "partition");
+		if (json_is_integer(replicas) && json_is_integer(partition)) {
+			json_int_t want = json_integer_value(replicas) - json_integer_value(partition);
+			if (updated < want) {
+				kinf_buf_printf(why, "partitioned roll out: %" JSON_INTEGER_FORMAT
+						" out of %" JSON_INTEGER_FORMAT " new pods have been updated",
+						updated, want);
+				return KINF_COND_NOT_MET;
+			}
+		}
+		return KINF_COND_MET;
+	}
+	const char *cur = json_string_value(json_object_get(status, "currentRevision"));
+	const char *upd = json_string_value(json_object_get(status, "updateRevision"));
+	if (strcmp(cur ? cur : "", upd ? upd : "") != 0) {
+		kinf_buf_printf(why, "rolling update: %" JSON_INTEGER_FORMAT
+				" pods at revision %s", updated, upd ? upd : "");
+		return KINF_COND_NOT_MET;
+	}
+	return KINF_COND_MET;
+}
+
+static enum kinf_condition_state rollout(const struct kinf_condition *c,
+		const struct kinf_object *obj, json_t *root, struct kinf_buf *why) {
+	const char *kind = c->name ? c->name : kinf_object_kind(obj);
+	struct kinf_buf scratch = {0};
+	enum kinf_condition_state st;
+
+	if (!why) {
+		why = &scratch;
+	}
+	if (kind && strcmp(kind, "Deployment") == 0) {
+		st = deployment_rollout(root, why);
+	} else if (kind && strcmp(kind, "StatefulSet") == 0) {
+		st = statefulset_rollout(root, why);
+	} else if (kind && strcmp(kind, "DaemonSet") == 0) {
+		st = daemonset_rollout(root, why);
+	} else {
+		kinf_buf_printf(why, "%s has no rollout status", kind ? kind : "the object");
+		st = KINF_COND_FAILED;
+	}
+	kinf_buf_release(&scratch);
+	return st;
+}
+
+enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 		const struct kinf_object *obj, struct kinf_buf *why) {
 	switch (c->kind) {
 	case KINF_COND_CREATE:
 		if (!obj && why) {
 			kinf_buf_append_str(why, "not found");
 		}
-		return obj != NULL;
+		return obj ? KINF_COND_MET : KINF_COND_NOT_MET;
 	case KINF_COND_DELETE:
 		if (obj && why) {
 			kinf_buf_append_str(why, "still exists");
 		}
-		return obj == NULL;
+		return obj ? KINF_COND_NOT_MET : KINF_COND_MET;
 	default:
 		break;
 	}
@@ -105,13 +271,15 @@ bool kinf_condition_met(const struct kinf_condition *c,
 		if (why) {
 			kinf_buf_append_str(why, "not found");
 		}
-		return false;
+		return KINF_COND_NOT_MET;
 	}
 	size_t len;
 	const char *json = kinf_object_json(obj, &len);
 	json_t *root = json_loadb(json, len, 0, NULL);
-	bool met = false;
-	if (c->kind == KINF_COND_CONDITION) {
+	enum kinf_condition_state st = KINF_COND_NOT_MET;
+	if (c->kind == KINF_COND_ROLLOUT) {
+		st = rollout(c, obj, root, why);
+	} else if (c->kind == KINF_COND_CONDITION) {
 		json_t *conds = json_object_get(json_object_get(root, "status"), "conditions");
 		const char *status = NULL;
 		size_t i;
@@ -123,7 +291,8 @@ bool kinf_condition_met(const struct kinf_condition *c,
 				break;
 			}
 		}
-		met = status && strcasecmp(status, c->value) == 0;
+		bool met = status && strcasecmp(status, c->value) == 0;
+		st = met ? KINF_COND_MET : KINF_COND_NOT_MET;
 		if (!met && why) {
 			if (status) {
 				kinf_buf_printf(why, "%s=%s", c->name, status);
@@ -134,6 +303,7 @@ bool kinf_condition_met(const struct kinf_condition *c,
 	} else {
 		json_t *vals = kinf_jsonpath_values(c->name, root, NULL);
 		struct kinf_buf text = {0};
+		bool met;
 		kinf_jsonpath_print_values(vals, &text);
 		if (c->value) {
 			met = json_array_size(vals) > 0 &&
@@ -145,9 +315,15 @@ bool kinf_condition_met(const struct kinf_condition *c,
 			kinf_buf_printf(why, "%s=%s", c->name, json_array_size(vals) ?
 					(text.data ? text.data : "") : "<none>");
 		}
+		st = met ? KINF_COND_MET : KINF_COND_NOT_MET;
 		kinf_buf_release(&text);
 		json_decref(vals);
 	}
 	json_decref(root);
-	return met;
+	return st;
+}
+
+bool kinf_condition_met(const struct kinf_condition *c,
+		const struct kinf_object *obj, struct kinf_buf *why) {
+	return kinf_condition_eval(c, obj, why) == KINF_COND_MET;
 }

@@ -19,6 +19,7 @@ enum {
 	EXIT_USAGE = 2,		/* bad flags or arguments */
 	EXIT_CONFIG = 3,	/* kubeconfig or credentials */
 	EXIT_TIMEOUT = 4,	/* a --for condition was not met in time */
+	EXIT_FAILED = 5,	/* a --for rollout failed: it never will be met */
 	EXIT_SIGNALED = 128,	/* + the signal that interrupted a --for wait */
 };
 

@@ -23,7 +23,8 @@ static const char watch_usage[] =
 	"  kinf watch pods -A -o json | jq -c 'select(.type==\"DELETED\")'\n"
 	"  kinf watch deploy web --diff\n"
 	"  kinf watch pods/web-1 --for condition=Ready --timeout 60s\n"
-	"  kinf watch pods -l app=web --all --for 'jsonpath={.status.phase}=Running'\n"
+	"  kinf watch pods -l app=web --for 'jsonpath={.status.phase}=Running'\n"
+	"  kinf watch deploy/web --for rollout --timeout 5m\n"
 	"  kubectl get pods -w --output-watch-events -o json | kinf watch --from -\n"
 	"\n"
 	"Watch options:\n"
@@ -41,11 +42,13 @@ static const char watch_usage[] =
 	"Waiting (the informer's answer to kubectl wait):\n"
 	"      --for CONDITION            wait until CONDITION holds, then exit 0:\n"
 	"                                 create, delete, condition=TYPE[=STATUS],\n"
-	"                                 jsonpath='{PATH}'[=VALUE]; several are ANDed;\n"
+	"                                 jsonpath='{PATH}'[=VALUE], rollout (as kubectl\n"
+	"                                 rollout status; exit status 5 when it fails);\n"
+	"                                 several are ANDed; with -l, for every match;\n"
 	"                                 gives up after --timeout (default 30s; 0 checks\n"
 	"                                 once) with exit status 4; 130 or 143 when\n"
 	"                                 SIGINT or SIGTERM interrupts the wait\n"
-	"      --all                      wait for every object matching -l, not one NAME\n"
+	"      --all                      wait for every object, not one NAME\n"
 	"\n";
 
 enum {
@@ -414,13 +417,15 @@ static void object_ref(struct watch *w, const char *name, struct kinf_buf *out) 
 
 /*
  * Whether every --for holds for the target (the named object, or with --all
- * every cached object). When not, why says what is still not true for
- * which objects; when met, each object's "condition met" line is printed.
+ * or a selector every cached object). When not, why says what is still not
+ * true for which objects; when met, each object's "condition met" line is
+ * printed. KINF_COND_FAILED when one never will be (why says which).
  */
-static bool conditions_met(struct watch *w, struct kinf_buf *why) {
+static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf *why) {
 	struct kinf_indexer *idx = session_indexer(w->session);
 	struct kinf_object_list list = {0};
 	size_t unmet = 0;
+	struct kinf_buf failed = {0};
 
 	kinf_buf_reset(why);
 	if (w->name) {
@@ -447,18 +452,21 @@ static bool conditions_met(struct watch *w, struct kinf_buf *why) {
 				kinf_buf_append_str(why, "no matching objects");
 			}
 			free(list.v);
-			return ok;
+			return ok ? KINF_COND_MET : KINF_COND_NOT_MET;
 		}
 	}
 	for (size_t i = 0; i < list.n; i++) {
 		struct kinf_object *obj = list.v[i];
 		struct kinf_buf one = {0};
-		for (size_t c = 0; c < w->n_fors; c++) {
-			if (!kinf_condition_met(&w->fors[c], obj, &one)) {
-				break;
-			}
+		enum kinf_condition_state st = KINF_COND_MET;
+		for (size_t c = 0; c < w->n_fors && st == KINF_COND_MET; c++) {
+			st = kinf_condition_eval(&w->fors[c], obj, &one);
 		}
-		if (one.len) {
+		if (st == KINF_COND_FAILED && !failed.len) {
+			object_ref(w, obj ? kinf_object_name(obj) : w->name, &failed);
+			kinf_buf_printf(&failed, ": %s", one.data ? one.data : "");
+		}
+		if (st != KINF_COND_MET) {
 			if (unmet < 5) {
 				kinf_buf_append_str(why, unmet ? "; " : "");
 				object_ref(w, obj ? kinf_object_name(obj) : w->name, why);
@@ -471,6 +479,13 @@ static bool conditions_met(struct watch *w, struct kinf_buf *why) {
 	if (unmet > 5) {
 		kinf_buf_printf(why, "; and %zu more", unmet - 5);
 	}
+	if (failed.len) {
+		kinf_buf_reset(why);
+		kinf_buf_append(why, failed.data, failed.len);
+		kinf_buf_release(&failed);
+		kinf_object_list_release(&list);
+		return KINF_COND_FAILED;
+	}
 	if (unmet == 0) {
 		for (size_t i = 0; i < list.n; i++) {
 			struct kinf_buf ref = {0};
@@ -480,7 +495,7 @@ static bool conditions_met(struct watch *w, struct kinf_buf *why) {
 		}
 	}
 	kinf_object_list_release(&list);
-	return unmet == 0;
+	return unmet == 0 ? KINF_COND_MET : KINF_COND_NOT_MET;
 }
 
 /* The body of run_watch; it owns nothing that run_watch does not free. */
@@ -569,8 +584,10 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 	}
 	w.name = name;
 	if (w.n_fors) {
-		if (!name && !w.all) {
-			return cli_usage_error(&w.cli, "--for needs one object (NAME or TYPE/NAME) or --all");
+		/* A selector waits for every match, as kubectl wait -l does. */
+		if (!name && !w.all && !w.cli.label_selector && !w.cli.field_selector) {
+			return cli_usage_error(&w.cli, "--for needs one object (NAME or TYPE/NAME), "
+					"a selector (-l, --field-selector) or --all");
 		}
 		if (name && w.all) {
 			return cli_usage_error(&w.cli, "--all and a NAME exclude each other");
@@ -593,8 +610,16 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 	if (status != EXIT_OK) {
 		return status;
 	}
+	const struct kinf_resource *res = session_resource(w.session);
+	for (size_t c = 0; res && c < w.n_fors; c++) {
+		struct kinf_error err = {0};
+		if (kinf_condition_bind(&w.fors[c], res->group, res->kind, &err) < 0) {
+			status = cli_usage_error(&w.cli, "%s", err.message);
+			return session_end(w.session, status);
+		}
+	}
 	status = session_start(w.session);
-	bool met = false;
+	bool met = false, failed = false;
 	struct kinf_buf why = {0};
 	while (status == EXIT_OK) {
 		struct kinf_informer_batch batch;
@@ -606,15 +631,22 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		if (r == 0) {
 			/* Over; with --for check the final state once more. */
 			if (w.n_fors && session_synced(w.session)) {
-				met = conditions_met(&w, &why);
+				enum kinf_condition_state st = conditions_met(&w, &why);
+				met = st == KINF_COND_MET;
+				failed = st == KINF_COND_FAILED;
 			}
 			break;
 		}
 		if (w.n_fors) {
 			/* Waiting prints only the result, as kubectl wait does. */
 			kinf_informer_batch_release(&batch);
-			if (session_synced(w.session) && (met = conditions_met(&w, &why))) {
-				break;
+			if (session_synced(w.session)) {
+				enum kinf_condition_state st = conditions_met(&w, &why);
+				met = st == KINF_COND_MET;
+				failed = st == KINF_COND_FAILED;
+				if (met || failed) {
+					break;
+				}
 			}
 			continue;
 		}
@@ -650,7 +682,12 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		fflush(stdout);
 	}
 	int sig = session_stop_signal();
-	if (w.n_fors && status == EXIT_OK && !met && sig) {
+	if (failed && status == EXIT_OK) {
+		/* kubectl rollout status fails too: waiting longer will not help. */
+		fprintf(stderr, "kinf: %s failed: %s\n", w.n_fors == 1 ? w.fors[0].spec :
+				"the conditions", why.data);
+		status = EXIT_FAILED;
+	} else if (w.n_fors && status == EXIT_OK && !met && sig) {
 		/* Interrupted: not a timeout; 128 + signal, as a shell reports it. */
 		fprintf(stderr, "kinf: interrupted (%s) waiting for %s: %s\n",
 				sig == SIGINT ? "SIGINT" : "SIGTERM",

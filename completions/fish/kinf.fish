@@ -239,7 +239,7 @@ complete -c kinf -n $w -l diff -d 'print the fields an update changed'
 complete -c kinf -n $w -l diff-all -d '--diff including managedFields and resourceVersion'
 complete -c kinf -n $w -l timestamps -x -a 'none local utc rfc3339' -d 'when to print timestamps'
 complete -c kinf -n $w -l color -x -a 'auto always never' -d 'when to color'
-complete -c kinf -n $w -l for -x -a 'create delete condition=Ready condition= jsonpath=' -d 'wait until a condition holds'
+complete -c kinf -n $w -l for -x -a 'create delete rollout condition=Ready condition= jsonpath=' -d 'wait until a condition holds'
 complete -c kinf -n $w -l all -d 'with --for, every object matching -l'
 
 # kinf deltas

@@ -196,7 +196,7 @@ bash_complete_words() {
 	run bash_complete kinf watch pods -o ''
 	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
 	run bash_complete kinf watch pods/x --for ''
-	assert_output "$(printf '%s\n' condition= condition=Ready create delete jsonpath=)"
+	assert_output "$(printf '%s\n' condition= condition=Ready create delete jsonpath= rollout)"
 	run bash_complete kinf deltas --output ''
 	assert_output "$(printf '%s\n' json table)"
 	run bash_complete kinf version -o ''

@@ -93,6 +93,118 @@ new_pod() {	# new_pod NAME [PHASE]
 	[[ "${lines[0]}" == *" condition met" ]]
 }
 
+# A Deployment "roll" whose rollout the test drives by patching its status,
+# as the deployment controller would (the test server runs no controllers).
+roll_status() {	# roll_status OBSERVED REPLICAS UPDATED AVAILABLE [PROGRESSING_REASON]
+	local reason=${5:-NewReplicaSetAvailable}
+	kubectl_fake patch deploy roll -n default --subresource=status --type=merge -p "{\"status\":{
+		\"observedGeneration\":$1,\"replicas\":$2,\"updatedReplicas\":$3,\"readyReplicas\":$4,
+		\"availableReplicas\":$4,\"conditions\":[
+		{\"type\":\"Available\",\"status\":\"True\",\"reason\":\"MinimumReplicasAvailable\"},
+		{\"type\":\"Progressing\",\"status\":\"True\",\"reason\":\"$reason\"}]}}" >/dev/null
+}
+
+new_roll() {
+	kubectl_fake delete deploy roll -n default --ignore-not-found >/dev/null
+	kubectl_fake create deployment roll -n default --image=nginx:1.25 --replicas=3 >/dev/null
+	roll_status 1 3 3 3
+}
+
+# kinf's --for rollout --timeout 0 against kubectl rollout status --watch=false.
+same_verdict() {	# same_verdict EXPECTED_STATUS KUBECTL_MESSAGE KINF_REASON
+	run --separate-stderr kubectl_fake rollout status deploy/roll -n default --watch=false
+	[[ "$output" == "$2" ]] || { echo "kubectl: $output" >&2; return 1; }
+	run --separate-stderr "$KINF" watch deploy/roll --for rollout --timeout 0
+	[ "$status" -eq "$1" ] || { echo "kinf status $status: $stderr" >&2; return 1; }
+	if [ "$1" -eq 0 ]; then
+		[ "$output" = "deployment.apps/roll condition met" ]
+	else
+		[ "$stderr" = "kinf: timed out waiting for rollout: deployment.apps/roll: $3" ] ||
+			{ echo "kinf: $stderr" >&2; return 1; }
+	fi
+}
+
+@test "--for rollout: each stage of a rollout as kubectl rollout status judges it" {
+	new_roll
+	same_verdict 0 'deployment "roll" successfully rolled out'
+	kubectl_fake set image deploy/roll -n default nginx=nginx:1.26 >/dev/null
+	same_verdict 4 'Waiting for deployment spec update to be observed...' 'spec update not observed yet'
+	# condition=Available is already true: the false success in CI.
+	run --separate-stderr "$KINF" watch deploy/roll --for condition=Available --timeout 0
+	assert_success
+	roll_status 2 4 1 3
+	same_verdict 4 'Waiting for deployment "roll" rollout to finish: 1 out of 3 new replicas have been updated...' \
+		'1 out of 3 new replicas have been updated'
+	roll_status 2 4 3 3
+	same_verdict 4 'Waiting for deployment "roll" rollout to finish: 1 old replicas are pending termination...' \
+		'1 old replicas are pending termination'
+	roll_status 2 3 3 2
+	same_verdict 4 'Waiting for deployment "roll" rollout to finish: 2 of 3 updated replicas are available...' \
+		'2 of 3 updated replicas are available'
+	roll_status 2 3 3 3
+	same_verdict 0 'deployment "roll" successfully rolled out'
+}
+
+@test "--for rollout waits through a rollout where condition=Available returns at once" {
+	new_roll
+	kubectl_fake set image deploy/roll -n default nginx=nginx:1.26 >/dev/null
+	"$KINF" watch deploy/roll --for condition=Available --timeout 20s >"$BATS_TEST_TMPDIR/avail" 3>&- &
+	avail=$!
+	"$KINF" watch deploy/roll --for rollout --timeout 20s >"$BATS_TEST_TMPDIR/roll" 3>&- &
+	roll=$!
+	wait "$avail"
+	[ "$(cat "$BATS_TEST_TMPDIR/avail")" = "deployment.apps/roll condition met" ]
+	for stage in '2 4 1 3' '2 4 3 3' '2 3 3 2'; do
+		sleep 0.3
+		kill -0 "$roll"	# still waiting
+		roll_status $stage
+	done
+	sleep 0.3
+	kill -0 "$roll"
+	[ ! -s "$BATS_TEST_TMPDIR/roll" ]
+	roll_status 2 3 3 3
+	wait "$roll"
+	[ "$(cat "$BATS_TEST_TMPDIR/roll")" = "deployment.apps/roll condition met" ]
+}
+
+@test "--for rollout: a progress deadline exceeded fails at once with status 5, as kubectl fails" {
+	new_roll
+	kubectl_fake set image deploy/roll -n default nginx=nginx:1.27 >/dev/null
+	roll_status 2 4 1 3 ProgressDeadlineExceeded
+	run --separate-stderr kubectl_fake rollout status deploy/roll -n default --watch=false
+	assert_failure 1
+	[[ "$stderr" == *'deployment "roll" exceeded its progress deadline'* ]]
+	SECONDS=0
+	run --separate-stderr "$KINF" watch deploy/roll --for rollout --timeout 20s
+	assert_failure 5
+	[ "$SECONDS" -lt 10 ]
+	[ "$stderr" = "kinf: rollout failed: deployment.apps/roll: exceeded its progress deadline" ]
+	kubectl_fake delete deploy roll -n default >/dev/null
+}
+
+@test "--for rollout on a kind without a rollout status is a usage error" {
+	run --separate-stderr "$KINF" watch pods/x --for rollout
+	assert_failure 2
+	[[ "$stderr" == "kinf: --for rollout: Pod has no rollout status (Deployment, StatefulSet or DaemonSet)"* ]]
+}
+
+@test "--for with -l waits for every match without --all, as kubectl wait -l" {
+	n=$(kubectl_fake get pods -l app=web -o name | wc -l)
+	run --separate-stderr "$KINF" watch pods -l app=web --for condition=Ready --timeout 10s
+	assert_success
+	[ "${#lines[@]}" -eq "$n" ]
+	run --separate-stderr "$KINF" watch pods --field-selector status.phase=Running --for condition=Ready --timeout 10s
+	assert_success
+	[ "${#lines[@]}" -eq "$(kubectl_fake get pods --field-selector status.phase=Running -o name | wc -l)" ]
+	# One not ready among the matches: the wait names it.
+	new_pod wait-sel
+	kubectl_fake label pod wait-sel -n default app=web >/dev/null
+	run --separate-stderr "$KINF" watch pods -l app=web --for condition=Ready --timeout 0
+	assert_failure 4
+	[ "$stderr" = "kinf: timed out waiting for condition=Ready: pod/wait-sel: no Ready condition" ]
+	kubectl_fake delete pod wait-sel -n default --wait=false >/dev/null
+}
+
 @test "--timeout 0 checks once; not met is exit status 4 naming the objects" {
 	run --separate-stderr "$KINF" watch pods/wait-nope --for create --timeout 0
 	assert_failure 4
