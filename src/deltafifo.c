@@ -47,6 +47,8 @@ struct kinf_deltafifo {
 	bool populated;
 	/* Items of the first Replace not popped yet. */
 	size_t initial_count;
+	/* An empty first Replace synced with nothing to pop: end one wait. */
+	bool sync_wake;
 	/* kinf_deltafifo_batch_begin depth; a wake-up owed at its end. */
 	unsigned batch;
 	bool wake_owed;
@@ -524,6 +526,10 @@ int kinf_deltafifo_replace(struct kinf_deltafifo *fifo,
 	if (!fifo->populated) {
 		fifo->populated = true;
 		fifo->initial_count = listed.n + queued_deletions;
+		if (fifo->initial_count == 0) {
+			fifo->sync_wake = true;
+			pthread_cond_broadcast(&fifo->cond);
+		}
 	}
 out:
 	pthread_mutex_unlock(&fifo->lock);
@@ -627,6 +633,11 @@ int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 		if (fifo->closed) {
 			pthread_mutex_unlock(&fifo->lock);
 			return -KINF_ECLOSED;
+		}
+		if (fifo->sync_wake) {
+			fifo->sync_wake = false;
+			pthread_mutex_unlock(&fifo->lock);
+			return -KINF_ETIMEDOUT;
 		}
 		if (trim_due(fifo)) {
 			pthread_mutex_unlock(&fifo->lock);

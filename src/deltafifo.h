@@ -91,7 +91,9 @@ typedef int (*kinf_pop_func)(const struct kinf_deltas *deltas,
  * Wait up to timeout_ms (-1: forever) for a key, remove it with all its
  * deltas and call process under the lock; then hand the deltas to the caller
  * in *ret (caller frees with kinf_deltas_free) when ret is not NULL.
- * Returns 0, -KINF_ETIMEDOUT, -KINF_ECLOSED (closed and empty), or what
+ * Returns 0, -KINF_ETIMEDOUT (also at once when the first Replace was empty,
+ * so that a caller waiting for the sync sees it), -KINF_ECLOSED (closed and
+ * empty), or what
  * process returned. *ret is written only on 0; when process fails the
  * deltas are freed, and the key is out of the queue either way.
  */

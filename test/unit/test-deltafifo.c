@@ -610,6 +610,33 @@ static void test_blocking(void) {
 }
 
 /*
+ * An empty initial list syncs with nothing to pop: a Pop waiting with a
+ * long timeout returns at once (-KINF_ETIMEDOUT) so that its caller sees
+ * the sync (kinf index with a selector matching nothing, watch --for -l).
+ */
+static void test_empty_replace_wakes(void) {
+	struct kinf_deltafifo *fifo = kinf_deltafifo_new(NULL, false);
+	struct popper p = { .fifo = fifo, .timeout_ms = 20000,
+		.lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_t th;
+
+	pthread_create(&th, NULL, pop_thread, &p);
+	sleep_ms(50);
+	kinf_deltafifo_replace(fifo, NULL, 0);
+	if (!ok(wait_popper(&p, th), "an empty Replace wakes a waiting Pop")) {
+		return;
+	}
+	kinf_deltas_free(p.d);
+	is_int(p.result, -KINF_ETIMEDOUT, "which returns with nothing");
+	ok(p.elapsed < 2.0, "at once (%.3fs), not at its timeout", p.elapsed);
+	ok(kinf_deltafifo_has_synced(fifo), "and the FIFO has synced");
+	is_int(kinf_deltafifo_pop(fifo, 100, NULL, NULL, NULL), -KINF_ETIMEDOUT,
+			"a later Pop waits as usual");
+	pthread_mutex_destroy(&p.lock);
+	kinf_deltafifo_free(fifo);
+}
+
+/*
  * Producers add and update distinct keys while consumers pop; nothing may be
  * lost or reordered per key. Process runs under the FIFO lock, so the
  * consumer bookkeeping needs no lock of its own.
@@ -816,6 +843,7 @@ int main(void) {
 	test_process_error();
 	test_timeout();
 	test_blocking();
+	test_empty_replace_wakes();
 	test_batch();
 	test_stress();
 	test_scale();
