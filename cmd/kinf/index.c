@@ -3,6 +3,7 @@
 
 #include "indexfuncs.h"
 #include "json.h"
+#include "selector.h"
 #include "session.h"
 
 static const char index_usage[] =
@@ -10,7 +11,9 @@ static const char index_usage[] =
 	"       kinf index RESOURCE --values INDEX [OPTIONS]\n"
 	"\n"
 	"Sync an informer's cache and answer questions from its indexes, in\n"
-	"time proportional to the answer. Several --by are ANDed.\n"
+	"time proportional to the answer. Several --by are ANDed. Without\n"
+	"--watch, --by on a label, node, namespace or phase is also sent to the\n"
+	"server as a selector, so only the objects the answer needs are listed.\n"
 	"Indexes: namespace, node (spec.nodeName), owner (KIND/NAME of an\n"
 	"ownerReference), phase (status.phase), any label key (or label:KEY),\n"
 	"field:PATH (spec.containers[*].image), or a name from --index.\n"
@@ -28,6 +31,7 @@ static const char index_usage[] =
 	"      --index NAME=PATH          define a named index over a field path\n"
 	"      --keys                     print the matching keys only\n"
 	"      --values INDEX             print INDEX's values with their counts\n"
+	"      --no-pushdown              list every object, filter only in kinf\n"
 	"      --watch                    keep running; print + (starts matching),\n"
 	"                                 - (stops matching or deleted), ~ (a match changed)\n"
 	"\n";
@@ -38,6 +42,7 @@ enum {
 	OPT_KEYS,
 	OPT_VALUES,
 	OPT_IWATCH,
+	OPT_NO_PUSHDOWN,
 };
 
 static const struct option index_options[] = {
@@ -48,6 +53,7 @@ static const struct option index_options[] = {
 	{ "keys", no_argument, NULL, OPT_KEYS },
 	{ "values", required_argument, NULL, OPT_VALUES },
 	{ "watch", no_argument, NULL, OPT_IWATCH },
+	{ "no-pushdown", no_argument, NULL, OPT_NO_PUSHDOWN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -68,6 +74,7 @@ struct query {
 	const char *values_index;
 	bool keys;
 	bool watch;
+	bool no_pushdown;
 	struct kinf_buf line;
 };
 
@@ -85,6 +92,60 @@ static bool matches(struct query *q, const struct kinf_object *obj) {
 		}
 	}
 	return true;
+}
+
+static void append_req(struct kinf_buf *b, const char *fmt, const char *x, const char *y) {
+	if (b->len) {
+		kinf_buf_append_char(b, ',');
+	}
+	kinf_buf_printf(b, fmt, x, y);
+}
+
+/*
+ * The --by criteria the server can filter on, as selectors: a label (key=value,
+ * or the key alone for presence) as a labelSelector; node, phase and
+ * namespace as the fieldSelectors the apiserver supports for the kind (pods:
+ * spec.nodeName, status.phase; namespaces: status.phase; every namespaced
+ * kind: metadata.namespace). The server then returns a superset of the
+ * answer (kinf still applies every criterion to what it lists), so the
+ * answer is the same. A value a selector cannot carry is not sent.
+ */
+static void pushdown(const struct kinf_resource *res, struct kinf_buf *labels,
+		struct kinf_buf *fields, void *userdata) {
+	struct query *q = userdata;
+	bool core = !res->group[0];
+	bool pods = core && strcmp(res->resource, "pods") == 0;
+	bool namespaces = core && strcmp(res->resource, "namespaces") == 0;
+
+	for (size_t i = 0; i < q->n_by; i++) {
+		const char *name = q->by[i].spec.index_name, *v = q->by[i].value;
+		const char *field = NULL;
+		if (strncmp(name, "label:", 6) == 0) {
+			struct kinf_buf req = {0};
+			struct kinf_selector *sel = NULL;
+			kinf_buf_printf(&req, v ? "%s=%s" : "%s", name + 6, v);
+			if (req.data && !strpbrk(req.data, " ,()!<>") &&
+					kinf_label_selector_parse(req.data, &sel, NULL) == 0) {
+				append_req(labels, "%s%s", req.data, "");
+			}
+			kinf_selector_free(sel);
+			kinf_buf_release(&req);
+			continue;
+		}
+		if (!v || !v[0] || strpbrk(v, "\\,=!")) {
+			continue;
+		}
+		if (strcmp(name, "node") == 0 && pods) {
+			field = "spec.nodeName";
+		} else if (strcmp(name, "phase") == 0 && (pods || namespaces)) {
+			field = "status.phase";
+		} else if (strcmp(name, "namespace") == 0 && res->namespaced) {
+			field = "metadata.namespace";
+		}
+		if (field) {
+			append_req(fields, "%s=%s", field, v);
+		}
+	}
 }
 
 static int cmp_count(const void *a, const void *b) {
@@ -392,6 +453,7 @@ static int run_index(int argc, char **argv) {
 		case OPT_KEYS: q.keys = true; continue;
 		case OPT_VALUES: q.values_index = optarg; continue;
 		case OPT_IWATCH: q.watch = true; continue;
+		case OPT_NO_PUSHDOWN: q.no_pushdown = true; continue;
 		}
 		r = session_option(&q.cli, &q.so, opt, optarg);
 		if (r == 0) {
@@ -449,6 +511,10 @@ static int run_index(int argc, char **argv) {
 	}
 	if (!q.watch) {
 		q.so.exit_after_sync = true;
+		if (!q.no_pushdown && q.n_by) {
+			q.so.pushdown = pushdown;
+			q.so.pushdown_data = &q;
+		}
 	}
 	status = session_new(&q.cli, &q.so, n_pos > 0 ? argv[optind] : NULL, NULL, &q.session);
 	if (status != EXIT_OK) {

@@ -46,6 +46,7 @@ struct session {
 	struct kinf_reflector_opts ropts;
 	char *path;
 	char *name_selector;
+	char *label_selector;		/* -l with what so.pushdown added */
 	char *api_version;
 	struct kinf_buf type_prefix;	/* session_append_typed()'s */
 	/* --from */
@@ -221,18 +222,41 @@ int session_new(struct cli *cli, const struct session_opts *so,
 	}
 	s->api_version = kinf_buf_take(&b);
 	const char *field_selector = cli->field_selector;
-	if (name) {
-		kinf_buf_printf(&b, "metadata.name=%s", name);
+	const char *label_selector = cli->label_selector;
+	struct kinf_buf push_labels = {0}, push_fields = {0};
+	if (so->pushdown) {
+		so->pushdown(cli->res, &push_labels, &push_fields, so->pushdown_data);
+	}
+	if (name || push_fields.len) {
+		const char *sep = "";
+		if (name) {
+			kinf_buf_printf(&b, "metadata.name=%s", name);
+			sep = ",";
+		}
 		if (field_selector && field_selector[0]) {
-			kinf_buf_printf(&b, ",%s", field_selector);
+			kinf_buf_printf(&b, "%s%s", sep, field_selector);
+			sep = ",";
+		}
+		if (push_fields.len) {
+			kinf_buf_printf(&b, "%s%s", sep, push_fields.data);
 		}
 		s->name_selector = kinf_buf_take(&b);
 		field_selector = s->name_selector;
 	}
+	if (push_labels.len) {
+		if (label_selector && label_selector[0]) {
+			kinf_buf_printf(&b, "%s,", label_selector);
+		}
+		kinf_buf_append(&b, push_labels.data, push_labels.len);
+		s->label_selector = kinf_buf_take(&b);
+		label_selector = s->label_selector;
+	}
+	kinf_buf_release(&push_labels);
+	kinf_buf_release(&push_fields);
 	s->ropts = (struct kinf_reflector_opts){
 		.http = cli->http,
 		.path = s->path,
-		.label_selector = cli->label_selector,
+		.label_selector = label_selector,
 		.field_selector = field_selector,
 		.page_size = cli->chunk_size,
 		.watch_list = so->watch_list,
@@ -484,6 +508,7 @@ int session_end(struct session *s, int status) {
 	pthread_mutex_destroy(&s->lock);
 	free(s->path);
 	free(s->name_selector);
+	free(s->label_selector);
 	free(s->api_version);
 	kinf_buf_release(&s->type_prefix);
 	cli_release(s->cli);

@@ -28,6 +28,14 @@ struct session_opts {
 	bool stats;			/* --stats */
 	const char *dump_file;		/* --dump-on-exit FILE ("-" for stderr) */
 	long watch_timeout_s;		/* --watch-timeout (hidden, tests) */
+	/*
+	 * Selectors to AND with -l and --field-selector, asked for once the
+	 * resource is known (index pushes its --by down to the server): append
+	 * comma-separated requirements to labels and fields. Not with --from.
+	 */
+	void (*pushdown)(const struct kinf_resource *res, struct kinf_buf *labels,
+			struct kinf_buf *fields, void *userdata);
+	void *pushdown_data;
 };
 
 /* Long options of the session, for the commands' getopt tables. */

@@ -250,6 +250,7 @@ set -l i '__kinf_using index'
 complete -c kinf -n $i -l by -x -a '(__kinf_index_names)' -d 'objects whose INDEX has VALUE'
 complete -c kinf -n $i -l index -x -d 'define a named index: NAME=PATH'
 complete -c kinf -n $i -l keys -d 'print the matching keys only'
+complete -c kinf -n $i -l no-pushdown -d 'list every object, filter only in kinf'
 complete -c kinf -n $i -l values -x -a '(__kinf_index_names)' -d "print INDEX's values with their counts"
 complete -c kinf -n $i -l watch -d 'keep running and print how the answer changes'
 

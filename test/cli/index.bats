@@ -146,3 +146,58 @@ keys_where() {	# keys_where JQ-FILTER
 	diff <("$KINF" index pods -A --by app=web -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName) \
 		<(kubectl_fake get pods -A -l app=web -o custom-columns=NAME:.metadata.name,NODE:.spec.nodeName)
 }
+
+# The selectors of the last list request the server recorded.
+last_list_selectors() {
+	fakeapi_requests | jq -r -s '[.[] | select(.verb == "list")] | last | .query' |
+		tr '&' '\n' | grep -E '^(labelSelector|fieldSelector)=' |
+		python3 -c 'import sys, urllib.parse; [print(urllib.parse.unquote(l.strip())) for l in sys.stdin]'
+}
+
+@test "a one-shot --by is pushed down as selectors, and answers as without" {
+	app=$(jq -r '.metadata.labels.app // empty' "$PODS" | sort | uniq -c | sort -n | tail -1 | awk '{print $2}')
+	while IFS='|' read -r by labels fields; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$KINF" index pods -A $by -o name
+		assert_success
+		pushed=$output
+		[ "$(last_list_selectors)" = "$(printf '%s\n' ${labels:+"labelSelector=$labels"} \
+			${fields:+"fieldSelector=$fields"})" ] || { echo "$by: $(last_list_selectors)" >&2; false; }
+		# shellcheck disable=SC2086
+		run --separate-stderr "$KINF" index pods -A $by -o name --no-pushdown
+		assert_success
+		[ "$output" = "$pushed" ]
+		[ -z "$(last_list_selectors)" ]
+	done <<-EOF
+	--by app=$app|app=$app|
+	--by tier|tier|
+	--by app=$app --by node=node-1 --by phase=Running|app=$app|spec.nodeName=node-1,status.phase=Running
+	--by namespace=pod-ns-3 --by phase=Pending||metadata.namespace=pod-ns-3,status.phase=Pending
+	--by namespace=pod-ns-3||metadata.namespace=pod-ns-3
+	--by owner=ReplicaSet/x --by field:spec.nodeName=node-0||
+	EOF
+	# The answer is kubectl's for the same selectors.
+	diff <("$KINF" index pods -A --by "app=$app" --by node=node-1 -o name | sort) \
+		<(kubectl_fake get pods -A -l "app=$app" --field-selector spec.nodeName=node-1 -o name | sort)
+	# -l and --field-selector are kept, ANDed with what is pushed down.
+	run --separate-stderr "$KINF" index pods -A -l tier --field-selector spec.restartPolicy=Always --by "app=$app"
+	assert_success
+	[ "$(last_list_selectors)" = "$(printf '%s\n' "labelSelector=tier,app=$app" \
+		"fieldSelector=spec.restartPolicy=Always")" ]
+}
+
+@test "pushdown only where the kind has the field selector; never with --watch" {
+	run --separate-stderr "$KINF" index deploy -A --by node=node-0 --by namespace=default -o name
+	assert_success
+	[ "$(last_list_selectors)" = "fieldSelector=metadata.namespace=default" ]
+	run --separate-stderr "$KINF" index ns --by phase=Active -o name
+	assert_success
+	[ "$(last_list_selectors)" = "fieldSelector=status.phase=Active" ]
+	diff <(printf '%s\n' "$output") <(kubectl_fake get ns -o name)
+	run --separate-stderr "$KINF" index nodes --by phase=x --keys
+	assert_success
+	[ -z "$(last_list_selectors)" ]
+	run --separate-stderr "$KINF" index pods -A --by app=web --watch --timeout 1s
+	assert_success
+	[ -z "$(last_list_selectors)" ]
+}
