@@ -33,6 +33,7 @@ struct cmd {
 	const char *more_usage;	/* options text shared with others, or NULL */
 };
 
+extern const struct cmd cmd_complete;	/* hidden: kinf __complete */
 extern const struct cmd cmd_deltas;
 extern const struct cmd cmd_index;
 extern const struct cmd cmd_list;

@@ -165,6 +165,9 @@ int main(int argc, char **argv) {
 		}
 		return cli_finish_stdout(EXIT_OK);
 	}
+	if (first == 1 && strcmp(name, cmd_complete.name) == 0) {	/* hidden, for the shells */
+		return cli_finish_stdout(cmd_complete.run(argc - 1, argv + 1));
+	}
 	const struct cmd *c = find_command(name);
 	if (!c) {
 		return unknown_command(name);

@@ -140,6 +140,32 @@ function __kinf_index_names
     end
 end
 
+# What only the cluster knows (object names, label keys and values for
+# --by): kinf __complete answers for the words after "kinf", the last one
+# being completed, as cobra's __complete does (a ":DIRECTIVE" line last).
+function __kinf_cluster
+    set -l tokens (commandline -opc)
+    set -l ct (commandline -ct)
+    command -q $tokens[1]; or return
+    set -l args $tokens[2..-1]
+    if string match -q -- '--*=*' $ct
+        set args $args (string split -m 1 = -- $ct)
+    else
+        set args $args $ct
+    end
+    $tokens[1] __complete $args </dev/null 2>/dev/null | string match -v -r '^:[0-9]*$'
+end
+
+# --by and --values: index names, then label keys and values from the cluster.
+function __kinf_by_names
+    set -l names (__kinf_index_names)
+    printf '%s\n' $names
+    set -l plain (string replace -r '\t.*' '' -- $names)
+    for c in (__kinf_cluster)
+        contains -- $c $plain; or echo $c
+    end
+end
+
 # True when no operand follows the command yet (the next one is the resource type).
 function __kinf_needs_resource
     set -l tokens (commandline -opc)
@@ -184,6 +210,8 @@ complete -c kinf -n '__kinf_using help' -a "$__kinf_server_commands"
 
 # The resource type operand.
 complete -c kinf -n '__kinf_using list watch deltas index; and __kinf_needs_resource' -a '(__kinf_resources)' -d 'resource type'
+# Object names after it, from the cluster.
+complete -c kinf -n '__kinf_using list watch deltas; and not __kinf_needs_resource' -a '(__kinf_cluster)' -d name
 
 # Connection options.
 set -l c "__kinf_using $__kinf_server_commands"
@@ -240,18 +268,18 @@ complete -c kinf -n $w -l diff-all -d '--diff including managedFields and resour
 complete -c kinf -n $w -l timestamps -x -a 'none local utc rfc3339' -d 'when to print timestamps'
 complete -c kinf -n $w -l color -x -a 'auto always never' -d 'when to color'
 complete -c kinf -n $w -l for -x -a 'create delete rollout condition=Ready condition= jsonpath=' -d 'wait until a condition holds'
-complete -c kinf -n $w -l all -d 'with --for, every object matching -l'
+complete -c kinf -n $w -l all -d 'with --for, every object'
 
 # kinf deltas
 complete -c kinf -n '__kinf_using deltas' -l emit-replaced -d 'relists queue Replaced instead of Sync'
 
 # kinf index
 set -l i '__kinf_using index'
-complete -c kinf -n $i -l by -x -a '(__kinf_index_names)' -d 'objects whose INDEX has VALUE'
+complete -c kinf -n $i -l by -x -a '(__kinf_by_names)' -d 'objects whose INDEX has VALUE'
 complete -c kinf -n $i -l index -x -d 'define a named index: NAME=PATH'
 complete -c kinf -n $i -l keys -d 'print the matching keys only'
 complete -c kinf -n $i -l no-pushdown -d 'list every object, filter only in kinf'
-complete -c kinf -n $i -l values -x -a '(__kinf_index_names)' -d "print INDEX's values with their counts"
+complete -c kinf -n $i -l values -x -a '(__kinf_by_names)' -d "print INDEX's values with their counts"
 complete -c kinf -n $i -l watch -d 'keep running and print how the answer changes'
 
 # kinf version

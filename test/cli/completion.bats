@@ -5,6 +5,31 @@
 # otherwise.
 bats_require_minimum_version 1.5.0
 
+# The test API server, for what only a cluster knows (object names, label
+# keys): the tests that use it point KUBECONFIG at it themselves.
+setup_file() {
+	load helpers
+	fakeapi_start
+	export KINF_SOURCE_ROOT=${KINF_SOURCE_ROOT:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)}
+	export KINF=${KINF:-$KINF_SOURCE_ROOT/build/cmd/kinf/kinf}
+	export FAKE_KUBECONFIG=$KUBECONFIG FAKE_CACHE=$XDG_CACHE_HOME
+}
+
+teardown_file() {
+	load helpers
+	fakeapi_stop
+}
+
+# Use the test API server (and its discovery cache) from here on.
+use_fake() {
+	export KUBECONFIG=$FAKE_KUBECONFIG XDG_CACHE_HOME=$FAKE_CACHE
+}
+
+# Candidates of kinf __complete, without the directive line.
+complete_kinf() {
+	"$KINF" __complete "$@" | sed '/^:[0-9]*$/d'
+}
+
 setup() {
 	export BATS_LIB_PATH=${BATS_LIB_PATH:-/usr/lib/bats}
 	bats_load_library bats-support
@@ -490,4 +515,153 @@ fish_complete() {
 	assert_output ""
 	run fish_complete "kinf index pods --index sa=x --by "
 	assert_output "$(printf '%s\n' field: label: namespace node owner phase sa)"
+}
+
+@test "kinf __complete: object names, TYPE/NAME, namespaces, as cobra prints them" {
+	use_fake
+	run --separate-stderr "$KINF" __complete list pods ''
+	assert_success
+	[ -z "$stderr" ]
+	[ "${lines[-1]}" = :4 ]
+	diff <(complete_kinf list pods '') \
+		<(kubectl --kubeconfig "$KUBECONFIG" get pods -o name | cut -d/ -f2)
+	# kubectl's own __complete offers the same names.
+	diff <(complete_kinf list pods '' | sort) \
+		<(kubectl __complete get pods '' 2>/dev/null | sed '/^:/d' | sort)
+	diff <(complete_kinf watch deploy -n kube-system '') <(echo coredns)
+	diff <(complete_kinf watch deploy -A c) <(echo coredns)
+	run complete_kinf watch deploy/w
+	assert_output deploy/web
+	run complete_kinf list pods -n kube-system --context admin ''
+	assert_output "$(kubectl --kubeconfig "$KUBECONFIG" get pods -n kube-system -o name | cut -d/ -f2)"
+	# Not the names already on the line; watch takes one.
+	first=$(complete_kinf list pods '' | head -1)
+	run complete_kinf list pods "$first" ''
+	refute_line "$first"
+	run complete_kinf watch pods "$first" ''
+	assert_output ""
+	run complete_kinf watch pods -n ''
+	assert_output "$(printf '%s\n' default kube-node-lease kube-public kube-system viewer-ns)"
+	run complete_kinf list --context ''
+	assert_output "$(printf '%s\n' admin admin-cert viewer)"
+	run complete_kinf list ''
+	assert_line pods
+	assert_line widgets
+	# A user the server refuses: nothing, quietly.
+	run --separate-stderr "$KINF" __complete list pods -n kube-system --context viewer ''
+	assert_success
+	assert_output :4
+	[ -z "$stderr" ]
+}
+
+@test "kinf __complete: --by index names, label keys and values from the cluster" {
+	use_fake
+	run "$KINF" __complete index pods -A --by ''
+	assert_success
+	for w in namespace node owner phase label: field: app pod-template-hash tier; do
+		assert_line -- "$w"
+	done
+	assert_line :6	# no space: INDEX=VALUE follows
+	run bash -c "'$KINF' __complete index pods -A --by app= | sed '/^:/d' | sort"
+	assert_output "$(kubectl --kubeconfig "$KUBECONFIG" get pods -A \
+		-o jsonpath='{range .items[*]}app={.metadata.labels.app}{"\n"}{end}' | sort -u)"
+	run complete_kinf index pods -A --by=node=
+	assert_output "$(printf '%s\n' --by=node=node-0 --by=node=node-1)"
+	run complete_kinf index pods -A --by label:tier=f
+	assert_output "label:tier=frontend"
+	run complete_kinf index pods -A --by phase=S
+	assert_output phase=Succeeded
+	run "$KINF" __complete index pods --index sa=spec.serviceAccountName --values s
+	assert_output "$(printf '%s\n' sa :4)"
+	# Without a resource type, the index names only.
+	run complete_kinf index --by ''
+	assert_output "$(printf '%s\n' namespace node owner phase label: field:)"
+}
+
+@test "kinf __complete: commands, options and values without a cluster" {
+	run "$KINF" __complete ''
+	assert_output "$(printf '%s\n' deltas index list version watch help :4)"
+	run complete_kinf watch --ti
+	assert_output "$(printf '%s\n' --timestamps --timeout)"
+	run complete_kinf index --no
+	assert_output "$(printf '%s\n' --no-headers --no-pushdown)"
+	run complete_kinf deltas -o ''
+	assert_output "$(printf '%s\n' table json)"
+	run complete_kinf watch pods/x --for r
+	assert_output rollout
+	run "$KINF" __complete list --kubeconfig ''
+	assert_output :0	# file names
+	# No cluster: no candidates, status 0, nothing on stderr, and quickly.
+	export KUBECONFIG=$T/kubeconfig
+	SECONDS=0
+	run --separate-stderr "$KINF" __complete list pods ''
+	assert_success
+	assert_output :4
+	[ -z "$stderr" ]
+	[ "$SECONDS" -lt 8 ]
+}
+
+@test "kinf __complete gives up on a server that does not answer" {
+	use_fake
+	load helpers
+	fakeapi_ctl POST faults '{"stall":{"seconds":30,"verb":"list","count":5}}' >/dev/null
+	SECONDS=0
+	run --separate-stderr "$KINF" __complete list pods ''
+	fakeapi_ctl POST faults '{"reset":true}' >/dev/null
+	assert_success
+	assert_output :4
+	[ "$SECONDS" -lt 10 ]
+}
+
+@test "bash, zsh and fish complete object names and --by label keys through kinf __complete" {
+	use_fake
+	names=$(kubectl --kubeconfig "$KUBECONFIG" get pods -o name | cut -d/ -f2 | LC_ALL=C sort)
+	run bash_complete "$KINF" list pods ''
+	assert_output "$names"
+	run bash_complete "$KINF" watch pods/we
+	assert_output "$(grep ^we <<<"$names" | sed 's|^|pods/|')"
+	run bash_complete "$KINF" index pods --by ti
+	assert_output tier
+	# What readline replaces: the text after the last '='.
+	run bash_complete "$KINF" index pods --by app=w
+	assert_output web
+	run bash_complete "$KINF" index pods --by=app=w
+	assert_output web
+	run bash_complete "$KINF" index pods --by ''
+	assert_output "$(printf '%s\n' app field: label: namespace node owner phase pod-template-hash tier)"
+	if command -v fish >/dev/null; then
+		run fish -c 'source $argv[1]; complete -C $argv[2] | cut -f1 | sort' "$FISH_COMP" "$KINF list pods "
+		assert_output "$names"
+		run fish -c 'source $argv[1]; complete -C $argv[2] | cut -f1 | sort' "$FISH_COMP" "$KINF index pods --by ti"
+		assert_output tier
+	fi
+	if command -v zsh >/dev/null && zsh -c 'zmodload zsh/zpty' 2>/dev/null; then
+		# (zsh lists candidates when there are several, else inserts one)
+		run zsh_complete "$KINF list pods "
+		for n in $names; do
+			assert_output --partial "$n"
+		done
+		run zsh_complete "$KINF index pods --by "
+		assert_output --partial pod-template-hash
+		assert_output --partial namespace
+	fi
+}
+
+@test "kubectl kinf <TAB>: kubectl runs kubectl_complete-kinf, which asks kinf __complete" {
+	command -v kubectl >/dev/null || skip "kubectl is not installed"
+	use_fake
+	mkdir -p "$T/bin"
+	ln -s "$KINF" "$T/bin/kinf"
+	ln -s kinf "$T/bin/kubectl-kinf"
+	cp "$ROOT/completions/kubectl/kubectl_complete-kinf" "$T/bin/"
+	export PATH=$T/bin:$PATH
+	run --separate-stderr kubectl __complete kinf ''
+	assert_success
+	assert_output "$(printf '%s\n' deltas index list version watch help :4)"
+	run --separate-stderr kubectl __complete kinf list pods ''
+	assert_output "$(complete_kinf list pods ''; echo :4)"
+	run --separate-stderr kubectl __complete kinf index pods --by ti
+	assert_output "$(printf '%s\n' tier :6)"
+	run --separate-stderr kubectl __complete kinf watch --for ''
+	assert_line rollout
 }

@@ -32,6 +32,14 @@ setup() {
 	assert_output --partial "kubectl-kinf"
 }
 
+@test "kubectl_complete-kinf is installed beside the link, and kubectl completes through it" {
+	[ -x "$DEST$PREFIX/bin/kubectl_complete-kinf" ]
+	command -v kubectl >/dev/null || skip "kubectl not installed"
+	PATH="$DEST$PREFIX/bin:$PATH" run --separate-stderr kubectl __complete kinf w
+	assert_success
+	assert_output "$(printf '%s\n' watch :4)"
+}
+
 @test "the man page is installed and renders" {
 	command -v scdoc >/dev/null || skip "scdoc not installed"
 	man=$(find "$DEST" -name kinf.1 | head -1)
