@@ -532,6 +532,34 @@ static void offer_operand(struct comp *c, const char *cur) {
 	}
 }
 
+/* An option word ("--opt", "--opt=v", "-A", "-nNS"): note it, or wait for its value. */
+static void take_option(struct comp *c, const char *a, const struct opt **pending) {
+	if (a[1] == '-') {
+		const char *eq = strchr(a, '=');
+		const struct opt *o = find_long(c, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+		if (o && o->value && !eq) {
+			*pending = o;
+		} else if (o) {
+			note_option(c, o, eq ? eq + 1 : "");
+		}
+		return;
+	}
+	for (const char *s = a + 1; *s; s++) {
+		const struct opt *o = find_short(c, *s);
+		if (o && o->value) {
+			if (s[1]) {
+				note_option(c, o, s + 1);
+			} else {
+				*pending = o;
+			}
+			return;
+		}
+		if (o) {
+			note_option(c, o, "");
+		}
+	}
+}
+
 static int run_complete(int argc, char **argv) {
 	struct comp c = { .directive = DIRECTIVE_NO_FILE_COMP };
 	const char *cur = argc > 1 ? argv[argc - 1] : "";
@@ -545,13 +573,23 @@ static int run_complete(int argc, char **argv) {
 		return EXIT_ERROR;
 	}
 	options_from_help(&c, cli_common_usage);
-	/* Options before the command: skip them, and their values. */
-	for (; i < nw && w[i][0] == '-'; i++) {
-		const struct opt *o = w[i][1] == '-' ? find_long(&c, w[i] + 2, strcspn(w[i] + 2, "=")) :
-			find_short(&c, w[i][1]);
-		if (o && o->value && !strchr(w[i], '=') && !(w[i][1] != '-' && w[i][2])) {
+	/* The shared options may come before the command too. */
+	for (; i < nw; i++) {
+		if (pending) {
+			note_option(&c, pending, w[i]);
+			pending = NULL;
+		} else if (strcmp(w[i], "--") == 0) {
 			i++;
+			break;
+		} else if (w[i][0] == '-' && w[i][1]) {
+			take_option(&c, w[i], &pending);
+		} else {
+			break;
 		}
+	}
+	if (pending) {
+		offer_value(&c, pending, "", cur);
+		goto done;
 	}
 	if (i >= nw) {
 		if (cur[0] == '-') {
@@ -593,30 +631,8 @@ static int run_complete(int argc, char **argv) {
 			kinf_strv_push_str(&c.pos, a);
 		} else if (strcmp(a, "--") == 0) {
 			operands_only = true;
-		} else if (a[1] == '-') {
-			const char *eq = strchr(a, '=');
-			const struct opt *o = find_long(&c, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
-			if (o && o->value && !eq) {
-				pending = o;
-			} else if (o) {
-				note_option(&c, o, eq ? eq + 1 : "");
-			}
 		} else {
-			/* -A, -n NS, -nNS, -Av */
-			for (const char *s = a + 1; *s; s++) {
-				const struct opt *o = find_short(&c, *s);
-				if (o && o->value) {
-					if (s[1]) {
-						note_option(&c, o, s + 1);
-					} else {
-						pending = o;
-					}
-					break;
-				}
-				if (o) {
-					note_option(&c, o, "");
-				}
-			}
+			take_option(&c, a, &pending);
 		}
 	}
 	if (pending) {

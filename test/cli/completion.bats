@@ -534,6 +534,11 @@ fish_complete() {
 	assert_output deploy/web
 	run complete_kinf list pods -n kube-system --context admin ''
 	assert_output "$(kubectl --kubeconfig "$KUBECONFIG" get pods -n kube-system -o name | cut -d/ -f2)"
+	# The shared options before the command count too.
+	run complete_kinf -n kube-system --context admin list pods ''
+	assert_output "$(kubectl --kubeconfig "$KUBECONFIG" get pods -n kube-system -o name | cut -d/ -f2)"
+	run complete_kinf --namespace ''
+	assert_line kube-system
 	# Not the names already on the line; watch takes one.
 	first=$(complete_kinf list pods '' | head -1)
 	run complete_kinf list pods "$first" ''
