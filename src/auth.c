@@ -17,6 +17,7 @@
 #include "auth.h"
 #include "buf.h"
 #include "err.h"
+#include "header.h"
 #include "kubeconfig.h"
 #include "log.h"
 
@@ -88,7 +89,8 @@ void kinf_auth_set_exec_timeout(struct kinf_auth *auth, long timeout_ms) {
 	auth->exec_timeout_ms = timeout_ms > 0 ? timeout_ms : KINF_AUTH_EXEC_TIMEOUT_MS;
 }
 
-static char *trim_dup(const char *s, size_t len) {
+/* s without leading and trailing white space (Go's strings.TrimSpace); NULs kept. */
+static char *trim_dup(const char *s, size_t len, size_t *ret_len) {
 	char *out;
 	while (len > 0 && strchr(" \t\r\n\v\f", s[0])) {
 		s++;
@@ -101,6 +103,7 @@ static char *trim_dup(const char *s, size_t len) {
 	if (out) {
 		memcpy(out, s, len);
 		out[len] = '\0';
+		*ret_len = len;
 	}
 	return out;
 }
@@ -149,6 +152,7 @@ static int refresh_token_file(struct kinf_auth *auth, struct kinf_error *reterr)
 	const char *path = auth->config->token_file;
 	struct kinf_buf b = { 0 };
 	struct stat st;
+	size_t token_len;
 	char *token;
 	int fd, r = 0;
 
@@ -184,7 +188,7 @@ static int refresh_token_file(struct kinf_auth *auth, struct kinf_error *reterr)
 		goto fail;
 	}
 	close(fd);
-	token = trim_dup(b.data ? b.data : "", b.len);
+	token = trim_dup(b.data ? b.data : "", b.len, &token_len);
 	if (b.data) {
 		kinf_explicit_bzero(b.data, b.len);
 	}
@@ -192,10 +196,19 @@ static int refresh_token_file(struct kinf_auth *auth, struct kinf_error *reterr)
 	if (!token) {
 		return -KINF_ENOMEM;
 	}
-	if (!*token) {
+	if (!token_len) {
 		free(token);
 		r = kinf_error_set(reterr, KINF_EAUTH, "read empty token from file %s", path);
 		goto fail;
+	}
+	{
+		char what[256];
+		snprintf(what, sizeof(what), "the token in file %s", path);
+		r = kinf_header_value_check(token, token_len, what, KINF_EAUTH, reterr);
+		if (r < 0) {
+			kinf_free_secret(token);
+			goto fail;
+		}
 	}
 	auth->file_dev = st.st_dev;
 	auth->file_ino = st.st_ino;
@@ -752,6 +765,16 @@ static int exec_parse(struct kinf_auth *auth, const char *data, size_t len,
 	if (json_is_string(cert) != json_is_string(key)) {
 		r = cred_error(e, reterr, "returned only certificate or key, not both%s%s", "", "");
 		goto out;
+	}
+	if (json_is_string(token)) {
+		char what[320];
+		snprintf(what, sizeof(what), "exec plugin \"%s\": the token it printed",
+				e->command);
+		r = kinf_header_value_check(json_string_value(token), json_string_length(token),
+				what, KINF_EAUTH, reterr);
+		if (r < 0) {
+			goto out;
+		}
 	}
 	if (json_is_string(exp)) {
 		if (parse_rfc3339(json_string_value(exp), &expiry) < 0) {

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "auth.h"
+#include "header.h"
 #include "http.h"
 #include "kubeconfig.h"
 #include "log.h"
@@ -556,6 +557,35 @@ static int sleep_cancelable(struct kinf_http *http, long s) {
 	return 0;
 }
 
+/*
+ * Append "Name: [scheme ]value" to a request's headers, after the header-value
+ * check (src/header.c): every header kinf builds from a value goes
+ * through here, so none can carry a CR or LF into another header. what
+ * names the value for the error. The line is zeroed once copied.
+ */
+static int add_header(struct curl_slist **headers, const char *name, const char *scheme,
+		const char *value, const char *what, struct kinf_error *reterr) {
+	struct kinf_buf h = {0};
+	struct curl_slist *n;
+	int r;
+
+	if ((r = kinf_header_value_check(value, strlen(value), what, KINF_EAUTH, reterr)) < 0) {
+		return r;
+	}
+	if (kinf_buf_printf(&h, "%s: %s%s%s", name, scheme ? scheme : "", scheme ? " " : "",
+			value) < 0) {
+		return -KINF_ENOMEM;
+	}
+	n = curl_slist_append(*headers, h.data);
+	kinf_explicit_bzero(h.data, h.len);
+	kinf_buf_release(&h);
+	if (!n) {
+		return -KINF_ENOMEM;
+	}
+	*headers = n;
+	return 0;
+}
+
 static int apply_credentials(struct kinf_http *http, struct curl_slist **headers,
 		unsigned *ret_generation, struct kinf_error *reterr) {
 	const struct kinf_credentials *cred = NULL;
@@ -580,18 +610,9 @@ static int apply_credentials(struct kinf_http *http, struct curl_slist **headers
 				http->server);
 	}
 	*ret_generation = cred->generation;
-	if (cred->token) {
-		struct kinf_buf h = {0};
-		if (kinf_buf_printf(&h, "Authorization: Bearer %s", cred->token) < 0) {
-			return -KINF_ENOMEM;
-		}
-		struct curl_slist *n = curl_slist_append(*headers, h.data);
-		kinf_explicit_bzero(h.data, h.len);
-		kinf_buf_release(&h);
-		if (!n) {
-			return -KINF_ENOMEM;
-		}
-		*headers = n;
+	if (cred->token && (rc = add_header(headers, "Authorization", "Bearer", cred->token,
+			"the bearer token", reterr)) < 0) {
+		return rc;
 	}
 	if (!http->have_cred_generation || http->cred_generation != cred->generation) {
 		/* New credentials: new TLS identity, so no reuse of old connections. */
@@ -695,14 +716,11 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	if (kinf_buf_printf(&url, "%s%s", http->url_base, req->path) < 0) {
 		return -KINF_ENOMEM;
 	}
-	struct kinf_buf accept = {0};
-	if (kinf_buf_printf(&accept, "Accept: %s", req->accept ? req->accept : "application/json") < 0 ||
-			!(headers = curl_slist_append(headers, accept.data))) {
-		kinf_buf_release(&accept);
-		kinf_buf_release(&url);
-		return -KINF_ENOMEM;
+	rc = add_header(&headers, "Accept", NULL, req->accept ? req->accept : "application/json",
+			"the Accept header", reterr);
+	if (rc < 0) {
+		goto out;
 	}
-	kinf_buf_release(&accept);
 	pthread_mutex_lock(&cred_lock);
 	rc = apply_credentials(http, &headers, ret_generation, reterr);
 	pthread_mutex_unlock(&cred_lock);

@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "header.h"
 #include "kubeconfig.h"
 #include "log.h"
 
@@ -49,6 +50,9 @@ struct kc_user {
 	char *name;
 	const char *file;
 	char *token;
+	size_t token_len;	/* NULs included, for the header check */
+	size_t token_line;	/* where it was written (1-based), for messages */
+	size_t token_column;
 	char *token_file;
 	char *cert_file;
 	char *cert_data;
@@ -1002,6 +1006,9 @@ static int parse_user(struct parse *p, const yaml_node_t *map, struct kc_user *u
 	FOR_PAIRS(p, map, k, v) {
 		if (key_is(k, "token")) {
 			r = get_string(p, v, "token", true, &u->token);
+			u->token_len = u->token ? v->data.scalar.length : 0;
+			u->token_line = v->start_mark.line + 1;
+			u->token_column = v->start_mark.column + 1;
 		} else if (key_is(k, "tokenFile")) {
 			r = get_path(p, v, "tokenFile", &u->token_file);
 		} else if (key_is(k, "client-certificate")) {
@@ -1029,7 +1036,7 @@ static int parse_user(struct parse *p, const yaml_node_t *map, struct kc_user *u
 		}
 	}
 	/* empty strings are unset, as Go's len() checks treat them */
-	if (u->token && !*u->token) {
+	if (u->token && !u->token_len) {
 		kinf_free_secret(u->token);
 		u->token = NULL;
 	}
@@ -1866,6 +1873,7 @@ static void apply_overrides(const struct kinf_kubeconfig_opts *opts, struct sele
 		u->name = name;
 		u->file = file;
 		u->token = (char *)opts->token;
+		u->token_len = strlen(opts->token);
 	}
 }
 
@@ -1978,6 +1986,10 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 	if (!opts) {
 		opts = &none;
 	}
+	if (opts->token && (r = kinf_header_value_check(opts->token, strlen(opts->token),
+			"--token", KINF_ECONFIG, reterr)) < 0) {
+		return r;
+	}
 	r = load_merged(opts, &kc, reterr);
 	if (r < 0) {
 		goto out;
@@ -2045,6 +2057,18 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 	r = errlist_finish(&el, reterr);
 	if (r < 0) {
 		goto out;
+	}
+	/* (--token was checked first) */
+	if (s.user.token && !(opts->token && *opts->token)) {
+		char what[512];
+		snprintf(what, sizeof(what), "%s: line %zu, column %zu: the token of user \"%s\"",
+				s.user.file ? s.user.file : "kubeconfig", s.user.token_line,
+				s.user.token_column, s.user_name ? s.user_name : "");
+		r = kinf_header_value_check(s.user.token, s.user.token_len, what, KINF_ECONFIG,
+				reterr);
+		if (r < 0) {
+			goto out;
+		}
 	}
 
 	c = calloc(1, sizeof(*c));

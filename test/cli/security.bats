@@ -143,6 +143,118 @@ plugin_user() {
 	[[ ! -s $PLAIN/requests ]]
 }
 
+# ---- no header injection through credentials ----
+# A value that becomes a header may hold no control character but tab
+# (net/http's httpguts.ValidHeaderFieldValue): kinf refuses it, naming
+# where it came from, with exit status 3 and nothing sent.
+
+# no_injection: the server got no request at all.
+no_requests() {
+	[[ ! -s $TLS/requests ]] || { cat "$TLS/requests" >&2; return 1; }
+}
+
+# bad_bytes: YAML/JSON escapes and the name kinf gives each.
+BAD_BYTES=(
+	'\r|a carriage return'
+	'\n|a line feed'
+	'\u0000|a NUL byte'
+	'\u0001|the control character 0x01'
+	'\u001b|the control character 0x1b'
+	'\u007f|the control character 0x7f'
+)
+
+@test "header injection: a kubeconfig token with a control character is refused, nothing sent" {
+	for b in "${BAD_BYTES[@]}"; do
+		kc=$(kubeconfig "$TLS_URL" "token: \"abc${b%%|*}X-Injected: 1\"")
+		run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+		assert_equal "$status" 3
+		assert_equal "$stderr" "kinf: $kc: line 12, column 12: the token of user \"u\" holds ${b#*|} (byte 4), which an HTTP header cannot carry"
+		assert_equal "$output" ""
+	done
+	# CR LF as the exploit has it, in a block scalar.
+	kc=$(kubeconfig "$TLS_URL" "token: |-" "  abc" "  X-Injected: 1")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: $kc: line 12, column 12: the token of user \"u\" holds a line feed (byte 4), which an HTTP header cannot carry"
+	no_requests
+}
+
+@test "header injection: a token that is not used (another user) does not matter" {
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+	printf -- '- name: other\n  user:\n    token: "abc\\r\\nX-Injected: 1"\n' > "$BATS_TEST_TMPDIR/other"
+	sed -i "/^contexts:/e cat $BATS_TEST_TMPDIR/other" "$kc"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	assert_output "pod/p1"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --user other
+	assert_equal "$status" 3
+	[[ $stderr == "kinf: $kc: line "*", column 12: the token of user \"other\" holds a carriage return (byte 4), which an HTTP header cannot carry" ]]
+	! grep -qi x-injected "$TLS/requests"
+}
+
+@test "header injection: tab and non-ASCII bytes are valid in a token (as in Go)" {
+	kc=$(kubeconfig "$TLS_URL" "token: \"a\\tb\\u00e9$SECRET\"")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	assert_output "pod/p1"
+	# (the server reads headers as Latin-1: é is two characters there)
+	grep -qF "\"authorization\": \"Bearer a\\tb\\u00c3\\u00a9$SECRET\"" "$TLS/requests"
+}
+
+@test "header injection: --token with CR LF is refused, nothing sent" {
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --token $'abc\r\nX-Injected: 1'
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: --token holds a carriage return (byte 4), which an HTTP header cannot carry"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --token $'abc\x7f'
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: --token holds the control character 0x7f (byte 4), which an HTTP header cannot carry"
+	no_requests
+}
+
+@test "header injection: a token file with CR LF inside is refused, nothing sent" {
+	kc=$(kubeconfig "$TLS_URL" "tokenFile: $BATS_TEST_TMPDIR/token")
+	printf 'abc\r\nX-Injected: 1\n' > "$BATS_TEST_TMPDIR/token"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: discovery: the token in file $BATS_TEST_TMPDIR/token holds a carriage return (byte 4), which an HTTP header cannot carry"
+	printf 'abc\0def\n' > "$BATS_TEST_TMPDIR/token"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: discovery: the token in file $BATS_TEST_TMPDIR/token holds a NUL byte (byte 4), which an HTTP header cannot carry"
+	no_requests
+	# White space around the token is trimmed, as client-go does: that is fine.
+	printf '\r\n %s \r\n' "$SECRET" > "$BATS_TEST_TMPDIR/token"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	grep -q "\"authorization\": \"Bearer $SECRET\"" "$TLS/requests"
+}
+
+@test "header injection: an exec plugin's token with CR LF or NUL is refused, nothing sent" {
+	for b in '\r\nX-Injected: 1|a carriage return' '\n|a line feed' '\u007f|the control character 0x7f'; do
+		mapfile -t lines < <(plugin_user token "abc${b%%|*}")
+		kc=$(kubeconfig "$TLS_URL" "${lines[@]}")
+		run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+		assert_equal "$status" 3
+		assert_equal "$stderr" "bad-plugin: note on stderr"$'\n'"kinf: discovery: exec plugin \"$BAD/bad-plugin\": the token it printed holds ${b#*|} (byte 4), which an HTTP header cannot carry"
+	done
+	# A NUL is refused by the JSON decoder already.
+	mapfile -t lines < <(plugin_user token 'abc\u0000evil')
+	kc=$(kubeconfig "$TLS_URL" "${lines[@]}")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	[[ $stderr == *"kinf: discovery: exec plugin \"$BAD/bad-plugin\": decoding stdout: line 1, column 105: \u0000 is not allowed"* ]]
+	no_requests
+}
+
+@test "header injection: basic auth with CR LF goes base64-encoded, no header added" {
+	kc=$(kubeconfig "$TLS_URL" 'username: "alice\r\nX-Injected: 1"' "password: \"$PASSWORD\\r\\nX-Also: 2\"")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	grep -qF "\"authorization\": \"Basic $(printf 'alice\r\nX-Injected: 1:%s\r\nX-Also: 2' "$PASSWORD" | base64 -w0)\"" "$TLS/requests"
+	! grep -qi 'x-injected\|x-also' "$TLS/requests"
+}
+
 # ---- secrets out of logs, messages and memory ----
 
 @test "a bearer token is sent, and never shown by -v=9 or in errors" {

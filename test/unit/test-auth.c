@@ -9,6 +9,7 @@
 
 #include "auth.h"
 #include "buf.h"
+#include "header.h"
 #include "kubeconfig.h"
 #include "tap.h"
 
@@ -528,6 +529,80 @@ static int absdir(const char *dir, char *out, size_t size) {
 	return good ? 0 : -1;
 }
 
+/*
+ * Values bound for a header: no control character but tab (net/http's
+ * httpguts.ValidHeaderFieldValue), checked wherever a token comes from.
+ */
+static void test_header_values(void) {
+	const struct kinf_credentials *cr = &no_credentials;
+	struct kinf_error e = { 0 };
+	struct kinf_rest_config *c;
+	struct kinf_auth *auth;
+	char yaml[2 * PATH_MAX], want[2 * PATH_MAX];
+	const char *path = tmp("bad-token");
+	bool all = true;
+	int r;
+
+	for (int b = 0; b < 256; b++) {
+		char v[3] = { 'a', (char)b, 'z' };
+		bool bad = (b < 0x20 && b != '\t') || b == 0x7f;
+		if (kinf_header_value_bad_byte(v, 3) != (bad ? 1 : -1)) {
+			printf("# byte 0x%02x\n", b);
+			all = false;
+		}
+	}
+	ok(all, "header value: exactly the CTLs but tab are refused, bytes >= 0x80 pass");
+	is_int(kinf_header_value_bad_byte("", 0), -1, "header value: empty is valid");
+	is_int(kinf_header_value_bad_byte("ab\0c", 4), 2, "header value: a NUL counts (length given)");
+	r = kinf_header_value_check("abc\r\nX-Injected: 1", 18, "the token", KINF_EAUTH, &e);
+	is_int(r, -KINF_EAUTH, "header value: check fails with the code given");
+	is_str(e.message, "the token holds a carriage return (byte 4), which an HTTP header "
+			"cannot carry", "header value: message names the byte, not the value");
+	kinf_header_value_check("\x1b]0;x\a", 6, "v", KINF_ECONFIG, &e);
+	is_str(e.message, "v holds the control character 0x1b (byte 1), which an HTTP header "
+			"cannot carry", "header value: other control characters by number");
+	is_int(kinf_header_value_check("a\tb\xc3\xa9", 5, "v", KINF_ECONFIG, &e), 0,
+			"header value: tab and UTF-8 pass");
+
+	/* a token file with CR LF inside (the trailing newline is trimmed) */
+	write_file(path, "abc\r\nX-Injected: 1\n");
+	snprintf(yaml, sizeof(yaml), "current-context: x\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"clusters: [{name: c, cluster: {server: https://k}}]\n"
+		"users: [{name: u, user: {tokenFile: %s}}]\n", path);
+	c = load(yaml);
+	auth = c ? kinf_auth_new(c) : NULL;
+	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	is_int(r, -KINF_EAUTH, "token file with CR LF: error");
+	snprintf(want, sizeof(want), "the token in file %s holds a carriage return (byte 4), "
+			"which an HTTP header cannot carry", path);
+	is_str(e.message, want, "token file with CR LF: message");
+	/* one read well before keeps being used, as for an unreadable file */
+	write_file(path, "good-token\n");
+	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	is_str(r == 0 ? cr->token : NULL, "good-token", "token file: a good token read");
+	write_file(path, "bad\ntoken, longer\n");
+	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	is_str(r == 0 ? cr->token : NULL, "good-token", "token file turned bad: old token kept");
+	kinf_auth_free(auth);
+	kinf_rest_config_free(c);
+
+	/* an exec plugin's token */
+	set_mode("token:abc\\r\\nX-Injected: 1");
+	c = load_exec((struct exec_opts){ 0 });
+	auth = c ? kinf_auth_new(c) : NULL;
+	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	is_int(r, -KINF_EAUTH, "exec token with CR LF: error");
+	snprintf(want, sizeof(want), "exec plugin \"%s\": the token it printed holds a carriage "
+			"return (byte 4), which an HTTP header cannot carry", plugin);
+	is_str(e.message, want, "exec token with CR LF: message");
+	set_mode("token:tab\\there");
+	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	is_str(r == 0 ? cr->token : NULL, "tab\there", "exec token with a tab: fine");
+	kinf_auth_free(auth);
+	kinf_rest_config_free(c);
+}
+
 int main(void) {
 	const char *dir = getenv("KINF_FIXTURES_DIR");
 	char tmpl[] = "/tmp/kinf-test-auth-XXXXXX";
@@ -553,6 +628,7 @@ int main(void) {
 	test_exec();
 	test_exec_errors();
 	test_exec_timeout_and_path();
+	test_header_values();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0) {

@@ -589,6 +589,13 @@ static void test_overrides(void) {
 	ok(c && !c->username && !c->password, "--token drops basic auth");
 	kinf_rest_config_free(c);
 	o.context = NULL;
+	/* --token is checked like any token bound for a header */
+	o.token = "abc\r\nX-Injected: 1";
+	r = load_yaml(two_contexts, &o, &c, &e);
+	is_int(r, -KINF_ECONFIG, "--token with CR LF: refused");
+	is_str(e.message, "--token holds a carriage return (byte 4), which an HTTP header "
+			"cannot carry", "--token with CR LF: message");
+	ok(c == NULL, "--token with CR LF: no config");
 	o.token = NULL;
 
 	/* --insecure-skip-tls-verify drops the CA data (else: both set, an error) */
@@ -1017,6 +1024,17 @@ static const struct yaml_case yaml_cases[] = {
 	{ "clusters:\n- name: c\n  cluster: {server: a}\n- name: c\n  cluster: {server: b}\n",
 		"line 4, column 3: duplicate name \"c\" in \"clusters\"" },
 	{ "current-context: [x]\n", "line 1, column 18: \"current-context\" must be a string" },
+	/* a token that would end its header and start another (security.bats has more) */
+	{ USER_CFG("    token: \"abc\\r\\nX-Injected: 1\"\n"),
+		"line 7, column 12: the token of user \"u\" holds a carriage return (byte 4), "
+		"which an HTTP header cannot carry" },
+	{ USER_CFG("    token: |\n      abc\n"),
+		"line 7, column 12: the token of user \"u\" holds a line feed (byte 4), "
+		"which an HTTP header cannot carry" },
+	/* a NUL first was taken for an empty token, and the user for no user */
+	{ USER_CFG("    token: \"\\0abc\"\n"),
+		"line 7, column 12: the token of user \"u\" holds a NUL byte (byte 1), "
+		"which an HTTP header cannot carry" },
 };
 
 static void test_yaml_errors(void) {
