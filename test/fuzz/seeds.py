@@ -252,11 +252,27 @@ def jsonskim():
     return out
 
 
+def header():
+    """Header values: the injections of issue 16 and the edges of the rule
+    (tab and bytes >= 0x80 pass, other control characters and DEL do
+    not), each checked alone (flags 0), as a kubeconfig token (1) and as
+    --token (2), both with -KINF_EAUTH (4)."""
+    values = [b"", b"plain-token", b"abc\r\nX-Injected: 1", b"abc\nX-Injected: 1",
+              b"abc\rX", b"a\tb", b"a\x00b", b"\x00", b"a\x7f", b"a\x1b]0;title\x07",
+              b"tok\xc3\xa9n", b" spaced ", b"\x80\xff", b"eyJhbGciOiJSUzI1NiJ9.e30.sig"]
+    out = []
+    for v in values:
+        for flags in (0, 1, 2, 7):
+            out.append(bytes([flags]) + v)
+    return out
+
+
 def main():
     for name, fn in (("watchstream", watchstream), ("object", objects),
                      ("selector", selectors), ("kubeconfig", kubeconfig),
                      ("discovery", discovery), ("replay", replay),
-                     ("listsplit", listsplit), ("jsonskim", jsonskim)):
+                     ("listsplit", listsplit), ("jsonskim", jsonskim),
+                     ("header", header)):
         print(f"{name}: {save(name, fn())} seeds")
 
 
