@@ -1,6 +1,7 @@
 #include <jansson.h>
 #include <curl/curl.h>
 #include <pthread.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,9 +16,13 @@
 #include "kubeconfig.h"
 #include "log.h"
 
-/* client-go's rest client retries 429/503 with Retry-After up to 10 times. */
+/*
+ * client-go's rest client retries 429/503 with Retry-After up to 10 times
+ * (with_retry.go). It waits as long as the server says; kinf waits at most
+ * this long, and a server asking for longer gets no retry (the error says so).
+ */
 #define MAX_RETRY_AFTER_RETRIES 10
-#define MAX_RETRY_AFTER_S 60
+#define MAX_RETRY_AFTER_S KINF_HTTP_MAX_RETRY_AFTER_S
 
 struct kinf_http {
 	CURL *curl;
@@ -402,6 +407,33 @@ void kinf_http_status_to_error(long http_status, const char *body, size_t len,
 	json_decref(root);
 }
 
+long kinf_http_parse_retry_after(const char *v, size_t len) {
+	bool negative = false;
+	long s = 0;
+	size_t i = 0;
+
+	/* strconv.Atoi's syntax: an optional sign, then decimal digits only */
+	if (len > 0 && (v[0] == '+' || v[0] == '-')) {
+		negative = v[0] == '-';
+		i = 1;
+	}
+	if (i == len) {
+		return -1;
+	}
+	for (; i < len; i++) {
+		if (v[i] < '0' || v[i] > '9') {
+			return -1;
+		}
+		if (s > (LONG_MAX - (v[i] - '0')) / 10) {
+			s = LONG_MAX;	/* keep reading: it must still be all digits */
+		} else if (s != LONG_MAX) {
+			s = s * 10 + (v[i] - '0');
+		}
+	}
+	/* a wait below zero is none (time.Duration(negative) sleeps not at all) */
+	return negative ? 0 : s;
+}
+
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 	struct transfer *t = userdata;
 	size_t len = size * nmemb;
@@ -430,15 +462,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 		free(t->resp->content_type);
 		t->resp->content_type = strndup(v, (size_t)(end - v));
 	} else if (name_len == 11 && strncasecmp(data, "Retry-After", 11) == 0) {
-		char tmp[32];
-		size_t n = (size_t)(end - v) < sizeof(tmp) - 1 ? (size_t)(end - v) : sizeof(tmp) - 1;
-		memcpy(tmp, v, n);
-		tmp[n] = '\0';
-		char *e;
-		long s = strtol(tmp, &e, 10);
-		if (e != tmp && *e == '\0' && s >= 0) {
-			t->resp->retry_after_s = s;
-		}
+		t->resp->retry_after_s = kinf_http_parse_retry_after(v, (size_t)(end - v));
 	}
 	return len;
 }
@@ -543,6 +567,13 @@ static CURLcode run_transfer(struct kinf_http *http, struct transfer *t) {
 	}
 	curl_multi_remove_handle(m, http->curl);
 	return code;
+}
+
+static long elapsed_ms(const struct timespec *since) {
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)((now.tv_sec - since->tv_sec) * 1000 +
+			(now.tv_nsec - since->tv_nsec) / 1000000);
 }
 
 /* Sleep s seconds in small steps, stopping early when canceled. */
@@ -809,10 +840,13 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 		struct kinf_http_response *ret_resp, struct kinf_error *reterr) {
 	struct kinf_http_response local = {0};
 	struct kinf_http_response *resp = ret_resp ? ret_resp : &local;
+	long timeout = req->timeout_ms ? req->timeout_ms : http->opts.request_timeout_ms;
 	bool retried_auth = false;
+	struct timespec start;
 	int retries = 0;
 	int rc;
 
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		unsigned generation = 0;
 		bool body_started = false;
@@ -834,12 +868,23 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 			kinf_log(1, "401 Unauthorized: refreshing credentials and retrying");
 			continue;
 		}
-		if ((resp->status == 429 || resp->status == 503) && resp->retry_after_s >= 0 &&
-				retries < MAX_RETRY_AFTER_RETRIES) {
-			long wait = resp->retry_after_s;
-			if (wait > MAX_RETRY_AFTER_S) {
-				wait = MAX_RETRY_AFTER_S;
-			}
+		bool retry_after = (resp->status == 429 || resp->status == 503) &&
+			resp->retry_after_s >= 0 && retries < MAX_RETRY_AFTER_RETRIES;
+		long wait = retry_after ? resp->retry_after_s : 0;
+		const char *why_not = NULL;
+		char why[160];
+		if (retry_after && wait > MAX_RETRY_AFTER_S) {
+			snprintf(why, sizeof(why), "the server asked to retry after %s%ld s, longer "
+					"than the %d s kinf waits", wait == LONG_MAX ? "over " : "",
+					wait, MAX_RETRY_AFTER_S);
+			why_not = why;
+		} else if (retry_after && timeout > 0 &&
+				elapsed_ms(&start) + (wait < 1 ? 1 : wait) * 1000 > timeout) {
+			snprintf(why, sizeof(why), "the server asked to retry after %ld s, past "
+					"the %ld ms of --request-timeout", wait, timeout);
+			why_not = why;
+		}
+		if (retry_after && !why_not) {
 			if (wait < 1) {
 				wait = 1;
 			}
@@ -853,6 +898,12 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 			continue;
 		}
 		kinf_http_status_to_error(resp->status, resp->body.data, resp->body.len, reterr);
+		if (why_not && reterr) {
+			size_t n = strlen(reterr->message);
+			copy_str(reterr->message + n, sizeof(reterr->message) - n, "; ");
+			n = strlen(reterr->message);
+			copy_str(reterr->message + n, sizeof(reterr->message) - n, why_not);
+		}
 		rc = resp->status == 410 ? -KINF_EGONE :
 			resp->status == 401 ? -KINF_EAUTH : -KINF_EHTTP;
 		break;

@@ -70,8 +70,21 @@ struct kinf_http_response {
 	long status;
 	char *content_type;	/* owned, or NULL */
 	struct kinf_buf body;	/* when on_body was NULL, or the error body */
-	long retry_after_s;	/* Retry-After on 429/503, else -1 */
+	long retry_after_s;	/* Retry-After seconds (LONG_MAX: more), else -1 */
 };
+
+/*
+ * The longest Retry-After wait obeyed: a 429 or 503 asking for more is not
+ * retried (client-go would wait it out, and a hostile server says 10^9).
+ */
+#define KINF_HTTP_MAX_RETRY_AFTER_S 60
+
+/*
+ * A Retry-After value (len bytes, trimmed) as client-go reads it
+ * (strconv.Atoi): seconds, 0 for a negative number, LONG_MAX for one too
+ * large, -1 for anything else (an HTTP-date, garbage: not a retry).
+ */
+long kinf_http_parse_retry_after(const char *value, size_t len);
 
 void kinf_http_response_release(struct kinf_http_response *resp);
 

@@ -315,6 +315,66 @@ small() {
 	[[ $(grep -c '"/api/v1/namespaces/default/pods' "$BAD_DIR/requests") -eq 11 ]]
 }
 
+# Retry-After as a hostile server writes it: obeyed up to 60 s a time,
+# ten times; a longer wait is not retried, and the error says why.
+pods_requests() { grep -c '"/api/v1/namespaces/default/pods' "$BAD_DIR/requests"; }
+
+@test "Retry-After: 1000000000 (and 61, and one that overflows): no wait, the error says why" {
+	local v vs=(1000000000 61 +3600) k
+	for k in "${!vs[@]}"; do
+		v=${vs[k]}
+		bad_start --dir "$BATS_TEST_TMPDIR/bad$k" retry-after:$v
+		expect 1 "kinf: too many requests, please try again later; the server asked to retry after ${v#+} s, longer than the 60 s kinf waits (429 TooManyRequests)" \
+			kinf list pods
+		fast 5
+		[[ $(pods_requests) -eq 1 ]]
+		bad_stop
+	done
+	bad_start retry-after:99999999999999999999999999
+	expect 1 "kinf: too many requests, please try again later; the server asked to retry after over 9223372036854775807 s, longer than the 60 s kinf waits (429 TooManyRequests)" \
+		kinf list pods
+	fast 5
+	[[ $(pods_requests) -eq 1 ]]
+}
+
+@test "Retry-After that is garbage or an HTTP-date: not a retry (as client-go), the error at once" {
+	local v vs=(soon 1.5 '' '-' '1 2' "$(printf '1\x1b[2J')" 'Wed, 21 Oct 2099 07:28:00 GMT') k
+	for k in "${!vs[@]}"; do
+		v=${vs[k]}
+		bad_start --dir "$BATS_TEST_TMPDIR/bad$k" "retry-after:$v"
+		expect 1 "kinf: too many requests, please try again later (429 TooManyRequests)" kinf list pods
+		fast 5
+		[[ $(pods_requests) -eq 1 ]]
+		bad_stop
+	done
+}
+
+@test "Retry-After: 2, then an answer: kinf waits and proceeds" {
+	bad_start retry-after-once:2
+	local start=$SECONDS
+	run --separate-stderr timeout 20 "$KINF" list pods -o name
+	assert_success
+	assert_output "pod/p1"
+	[[ $((SECONDS - start)) -ge 1 && $((SECONDS - start)) -le 6 ]]
+	[[ $(pods_requests) -eq 2 ]]
+}
+
+@test "Retry-After: -5 is no wait (at least 1 s), then the answer" {
+	bad_start retry-after-once:-5
+	run --separate-stderr timeout 20 "$KINF" list pods -o name
+	assert_success
+	assert_output "pod/p1"
+	[[ $(pods_requests) -eq 2 ]]
+}
+
+@test "Retry-After past --request-timeout: not waited for" {
+	bad_start retry-after:30
+	expect 1 "kinf: too many requests, please try again later; the server asked to retry after 30 s, past the 3000 ms of --request-timeout (429 TooManyRequests)" \
+		kinf list pods --request-timeout 3s
+	fast 5
+	[[ $(pods_requests) -eq 1 ]]
+}
+
 @test "500 forever" {
 	bad_start status:500
 	expect 1 "kinf: Internal error occurred: etcdserver: request timed out (500 InternalError)" kinf list pods
