@@ -632,7 +632,8 @@ static int get_data(struct parse *p, const yaml_node_t *n, const char *key,
 static json_t *node_to_json(struct parse *p, const yaml_node_t *n, int depth) {
 	json_t *j = NULL;
 
-	if (depth > 64) {
+	/* (check_bounds keeps nesting, aliases expanded, within the limit) */
+	if (depth > KINF_KUBECONFIG_MAX_DEPTH) {
 		return NULL;
 	}
 	switch (n->type) {
@@ -1216,6 +1217,215 @@ static void yaml_wipe(yaml_parser_t *parser, yaml_document_t *doc) {
 	}
 }
 
+/* ---- bounds, checked on libyaml's events before the document is built ---- */
+
+struct anchor {
+	char *name;
+	bool open;		/* its node is still being read: an alias to it is a loop */
+	size_t nodes;		/* its node with aliases expanded */
+	size_t bytes;
+	int height;		/* levels of collections it holds (a scalar: 0) */
+};
+
+struct bound_frame {
+	size_t anchor;		/* index + 1 in the anchor list, or 0 */
+	size_t nodes_before;
+	size_t bytes_before;
+	int child_height;
+};
+
+struct bounds {
+	struct anchor *anchors;
+	size_t n_anchors, cap_anchors;
+	struct bound_frame frames[KINF_KUBECONFIG_MAX_DEPTH];
+	int depth;
+	size_t aliases;
+	size_t nodes;		/* with aliases expanded */
+	size_t bytes;
+};
+
+static int bounds_error(const char *file, const yaml_event_t *ev, struct kinf_error *reterr,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int bounds_error(const char *file, const yaml_event_t *ev, struct kinf_error *reterr,
+		const char *fmt, ...) {
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return kinf_error_set(reterr, KINF_ECONFIG, "%s: line %zu, column %zu: %s", file,
+			ev->start_mark.line + 1, ev->start_mark.column + 1, msg);
+}
+
+/* Count a node of nodes nodes and bytes bytes (an alias: what it names). */
+static int bounds_add(struct bounds *b, size_t nodes, size_t bytes, int height,
+		const char *file, const yaml_event_t *ev, struct kinf_error *reterr) {
+	if (nodes > KINF_KUBECONFIG_MAX_NODES - b->nodes) {
+		return bounds_error(file, ev, reterr, "more than %d nodes, an alias counting as "
+				"the nodes it names (the kubeconfig limit)", KINF_KUBECONFIG_MAX_NODES);
+	}
+	if (bytes > KINF_KUBECONFIG_MAX_EXPANDED_BYTES - b->bytes) {
+		return bounds_error(file, ev, reterr, "more than %zu MiB of scalars, an alias "
+				"counting as the scalars it names (the kubeconfig limit)",
+				KINF_KUBECONFIG_MAX_EXPANDED_BYTES >> 20);
+	}
+	b->nodes += nodes;
+	b->bytes += bytes;
+	if (b->depth > 0 && b->frames[b->depth - 1].child_height < height) {
+		b->frames[b->depth - 1].child_height = height;
+	}
+	return 0;
+}
+
+static int bounds_anchor(struct bounds *b, const yaml_char_t *name, size_t *ret_index) {
+	*ret_index = 0;
+	if (!name) {
+		return 0;
+	}
+	if (b->n_anchors == b->cap_anchors) {
+		size_t cap = b->cap_anchors ? b->cap_anchors * 2 : 16;
+		struct anchor *a = realloc(b->anchors, cap * sizeof(*a));
+		if (!a) {
+			return -KINF_ENOMEM;
+		}
+		b->anchors = a;
+		b->cap_anchors = cap;
+	}
+	struct anchor *a = &b->anchors[b->n_anchors];
+	memset(a, 0, sizeof(*a));
+	if (!(a->name = strdup((const char *)name))) {
+		return -KINF_ENOMEM;
+	}
+	b->n_anchors++;
+	*ret_index = b->n_anchors;
+	return 0;
+}
+
+static int bounds_event(struct bounds *b, const yaml_event_t *ev, const char *file,
+		struct kinf_error *reterr) {
+	struct bound_frame *f;
+	size_t idx;
+	int r;
+
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		if ((r = bounds_add(b, 1, ev->data.scalar.length, 0, file, ev, reterr)) < 0 ||
+				(r = bounds_anchor(b, ev->data.scalar.anchor, &idx)) < 0) {
+			return r;
+		}
+		if (idx) {
+			b->anchors[idx - 1].nodes = 1;
+			b->anchors[idx - 1].bytes = ev->data.scalar.length;
+		}
+		return 0;
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		if (b->depth == KINF_KUBECONFIG_MAX_DEPTH) {
+			return bounds_error(file, ev, reterr, "nested more than %d levels deep "
+					"(the kubeconfig limit)", KINF_KUBECONFIG_MAX_DEPTH);
+		}
+		if ((r = bounds_add(b, 1, 0, 0, file, ev, reterr)) < 0 ||
+				(r = bounds_anchor(b, ev->type == YAML_SEQUENCE_START_EVENT ?
+					ev->data.sequence_start.anchor :
+					ev->data.mapping_start.anchor, &idx)) < 0) {
+			return r;
+		}
+		f = &b->frames[b->depth++];
+		f->anchor = idx;
+		f->nodes_before = b->nodes - 1;
+		f->bytes_before = b->bytes;
+		f->child_height = 0;
+		if (idx) {
+			b->anchors[idx - 1].open = true;
+		}
+		return 0;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		if (b->depth == 0) {
+			return 0;
+		}
+		f = &b->frames[--b->depth];
+		if (b->depth > 0 && b->frames[b->depth - 1].child_height < f->child_height + 1) {
+			b->frames[b->depth - 1].child_height = f->child_height + 1;
+		}
+		if (f->anchor) {
+			struct anchor *a = &b->anchors[f->anchor - 1];
+			a->open = false;
+			a->nodes = b->nodes - f->nodes_before;
+			a->bytes = b->bytes - f->bytes_before;
+			a->height = f->child_height + 1;
+		}
+		return 0;
+	case YAML_ALIAS_EVENT:
+		if (++b->aliases > KINF_KUBECONFIG_MAX_ALIASES) {
+			return bounds_error(file, ev, reterr, "more than %d aliases (the kubeconfig "
+					"limit)", KINF_KUBECONFIG_MAX_ALIASES);
+		}
+		/* the latest anchor of that name; none: libyaml's load says so */
+		for (idx = b->n_anchors; idx > 0; idx--) {
+			if (strcmp(b->anchors[idx - 1].name, (const char *)ev->data.alias.anchor) == 0) {
+				break;
+			}
+		}
+		if (idx == 0) {
+			return 0;
+		}
+		struct anchor *a = &b->anchors[idx - 1];
+		if (a->open) {
+			return bounds_error(file, ev, reterr, "alias *%.64s is inside the node it "
+					"names (a loop)", a->name);
+		}
+		if (b->depth + a->height > KINF_KUBECONFIG_MAX_DEPTH) {
+			return bounds_error(file, ev, reterr, "nested more than %d levels deep with "
+					"aliases expanded (the kubeconfig limit)",
+					KINF_KUBECONFIG_MAX_DEPTH);
+		}
+		return bounds_add(b, a->nodes, a->bytes, a->height, file, ev, reterr);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Read the first document's events and check the bounds, stopping at the
+ * first one crossed: libyaml's scanner does work proportional to the
+ * nesting depth for every token, and its document keeps every node, so
+ * neither may run unchecked. A YAML error is left for the load to report.
+ */
+static int check_bounds(const char *file, const char *data, size_t len,
+		struct kinf_error *reterr) {
+	struct bounds b = { 0 };
+	yaml_parser_t parser;
+	bool done = false;
+	int r = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		return -KINF_ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	while (!done && r == 0) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&parser, &ev)) {
+			r = parser.error == YAML_MEMORY_ERROR ? -KINF_ENOMEM : 0;
+			break;
+		}
+		done = ev.type == YAML_DOCUMENT_END_EVENT || ev.type == YAML_STREAM_END_EVENT;
+		r = bounds_event(&b, &ev, file, reterr);
+		if (ev.type == YAML_SCALAR_EVENT && ev.data.scalar.value) {
+			kinf_explicit_bzero(ev.data.scalar.value, ev.data.scalar.length);
+		}
+		yaml_event_delete(&ev);
+	}
+	for (size_t i = 0; i < b.n_anchors; i++) {
+		free(b.anchors[i].name);
+	}
+	free(b.anchors);
+	yaml_wipe(&parser, NULL);
+	yaml_parser_delete(&parser);
+	return r;
+}
+
 static int parse_yaml(const char *file, const char *data, size_t len, struct kc *kc,
 		struct kinf_error *reterr) {
 	yaml_parser_t parser;
@@ -1223,6 +1433,9 @@ static int parse_yaml(const char *file, const char *data, size_t len, struct kc 
 	struct parse p = { .doc = &doc, .file = file, .reterr = reterr };
 	int r;
 
+	if ((r = check_bounds(file, data, len, reterr)) < 0) {
+		return r;
+	}
 	if (!yaml_parser_initialize(&parser)) {
 		return -KINF_ENOMEM;
 	}

@@ -12,6 +12,18 @@
  * The result is a flat struct kinf_rest_config the HTTP layer consumes.
  */
 
+/*
+ * Bounds on one kubeconfig file, so that a hostile one (a billion laughs
+ * of YAML aliases, nesting without end) costs little time and memory:
+ * collections nested this deep, aliases written, and nodes and bytes of
+ * scalars the document holds with every alias expanded. The file itself
+ * may be 64 MiB.
+ */
+#define KINF_KUBECONFIG_MAX_DEPTH 100
+#define KINF_KUBECONFIG_MAX_ALIASES 1000
+#define KINF_KUBECONFIG_MAX_NODES 200000
+#define KINF_KUBECONFIG_MAX_EXPANDED_BYTES ((size_t)64 << 20)
+
 /* Command-line overrides; NULL / -1 fields are unset. */
 struct kinf_kubeconfig_opts {
 	const char *kubeconfig;		/* --kubeconfig: only this file */

@@ -163,6 +163,91 @@ small() {
 		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
 }
 
+# Hostile YAML in a kubeconfig: bounded by the limits the man page lists
+# (LIMITS, Kubeconfig), in little time and memory.
+
+# laughs_kubeconfig FILE WHERE: a billion laughs (10^9 scalars from 90
+# aliases) in the exec extension (WHERE=extension) or in a key nothing reads.
+laughs_kubeconfig() {
+	python3 - "$1" "$2" "$BAD/bad-plugin" <<-'EOF'
+	import sys
+	path, where, plugin = sys.argv[1:]
+	ind = "        " if where == "extension" else "  "
+	laughs = [ind + "a0: &a0 [" + ", ".join(["lol"] * 10) + "]"]
+	laughs += [ind + f"a{i}: &a{i} [" + ", ".join([f"*a{i-1}"] * 10) + "]" for i in range(1, 10)]
+	out = ["apiVersion: v1", "kind: Config", "current-context: p", "clusters:", "- name: c",
+	       "  cluster:", '    server: "https://127.0.0.1:1"']
+	if where == "extension":
+	    out += ["    extensions:", "    - name: client.authentication.k8s.io/exec",
+	            "      extension:"] + laughs
+	out += ["users:", "- name: u", "  user:", "    exec:",
+	        "      apiVersion: client.authentication.k8s.io/v1", f"      command: {plugin}",
+	        "      args: [fail]", "      interactiveMode: Never", "      provideClusterInfo: true",
+	        "contexts:", "- name: p", "  context: {cluster: c, user: u}"]
+	if where != "extension":
+	    out += ["unused:"] + laughs
+	open(path, "w").write("\n".join(out) + "\n")
+	EOF
+}
+
+@test "kubeconfig: a billion laughs in the exec extension" {
+	laughs_kubeconfig "$BATS_TEST_TMPDIR/kc" extension
+	expect 3 "kinf: $BATS_TEST_TMPDIR/kc: line 16, column 18: more than 200000 nodes, an alias counting as the nodes it names (the kubeconfig limit)" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+	fast 2
+	small 65536
+}
+
+@test "kubeconfig: a billion laughs where nothing reads it" {
+	laughs_kubeconfig "$BATS_TEST_TMPDIR/kc" unused
+	expect 3 "kinf: $BATS_TEST_TMPDIR/kc: line 26, column 12: more than 200000 nodes, an alias counting as the nodes it names (the kubeconfig limit)" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+	fast 2
+	small 65536
+	# Under a 256 MB address-space limit too (it took 2 GB).
+	(ulimit -v 262144; "$KINF" list pods --kubeconfig "$BATS_TEST_TMPDIR/kc" 2>/dev/null) || [[ $? -eq 3 ]]
+}
+
+# extension_kubeconfig FILE DEPTH: plugin_kubeconfig's (plugin: fail), with
+# an exec extension nested DEPTH levels deep and provideClusterInfo.
+extension_kubeconfig() {
+	plugin_kubeconfig "$1" fail
+	python3 - "$1" "$2" <<-'EOF'
+	import sys
+	path, depth = sys.argv[1], int(sys.argv[2])
+	text = open(path).read()
+	cluster = text.split("\n  cluster: {server: ")[1].split("}\n")[0]
+	text = text.replace("  cluster: {server: %s}\n" % cluster,
+	                    "  cluster:\n    server: %s\n    extensions:\n"
+	                    "    - name: client.authentication.k8s.io/exec\n"
+	                    "      extension: %s\n" % (cluster, "[" * depth + "]" * depth))
+	text = text.replace("      interactiveMode: Never\n",
+	                    "      interactiveMode: Never\n      provideClusterInfo: true\n")
+	open(path, "w").write(text)
+	EOF
+}
+
+@test "kubeconfig: nested 100,000 levels deep, in the exec extension and unused" {
+	extension_kubeconfig "$BATS_TEST_TMPDIR/kc" 100000
+	expect 3 "kinf: $BATS_TEST_TMPDIR/kc: line 10, column 112: nested more than 100 levels deep (the kubeconfig limit)" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+	fast 2
+	small 65536
+	plugin_kubeconfig "$BATS_TEST_TMPDIR/kc" fail
+	python3 -c 'import sys; print("unused: " + "[" * 100000 + "]" * 100000)' >> "$BATS_TEST_TMPDIR/kc"
+	expect 3 "kinf: $BATS_TEST_TMPDIR/kc: line 18, column 108: nested more than 100 levels deep (the kubeconfig limit)" \
+		kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+	fast 2
+	small 65536
+}
+
+@test "kubeconfig: within the limits, an exec extension 94 deep loads and the plugin runs" {
+	extension_kubeconfig "$BATS_TEST_TMPDIR/kc" 94
+	# the plugin fails, after it got the cluster information
+	expect 3 "kinf: discovery: exec plugin \"$BAD/bad-plugin\" failed: exit status 1" \
+		--plugin-stderr 1 kinf list pods --kubeconfig "$BATS_TEST_TMPDIR/kc"
+}
+
 @test "unknown context" {
 	expect 3 'kinf: context "nosuch" does not exist' \
 		kinf list pods --kubeconfig "$TLS_DIR/kubeconfig" --context nosuch

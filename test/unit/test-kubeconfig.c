@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1051,6 +1052,178 @@ static void test_yaml_errors(void) {
 	}
 }
 
+/* Expect yaml (built in b) to fail with "<path>: " where_what; times it. */
+static void bound_fails(const char *what, struct kinf_buf *b, const char *where_what) {
+	struct kinf_kubeconfig_opts o = new_opts();
+	char message[1024];
+	struct timespec t0, t1;
+
+	snprintf(message, sizeof(message), "%s: %s", tmp("config"), where_what);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	load_fails(what, b->data, o, message);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ok(t1.tv_sec - t0.tv_sec < 2, "%s: quickly", what);
+	kinf_buf_reset(b);
+}
+
+/* A context whose cluster carries extension (YAML text) for an exec plugin. */
+static void exec_config(struct kinf_buf *b, const char *extension) {
+	kinf_buf_printf(b, "current-context: x\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, "
+		"command: /bin/true, interactiveMode: Never, provideClusterInfo: true}}}]\n"
+		"clusters:\n"
+		"- name: c\n"
+		"  cluster:\n"
+		"    server: https://c\n"
+		"    extensions:\n"
+		"    - name: client.authentication.k8s.io/exec\n"
+		"      extension: %s\n", extension);
+}
+
+/*
+ * Hostile YAML: aliases that expand without end (a billion laughs),
+ * nesting without end, used or not: each stopped at its limit, quickly,
+ * naming it (badinput.bats measures memory and time of the same).
+ */
+static void test_bounds(void) {
+	struct kinf_kubeconfig_opts o = new_opts();
+	struct kinf_rest_config *c = NULL;
+	struct kinf_error e;
+	struct kinf_buf b = { 0 };
+	char msg[256];
+	int r;
+
+	env_reset();
+	/* a billion laughs in the exec extension: 10^9 scalars from 90 aliases */
+	exec_config(&b, "&a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]");
+	for (int i = 1; i < 10; i++) {
+		kinf_buf_printf(&b, "x%d: &a%d [", i, i);
+		for (int j = 0; j < 10; j++) {
+			kinf_buf_printf(&b, "%s*a%d", j ? ", " : "", i - 1);
+		}
+		kinf_buf_append_str(&b, "]\n");
+	}
+	bound_fails("billion laughs", &b, "line 15, column 10: more than 200000 nodes, an alias "
+			"counting as the nodes it names (the kubeconfig limit)");
+
+	/* the same in a part of the file nothing reads */
+	kinf_buf_append_str(&b, "apiVersion: v1\nunused:\n  a0: &a0 [lol, lol, lol, lol, lol, "
+			"lol, lol, lol, lol, lol]\n");
+	for (int i = 1; i < 10; i++) {
+		kinf_buf_printf(&b, "  a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, "
+				"*a%d, *a%d]\n", i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
+				i - 1, i - 1, i - 1);
+	}
+	bound_fails("billion laughs, unused", &b, "line 8, column 12: more than 200000 nodes, an "
+			"alias counting as the nodes it names (the kubeconfig limit)");
+
+	/* few nodes, big scalars: 1 MiB named 65 times */
+	kinf_buf_append_str(&b, "apiVersion: v1\nbig: &big \"");
+	for (int i = 0; i < 1 << 20; i++) {
+		kinf_buf_append_char(&b, 'x');
+	}
+	kinf_buf_append_str(&b, "\"\nmany: [");
+	for (int i = 0; i < 65; i++) {
+		kinf_buf_append_str(&b, i ? ", *big" : "*big");
+	}
+	kinf_buf_append_str(&b, "]\n");
+	bound_fails("aliases of a big scalar", &b, "line 3, column 380: more than 64 MiB of "
+			"scalars, an alias counting as the scalars it names (the kubeconfig limit)");
+
+	/* more aliases than allowed, each of them small */
+	kinf_buf_append_str(&b, "apiVersion: v1\nx: &x 1\ny: [");
+	for (int i = 0; i < KINF_KUBECONFIG_MAX_ALIASES + 1; i++) {
+		kinf_buf_append_str(&b, i ? ",*x" : "*x");
+	}
+	kinf_buf_append_str(&b, "]\n");
+	snprintf(msg, sizeof(msg), "line 3, column %d: more than %d aliases (the kubeconfig "
+			"limit)", 5 + 3 * KINF_KUBECONFIG_MAX_ALIASES, KINF_KUBECONFIG_MAX_ALIASES);
+	bound_fails("too many aliases", &b, msg);
+
+	/* an alias inside the node it names */
+	kinf_buf_append_str(&b, "apiVersion: v1\nloop: &l [a, [b, *l]]\n");
+	bound_fails("alias loop", &b, "line 2, column 18: alias *l is inside the node it names "
+			"(a loop)");
+
+	/* nesting: used (the exec extension), unused, 100,000 deep, via an alias */
+	kinf_buf_reset(&b);
+	{
+		struct kinf_buf deep = { 0 };
+		for (int i = 0; i < 100; i++) {
+			kinf_buf_append_char(&deep, '[');
+		}
+		for (int i = 0; i < 100; i++) {
+			kinf_buf_append_char(&deep, ']');
+		}
+		exec_config(&b, deep.data);
+		bound_fails("deep exec extension", &b, "line 10, column 112: nested more than 100 "
+				"levels deep (the kubeconfig limit)");
+		kinf_buf_release(&deep);
+	}
+	kinf_buf_append_str(&b, "apiVersion: v1\nunused: ");
+	for (int i = 0; i < 100000; i++) {
+		kinf_buf_append_char(&b, '[');
+	}
+	for (int i = 0; i < 100000; i++) {
+		kinf_buf_append_char(&b, ']');
+	}
+	kinf_buf_append_char(&b, '\n');
+	bound_fails("100,000 levels, unused", &b, "line 2, column 108: nested more than 100 "
+			"levels deep (the kubeconfig limit)");
+	kinf_buf_append_str(&b, "apiVersion: v1\nd: &d ");
+	for (int i = 0; i < 60; i++) {
+		kinf_buf_append_char(&b, '[');
+	}
+	for (int i = 0; i < 60; i++) {
+		kinf_buf_append_char(&b, ']');
+	}
+	kinf_buf_append_str(&b, "\ne: ");
+	for (int i = 0; i < 45; i++) {
+		kinf_buf_append_char(&b, '[');
+	}
+	kinf_buf_append_str(&b, "*d");
+	for (int i = 0; i < 45; i++) {
+		kinf_buf_append_char(&b, ']');
+	}
+	kinf_buf_append_char(&b, '\n');
+	bound_fails("deep through an alias", &b, "line 3, column 49: nested more than 100 levels "
+			"deep with aliases expanded (the kubeconfig limit)");
+
+	/* within the limits: anchors shared by users, a 99-deep extension */
+	kinf_buf_append_str(&b, "current-context: x\n"
+		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+		"clusters: [{name: c, cluster: &cl {server: 'https://c'}}, {name: d, cluster: *cl}]\n"
+		"users: [{name: u, user: &u {token: shared}}, {name: v, user: *u}]\n");
+	r = load_yaml(b.data, &o, &c, &e);
+	is_int(r, 0, "anchors and aliases within the limits load");
+	is_str(c ? c->token : NULL, "shared", "an aliased user's token");
+	kinf_rest_config_free(c);
+	kinf_buf_reset(&b);
+	{
+		struct kinf_buf deep = { 0 };
+		/* 6 levels of kubeconfig around it */
+		for (int i = 0; i < KINF_KUBECONFIG_MAX_DEPTH - 6; i++) {
+			kinf_buf_append_char(&deep, '[');
+		}
+		for (int i = 0; i < KINF_KUBECONFIG_MAX_DEPTH - 6; i++) {
+			kinf_buf_append_char(&deep, ']');
+		}
+		exec_config(&b, deep.data);
+		kinf_buf_release(&deep);
+	}
+	r = load_yaml(b.data, &o, &c, &e);
+	is_int(r, 0, "an extension at the depth limit loads");
+	if (r < 0) {
+		printf("# %s\n", e.message);
+	}
+	ok(c && c->exec && c->exec->cluster_config_json &&
+			strlen(c->exec->cluster_config_json) == 2 * (KINF_KUBECONFIG_MAX_DEPTH - 6),
+			"... and is passed on whole");
+	kinf_rest_config_free(c);
+	kinf_buf_release(&b);
+}
+
 /* The absolute, symlink-free name of dir (realpath is not POSIX base). */
 static int absdir(const char *dir, char *out, size_t size) {
 	char cwd[PATH_MAX];
@@ -1090,6 +1263,7 @@ int main(void) {
 	test_validation();
 	test_proxy_and_fields();
 	test_yaml_errors();
+	test_bounds();
 
 	{
 		char cmd[PATH_MAX + 16];
