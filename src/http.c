@@ -605,6 +605,7 @@ static int add_header(struct curl_slist **headers, const char *name, const char 
 	}
 	if (kinf_buf_printf(&h, "%s: %s%s%s", name, scheme ? scheme : "", scheme ? " " : "",
 			value) < 0) {
+		kinf_buf_release(&h);
 		return -KINF_ENOMEM;
 	}
 	n = curl_slist_append(*headers, h.data);
