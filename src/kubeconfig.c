@@ -1681,6 +1681,29 @@ static void check_proxy_url(struct errlist *el, const char *url, const char *clu
 			url, cluster, (int)n, url);
 }
 
+/*
+ * The first control character in a URL (net/url refuses any: "invalid
+ * control character in URL"), named for a message, or NULL. A CR or LF
+ * there would otherwise reach the request line or a proxy's headers.
+ */
+static const char *url_ctl(const char *url, char *buf, size_t size, size_t *ret_at) {
+	for (size_t i = 0; url[i]; i++) {
+		unsigned char c = (unsigned char)url[i];
+		if (c < 0x20 || c == 0x7f) {
+			*ret_at = i + 1;
+			if (c == '\r') {
+				return "a carriage return";
+			}
+			if (c == '\n') {
+				return "a line feed";
+			}
+			snprintf(buf, size, "the control character 0x%02x", c);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
 /* validation.go validateClusterInfo, for the cluster after overrides. */
 static void validate_cluster(struct errlist *el, const char *name, const struct kc_cluster *c) {
 	int err;
@@ -1692,7 +1715,18 @@ static void validate_cluster(struct errlist *el, const char *name, const struct 
 			errlist_add(el, "no server found for cluster \"%s\"", name);
 		}
 	}
-	if (c->proxy_url && *c->proxy_url) {
+	char ctl_buf[40];
+	const char *ctl;
+	size_t at;
+	if (c->server && (ctl = url_ctl(c->server, ctl_buf, sizeof(ctl_buf), &at))) {
+		errlist_add(el, "the server URL of cluster \"%s\" holds %s (byte %zu), which a URL "
+				"cannot carry", name ? name : "", ctl, at);
+	}
+	if (c->proxy_url && (ctl = url_ctl(c->proxy_url, ctl_buf, sizeof(ctl_buf), &at))) {
+		/* (not quoted: it may hold a password) */
+		errlist_add(el, "the proxy-url of cluster \"%s\" holds %s (byte %zu), which a URL "
+				"cannot carry", name ? name : "", ctl, at);
+	} else if (c->proxy_url && *c->proxy_url) {
 		check_proxy_url(el, c->proxy_url, name ? name : "");
 	}
 	if (c->ca_file && c->ca_data) {
@@ -2202,6 +2236,15 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 	if (opts->token && (r = kinf_header_value_check(opts->token, strlen(opts->token),
 			"--token", KINF_ECONFIG, reterr)) < 0) {
 		return r;
+	}
+	if (opts->server) {
+		char ctl_buf[40];
+		size_t at;
+		const char *ctl = url_ctl(opts->server, ctl_buf, sizeof(ctl_buf), &at);
+		if (ctl) {
+			return kinf_error_set(reterr, KINF_ECONFIG, "--server holds %s (byte %zu), "
+					"which a URL cannot carry", ctl, at);
+		}
 	}
 	r = load_merged(opts, &kc, reterr);
 	if (r < 0) {

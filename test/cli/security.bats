@@ -247,6 +247,24 @@ BAD_BYTES=(
 	no_requests
 }
 
+@test "header injection: a server URL or proxy-url with CR LF is refused, nothing sent" {
+	kc=$(kubeconfig "$TLS_URL/x\r\nX-Injected: 1" "token: $SECRET")
+	sed -i 's#^    server: \(.*\)$#    server: "\1"#' "$kc"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: invalid configuration: the server URL of cluster \"s\" holds a carriage return (byte $((${#TLS_URL} + 3))), which a URL cannot carry"
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+	sed -i "s#^    server: .*#&\n    proxy-url: \"http://u:p\\\\r\\\\nX-Injected: 1@${PLAIN_URL#http://}\"#" "$kc"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: invalid configuration: the proxy-url of cluster \"s\" holds a carriage return (byte 11), which a URL cannot carry"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --server $'https://a\nX-Injected: 1'
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: --server holds a line feed (byte 10), which a URL cannot carry"
+	no_requests
+	[[ ! -s $PLAIN/requests ]]
+}
+
 @test "header injection: basic auth with CR LF goes base64-encoded, no header added" {
 	kc=$(kubeconfig "$TLS_URL" 'username: "alice\r\nX-Injected: 1"' "password: \"$PASSWORD\\r\\nX-Also: 2\"")
 	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name

@@ -590,6 +590,13 @@ static void test_overrides(void) {
 	ok(c && !c->username && !c->password, "--token drops basic auth");
 	kinf_rest_config_free(c);
 	o.context = NULL;
+	/* --server may hold no control character either */
+	o.server = "https://a\r\nX-Injected: 1";
+	r = load_yaml(two_contexts, &o, &c, &e);
+	is_int(r, -KINF_ECONFIG, "--server with CR LF: refused");
+	is_str(e.message, "--server holds a carriage return (byte 10), which a URL cannot "
+			"carry", "--server with CR LF: message");
+	o.server = NULL;
 	/* --token is checked like any token bound for a header */
 	o.token = "abc\r\nX-Injected: 1";
 	r = load_yaml(two_contexts, &o, &c, &e);
@@ -869,6 +876,16 @@ static const struct fail_case validation_cases[] = {
 		"    insecure-skip-tls-verify: true\n"),
 		"invalid configuration: specifying a root certificates file with the insecure flag "
 		"is not allowed" },
+	/* CR LF in a URL would reach the request line or a proxy's headers */
+	{ "proxy-url with CR LF", CLUSTER_CFG(
+		"    proxy-url: \"http://u:p\\r\\nX-Injected: 1@proxy.example:3128\"\n"),
+		"invalid configuration: the proxy-url of cluster \"c\" holds a carriage return "
+		"(byte 11), which a URL cannot carry" },
+	{ "server with a tab", "current-context: x\n"
+		"contexts: [{name: x, context: {cluster: c}}]\n"
+		"clusters: [{name: c, cluster: {server: \"https://c/\\tX\"}}]\n",
+		"invalid configuration: the server URL of cluster \"c\" holds the control "
+		"character 0x09 (byte 11), which a URL cannot carry" },
 	{ "proxy-url ftp", CLUSTER_CFG(
 		"    proxy-url: ftp://proxy.example\n"),
 		"invalid configuration: invalid 'proxy-url' \"ftp://proxy.example\" for cluster "
