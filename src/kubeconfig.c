@@ -64,6 +64,7 @@ struct kc_user {
 	char *password;
 	struct kinf_exec_config *exec;
 	bool has_auth_provider;
+	const char *impersonation;	/* the first of as, as-uid, ... set, or NULL */
 	char *auth_provider;	/* its name, or NULL */
 };
 
@@ -1029,6 +1030,19 @@ static int parse_user(struct parse *p, const yaml_node_t *map, struct kc_user *u
 			r = parse_exec(p, v, u);
 		} else if (key_is(k, "auth-provider")) {
 			r = parse_auth_provider(p, v, u);
+		} else if (key_is(k, "as") || key_is(k, "as-uid") || key_is(k, "as-groups") ||
+				key_is(k, "as-user-extra")) {
+			/* set: a non-empty string, sequence or mapping (Go's len() > 0) */
+			bool set = v->type == YAML_SCALAR_NODE ? !is_null(v) && v->data.scalar.length > 0 :
+				v->type == YAML_SEQUENCE_NODE ?
+					v->data.sequence.items.top > v->data.sequence.items.start :
+				v->type == YAML_MAPPING_NODE &&
+					v->data.mapping.pairs.top > v->data.mapping.pairs.start;
+			if (set && !u->impersonation) {
+				u->impersonation = key_is(k, "as") ? "as" : key_is(k, "as-uid") ?
+					"as-uid" : key_is(k, "as-groups") ? "as-groups" : "as-user-extra";
+			}
+			continue;
 		} else {
 			continue;
 		}
@@ -1815,6 +1829,11 @@ static void validate_user(struct errlist *el, const char *name, const struct kc_
 				"use an exec credential plugin (client.authentication.k8s.io)",
 				u->auth_provider ? u->auth_provider : "", name);
 	}
+	if (u->impersonation) {
+		/* acting with the user's own rights instead would be worse than failing */
+		errlist_add(el, "user \"%s\" asks for impersonation ('%s'), which kinf does not "
+				"support", name, u->impersonation);
+	}
 	if (u->token && (u->username || u->password)) {
 		errlist_add(el, "more than one authentication method found for %s; found "
 				"[token basicAuth], only one is allowed", name);
@@ -2115,10 +2134,11 @@ static void apply_overrides(const struct kinf_kubeconfig_opts *opts, struct sele
 	if (opts->token && *opts->token) {
 		/* --token replaces whatever the user entry authenticates with */
 		char *name = u->name;
-		const char *file = u->file;
+		const char *file = u->file, *impersonation = u->impersonation;
 		memset(u, 0, sizeof(*u));
 		u->name = name;
 		u->file = file;
+		u->impersonation = impersonation;	/* kubectl keeps it with --token */
 		u->token = (char *)opts->token;
 		u->token_len = strlen(opts->token);
 	}

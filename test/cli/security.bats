@@ -265,6 +265,17 @@ BAD_BYTES=(
 	[[ ! -s $PLAIN/requests ]]
 }
 
+@test "impersonation in the kubeconfig (unsupported) is refused, not silently dropped" {
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET" "as: alice" 'as-groups: ["devs\r\nX-Injected: 1"]')
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: invalid configuration: user \"u\" asks for impersonation ('as'), which kinf does not support"
+	# --token replaces the credentials, not the impersonation (as in kubectl)
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --token "$SECRET"
+	assert_equal "$status" 3
+	no_requests
+}
+
 @test "header injection: basic auth with CR LF goes base64-encoded, no header added" {
 	kc=$(kubeconfig "$TLS_URL" 'username: "alice\r\nX-Injected: 1"' "password: \"$PASSWORD\\r\\nX-Also: 2\"")
 	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name

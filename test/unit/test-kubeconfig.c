@@ -597,6 +597,15 @@ static void test_overrides(void) {
 	is_str(e.message, "--server holds a carriage return (byte 10), which a URL cannot "
 			"carry", "--server with CR LF: message");
 	o.server = NULL;
+	/* empty impersonation fields are unset, as in Go */
+	o.token = NULL;
+	r = load_yaml("current-context: x\n"
+			"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+			"clusters: [{name: c, cluster: {server: 'https://c'}}]\n"
+			"users: [{name: u, user: {token: t, as: \"\", as-groups: [], "
+			"as-user-extra: {}, as-uid: ~}}]\n", &o, &c, &e);
+	is_int(r, 0, "empty impersonation fields load");
+	kinf_rest_config_free(c);
 	/* --token is checked like any token bound for a header */
 	o.token = "abc\r\nX-Injected: 1";
 	r = load_yaml(two_contexts, &o, &c, &e);
@@ -886,6 +895,19 @@ static const struct fail_case validation_cases[] = {
 		"clusters: [{name: c, cluster: {server: \"https://c/\\tX\"}}]\n",
 		"invalid configuration: the server URL of cluster \"c\" holds the control "
 		"character 0x09 (byte 11), which a URL cannot carry" },
+	/* impersonation would become headers; unsupported, it is refused, not dropped */
+	{ "impersonation", USER_CFG(
+		"    token: t\n"
+		"    as: alice\n"
+		"    as-groups: [devs]\n"),
+		"invalid configuration: user \"u\" asks for impersonation ('as'), which kinf does "
+		"not support" },
+	{ "impersonation: groups only", USER_CFG(
+		"    token: t\n"
+		"    as: \"\"\n"
+		"    as-groups: [\"devs\\r\\nX-Injected: 1\"]\n"),
+		"invalid configuration: user \"u\" asks for impersonation ('as-groups'), which kinf "
+		"does not support" },
 	{ "proxy-url ftp", CLUSTER_CFG(
 		"    proxy-url: ftp://proxy.example\n"),
 		"invalid configuration: invalid 'proxy-url' \"ftp://proxy.example\" for cluster "
