@@ -140,6 +140,38 @@ static const char *event_color(const struct kinf_informer_event *ev) {
 	}
 }
 
+/*
+ * The fields an update changed. Both sides typed first: objects from a
+ * list lack apiVersion and kind, watch events carry them, and that is no
+ * change (kinf prints both typed).
+ */
+static int diff_event(struct watch *w, const struct kinf_informer_event *ev,
+		bool as_json, const char *indent, struct kinf_buf *out) {
+	struct kinf_object *old = session_typed(w->session, ev->old);
+	struct kinf_object *new = session_typed(w->session, ev->obj);
+	int rc = -KINF_ENOMEM;
+	if (old && new) {
+		/* --from has no resource: one side's type fills the other's. */
+		struct kinf_object *o2 = kinf_object_with_type(old,
+				kinf_object_api_version(new), kinf_object_kind(new));
+		struct kinf_object *n2 = kinf_object_with_type(new,
+				kinf_object_api_version(old), kinf_object_kind(old));
+		kinf_object_unref(old);
+		kinf_object_unref(new);
+		old = o2;
+		new = n2;
+	}
+	if (old && new) {
+		size_t ol, nl;
+		const char *o = kinf_object_json(old, &ol);
+		const char *n = kinf_object_json(new, &nl);
+		rc = kinf_output_diff(o, ol, n, nl, w->diff_all, as_json, indent, out);
+	}
+	kinf_object_unref(old);
+	kinf_object_unref(new);
+	return rc;
+}
+
 /* The -o json line of ev, newline-terminated, in w->line. */
 static void event_json(struct watch *w, const struct kinf_informer_event *ev) {
 	struct kinf_buf *b = &w->line;
@@ -179,11 +211,8 @@ static void event_json(struct watch *w, const struct kinf_informer_event *ev) {
 		session_append_typed(w->session, ev->old, b);
 	}
 	if (ev->type == KINF_INFORMER_UPDATE && ev->old && ev->obj && w->diff) {
-		size_t ol, nl;
-		const char *o = kinf_object_json(ev->old, &ol);
-		const char *n = kinf_object_json(ev->obj, &nl);
 		kinf_buf_append_str(b, ",\"diff\":");
-		if (kinf_output_diff(o, ol, n, nl, w->diff_all, true, "", b) < 0) {
+		if (diff_event(w, ev, true, "", b) < 0) {
 			kinf_buf_append_str(b, "null");
 		}
 	}
@@ -333,11 +362,8 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		}
 	}
 	if (rc == 0 && w->diff && ev->type == KINF_INFORMER_UPDATE && ev->old && ev->obj) {
-		size_t ol, nl;
-		const char *o = kinf_object_json(ev->old, &ol);
-		const char *n = kinf_object_json(ev->obj, &nl);
 		kinf_buf_reset(&w->line);
-		if (kinf_output_diff(o, ol, n, nl, w->diff_all, false, "    ", &w->line) == 0) {
+		if (diff_event(w, ev, false, "    ", &w->line) == 0) {
 			fwrite(w->line.data, 1, w->line.len, stdout);
 		}
 	}

@@ -476,6 +476,30 @@ relisted_after() {	# relisted_after LINE: a list completed after it in the log
 	kubectl_fake delete pod w-diff -n default --wait=false >/dev/null
 }
 
+@test "--diff of a listed object's first update shows only what changed" {
+	require_kubectl
+	# Listed objects lack apiVersion and kind, watch events carry them:
+	# not a change (issue 13, item 2).
+	new_pod w-ldiff '{"app":"a"}'
+	start_watch --watch-only --diff
+	kubectl_fake label pod w-ldiff -n default --overwrite app=b >/dev/null
+	wait_until has_event UPDATED w-ldiff
+	stop_watch
+	run jq -c -s 'map(select(.type == "UPDATED" and .key == "default/w-ldiff"))[0].diff' "$EV"
+	assert_output '[{"path":".metadata.labels.app","old":"a","new":"b"}]'
+	# The table's diff lines too.
+	"$KINF" watch pods w-ldiff -n default --watch-only --diff --timestamps none -v \
+		> "$BATS_TEST_TMPDIR/table" 2> "$ERR" 3>&- &
+	WATCH_PID=$!
+	wait_until grep -Eq "watch(-list)? /api/v1/namespaces/default/pods" "$ERR"
+	kubectl_fake label pod w-ldiff -n default --overwrite app=c >/dev/null
+	wait_until grep -q '^    ' "$BATS_TEST_TMPDIR/table"
+	stop_watch
+	run grep '^    ' "$BATS_TEST_TMPDIR/table"
+	assert_output '    .metadata.labels.app: "b" → "c"'
+	kubectl_fake delete pod w-ldiff -n default --wait=false >/dev/null
+}
+
 @test "a slow reader loses nothing and sees events in order" {
 	require_kubectl
 	start_watch --watch-only
