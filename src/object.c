@@ -47,6 +47,8 @@ struct scratch {
 	bool has_metadata;
 	bool has_name;
 	bool metadata_only;		/* see kinf_object_limits */
+	bool drop_managed_fields;	/* see kinf_object_limits */
+	size_t cut_start, cut_end;	/* bytes of the input to leave out */
 };
 
 static int arena_add_span(struct scratch *s, const struct kinf_json_span *span,
@@ -147,6 +149,34 @@ static int read_owners(struct kinf_json_reader *r, struct scratch *s) {
 	return rc;
 }
 
+/*
+ * Skip the value of the member whose key starts at key (its quote) and
+ * mark the member, with one comma next to it, as bytes to leave out.
+ */
+static int cut_member(struct kinf_json_reader *r, struct scratch *s, const char *key) {
+	int rc = kinf_json_skip(r);
+	if (rc < 0) {
+		return rc;
+	}
+	const char *start = key, *end = r->p, *p = r->p;
+	while (p < r->end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) {
+		p++;
+	}
+	if (p < r->end && *p == ',') {
+		end = p + 1;
+	} else {
+		for (p = key; p > r->start && (p[-1] == ' ' || p[-1] == '\t' ||
+				p[-1] == '\n' || p[-1] == '\r'); p--) {
+		}
+		if (p > r->start && p[-1] == ',') {
+			start = p - 1;
+		}
+	}
+	s->cut_start = (size_t)(start - r->start);
+	s->cut_end = (size_t)(end - r->start);
+	return 0;
+}
+
 static int read_metadata(struct kinf_json_reader *r, struct scratch *s) {
 	static const struct { const char *name; enum field f; } strings[] = {
 		{ "name", F_NAME }, { "namespace", F_NAMESPACE }, { "uid", F_UID },
@@ -174,6 +204,9 @@ static int read_metadata(struct kinf_json_reader *r, struct scratch *s) {
 				rc = read_labels(r, s);
 			} else if (kinf_json_span_eq(&k, "ownerReferences")) {
 				rc = read_owners(r, s);
+			} else if (s->drop_managed_fields &&
+					kinf_json_span_eq(&k, "managedFields")) {
+				rc = cut_member(r, s, k.s - 1);
 			} else {
 				rc = kinf_json_skip(r);
 			}
@@ -259,7 +292,11 @@ static int parse(const char *json, size_t len, bool prefix,
 		KINF_OBJECT_DEFAULT_MAX_BYTES;
 	unsigned max_depth = limits && limits->max_depth ? limits->max_depth :
 		KINF_OBJECT_DEFAULT_MAX_DEPTH;
-	struct scratch s = { .metadata_only = limits && limits->metadata_only };
+	struct scratch s = {
+		.metadata_only = limits && limits->metadata_only,
+		.drop_managed_fields = limits && limits->drop_managed_fields,
+	};
+	struct kinf_buf cut = {0};
 	struct kinf_json_reader r;
 	struct kinf_buf compact = {0};
 	struct kinf_object *obj = NULL;
@@ -332,8 +369,20 @@ static int parse(const char *json, size_t len, bool prefix,
 	/* API servers send compact JSON: then the bytes are copied as they are. */
 	const char *bytes = json;
 	size_t n_bytes = len;
+	size_t gap = s.cut_end - s.cut_start;	/* managedFields left out */
+	if (gap && r.spaced) {
+		if (kinf_buf_append(&cut, json, s.cut_start) < 0 ||
+				kinf_buf_append(&cut, json + s.cut_end, len - s.cut_end) < 0) {
+			goto nomem;
+		}
+		bytes = cut.data;
+		n_bytes = cut.len;
+		gap = 0;
+	} else if (gap) {
+		n_bytes -= gap;
+	}
 	if (r.spaced) {
-		if (kinf_json_compact(json, len, &compact) < 0) {
+		if (kinf_json_compact(bytes, n_bytes, &compact) < 0) {
 			goto nomem;
 		}
 		bytes = compact.data;
@@ -356,7 +405,12 @@ static int parse(const char *json, size_t len, bool prefix,
 	char *arena = p;
 	memcpy(arena, s.arena.data, s.arena.len);
 	p += s.arena.len;
-	memcpy(p, bytes, n_bytes);
+	if (gap) {
+		memcpy(p, bytes, s.cut_start);
+		memcpy(p + s.cut_start, bytes + s.cut_end, n_bytes - s.cut_start);
+	} else {
+		memcpy(p, bytes, n_bytes);
+	}
 	p[n_bytes] = '\0';
 
 	atomic_init(&obj->refs, 1);
@@ -403,6 +457,7 @@ out:
 	kinf_buf_release(&s.labels);
 	kinf_buf_release(&s.owners);
 	kinf_buf_release(&compact);
+	kinf_buf_release(&cut);
 	return rc;
 }
 
@@ -416,6 +471,26 @@ int kinf_object_parse_prefix(const char *json, size_t len,
 		const struct kinf_object_limits *limits, struct kinf_object **ret,
 		size_t *ret_used, struct kinf_error *reterr) {
 	return parse(json, len, true, limits, ret, ret_used, reterr);
+}
+
+int kinf_object_without_managed_fields(struct kinf_object *obj,
+		struct kinf_object **ret) {
+	const struct kinf_object_limits limits = {
+		.max_bytes = SIZE_MAX, .max_depth = UINT32_MAX, .drop_managed_fields = true,
+	};
+	struct kinf_object *out = NULL;
+	int rc;
+
+	if (!strstr(obj->json, "\"managedFields\":")) {
+		*ret = kinf_object_ref(obj);
+		return 0;
+	}
+	rc = parse(obj->json, obj->json_len, false, &limits, &out, NULL, NULL);
+	if (rc < 0) {
+		return rc;
+	}
+	*ret = out;
+	return 0;
 }
 
 struct kinf_object *kinf_object_ref(struct kinf_object *obj) {

@@ -39,6 +39,11 @@ struct kinf_object_limits {
 	 * json|yaml|name).
 	 */
 	bool metadata_only;
+	/*
+	 * Leave metadata.managedFields out of the kept bytes (client-go
+	 * users' SetTransform): for objects nothing will print them from.
+	 */
+	bool drop_managed_fields;
 };
 
 #define KINF_OBJECT_DEFAULT_MAX_BYTES ((size_t)64 << 20)
@@ -63,6 +68,14 @@ int kinf_object_parse(const char *json, size_t len,
 int kinf_object_parse_prefix(const char *json, size_t len,
 		const struct kinf_object_limits *limits, struct kinf_object **ret,
 		size_t *ret_used, struct kinf_error *reterr);
+
+/*
+ * obj without metadata.managedFields, as kubectl prints -o json and -o yaml
+ * unless --show-managed-fields: a new reference to obj itself when it has
+ * none. 0, or -KINF_ENOMEM.
+ */
+int kinf_object_without_managed_fields(struct kinf_object *obj,
+		struct kinf_object **ret);
 
 struct kinf_object *kinf_object_ref(struct kinf_object *obj);
 /* Drop one reference; frees at zero. Accepts NULL. Returns NULL. */

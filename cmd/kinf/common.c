@@ -32,6 +32,7 @@ const char cli_common_usage[] =
 	"  -o, --output FORMAT            table, wide, json, yaml, name,\n"
 	"                                 jsonpath=TEMPLATE or custom-columns=NAME:PATH,...\n"
 	"      --no-headers               no header line in table output\n"
+	"      --show-managed-fields      keep metadata.managedFields in json and yaml\n"
 	"      --chunk-size N             list page size (default 500; 0: no paging)\n"
 	"Limits and diagnostics:\n"
 	"      --max-object-size SIZE     largest object accepted (default 64M)\n"
@@ -56,6 +57,14 @@ void cli_init(struct cli *cli, const struct cmd *cmd) {
 	cli->output = "";
 	cli->chunk_size = 500;
 	cli->idle_timeout_s = 60;
+}
+
+bool cli_managed_fields(struct cli *cli, bool needed) {
+	bool templated = cli->format == KINF_OUTPUT_JSONPATH ||
+		cli->format == KINF_OUTPUT_CUSTOM_COLUMNS;
+	cli->limits.drop_managed_fields = !cli->show_managed_fields && !templated && !needed;
+	return !cli->show_managed_fields && !templated && needed &&
+		(cli->format == KINF_OUTPUT_JSON || cli->format == KINF_OUTPUT_YAML);
 }
 
 long long cli_parse_duration(const char *s) {
@@ -274,6 +283,7 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 		return 1;
 	}
 	case OPT_NO_HEADERS: cli->no_headers = true; return 1;
+	case OPT_SHOW_MANAGED_FIELDS: cli->show_managed_fields = true; return 1;
 	case OPT_CHUNK_SIZE:
 		errno = 0;
 		v = strtoll(arg, &end, 10);

@@ -51,6 +51,7 @@ struct cli {
 	enum kinf_output_format format;
 	const char *output_arg;	/* the template of jsonpath= / custom-columns= */
 	bool no_headers;
+	bool show_managed_fields;	/* --show-managed-fields */
 	long chunk_size;
 	int verbose;
 	bool refresh;
@@ -90,6 +91,7 @@ enum {
 	OPT_MAX_OBJECT_SIZE,
 	OPT_MAX_DEPTH,
 	OPT_IDLE_TIMEOUT,
+	OPT_SHOW_MANAGED_FIELDS,
 	OPT_HELP,
 	OPT_CMD_FIRST,		/* subcommands number their own options from here */
 };
@@ -112,6 +114,7 @@ enum {
 	{ "field-selector", required_argument, NULL, OPT_FIELD_SELECTOR }, \
 	{ "output", required_argument, NULL, 'o' }, \
 	{ "no-headers", no_argument, NULL, OPT_NO_HEADERS }, \
+	{ "show-managed-fields", no_argument, NULL, OPT_SHOW_MANAGED_FIELDS }, \
 	{ "chunk-size", required_argument, NULL, OPT_CHUNK_SIZE }, \
 	{ "verbose", optional_argument, NULL, 'v' }, \
 	{ "refresh", no_argument, NULL, OPT_REFRESH }, \
@@ -160,6 +163,16 @@ int cli_connect(struct cli *cli, const char *resource_name);
  * names the selector and position). Called by cli_connect() too.
  */
 int cli_parse_selectors(struct cli *cli);
+/*
+ * Whether objects are kept with metadata.managedFields: unless
+ * --show-managed-fields, only -o jsonpath and custom-columns print them
+ * (kubectl's json and yaml printers leave them out), so they are dropped
+ * as objects are read unless needed (a path that names them, --diff-all,
+ * --dump-on-exit). Sets cli->limits.drop_managed_fields; returns whether
+ * -o json and yaml must leave them out of kept objects as they print.
+ */
+bool cli_managed_fields(struct cli *cli, bool needed);
+
 /* Free everything cli_connect() set up. */
 void cli_release(struct cli *cli);
 

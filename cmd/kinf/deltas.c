@@ -46,7 +46,7 @@ static void print_delta_json(struct session *s, struct kinf_buf *b, unsigned lon
 	}
 	kinf_buf_append_str(b, ",\"object\":");
 	if (delta->obj) {
-		struct kinf_object *typed = session_typed(s, delta->obj);
+		struct kinf_object *typed = session_printed(s, delta->obj);
 		size_t len;
 		const char *json = kinf_object_json(typed ? typed : delta->obj, &len);
 		kinf_buf_append(b, json, len);

@@ -218,7 +218,7 @@ static int matching_keys(struct query *q, struct kinf_strv *ret, struct kinf_err
 
 static void print_object(struct query *q, struct kinf_object *obj, bool first,
 		struct kinf_table *table) {
-	struct kinf_object *typed = session_typed(q->session, obj);
+	struct kinf_object *typed = session_printed(q->session, obj);
 	struct kinf_object *o = typed ? typed : obj;
 	size_t len;
 	const char *json = kinf_object_json(o, &len);
@@ -398,7 +398,7 @@ static void print_change(struct query *q, char mark, const char *key,
 			kinf_buf_append_str(&q->line, ",\"initial\":true");
 		}
 		if (obj) {
-			struct kinf_object *typed = session_typed(q->session, obj);
+			struct kinf_object *typed = session_printed(q->session, obj);
 			size_t len;
 			const char *json = kinf_object_json(typed ? typed : obj, &len);
 			kinf_buf_append_str(&q->line, ",\"object\":");
@@ -443,8 +443,10 @@ static int run_index(int argc, char **argv) {
 			return EXIT_OK;
 		case OPT_BY:
 			kinf_strv_push_str(&by_args, optarg);
+			q.so.keep_managed_fields |= strstr(optarg, "managedFields") != NULL;
 			continue;
 		case OPT_INDEX:
+			q.so.keep_managed_fields |= strstr(optarg, "managedFields") != NULL;
 			if (kinf_index_define(optarg, &q.custom_names, &q.custom_paths, &err) < 0) {
 				status = cli_usage_error(&q.cli, "%s", err.message);
 				goto out;

@@ -465,6 +465,7 @@ static int run_list(int argc, char **argv) {
 		name_selector = kinf_buf_take(&b);
 		field_selector = name_selector;
 	}
+	cli_managed_fields(&cli, false);
 	struct kinf_list_opts lopts = {
 		.path = path,
 		.label_selector = cli.label_selector,

@@ -49,6 +49,7 @@ struct session {
 	char *label_selector;		/* -l with what so.pushdown added */
 	char *api_version;
 	struct kinf_buf type_prefix;	/* session_append_typed()'s */
+	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
 	/* --from */
 	int from_fd;
 	atomic_bool stopping;		/* tells the replay thread to end */
@@ -178,6 +179,8 @@ int session_new(struct cli *cli, const struct session_opts *so,
 	s->cli = cli;
 	s->so = *so;
 	s->from_fd = -1;
+	s->strip_managed_fields = cli_managed_fields(cli,
+			so->keep_managed_fields || so->dump_file);
 	pthread_mutex_init(&s->lock, NULL);
 	s->idx = kinf_indexer_new();
 	s->fifo = s->idx ? kinf_deltafifo_new(s->idx, so->emit_replaced) : NULL;
@@ -417,19 +420,43 @@ struct kinf_object *session_typed(struct session *s, struct kinf_object *obj) {
 	return kinf_object_with_type(obj, s->api_version, s->cli->res->kind);
 }
 
-int session_append_typed(struct session *s, const struct kinf_object *obj,
+struct kinf_object *session_printed(struct session *s, struct kinf_object *obj) {
+	struct kinf_object *bare = NULL, *typed;
+	if (!s->strip_managed_fields) {
+		return session_typed(s, obj);
+	}
+	if (kinf_object_without_managed_fields(obj, &bare) < 0) {
+		return NULL;
+	}
+	typed = session_typed(s, bare);
+	kinf_object_unref(bare);
+	return typed;
+}
+
+int session_append_typed(struct session *s, struct kinf_object *obj,
 		struct kinf_buf *out) {
 	size_t len, skip = 0;
+	struct kinf_object *bare = NULL;
+	int rc;
+
+	if (s->strip_managed_fields) {
+		if (kinf_object_without_managed_fields(obj, &bare) < 0) {
+			return -KINF_ENOMEM;
+		}
+		obj = bare;
+	}
 	const char *json = kinf_object_json(obj, &len);
 
 	if (s->cli->res && kinf_object_type_prefix(obj, s->api_version, s->cli->res->kind,
 			&s->type_prefix, &skip) < 0) {
-		return -KINF_ENOMEM;
+		rc = -KINF_ENOMEM;
+	} else if (skip && kinf_buf_append(out, s->type_prefix.data, s->type_prefix.len) < 0) {
+		rc = -KINF_ENOMEM;
+	} else {
+		rc = kinf_buf_append(out, json + skip, len - skip);
 	}
-	if (skip && kinf_buf_append(out, s->type_prefix.data, s->type_prefix.len) < 0) {
-		return -KINF_ENOMEM;
-	}
-	return kinf_buf_append(out, json + skip, len - skip);
+	kinf_object_unref(bare);
+	return rc;
 }
 
 static void print_stats(struct session *s) {

@@ -36,6 +36,7 @@ struct session_opts {
 	void (*pushdown)(const struct kinf_resource *res, struct kinf_buf *labels,
 			struct kinf_buf *fields, void *userdata);
 	void *pushdown_data;
+	bool keep_managed_fields;	/* the command reads them (--diff-all, a path) */
 };
 
 /* Long options of the session, for the commands' getopt tables. */
@@ -99,8 +100,16 @@ int session_end(struct session *s, int status);
 
 /* The typed JSON of obj (apiVersion and kind filled in). New reference. */
 struct kinf_object *session_typed(struct session *s, struct kinf_object *obj);
-/* The same bytes appended to out, without a copy of obj. 0 or -KINF_ENOMEM. */
-int session_append_typed(struct session *s, const struct kinf_object *obj,
+/*
+ * What -o json and yaml print of obj: typed, and without managedFields
+ * unless --show-managed-fields (see cli_managed_fields()). New reference.
+ */
+struct kinf_object *session_printed(struct session *s, struct kinf_object *obj);
+/*
+ * session_printed()'s bytes appended to out, without a copy of obj when
+ * it has no managedFields to leave out. 0 or -KINF_ENOMEM.
+ */
+int session_append_typed(struct session *s, struct kinf_object *obj,
 		struct kinf_buf *out);
 
 #endif

@@ -553,6 +553,8 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 				return cli_usage_error(&w.cli, "%s", err.message);
 			}
 			w.n_fors++;
+			/* A jsonpath that reads them: keep managedFields in the cache. */
+			w.so.keep_managed_fields |= strstr(optarg, "managedFields") != NULL;
 			continue;
 		}
 		case OPT_OLD: w.old = true; continue;
@@ -632,6 +634,7 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		const char *nc = getenv("NO_COLOR");
 		w.color = isatty(STDOUT_FILENO) && !(nc && nc[0]);
 	}
+	w.so.keep_managed_fields |= w.diff_all;
 	status = session_new(&w.cli, &w.so, type, name, &w.session);
 	if (status != EXIT_OK) {
 		return status;

@@ -236,6 +236,7 @@ complete -c kinf -n '__kinf_using list index watch' -s o -l output -x -a 'table 
 complete -c kinf -n '__kinf_using deltas' -s o -l output -x -a 'table json' -d 'output format'
 complete -c kinf -n '__kinf_using version' -s o -l output -x -a 'json yaml' -d 'output format'
 complete -c kinf -n $c -l no-headers -d 'no header line in table output'
+complete -c kinf -n $c -l show-managed-fields -d 'keep metadata.managedFields in json and yaml'
 complete -c kinf -n $c -l chunk-size -x -d 'list page size'
 
 # Limits and diagnostics.

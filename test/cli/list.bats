@@ -89,6 +89,42 @@ same_as_kubectl() {
 		"$(kubectl_fake get deploy -n default -o name | wc -l)" ]
 }
 
+@test "managedFields: left out of json and yaml unless --show-managed-fields, as kubectl" {
+	pod=$(kubectl_fake get pods -n pod-ns-0 -o name | head -1)
+	pod=${pod#pod/}
+	run "$KINF" list pods -n pod-ns-0 -o json
+	assert_success
+	printf '%s\n' "$output" | jq -e -s 'length > 0 and all(.metadata | has("managedFields") | not)'
+	run "$KINF" list pods -n pod-ns-0 -o json --show-managed-fields
+	printf '%s\n' "$output" | jq -e -s 'all(.metadata.managedFields | length == 2)'
+	# The same text as kubectl's, with and without.
+	diff -u <(kubectl_fake get pod "$pod" -n pod-ns-0 -o yaml) \
+		<("$KINF" list pods "$pod" -n pod-ns-0 -o yaml)
+	diff -u <(kubectl_fake get pod "$pod" -n pod-ns-0 -o yaml --show-managed-fields) \
+		<("$KINF" list pods "$pod" -n pod-ns-0 -o yaml --show-managed-fields)
+	# Templates see them, as kubectl's.
+	run "$KINF" list pods "$pod" -n pod-ns-0 -o 'jsonpath={.metadata.managedFields[0].manager}'
+	assert_output "$(kubectl_fake get pods "$pod" -n pod-ns-0 -o 'jsonpath={.metadata.managedFields[0].manager}')"
+	# The informer commands print them as list does.
+	for cmd in "watch pods" "deltas pods" "index pods --by app"; do
+		run "$KINF" $cmd -n pod-ns-0 --exit-after-sync -o json
+		assert_success
+		printf '%s\n' "$output" | jq -e -s 'length > 0 and all((.object // .).metadata | has("managedFields") | not)'
+		run "$KINF" $cmd -n pod-ns-0 --exit-after-sync -o json --show-managed-fields
+		printf '%s\n' "$output" | jq -e -s 'all((.object // .).metadata.managedFields | length == 2)'
+	done
+	# Kept in the cache for what reads them, left out of what prints.
+	run "$KINF" watch pods -n pod-ns-0 --exit-after-sync -o json --dump-on-exit "$BATS_TEST_TMPDIR/dump"
+	printf '%s\n' "$output" | jq -e -s 'all((.object // .).metadata | has("managedFields") | not)'
+	jq -e -s 'length > 0 and all(.metadata.managedFields | length == 2)' "$BATS_TEST_TMPDIR/dump"
+	run "$KINF" watch pod/"$pod" -n pod-ns-0 --timeout 5s \
+		--for 'jsonpath={.metadata.managedFields[0].manager}=kube-controller-manager'
+	assert_success
+	run "$KINF" index pods -n pod-ns-0 -o name \
+		--by 'field:metadata.managedFields[*].manager=kube-controller-manager'
+	assert_output "$(kubectl_fake get pods -n pod-ns-0 -o name)"
+}
+
 @test "list pages with --chunk-size and follows continue tokens" {
 	fakeapi_ctl DELETE /_fake/requests
 	run "$KINF" list pods -A -o name --chunk-size 7

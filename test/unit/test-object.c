@@ -218,6 +218,47 @@ static void test_metadata_only(void) {
 		"in status too: %s", err.message);
 }
 
+static void test_drop_managed_fields(void) {
+	static const struct { const char *in, *out, *what; } cases[] = {
+		{ "{\"metadata\":{\"name\":\"a\",\"managedFields\":[{\"manager\":\"m\",\"fieldsV1\":{\"f:x\":{}}}],\"uid\":\"u\"},\"spec\":{}}",
+		  "{\"metadata\":{\"name\":\"a\",\"uid\":\"u\"},\"spec\":{}}", "in the middle" },
+		{ "{\"metadata\":{\"managedFields\":[],\"name\":\"a\"}}",
+		  "{\"metadata\":{\"name\":\"a\"}}", "first" },
+		{ "{\"metadata\":{\"name\":\"a\",\"managedFields\":null}}",
+		  "{\"metadata\":{\"name\":\"a\"}}", "last" },
+		{ "{ \"metadata\" : { \"name\" : \"a\" ,\n \"managedFields\" : [ {} ] } , \"x\" : 1 }",
+		  "{\"metadata\":{\"name\":\"a\"},\"x\":1}", "spaced text" },
+		{ "{\"metadata\":{\"name\":\"a\"},\"spec\":{\"managedFields\":[1]}}",
+		  "{\"metadata\":{\"name\":\"a\"},\"spec\":{\"managedFields\":[1]}}",
+		  "only metadata's" },
+	};
+	const struct kinf_object_limits drop = { .drop_managed_fields = true };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		struct kinf_object *obj = NULL, *again = NULL;
+		struct kinf_error err = {0};
+		int rc = kinf_object_parse(cases[i].in, strlen(cases[i].in), &drop, &obj, &err);
+		ok(rc == 0, "managedFields dropped, %s: parses (%s)", cases[i].what, err.message);
+		if (rc < 0) {
+			continue;
+		}
+		is_str(kinf_object_json(obj, NULL), cases[i].out, "managedFields dropped, %s",
+				cases[i].what);
+		kinf_object_unref(obj);
+		obj = parse(cases[i].in);
+		ok(obj && kinf_object_without_managed_fields(obj, &again) == 0,
+				"kinf_object_without_managed_fields, %s", cases[i].what);
+		if (again) {
+			is_str(kinf_object_json(again, NULL), cases[i].out,
+					"kinf_object_without_managed_fields, %s: bytes", cases[i].what);
+		}
+		kinf_object_unref(again);
+		kinf_object_unref(obj);
+	}
+	struct kinf_object *obj = parse("{\"metadata\":{\"name\":\"a\",\"managedFields\":[]}}");
+	ok(obj && strstr(kinf_object_json(obj, NULL), "managedFields"), "kept by default");
+	kinf_object_unref(obj);
+}
+
 int main(void) {
 	test_record();
 	test_compaction_and_numbers();
@@ -225,5 +266,6 @@ int main(void) {
 	test_limits();
 	test_metadata_only();
 	test_quote();
+	test_drop_managed_fields();
 	return tap_done();
 }
