@@ -93,6 +93,12 @@ keys_where() {	# keys_where JQ-FILTER
 	run "$KINF" index pods -A --values app
 	assert_success
 	[[ "${lines[0]}" == VALUE* ]]
+	# Ties (8 pods in each pod-ns-*) by value, in the table too.
+	run "$KINF" index pods -A --values namespace --no-headers
+	assert_success
+	diff <(printf '%s\n' "$output" | awk '{print $1, $2}') \
+		<(jq -s -r 'group_by(.metadata.namespace) | map({value: .[0].metadata.namespace,
+			count: length}) | sort_by(-.count, .value)[] | "\(.value) \(.count)"' "$PODS")
 }
 
 @test "--watch prints membership changes as labels change and pods go" {
