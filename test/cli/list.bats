@@ -51,6 +51,8 @@ same_as_kubectl() {
 	run --separate-stderr "$KINF" list pods -A -o json
 	assert_success
 	diff <(printf '%s\n' "$output" | jq -S .) \
+		<(kubectl_fake get pods -A -o json | jq -S '.items[]')
+	diff <("$KINF" list pods -A -o json --show-managed-fields | jq -S .) \
 		<(kubectl_fake get pods -A -o json --show-managed-fields | jq -S '.items[]')
 	# One compact object per line, each with apiVersion and kind.
 	printf '%s\n' "$output" | while read -r line; do
@@ -72,8 +74,12 @@ same_as_kubectl() {
 	token=$(cat "$FAKEAPI_DIR/admin-token")
 	curl -sf --cacert "$FAKEAPI_DIR/ca.crt" -H "Authorization: Bearer $token" \
 		"$url/api/v1/namespaces/kube-system/pods" | jq -c '.items[] | del(.apiVersion, .kind)' > "$BATS_TEST_TMPDIR/server"
-	"$KINF" list pods -n kube-system -o json | jq -c 'del(.apiVersion, .kind)' > "$BATS_TEST_TMPDIR/kinf"
+	"$KINF" list pods -n kube-system -o json --show-managed-fields |
+		jq -c 'del(.apiVersion, .kind)' > "$BATS_TEST_TMPDIR/kinf"
 	diff "$BATS_TEST_TMPDIR/server" "$BATS_TEST_TMPDIR/kinf"
+	# Without managedFields: the rest of the bytes as they were.
+	"$KINF" list pods -n kube-system -o json | jq -c 'del(.apiVersion, .kind)' > "$BATS_TEST_TMPDIR/kinf"
+	diff <(jq -c 'del(.metadata.managedFields)' "$BATS_TEST_TMPDIR/server") "$BATS_TEST_TMPDIR/kinf"
 }
 
 @test "list -o name and -o yaml" {
