@@ -500,6 +500,23 @@ relisted_after() {	# relisted_after LINE: a list completed after it in the log
 	kubectl_fake delete pod w-ldiff -n default --wait=false >/dev/null
 }
 
+@test "--diff-all shows managedFields changes; printed objects still leave them out" {
+	require_kubectl
+	new_pod w-dall '{"app":"a"}'
+	start_watch --watch-only --diff-all --old
+	kubectl_fake label pod w-dall -n default --overwrite app=b >/dev/null
+	wait_until has_event UPDATED w-dall
+	stop_watch
+	jq -e -s 'map(select(.type == "UPDATED" and .key == "default/w-dall"))[0] |
+		(.diff | any(.path | startswith(".metadata.managedFields"))) and
+		(.diff | any(.path == ".metadata.resourceVersion")) and
+		(.object.metadata | has("managedFields") | not) and
+		(.oldObject.metadata | has("managedFields") | not)' "$EV"
+	# The cache kept them (--dump-on-exit and --diff-all both read them).
+	jq -e -s 'map(select(.metadata.name == "w-dall"))[0].metadata.managedFields | length > 0' "$CACHE"
+	kubectl_fake delete pod w-dall -n default --wait=false >/dev/null
+}
+
 @test "a slow reader loses nothing and sees events in order" {
 	require_kubectl
 	start_watch --watch-only
