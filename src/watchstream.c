@@ -327,11 +327,9 @@ static int decode_fast(const char *json, size_t len,
 		size_t *ret_used) {
 	unsigned max_depth = limits && limits->max_depth ? limits->max_depth :
 		KINF_OBJECT_DEFAULT_MAX_DEPTH;
-	struct kinf_object_limits inner = {
-		.max_bytes = limits ? limits->max_bytes : 0,
-		/* The object is one level down in the event. */
-		.max_depth = max_depth - 1,
-	};
+	struct kinf_object_limits inner = limits ? *limits : (struct kinf_object_limits){0};
+	/* The object is one level down in the event. */
+	inner.max_depth = max_depth - 1;
 	struct kinf_json_reader r;
 	struct kinf_json_span k, type;
 	size_t i = sizeof(event_types) / sizeof(*event_types);

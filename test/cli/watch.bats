@@ -517,6 +517,22 @@ relisted_after() {	# relisted_after LINE: a list completed after it in the log
 	kubectl_fake delete pod w-dall -n default --wait=false >/dev/null
 }
 
+@test "watch events leave managedFields out of their objects, as the list's" {
+	require_kubectl
+	new_pod w-mf
+	# No --dump-on-exit: the cache itself goes without them.
+	"$KINF" watch pods w-mf -n default --watch-only -o json -v \
+		> "$BATS_TEST_TMPDIR/ev" 2> "$ERR" 3>&- &
+	WATCH_PID=$!
+	wait_until grep -Eq "watch(-list)? /api/v1/namespaces/default/pods" "$ERR"
+	kubectl_fake label pod w-mf -n default --overwrite k=v >/dev/null
+	wait_until grep -q UPDATED "$BATS_TEST_TMPDIR/ev"
+	stop_watch
+	jq -e -s 'length > 0 and all(.object.metadata | has("managedFields") | not)' \
+		"$BATS_TEST_TMPDIR/ev"
+	kubectl_fake delete pod w-mf -n default --wait=false >/dev/null
+}
+
 @test "a slow reader loses nothing and sees events in order" {
 	require_kubectl
 	start_watch --watch-only
