@@ -462,9 +462,19 @@ int kinf_output_yaml(FILE *out, const char *json, size_t len,
 	yaml_emitter_t em;
 	yaml_event_t ev;
 	json_error_t jerr;
-	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	const size_t flags = JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL;
+	json_t *root = json_loadb(json, len, flags, &jerr);
 	int rc;
 
+	if (!root && json_error_code(&jerr) == json_error_numeric_overflow) {
+		/*
+		 * An integer past int64 (a custom resource may hold one): every
+		 * number as a double then, as go-yaml reads one past uint64;
+		 * format_float() writes whole ones as integers again, exact up
+		 * to 2^53. Better than no YAML at all.
+		 */
+		root = json_loadb(json, len, flags | JSON_DECODE_INT_AS_REAL, &jerr);
+	}
 	if (!root) {
 		return kinf_error_set(reterr, KINF_EJSON, "line %d: %s", jerr.line, jerr.text);
 	}

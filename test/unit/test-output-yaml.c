@@ -162,6 +162,10 @@ static void layout(void) {
 		  "floats as kubectl writes them, with a '.' for YAML 1.1" },
 		{ "{\"e\":{},\"l\":[],\"x\":null,\"t\":true}", "e: {}\nl: []\nt: true\nx: null\n",
 		  "empty collections, null, booleans" },
+		{ "{\"big\":123456789012345678901234567890,\"small\":42,\"neg\":-9007199254740993}",
+		  "big: 1.2345678901234568e+29\nneg: -9007199254740992\nsmall: 42\n",
+		  "an integer past int64: numbers as doubles, whole ones still integers" },
+		{ "{\"a\":\"nul\\u0000byte\"}", "a: \"nul\\0byte\"\n", "a NUL in a string" },
 		{ "{\"v10\":1,\"v9\":2,\"a_b\":3,\"aB\":4,\"v09\":5}",
 		  "a_b: 3\naB: 4\nv9: 2\nv09: 5\nv10: 1\n", "go-yaml's key order" },
 	};
