@@ -113,6 +113,12 @@ def objects():
     for i, o in enumerate(objs):
         out.append(bytes([i & 1]) + paths[i % len(paths)] + b"\0" + o)
     out.append(b"\0spec\0" + json.dumps(json.loads(POD), indent=2).encode())
+    # managedFields first, in the middle, last, alone, and in spaced text.
+    mf = b'"managedFields":[{"manager":"m","fieldsV1":{"f:x":{}}}]'
+    for meta in (b'{' + mf + b',"name":"a"}', b'{"name":"a",' + mf + b',"uid":"u"}',
+                 b'{"name":"a",' + mf + b'}', b'{' + mf + b'}'):
+        out.append(b"\0metadata.managedFields[*].manager\0" + b'{"metadata":' + meta + b'}')
+    out.append(b"\0spec\0" + b'{ "metadata" : { "name" : "a" ,\n ' + mf + b' } }')
     return out
 
 
