@@ -12,7 +12,10 @@
 
 /* Splitter ------------------------------------------------------------- */
 
-enum expect { EXPECT_OPEN, EXPECT_KEY, EXPECT_COLON, EXPECT_VALUE, EXPECT_COMMA, EXPECT_END };
+enum expect {
+	EXPECT_OPEN, EXPECT_FIRST_KEY, EXPECT_KEY, EXPECT_COLON, EXPECT_VALUE,
+	EXPECT_COMMA, EXPECT_END,
+};
 
 struct kinf_list_splitter {
 	const struct kinf_list_splitter_ops *ops;
@@ -204,7 +207,7 @@ static int scan(struct kinf_list_splitter *s, const char *data, size_t len,
 		if (s->depth == 0) {
 			if (s->expect == EXPECT_OPEN && c == '{') {
 				s->depth = 1;
-				s->expect = EXPECT_KEY;
+				s->expect = EXPECT_FIRST_KEY;
 				continue;
 			}
 			return split_fail(s, KINF_EJSON, s->expect == EXPECT_OPEN ?
@@ -212,9 +215,22 @@ static int scan(struct kinf_list_splitter *s, const char *data, size_t len,
 					"unexpected data after the list", reterr);
 		}
 		if (s->depth == 1) {
+			if (s->capture) {
+				/*
+				 * The rest of a scalar member value ("foo": 3, true,
+				 * null): its end is the ',' or '}' above; the
+				 * member's validation judges the letters and digits.
+				 */
+				if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+						(c >= '0' && c <= '9') || c == '.' || c == '+' ||
+						c == '-') {
+					continue;
+				}
+				return split_fail(s, KINF_EJSON, "malformed list object", reterr);
+			}
 			switch (c) {
 			case '"':
-				if (s->expect == EXPECT_KEY) {
+				if (s->expect == EXPECT_KEY || s->expect == EXPECT_FIRST_KEY) {
 					s->in_string = true;
 					s->key_active = true;
 					kinf_buf_reset(&s->key);
@@ -234,7 +250,8 @@ static int scan(struct kinf_list_splitter *s, const char *data, size_t len,
 				}
 				return split_fail(s, KINF_EJSON, "unexpected ',' in list", reterr);
 			case '}':
-				if (s->expect == EXPECT_COMMA || s->expect == EXPECT_KEY) {
+				/* Not after a ',': JSON has no trailing commas. */
+				if (s->expect == EXPECT_COMMA || s->expect == EXPECT_FIRST_KEY) {
 					s->depth = 0;
 					s->expect = EXPECT_END;
 					continue;
@@ -434,6 +451,10 @@ static int on_member(const char *key, size_t key_len, const char *value,
 			(key_len == 10 && memcmp(key, "apiVersion", 10) == 0)) {
 		json_t *v = json_loadb(value, len, JSON_DECODE_ANY, &jerr);
 		char **slot = key_len == 4 ? &res->kind : &res->api_version;
+		if (!v) {
+			return kinf_error_set(ps->reterr, KINF_EJSON, "list %.*s: %s",
+					(int)key_len, key, jerr.text);
+		}
 		if (json_is_string(v)) {
 			free(*slot);
 			*slot = strdup(json_string_value(v));
@@ -452,6 +473,18 @@ static int on_member(const char *key, size_t key_len, const char *value,
 		}
 		free(res->columns_json);
 		res->columns_json = strndup(value, len);
+	} else if (kinf_json_validate(value, len, ps->opts->limits.max_depth,
+			ps->reterr) < 0) {
+		/* Another member (client-go ignores it): well-formed is all it must be. */
+		char name[65];
+		size_t n = 0;
+		for (; n < key_len && n + 1 < sizeof(name); n++) {
+			/* Printable ASCII only: the key itself is not validated. */
+			name[n] = key[n] > 0x20 && key[n] < 0x7f ? key[n] : '?';
+		}
+		name[n] = '\0';
+		kinf_error_prefix(ps->reterr, "list member \"%s\"", name);
+		return -KINF_EJSON;
 	}
 	return 0;
 }

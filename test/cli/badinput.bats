@@ -649,6 +649,32 @@ pods_requests() { grep -c '"/api/v1/namespaces/default/pods' "$BAD_DIR/requests"
 		kinf watch --from "$BATS_TEST_TMPDIR/s" --max-depth 10
 }
 
+# ---- what client-go accepts (issue 16: 8, 9) ----
+
+@test "\"items\": null is an empty list" {
+	bad_start items-null
+	run --separate-stderr "$KINF" list pods -o name
+	assert_success
+	assert_output ""
+	[[ -z $stderr ]]
+	run --separate-stderr "$KINF" list pods
+	assert_success
+	[[ $stderr == "No resources found in default namespace." ]]
+}
+
+@test "unknown top-level members of every JSON type are ignored" {
+	bad_start extra-members
+	run --separate-stderr "$KINF" list pods -o name
+	assert_success
+	assert_output "pod/p1"
+	[[ -z $stderr ]]
+}
+
+@test "an unknown top-level member that is not JSON is an error" {
+	bad_start bad-member
+	expect 1 'kinf: list member "x": line 1, column 1: invalid literal' kinf list pods -o name
+}
+
 # Last: the plugin started in setup_file has had its minute.
 @test "exec plugin that hangs: killed after the 60 s timeout" {
 	for ((i = 0; i < 900; i++)); do

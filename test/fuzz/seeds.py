@@ -232,6 +232,11 @@ def listsplit():
         for line in s.splitlines():
             if b'"items"' in line:
                 lists.append(line)
+    # Members client-go ignores: scalars of every type, arrays, objects.
+    lists += [b'{"n":3,"kind":"PodList","s":"x","t":true,"f":false,"z":null,"neg":-1.5e3,'
+              b'"metadata":{"resourceVersion":"3"},"a":[1,"]",{"b":[]}],"items":[' + POD +
+              b'],"o":{"k":"}"} , "e" : 0 }',
+              b'{"kind":"PodList","items":[' + POD + b'],"rows":null,"x":tru}']
     out = []
     for i, l in enumerate(lists):
         out.append(bytes([i & 3]) + b"\x11\x22\x33\x44\x55\x66\x77\x88" + l)
