@@ -118,33 +118,10 @@ static int emit(struct kinf_list_splitter *s, bool element, const char *p,
 
 /*
  * Fast paths. Inside a string only '"' and '\\' matter (eight bytes at a
- * time); inside a captured value below its top level only brackets and
- * quotes do. The object parser validates every byte of what is captured.
+ * time: kinf_json_string_body_end); inside a captured value below its top
+ * level only brackets and quotes do. The object parser validates every
+ * byte of what is captured.
  */
-#define ONES UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-static size_t skip_string_body(const char *data, size_t i, size_t len) {
-	while (len - i >= 8) {
-		uint64_t x;
-		memcpy(&x, data + i, sizeof(x));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		x = __builtin_bswap64(x);
-#endif
-		uint64_t q = x ^ (ONES * '"');
-		uint64_t b = x ^ (ONES * '\\');
-		uint64_t m = (((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGHS;
-		if (m) {
-			return i + (__builtin_ctzll(m) >> 3);
-		}
-		i += 8;
-	}
-	while (i < len && data[i] != '"' && data[i] != '\\') {
-		i++;
-	}
-	return i;
-}
-
 static const bool structural[256] = {
 	['"'] = true, ['{'] = true, ['}'] = true, ['['] = true, [']'] = true,
 };
@@ -157,7 +134,7 @@ static int scan(struct kinf_list_splitter *s, const char *data, size_t len,
 	for (size_t i = 0; i < len; i++) {
 		if (s->in_string) {
 			if (!s->escape && !s->key_active) {
-				i = skip_string_body(data, i, len);
+				i = kinf_json_string_body_end(data, i, len);
 				if (i == len) {
 					break;
 				}

@@ -19,6 +19,12 @@ struct kinf_watch_decoder {
 	struct kinf_buf value;
 	struct kinf_buf line;	/* line mode: the partial last line */
 	bool scanning;		/* line mode: the scanner has the rest of this line */
+	/* line mode: values in the partial line found by their brackets */
+	size_t track_pos;	/* line bytes looked at */
+	size_t track_start;	/* where the open value starts */
+	unsigned track_depth;
+	bool track_string, track_escape;
+	bool track_off;		/* not a value: left to the line's end */
 	unsigned long count;
 };
 
@@ -68,7 +74,14 @@ unsigned long kinf_watch_decoder_count(const struct kinf_watch_decoder *d) {
 	return d->count;
 }
 
+static void track_reset(struct kinf_watch_decoder *d) {
+	d->track_pos = d->track_start = 0;
+	d->track_depth = 0;
+	d->track_string = d->track_escape = d->track_off = false;
+}
+
 void kinf_watch_decoder_reset(struct kinf_watch_decoder *d) {
+	track_reset(d);
 	d->error = 0;
 	d->depth = 0;
 	d->in_string = d->escape = d->in_value = d->scanning = false;
@@ -540,11 +553,108 @@ static int drain(struct kinf_watch_decoder *d, struct kinf_error *reterr) {
 		struct kinf_buf line = d->line;
 		d->line = (struct kinf_buf){0};
 		d->scanning = true;
+		track_reset(d);
 		rc = scan(d, p, (size_t)(end - p), reterr);
 		kinf_buf_release(&line);
 		return rc;
 	}
 	kinf_buf_reset(&d->line);
+	return 0;
+}
+
+/* One complete value p[0..n) of a partial line: where it lies, else copied. */
+static int decode_value(struct kinf_watch_decoder *d, const char *p, size_t n,
+		struct kinf_error *reterr) {
+	struct kinf_watch_event ev;
+	size_t used;
+	int rc;
+
+	if (decode_fast(p, n, &d->limits, &ev, &used) == 0) {
+		if (used == n) {
+			d->count++;
+			rc = d->fn(&ev, d->userdata);
+			kinf_watch_event_release(&ev);
+			return rc < 0 ? (d->error = rc) : 0;
+		}
+		kinf_watch_event_release(&ev);
+	}
+	/* The exact path, with its messages (the scanner's, at a closing brace). */
+	if (kinf_buf_append(&d->value, p, n) < 0) {
+		return d->error = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	rc = dispatch(d, reterr);
+	kinf_buf_reset(&d->value);
+	return rc < 0 ? (d->error = rc) : 0;
+}
+
+/*
+ * Line mode, the partial last line: hand over each value in it as soon as
+ * its closing bracket arrives, as client-go's JSON stream decoder does
+ * (values back to back, or a stream that pauses after an event without its
+ * newline), so that chunk boundaries do not decide when, or whether, an
+ * event is seen. Brackets are counted as the scanner counts them, from
+ * where the last call stopped; consumed values (and the white space between
+ * them) leave the line. Anything but a value is left for the line's end,
+ * where decode_line() gives its verdict.
+ */
+static int track(struct kinf_watch_decoder *d, struct kinf_error *reterr) {
+	const char *p = d->line.data;
+	size_t n = d->line.len, i = d->track_pos, done = 0;
+	int rc;
+
+	if (d->track_off) {
+		return 0;
+	}
+	for (; i < n; i++) {
+		if (d->track_string) {
+			if (!d->track_escape) {
+				i = kinf_json_string_body_end(p, i, n);
+				if (i == n) {
+					break;
+				}
+			}
+			if (d->track_escape) {
+				d->track_escape = false;
+			} else if (p[i] == '\\') {
+				d->track_escape = true;
+			} else {
+				d->track_string = false;	/* the closing '"' */
+			}
+			continue;
+		}
+		char c = p[i];
+		if (d->track_depth == 0) {
+			if (c == ' ' || c == '\r' || c == '\t') {
+				done = i + 1;
+				continue;
+			}
+			if (c != '{') {
+				d->track_off = true;
+				break;
+			}
+			d->track_start = i;
+		}
+		if (c == '"') {
+			d->track_string = true;
+		} else if (c == '{' || c == '[') {
+			d->track_depth++;
+		} else if ((c == '}' || c == ']') && --d->track_depth == 0) {
+			rc = decode_value(d, p + d->track_start, i + 1 - d->track_start, reterr);
+			if (rc < 0) {
+				return rc;
+			}
+			done = i + 1;
+		}
+	}
+	d->track_pos = i < n ? i : n;
+	if (done) {
+		memmove(d->line.data, p + done, n - done);
+		d->line.len = n - done;
+		d->track_pos -= done;
+		if (d->track_depth) {
+			d->track_start -= done;
+		}
+	}
 	return 0;
 }
 
@@ -571,14 +681,10 @@ static int feed_lines(struct kinf_watch_decoder *d, const char *data,
 				d->error = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 				return d->error;
 			}
-			/*
-			 * A line is decoded when its newline arrives, never before:
-			 * API servers end every event with one, and deciding earlier
-			 * would make the outcome depend on where chunks happen to end
-			 * (a stream cut before the newline is a truncated event,
-			 * watched again from the last resourceVersion). Only a line
-			 * over the size limit is looked at at once.
-			 */
+			/* Complete values go now; what is left waits for the newline. */
+			if ((rc = track(d, reterr)) < 0) {
+				return rc;
+			}
 			if (d->line.len > d->max_value && (rc = drain(d, reterr)) < 0) {
 				return rc;
 			}
@@ -607,6 +713,7 @@ static int feed_lines(struct kinf_watch_decoder *d, const char *data,
 		} else {
 			rc = decode_line(d, data, n, reterr);
 		}
+		track_reset(d);
 		if (rc < 0) {
 			return rc;
 		}

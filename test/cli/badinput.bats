@@ -675,6 +675,15 @@ pods_requests() { grep -c '"/api/v1/namespaces/default/pods' "$BAD_DIR/requests"
 	expect 1 'kinf: list member "x": line 1, column 1: invalid literal' kinf list pods -o name
 }
 
+@test "watch events back to back without newlines, CR or tabs between, one split" {
+	bad_start watch-concat
+	run --separate-stderr timeout 20 "$KINF" watch pods -o name --timeout 3s
+	assert_success
+	[[ -z $stderr ]] || { echo "$stderr" >&2; return 1; }
+	# The list's pod, then every event, though the stream has no newline at all.
+	assert_output "$(printf 'pod/%s\n' p1 c1 c2 c3 c3 c4 c1 c5)"
+}
+
 # Last: the plugin started in setup_file has had its minute.
 @test "exec plugin that hangs: killed after the 60 s timeout" {
 	for ((i = 0; i < 900; i++)); do

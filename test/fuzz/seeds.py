@@ -82,6 +82,14 @@ EXTRA_EVENTS = [
     b'{\n  "type": "MODIFIED",\n  "object": {\n    "metadata": {"name": "a\\u00e9\\ud83d\\ude00",'
     b' "resourceVersion": "9"}\n  }\n}\n{"type":"DELETED","object":{"metadata":{"name":"b"}}}',
     b'{"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"3"},"items":[' + POD + b']}',
+    # Events back to back without newlines (client-go's stream decoder reads
+    # them), with CR, tab and space between, and none after the last.
+    b'{"type":"ADDED","object":' + POD + b'}{"type":"DELETED","object":' + POD + b'}',
+    b'{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"2"}}}\r'
+    b'{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"3"}}}\t '
+    b'{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}} '
+    b'{"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"4"}}}\n'
+    b'{"type":"DELETED","object":{"metadata":{"name":"a","resourceVersion":"5"}}}{"type":',
 ]
 
 

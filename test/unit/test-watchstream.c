@@ -157,7 +157,134 @@ static void test_line_mode(void) {
 	kinf_buf_release(&log);
 }
 
+/* Feed s in pieces of the given sizes (0 ends the list), then the rest. */
+static int feed_pieces(struct kinf_watch_decoder *d, const char *s, const size_t *sizes,
+		struct kinf_error *err) {
+	size_t len = strlen(s), off = 0;
+	int rc = 0;
+	for (; *sizes && off < len && rc == 0; sizes++) {
+		size_t n = *sizes < len - off ? *sizes : len - off;
+		rc = kinf_watch_decoder_feed(d, s + off, n, err);
+		off += n;
+	}
+	if (rc == 0 && off < len) {
+		rc = kinf_watch_decoder_feed(d, s + off, len - off, err);
+	}
+	return rc;
+}
+
+/*
+ * Line mode (an API server's stream) and values without a newline between
+ * or after them, as client-go's JSON stream decoder reads them: each is
+ * handed over when its closing brace arrives, whatever the white space
+ * (space, tab, CR) between them and wherever the chunks end.
+ */
+static void test_line_mode_back_to_back(void) {
+	static const char ev_a[] = "{\"type\":\"ADDED\",\"object\":{\"metadata\":"
+		"{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"10\"}}}";
+	static const char ev_b[] = "{\"type\":\"MODIFIED\",\"object\":{\"metadata\":"
+		"{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"11\","
+		"\"annotations\":{\"x\":\"}]\\\"{\"}}}}";
+	static const char ev_bm[] = "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":"
+		"{\"resourceVersion\":\"12\"}}}";
+	static const char ev_err[] = "{\"object\":{\"kind\":\"Status\",\"code\":410,"
+		"\"reason\":\"Expired\",\"message\":\"too old\"},\"type\":\"ERROR\"}";
+	static const char *const seps[] = { "", " ", "\t", "\r", " \r\t " };
+	const char *want_all = "ADDED ns/a 10\nMODIFIED ns/a 11\nBOOKMARK 12\nERROR 410 Expired\n";
+
+	for (size_t k = 0; k < sizeof(seps) / sizeof(*seps); k++) {
+		struct kinf_buf in = {0};
+		kinf_buf_printf(&in, "%s%s%s%s%s%s%s", ev_a, seps[k], ev_b, seps[k], ev_bm,
+				seps[k], ev_err);
+		size_t len = in.len;
+		int bad = 0;
+		for (size_t cut = 0; cut <= len; cut++) {
+			struct kinf_buf log = {0};
+			struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, &log, NULL);
+			kinf_watch_decoder_set_line_mode(d, true);
+			size_t sizes[] = { cut, 0 };
+			int rc = feed_pieces(d, in.data, cut ? sizes : sizes + 1, NULL);
+			/* No newline came: every event is in all the same. */
+			if (rc != 0 || !log.data || strcmp(log.data, want_all) != 0 ||
+					kinf_watch_decoder_partial(d)) {
+				bad++;
+			}
+			kinf_watch_decoder_free(d);
+			kinf_buf_release(&log);
+		}
+		ok(bad == 0, "line mode, separator %zu: back-to-back events without a newline, "
+				"every two-piece split (%d bad)", k, bad);
+
+		struct kinf_buf log = {0};
+		struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, &log, NULL);
+		kinf_watch_decoder_set_line_mode(d, true);
+		int rc = 0;
+		for (size_t i = 0; i < len && rc == 0; i++) {
+			rc = kinf_watch_decoder_feed(d, in.data + i, 1, NULL);
+		}
+		is_str(log.data, want_all, "line mode, separator %zu: byte by byte", k);
+		kinf_watch_decoder_free(d);
+		kinf_buf_release(&log);
+		kinf_buf_release(&in);
+	}
+
+	/* Each event is handed over when it is complete, not at the next newline. */
+	struct kinf_buf log = {0};
+	struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, &log, NULL);
+	kinf_watch_decoder_set_line_mode(d, true);
+	size_t half = strlen(ev_a) / 2;
+	kinf_watch_decoder_feed(d, ev_a, half, NULL);
+	ok(log.len == 0 && kinf_watch_decoder_partial(d), "half an event: nothing yet, partial");
+	kinf_watch_decoder_feed(d, ev_a + half, strlen(ev_a) - half, NULL);
+	is_str(log.data, "ADDED ns/a 10\n", "its second half: the event, before any newline");
+	ok(!kinf_watch_decoder_partial(d), "and nothing is partial");
+	kinf_watch_decoder_feed(d, "\n", 1, NULL);
+	is_str(log.data, "ADDED ns/a 10\n", "the newline after it adds nothing");
+	kinf_watch_decoder_free(d);
+	kinf_buf_release(&log);
+
+	/* A bad value after good ones: the good ones first, then the line's verdict. */
+	struct kinf_error err = {0};
+	d = kinf_watch_decoder_new(record, &log, NULL);
+	kinf_watch_decoder_set_line_mode(d, true);
+	int rc = kinf_watch_decoder_feed(d, ev_a, strlen(ev_a), &err);
+	rc = rc ? rc : kinf_watch_decoder_feed(d, "{\"type\":\"ADDED\",\"object\":{x}}", 30, &err);
+	ok(rc == -KINF_EJSON && strncmp(err.message, "event 2: ", 9) == 0,
+		"a malformed second value is event 2's error: %s", err.message);
+	is_str(log.data, "ADDED ns/a 10\n", "after the first event");
+	kinf_watch_decoder_free(d);
+	kinf_buf_release(&log);
+
+	/* Not a value: left for the newline, which gives the scanner's verdict. */
+	d = kinf_watch_decoder_new(record, &log, NULL);
+	kinf_watch_decoder_set_line_mode(d, true);
+	rc = kinf_watch_decoder_feed(d, ev_a, strlen(ev_a), &err);
+	rc = rc ? rc : kinf_watch_decoder_feed(d, " nope", 5, &err);
+	ok(rc == 0 && kinf_watch_decoder_partial(d), "text after an event waits for its line's end");
+	rc = kinf_watch_decoder_feed(d, "\n", 1, &err);
+	ok(rc == -KINF_EJSON && strstr(err.message, "a JSON object expected, found 'n'"),
+		"then fails: %s", err.message);
+	kinf_watch_decoder_free(d);
+	kinf_buf_release(&log);
+
+	/* White space without end does not pile up. */
+	d = kinf_watch_decoder_new(record, &log, &(struct kinf_object_limits){ .max_bytes = 100 });
+	kinf_watch_decoder_set_line_mode(d, true);
+	char spaces[1000];
+	memset(spaces, ' ', sizeof(spaces));
+	rc = 0;
+	for (int i = 0; i < 100 && rc == 0; i++) {
+		rc = kinf_watch_decoder_feed(d, spaces, sizeof(spaces), &err);
+	}
+	rc = rc ? rc : kinf_watch_decoder_feed(d, ev_a, strlen(ev_a), &err);
+	ok(rc == 0 && log.data && strcmp(log.data, "ADDED ns/a 10\n") == 0,
+		"100,000 spaces, then an event, within a 100-byte limit");
+	kinf_watch_decoder_free(d);
+	kinf_buf_release(&log);
+}
+
 int main(void) {
+	test_line_mode_back_to_back();
 	test_line_mode();
 	test_every_split();
 	test_pretty_and_lists();
