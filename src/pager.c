@@ -421,6 +421,15 @@ static int on_member(const char *key, size_t key_len, const char *value,
 		free(ps->cont);
 		free(ps->rv);
 		ps->md_seen = true;
+		if (cont && cont[0] && ps->restarted) {
+			/*
+			 * The full list after an expired token is the answer, as
+			 * in client-go's pager: a continue token in it is not
+			 * followed (a server that gives one again would loop).
+			 */
+			kinf_log(1, "list: the full list has a continue token; not following it");
+			cont = NULL;
+		}
 		ps->cont = cont && cont[0] ? strdup(cont) : NULL;
 		ps->rv = rv ? strdup(rv) : NULL;
 		json_decref(md);
@@ -1231,6 +1240,9 @@ static int lister_body(const char *data, size_t len, void *userdata) {
 	if (!wait_turn(ls, lane) || atomic_load(&ls->stop)) {
 		return -KINF_ECANCELED;
 	}
+	if (ls->head_state == 0 && ls->ps->restarted) {
+		ls->head_state = -1;	/* its token is not followed: see on_member */
+	}
 	if (ls->head_state == 0) {
 		size_t take = len < HEAD_BYTES - ls->head_buf.len ? len : HEAD_BYTES - ls->head_buf.len;
 		if (kinf_buf_append(&ls->head_buf, data, take) < 0) {
@@ -1510,7 +1522,7 @@ int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 			lane_page_end(&ls, &ls.lanes[0], rc, reterr);
 			lane_loop(&ls, &ls.lanes[0]);
 			rc = stop_parser(&ls, 0, reterr);
-			if (rc == -KINF_EGONE && ls.failed_page > 1) {
+			if (rc == -KINF_EGONE && ls.failed_page > 1 && !ps.restarted) {
 				goto expired;
 			}
 			if (rc < 0) {
@@ -1523,7 +1535,8 @@ int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 		}
 		kinf_list_splitter_free(ps.splitter);
 		ps.splitter = NULL;
-		if (rc == -KINF_EGONE && cont) {
+		/* Once only: a 410 on the full list is the server's last word. */
+		if (rc == -KINF_EGONE && cont && !ps.restarted) {
 			goto expired;
 		}
 		if (rc < 0) {

@@ -15,8 +15,9 @@ struct kinf_http;
  * The list phase: one consistent list of a collection, paginated as
  * client-go's pager does it (tools/pager): limit/continue, the
  * resourceVersion only on the first page, and one full list without paging
- * when a continue token expires (410). Each page is split into items while
- * libcurl delivers it, so no page is ever buffered whole.
+ * when a continue token expires (410): once, and its own continue token is
+ * not followed. Each page is split into items while libcurl delivers it,
+ * so no page is ever buffered whole.
  */
 struct kinf_list_opts {
 	const char *path;		/* collection path: /api/v1/namespaces/ns/pods */

@@ -649,6 +649,63 @@ pods_requests() { grep -c '"/api/v1/namespaces/default/pods' "$BAD_DIR/requests"
 		kinf watch --from "$BATS_TEST_TMPDIR/s" --max-depth 10
 }
 
+# ---- pagination without end, 410 every time (issue 16: 5, 7) ----
+
+@test "410 on every continued page, a continue token in the full list too: one fallback" {
+	bad_start gone-continue
+	run --separate-stderr timeout 20 "$KINF" list pods -o name
+	assert_success
+	assert_output "pod/p1"
+	[[ $stderr == "kinf: warning: the list's continue token expired midway; the items after that come from a second, full list (resourceVersion 10)" ]]
+	# The first page, the continued one (410), the full list; its token is not followed.
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -eq 3 ]]
+}
+
+@test "410 on every continued page, a token in the full list, large pages (two connections)" {
+	bad_start gone-continue:3000000
+	run --separate-stderr timeout 20 "$KINF" list pods -o name
+	assert_success
+	assert_output "pod/p1"
+	[[ $stderr == "kinf: warning: the list's continue token expired midway; the items after that come from a second, full list (resourceVersion 10)" ]]
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -eq 3 ]]
+}
+
+@test "410 on every continued page and on the full list: the server's message" {
+	bad_start gone-unpaged
+	expect 1 "kinf: The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter. (410 Expired)" \
+		kinf list pods
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -eq 3 ]]
+	grep -q 'continue=A' "$BAD_DIR/requests"
+	! grep '/pods' "$BAD_DIR/requests" | tail -1 | grep -q 'limit='
+}
+
+@test "410 on every list for a watch: backs off and says so, no hot loop" {
+	bad_start gone-unpaged
+	run --separate-stderr timeout 30 "$KINF" watch pods --timeout 5s
+	assert_success
+	# Each attempt: the list at "0" and at "" (each page 1, 410, full list: 410).
+	mapfile -t lines <<<"$stderr"
+	[[ ${#lines[@]} -ge 2 && ${#lines[@]} -le 4 ]] || { echo "$stderr" >&2; return 1; }
+	for l in "${lines[@]}"; do
+		[[ $l == "kinf: warning: The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter. Expired; retrying" ]]
+	done
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -le $((6 * ${#lines[@]} + 6)) ]]
+}
+
+@test "410 on every watch: relists with backoff, logged with -v" {
+	bad_start watch-gone
+	run --separate-stderr timeout 30 "$KINF" watch pods -o name --timeout 5s -v
+	assert_success
+	# The pod, again after each relist or not: that is the printer's business.
+	[[ $(sort -u <<<"$output") == "pod/p1" ]]
+	# 800 ms doubling (with jitter) between relists: 2 to 4 in 5 s.
+	n=$(grep -c 'watch=1' "$BAD_DIR/requests")
+	[[ $n -ge 2 && $n -le 4 ]] || { echo "$n watches" >&2; return 1; }
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -eq $((2 * n)) ]]
+	[[ $(grep -c 'watch: error; relisting$' <<<"$stderr") -eq $n ]]
+	[[ $(grep -c 'relist due; retrying in [0-9]* ms$' <<<"$stderr") -ge $((n - 1)) ]]
+}
+
 # ---- what client-go accepts (issue 16: 8, 9) ----
 
 @test "\"items\": null is an empty list" {
