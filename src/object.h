@@ -44,10 +44,16 @@ struct kinf_object_limits {
 	 * users' SetTransform): for objects nothing will print them from.
 	 */
 	bool drop_managed_fields;
+	/*
+	 * Most items one list may hold, and most pages it may take (the
+	 * pager, and initial events of a streaming list); default 1,000,000.
+	 */
+	size_t max_list_items;
 };
 
 #define KINF_OBJECT_DEFAULT_MAX_BYTES ((size_t)64 << 20)
 #define KINF_OBJECT_DEFAULT_MAX_DEPTH 512u
+#define KINF_LIST_DEFAULT_MAX_ITEMS ((size_t)1000000)
 
 /*
  * Parse one JSON object (must be a JSON object with metadata.name), validate

@@ -396,6 +396,23 @@ struct page_state {
 	int parse_rc;
 };
 
+static size_t max_list_items(const struct kinf_list_opts *opts) {
+	return opts->limits.max_list_items ? opts->limits.max_list_items :
+		KINF_LIST_DEFAULT_MAX_ITEMS;
+}
+
+/* One more item or row in the list: within --max-list-items? */
+static int count_item(struct page_state *ps) {
+	size_t max = max_list_items(ps->opts);
+	if (ps->n_items >= max) {
+		kinf_error_clear(ps->reterr);
+		return kinf_error_set(ps->reterr, KINF_ETOOBIG, "the list holds more than "
+				"%zu items (--max-list-items)", max);
+	}
+	ps->n_items++;
+	return 0;
+}
+
 static void free_rows(struct kinf_table_row *rows, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		free(rows[i].key);
@@ -600,8 +617,12 @@ bad:
  */
 static int take_item(struct page_state *ps, struct kinf_object *obj) {
 	const struct kinf_list_opts *opts = ps->opts;
+	int rc;
 
-	ps->n_items++;
+	if ((rc = count_item(ps)) < 0) {
+		kinf_object_unref(obj);
+		return rc;
+	}
 	if (!opts->on_item) {
 		if (kinf_buf_append(&ps->items, &obj, sizeof(obj)) < 0) {
 			kinf_object_unref(obj);
@@ -645,6 +666,9 @@ static int on_element(const char *key, size_t key_len, const char *value,
 	struct kinf_table_row tr = {0};
 	const char *cells;
 	size_t cells_len;
+	if ((rc = count_item(ps)) < 0) {
+		return rc;
+	}
 	rc = row_key(value, len, ps->opts->limits.max_depth, &ns, &name, &cells,
 			&cells_len, ps->reterr);
 	if (rc == 0) {
@@ -664,8 +688,6 @@ static int on_element(const char *key, size_t key_len, const char *value,
 			free(tr.key);
 			free(tr.json);
 			rc = -KINF_ENOMEM;
-		} else {
-			ps->n_items++;
 		}
 	}
 	kinf_buf_release(&ns);
@@ -861,7 +883,81 @@ struct lister {
 	int lanes_rc;			/* under lock: that failure, */
 	unsigned failed_page;		/* the page, */
 	struct kinf_error lanes_err;	/* and why */
+	/* under lock (when threaded): the continue tokens asked with so far */
+	struct seen_token *tokens;	/* open addressing, a power of two */
+	size_t n_tokens, tokens_cap;
 };
+
+/*
+ * A continue token by two independent 64-bit hashes (a hostile server's
+ * tokens may be megabytes each; a legitimate one never comes back), and
+ * the page it was asked for.
+ */
+struct seen_token {
+	uint64_t h1, h2;
+	unsigned page;
+};
+
+static void hash_token(const char *t, uint64_t *h1, uint64_t *h2) {
+	uint64_t a = UINT64_C(0xcbf29ce484222325), b = UINT64_C(0x9e3779b97f4a7c15);
+	for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
+		a = (a ^ *p) * UINT64_C(0x100000001b3);
+		b = (b + *p) * UINT64_C(0xff51afd7ed558ccd);
+		b ^= b >> 29;
+	}
+	*h1 = a | 1;	/* never 0: 0 is an empty slot */
+	*h2 = b;
+}
+
+/*
+ * Page `page` is to be asked for with token: refuse a token asked with
+ * before (the server's pages go round in a circle, or stand still) and a
+ * page past --max-list-items (pages without end). Under ls->lock when
+ * the lanes run. 0, or <0 with err set.
+ */
+static int note_token(struct lister *ls, const char *token, unsigned page,
+		struct kinf_error *err) {
+	size_t max = max_list_items(ls->opts);
+	uint64_t h1, h2;
+
+	if (page > max) {
+		kinf_error_clear(err);
+		return kinf_error_set(err, KINF_ETOOBIG, "the list runs to more than %zu "
+				"pages (--max-list-items)", max);
+	}
+	if (2 * (ls->n_tokens + 1) > ls->tokens_cap) {
+		size_t cap = ls->tokens_cap ? 2 * ls->tokens_cap : 64;
+		struct seen_token *t = calloc(cap, sizeof(*t));
+		if (!t) {
+			return kinf_error_set(err, KINF_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < ls->tokens_cap; i++) {
+			if (ls->tokens[i].h1) {
+				size_t j = ls->tokens[i].h1 & (cap - 1);
+				while (t[j].h1) {
+					j = (j + 1) & (cap - 1);
+				}
+				t[j] = ls->tokens[i];
+			}
+		}
+		free(ls->tokens);
+		ls->tokens = t;
+		ls->tokens_cap = cap;
+	}
+	hash_token(token, &h1, &h2);
+	size_t j = h1 & (ls->tokens_cap - 1);
+	for (; ls->tokens[j].h1; j = (j + 1) & (ls->tokens_cap - 1)) {
+		if (ls->tokens[j].h1 == h1 && ls->tokens[j].h2 == h2) {
+			kinf_error_clear(err);
+			return kinf_error_set(err, KINF_EHTTP, "list page %u repeats the "
+					"continue token that asked for page %u: the server's "
+					"pages go round in a circle", page - 1, ls->tokens[j].page);
+		}
+	}
+	ls->tokens[j] = (struct seen_token){ h1, h2, page };
+	ls->n_tokens++;
+	return 0;
+}
 
 static void block_free(struct block *b) {
 	if (b) {
@@ -1193,7 +1289,10 @@ static void give_next(struct lister *ls, struct lane *l, const char *token) {
 		return;		/* l asks for it when its page is in */
 	}
 	pthread_mutex_lock(&ls->lock);
-	if (!o->has_job && !atomic_load(&ls->lanes_over)) {
+	struct kinf_error err = {0};
+	/* A token refused here is refused with its error when l's page ends. */
+	if (!o->has_job && !atomic_load(&ls->lanes_over) &&
+			note_token(ls, token, l->page + 1, &err) == 0) {
 		o->page = l->page + 1;
 		free(o->cont);
 		o->cont = cont;
@@ -1384,7 +1483,15 @@ static void lane_page_end(struct lister *ls, struct lane *l, int rc,
 	free(ls->head_token);
 	ls->head_token = NULL;
 
+	struct kinf_error token_err = {0};
 	pthread_mutex_lock(&ls->lock);
+	if (rc == 0 && next && (rc = note_token(ls, next, l->page + 1, &token_err)) < 0) {
+		err = &token_err;
+		/* The parser, done with this page, waits for the next: none comes. */
+		pthread_mutex_unlock(&ls->lock);
+		push_end(ls, BLOCK_ERROR);
+		pthread_mutex_lock(&ls->lock);
+	}
 	if (rc < 0) {
 		ls->lanes_rc = rc;
 		ls->failed_page = l->page;
@@ -1549,6 +1656,9 @@ int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 		if (!cont) {
 			break;
 		}
+		if ((rc = note_token(&ls, cont, ret->pages + 1, reterr)) < 0) {
+			goto out;
+		}
 		continue;
 expired:
 		/*
@@ -1584,6 +1694,7 @@ out:
 		stop_parser(&ls, rc, NULL);
 	}
 	kinf_buf_release(&ls.head_buf);
+	free(ls.tokens);
 	kinf_http_free(ls.lanes[1].http);
 	pthread_cond_destroy(&ls.cond);
 	pthread_cond_destroy(&ls.lane_cond);

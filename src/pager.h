@@ -68,8 +68,11 @@ struct kinf_list_result {
 /*
  * List everything opts selects into ret (which the caller releases with
  * kinf_list_result_release). Errors: those of kinf_http_get (a 410 on the
- * first page is -KINF_EGONE), -KINF_EJSON for a malformed page or item,
- * -KINF_ETOOBIG for an item over the size limit.
+ * first page, or on the one full list that replaces expired pages, is
+ * -KINF_EGONE), -KINF_EJSON for a malformed page or item, -KINF_ETOOBIG
+ * for an item over the size limit or a list over limits.max_list_items
+ * (items or pages), -KINF_EHTTP for a continue token the list was already
+ * asked with (pages in a circle).
  */
 int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 		struct kinf_list_result *ret, struct kinf_error *reterr);

@@ -282,6 +282,15 @@ static int on_event(const struct kinf_watch_event *ev, void *userdata) {
 			rc = ev->type == KINF_WATCH_DELETED ?
 				kinf_indexer_delete(ws->initial, kinf_object_key(ev->obj)) :
 				kinf_indexer_add(ws->initial, ev->obj);
+			size_t max = r->opts.limits.max_list_items ?
+				r->opts.limits.max_list_items : KINF_LIST_DEFAULT_MAX_ITEMS;
+			if (rc == 0 && ev->type == KINF_WATCH_ADDED &&
+					kinf_indexer_len(ws->initial) > max) {
+				/* As a list's bound: the initial events are one. */
+				kinf_error_clear(ws->event_err);
+				return kinf_error_set(ws->event_err, KINF_ETOOBIG, "the initial "
+						"events hold more than %zu objects (--max-list-items)", max);
+			}
 			return rc;
 		}
 		rc = ev->type == KINF_WATCH_ADDED ? kinf_deltafifo_add(r->fifo, ev->obj) :

@@ -37,6 +37,7 @@ const char cli_common_usage[] =
 	"Limits and diagnostics:\n"
 	"      --max-object-size SIZE     largest object accepted (default 64M)\n"
 	"      --max-depth N              deepest JSON nesting accepted (default 512)\n"
+	"      --max-list-items N         most items a list may hold (default 1000000)\n"
 	"      --idle-timeout DURATION    abort a response that stalls this long (default 60s)\n"
 	"  -v, --verbose[=LEVEL]          log to stderr: 1 reflector, 2 requests, 3 more\n"
 	"  -h, --help                     show this help\n";
@@ -340,6 +341,15 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 			return -EXIT_USAGE;
 		}
 		cli->limits.max_depth = (unsigned)v;
+		return 1;
+	case OPT_MAX_LIST_ITEMS:
+		errno = 0;
+		v = strtoll(arg, &end, 10);
+		if (end == arg || *end || errno || v < 1) {
+			cli_usage_error(cli, "invalid --max-list-items \"%s\"", arg);
+			return -EXIT_USAGE;
+		}
+		cli->limits.max_list_items = (size_t)v;
 		return 1;
 	default:
 		return 0;

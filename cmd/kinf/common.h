@@ -92,6 +92,7 @@ enum {
 	OPT_MAX_DEPTH,
 	OPT_IDLE_TIMEOUT,
 	OPT_SHOW_MANAGED_FIELDS,
+	OPT_MAX_LIST_ITEMS,
 	OPT_HELP,
 	OPT_CMD_FIRST,		/* subcommands number their own options from here */
 };
@@ -121,6 +122,7 @@ enum {
 	{ "max-object-size", required_argument, NULL, OPT_MAX_OBJECT_SIZE }, \
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH }, \
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT }, \
+	{ "max-list-items", required_argument, NULL, OPT_MAX_LIST_ITEMS }, \
 	{ "help", no_argument, NULL, 'h' }
 
 #define CLI_COMMON_SHORT "n:Al:o:v::h"

@@ -171,7 +171,7 @@ function __kinf_needs_resource
     set -l tokens (commandline -opc)
     set -l takes_value kubeconfig context cluster user server token certificate-authority \
         tls-server-name request-timeout namespace selector field-selector output \
-        chunk-size max-object-size max-depth idle-timeout from resync timeout count \
+        chunk-size max-object-size max-depth max-list-items idle-timeout from resync timeout count \
         dump-on-exit watch-timeout timestamps color by index values
     set -l skip 0
     for t in $tokens[3..-1]
@@ -242,6 +242,7 @@ complete -c kinf -n $c -l chunk-size -x -d 'list page size'
 # Limits and diagnostics.
 complete -c kinf -n $c -l max-object-size -x -d 'largest object accepted'
 complete -c kinf -n $c -l max-depth -x -d 'deepest JSON nesting accepted'
+complete -c kinf -n $c -l max-list-items -x -d 'most items a list may hold'
 complete -c kinf -n $c -l idle-timeout -x -d 'abort a response that stalls this long'
 complete -c kinf -n $c -s v -l verbose -d 'log to stderr (--verbose=LEVEL)'
 

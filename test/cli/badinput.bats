@@ -651,6 +651,92 @@ pods_requests() { grep -c '"/api/v1/namespaces/default/pods' "$BAD_DIR/requests"
 
 # ---- pagination without end, 410 every time (issue 16: 5, 7) ----
 
+@test "the same continue token on every page" {
+	bad_start same-token
+	expect 1 "kinf: list page 2 repeats the continue token that asked for page 2: the server's pages go round in a circle" \
+		kinf list pods
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -eq 2 ]]
+}
+
+@test "continue tokens in a circle (A, B, A)" {
+	bad_start token-cycle
+	expect 1 "kinf: list page 3 repeats the continue token that asked for page 2: the server's pages go round in a circle" \
+		kinf list pods
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -eq 3 ]]
+}
+
+# 3 MB pages: the next page is asked for on a second connection while this
+# one arrives; the repeated token must be caught there too.
+@test "the same continue token on every large page (two connections)" {
+	bad_start same-token:3000000
+	expect 1 "kinf: list page 2 repeats the continue token that asked for page 2: the server's pages go round in a circle" \
+		kinf list pods
+	fast 10
+	small
+}
+
+@test "continue tokens in a circle, large pages (two connections)" {
+	bad_start token-cycle:3000000
+	expect 1 "kinf: list page 3 repeats the continue token that asked for page 2: the server's pages go round in a circle" \
+		kinf list pods
+	fast 10
+	small
+}
+
+@test "pages without end: --max-list-items bounds the items" {
+	bad_start endless-pages:500
+	expect 1 "kinf: the list holds more than 5000 items (--max-list-items)" \
+		kinf list pods --max-list-items 5000
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -eq 11 ]]
+	fast 10
+	small
+}
+
+@test "large pages without end (two connections): --max-list-items bounds them" {
+	bad_start endless-pages:100:30000
+	expect 1 "kinf: the list holds more than 3000 items (--max-list-items)" \
+		kinf list pods --max-list-items 3000
+	fast 20
+	small
+}
+
+@test "empty pages without end: --max-list-items bounds the pages" {
+	bad_start endless-pages:0
+	expect 1 "kinf: the list runs to more than 30 pages (--max-list-items)" \
+		kinf list pods --max-list-items 30
+	[[ $(grep -c '/pods' "$BAD_DIR/requests") -eq 30 ]]
+}
+
+@test "--max-list-items: not a whole number >= 1 is a usage error" {
+	for v in 0 -1 x 10k ""; do
+		run --separate-stderr "$KINF" list pods --max-list-items "$v"
+		[[ $status -eq 2 && -z $output ]]
+		[[ $stderr == "kinf: invalid --max-list-items \"$v\""$'\n'"try 'kinf list --help'" ]]
+	done
+}
+
+@test "a watch whose list repeats its continue token: an error before the first sync" {
+	bad_start same-token
+	expect 1 "kinf: list page 2 repeats the continue token that asked for page 2: the server's pages go round in a circle" \
+		kinf watch pods
+	fast 10
+}
+
+@test "a watch whose list never ends: an error before the first sync" {
+	bad_start endless-pages:500
+	expect 1 "kinf: the list holds more than 2000 items (--max-list-items)" \
+		kinf watch pods --max-list-items 2000
+	fast 10
+}
+
+@test "a watch-list whose initial events never end: bounded, then a regular list" {
+	bad_start endless-initial
+	run --separate-stderr timeout 30 "$KINF" watch pods -o name --watch-list --max-list-items 1000 --timeout 3s -v
+	assert_success
+	assert_output "pod/p1"
+	grep -q 'streaming list failed (the initial events hold more than 1000 objects (--max-list-items)); falling back to a regular list$' <<<"$stderr"
+}
+
 @test "410 on every continued page, a continue token in the full list too: one fallback" {
 	bad_start gone-continue
 	run --separate-stderr timeout 20 "$KINF" list pods -o name
