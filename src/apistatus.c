@@ -1,0 +1,291 @@
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apistatus.h"
+#include "err.h"
+
+/* Length of the valid UTF-8 sequence at s (0 when invalid). */
+static size_t utf8_len(const unsigned char *s) {
+	unsigned char c = s[0];
+	size_t n;
+	uint32_t cp;
+	if (c < 0x80) {
+		return 1;
+	} else if (c >= 0xc2 && c <= 0xdf) {
+		n = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) {
+			return 0;
+		}
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+			(n == 4 && (cp < 0x10000 || cp > 0x10ffff))) {
+		return 0;
+	}
+	return n;
+}
+
+int kinf_apistatus_quote(struct kinf_buf *out, const char *str) {
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)str;
+	int rc = kinf_buf_append_char(out, '"');
+	while (rc == 0 && *s) {
+		unsigned char c = *s;
+		size_t n = utf8_len(s);
+		char esc[8];
+		if (c == '"' || c == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)c;
+			rc = kinf_buf_append(out, esc, 2);
+		} else if (c == '\n' || c == '\r' || c == '\t') {
+			rc = kinf_buf_append_str(out, c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t");
+		} else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+			/* Go escapes these for HTML safety, as \u00XX. */
+			snprintf(esc, sizeof(esc), "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+			rc = kinf_buf_append_str(out, esc);
+		} else if (n == 0) {
+			rc = kinf_buf_append_str(out, "\\ufffd");
+			n = 1;
+		} else if (n == 3 && c == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9)) {
+			rc = kinf_buf_append_str(out, s[2] == 0xa8 ? "\\u2028" : "\\u2029");
+		} else {
+			rc = kinf_buf_append(out, s, n);
+		}
+		s += n ? n : 1;
+	}
+	return rc ? rc : kinf_buf_append_char(out, '"');
+}
+
+static int member(struct kinf_buf *out, bool *first, const char *key, const char *val) {
+	if (!val || !*val) {
+		return 0;
+	}
+	int rc = kinf_buf_printf(out, "%s\"%s\":", *first ? "" : ",", key);
+	*first = false;
+	return rc ? rc : kinf_apistatus_quote(out, val);
+}
+
+int kinf_apistatus_format(const struct kinf_apistatus *st, struct kinf_buf *out) {
+	bool first = false;
+	int rc = kinf_buf_append_str(out,
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":");
+	if (rc == 0) {
+		rc = kinf_apistatus_quote(out, st->code >= 200 && st->code < 300 ? "Success" : "Failure");
+	}
+	if (rc == 0) {
+		rc = member(out, &first, "message", st->message);
+	}
+	if (rc == 0) {
+		rc = member(out, &first, "reason", st->reason);
+	}
+	bool details = st->details || (st->name && *st->name) || (st->group && *st->group) ||
+		(st->kind && *st->kind) || st->n_causes || st->retry_after_seconds > 0;
+	if (rc == 0 && details) {
+		bool dfirst = true;
+		rc = kinf_buf_append_str(out, ",\"details\":{");
+		if (rc == 0) {
+			rc = member(out, &dfirst, "name", st->name);
+		}
+		if (rc == 0) {
+			rc = member(out, &dfirst, "group", st->group);
+		}
+		if (rc == 0) {
+			rc = member(out, &dfirst, "kind", st->kind);
+		}
+		if (rc == 0 && st->n_causes) {
+			rc = kinf_buf_printf(out, "%s\"causes\":[", dfirst ? "" : ",");
+			dfirst = false;
+			for (size_t i = 0; rc == 0 && i < st->n_causes && i < 4; i++) {
+				const struct kinf_apistatus_cause *c = &st->causes[i];
+				bool cfirst = true;
+				rc = kinf_buf_append_str(out, i ? ",{" : "{");
+				if (rc == 0) {
+					rc = member(out, &cfirst, "reason", c->reason);
+				}
+				if (rc == 0) {
+					rc = member(out, &cfirst, "message", c->message);
+				}
+				if (rc == 0) {
+					rc = member(out, &cfirst, "field", c->field);
+				}
+				if (rc == 0) {
+					rc = kinf_buf_append_char(out, '}');
+				}
+			}
+			if (rc == 0) {
+				rc = kinf_buf_append_char(out, ']');
+			}
+		}
+		if (rc == 0 && st->retry_after_seconds > 0) {
+			rc = kinf_buf_printf(out, "%s\"retryAfterSeconds\":%d", dfirst ? "" : ",",
+				st->retry_after_seconds);
+		}
+		if (rc == 0) {
+			rc = kinf_buf_append_char(out, '}');
+		}
+	}
+	if (rc == 0 && st->code) {
+		rc = kinf_buf_printf(out, ",\"code\":%d", st->code);
+	}
+	return rc ? rc : kinf_buf_append_str(out, "}\n");
+}
+
+/* Go's %q for a name: quotes, with " and \ escaped (names are ASCII in practice). */
+static int go_quote(struct kinf_buf *out, const char *s) {
+	int rc = kinf_buf_append_char(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; rc == 0 && *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			rc = kinf_buf_printf(out, "\\%c", *p);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			rc = kinf_buf_printf(out, "\\x%02x", *p);
+		} else {
+			rc = kinf_buf_append_char(out, (char)*p);
+		}
+	}
+	return rc ? rc : kinf_buf_append_char(out, '"');
+}
+
+/* GroupResource.String(): "pods", "deployments.apps". */
+static int group_resource(struct kinf_buf *msg, const char *group, const char *resource) {
+	return group && *group ? kinf_buf_printf(msg, "%s.%s", resource, group) :
+		kinf_buf_append_str(msg, resource);
+}
+
+static int emit(struct kinf_buf *out, struct kinf_apistatus *st, struct kinf_buf *msg) {
+	if (msg) {
+		st->message = msg->data ? msg->data : "";
+	}
+	int rc = kinf_apistatus_format(st, out);
+	if (msg) {
+		kinf_buf_release(msg);
+	}
+	return rc;
+}
+
+int kinf_apistatus_bad_request(struct kinf_buf *out, const char *message) {
+	struct kinf_apistatus st = { .code = 400, .reason = "BadRequest", .message = message };
+	return emit(out, &st, NULL);
+}
+
+int kinf_apistatus_unauthorized(struct kinf_buf *out) {
+	struct kinf_apistatus st = { .code = 401, .reason = "Unauthorized",
+		.message = "Unauthorized" };
+	return emit(out, &st, NULL);
+}
+
+int kinf_apistatus_forbidden(struct kinf_buf *out, const char *group, const char *resource,
+		const char *name, const char *why) {
+	struct kinf_apistatus st = { .code = 403, .reason = "Forbidden", .name = name,
+		.group = group, .kind = resource };
+	struct kinf_buf msg = {0};
+	int rc = 0;
+	if (!resource || !*resource) {
+		rc = kinf_buf_printf(&msg, "forbidden: %s", why);
+	} else {
+		rc = group_resource(&msg, group, resource);
+		if (rc == 0 && name && *name) {
+			rc = kinf_buf_append_char(&msg, ' ');
+			if (rc == 0) {
+				rc = go_quote(&msg, name);
+			}
+		}
+		if (rc == 0) {
+			rc = kinf_buf_printf(&msg, " is forbidden: %s", why);
+		}
+	}
+	if (rc < 0) {
+		kinf_buf_release(&msg);
+		return rc;
+	}
+	return emit(out, &st, &msg);
+}
+
+int kinf_apistatus_not_found(struct kinf_buf *out, const char *group, const char *resource,
+		const char *name) {
+	struct kinf_apistatus st = { .code = 404, .reason = "NotFound", .name = name,
+		.group = group, .kind = resource };
+	struct kinf_buf msg = {0};
+	int rc = group_resource(&msg, group, resource);
+	if (rc == 0) {
+		rc = kinf_buf_append_char(&msg, ' ');
+	}
+	if (rc == 0) {
+		rc = go_quote(&msg, name ? name : "");
+	}
+	if (rc == 0) {
+		rc = kinf_buf_append_str(&msg, " not found");
+	}
+	if (rc < 0) {
+		kinf_buf_release(&msg);
+		return rc;
+	}
+	return emit(out, &st, &msg);
+}
+
+int kinf_apistatus_read_only(struct kinf_buf *out, const char *upstream) {
+	struct kinf_apistatus st = { .code = 405, .reason = "MethodNotAllowed", .details = true };
+	struct kinf_buf msg = {0};
+	int rc = kinf_buf_append_str(&msg, "the server does not allow this method on the requested "
+		"resource: kinf serve is a read-only cache");
+	if (rc == 0 && upstream) {
+		rc = kinf_buf_printf(&msg, " of %s", upstream);
+	}
+	if (rc < 0) {
+		kinf_buf_release(&msg);
+		return rc;
+	}
+	return emit(out, &st, &msg);
+}
+
+int kinf_apistatus_expired(struct kinf_buf *out, const char *message) {
+	struct kinf_apistatus st = { .code = 410, .reason = "Expired", .message = message };
+	return emit(out, &st, NULL);
+}
+
+int kinf_apistatus_too_large(struct kinf_buf *out, size_t limit) {
+	struct kinf_apistatus st = { .code = 413, .reason = "RequestEntityTooLarge" };
+	struct kinf_buf msg = {0};
+	int rc = kinf_buf_printf(&msg, "Request entity too large: limit is %zu", limit);
+	if (rc < 0) {
+		kinf_buf_release(&msg);
+		return rc;
+	}
+	return emit(out, &st, &msg);
+}
+
+int kinf_apistatus_too_many_requests(struct kinf_buf *out, const char *message,
+		int retry_after_seconds) {
+	struct kinf_apistatus st = { .code = 429, .reason = "TooManyRequests", .message = message,
+		.retry_after_seconds = retry_after_seconds };
+	return emit(out, &st, NULL);
+}
+
+int kinf_apistatus_internal(struct kinf_buf *out, const char *err) {
+	struct kinf_apistatus st = { .code = 500, .reason = "InternalError", .n_causes = 1 };
+	struct kinf_buf msg = {0};
+	st.causes[0].message = err;
+	int rc = kinf_buf_printf(&msg, "Internal error occurred: %s", err);
+	if (rc < 0) {
+		kinf_buf_release(&msg);
+		return rc;
+	}
+	return emit(out, &st, &msg);
+}
+
+int kinf_apistatus_unavailable(struct kinf_buf *out, const char *message) {
+	struct kinf_apistatus st = { .code = 503, .reason = "ServiceUnavailable",
+		.message = message };
+	return emit(out, &st, NULL);
+}

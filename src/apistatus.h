@@ -1,0 +1,86 @@
+#ifndef KINF_APISTATUS_H
+#define KINF_APISTATUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/*
+ * metav1.Status bodies byte for byte as kube-apiserver v1.28 writes them
+ * (AM api/errors/errors.go constructors, encoded by Go's encoding/json:
+ * fields in struct order, empty ones omitted, <, > and & as \u003c...,
+ * a newline at the end), and the plain-text answers of the layers under
+ * the API (Go's net/http, the not-found and max-in-flight handlers).
+ */
+
+struct kinf_apistatus_cause {
+	const char *reason;	/* "FieldValueForbidden"; NULL omits */
+	const char *message;
+	const char *field;
+};
+
+/* A Status: NULL or "" strings are left out, as Go's omitempty does. */
+struct kinf_apistatus {
+	int code;
+	const char *reason;
+	const char *message;
+	bool details;		/* write "details" even when all of it is empty ({}) */
+	const char *name;
+	const char *group;
+	const char *kind;	/* the plural resource for NotFound/Forbidden */
+	struct kinf_apistatus_cause causes[4];
+	size_t n_causes;
+	int retry_after_seconds;	/* > 0: also the Retry-After header */
+};
+
+/* Append st's JSON (with the final newline) to out. 0 or -KINF_ENOMEM. */
+int kinf_apistatus_format(const struct kinf_apistatus *st, struct kinf_buf *out);
+
+/* Append s as a JSON string the way Go's encoding/json writes it. */
+int kinf_apistatus_quote(struct kinf_buf *out, const char *s);
+
+/*
+ * The apiserver's errors, each appended to out as a Status body whose code
+ * is the HTTP status to send. group is "" (or NULL) for the core group.
+ * All return 0 or -KINF_ENOMEM.
+ */
+/* 400 BadRequest, message as given (NewBadRequest). */
+int kinf_apistatus_bad_request(struct kinf_buf *out, const char *message);
+/* 401 Unauthorized, message "Unauthorized" (the authentication filter). */
+int kinf_apistatus_unauthorized(struct kinf_buf *out);
+/* 403: `pods "x" is forbidden: why` (NewForbidden; name may be NULL). */
+int kinf_apistatus_forbidden(struct kinf_buf *out, const char *group, const char *resource,
+	const char *name, const char *why);
+/* 404: `pods "x" not found`, `deployments.apps "x" not found` (NewNotFound). */
+int kinf_apistatus_not_found(struct kinf_buf *out, const char *group, const char *resource,
+	const char *name);
+/*
+ * 405 MethodNotAllowed as go-restful's error handler writes it for a verb
+ * the resource does not have (details {}), its message followed by
+ * ": kinf serve is a read-only cache" and " of UPSTREAM" when upstream
+ * is not NULL.
+ */
+int kinf_apistatus_read_only(struct kinf_buf *out, const char *upstream);
+/* 410 Expired with message, e.g. "too old resource version: 5 (41)". */
+int kinf_apistatus_expired(struct kinf_buf *out, const char *message);
+/* 413: "Request entity too large: limit is N" (NewRequestEntityTooLargeError). */
+int kinf_apistatus_too_large(struct kinf_buf *out, size_t limit);
+/* 429 TooManyRequests with details.retryAfterSeconds (NewTooManyRequests). */
+int kinf_apistatus_too_many_requests(struct kinf_buf *out, const char *message,
+	int retry_after_seconds);
+/* 500: "Internal error occurred: ERR", one cause with ERR (NewInternalError). */
+int kinf_apistatus_internal(struct kinf_buf *out, const char *err);
+/* 503 ServiceUnavailable with message (NewServiceUnavailable). */
+int kinf_apistatus_unavailable(struct kinf_buf *out, const char *message);
+
+/*
+ * Plain-text bodies the apiserver answers below its API (Content-Type
+ * text/plain; charset=utf-8): the unknown path's "404 page not found\n",
+ * max-in-flight's "Too many requests, please try again later.\n" (429 with
+ * Retry-After: 1), and Go's "431 Request Header Fields Too Large".
+ */
+#define KINF_APISTATUS_PAGE_NOT_FOUND "404 page not found\n"
+#define KINF_APISTATUS_TOO_MANY "Too many requests, please try again later.\n"
+
+#endif

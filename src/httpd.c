@@ -1,0 +1,1333 @@
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "httpd.h"
+
+/* One piece of queued output: a copy (data[]) or a borrowed reference. */
+struct seg {
+	struct seg *next;
+	const char *p;
+	size_t len;		/* bytes left to write */
+	void (*release)(void *arg);
+	void *arg;
+	char data[];
+};
+
+struct listener {
+	int fd;
+	bool is_unix;
+	char *path;		/* unix: the socket we made, unlinked at the end */
+	char *addr;		/* "unix:PATH", "tcp:127.0.0.1:PORT" */
+	int port;
+};
+
+enum cstate {
+	C_HEAD,		/* reading a request head (or idle between requests) */
+	C_BODY,		/* reading a Content-Length body */
+	C_HANDLER,	/* the handler has the request, no response yet */
+	C_STREAM,	/* a chunked response is open */
+	C_DONE,		/* response queued; close once it is written */
+	C_LINGER,	/* write side shut; reading until EOF or a deadline */
+};
+
+struct kinf_httpd_req {
+	struct conn *conn;
+	struct kinf_httpreq *head;
+	char *body;
+	size_t body_len;
+	void (*on_close)(struct kinf_httpd_req *req, void *arg);
+	void *on_close_arg;
+	bool chunked;		/* stream framing: chunked (1.1) or close-delimited (1.0) */
+};
+
+struct conn {
+	struct conn *next;
+	struct kinf_httpd *srv;
+	int fd;
+	bool is_unix;
+	bool dead;		/* closed: swept at the end of the loop iteration */
+	bool kick;		/* parse buffered input at the next iteration */
+	bool peer_eof;
+	bool close_after;	/* close once the current response is written */
+	enum cstate state;
+	struct kinf_buf in;
+	size_t in_off;		/* bytes of in already consumed */
+	long long deadline;	/* read deadline (ms), 0 for none */
+	long long last_progress;	/* last write progress while output was queued */
+	struct seg *qhead, *qtail;
+	size_t queued;
+	bool req_active;
+	struct kinf_httpd_req req;
+};
+
+struct post {
+	struct post *next;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+struct kinf_httpd {
+	struct kinf_httpd_opts opts;
+	char *token;
+	struct listener *ls;
+	size_t n_ls;
+	struct conn *conns;
+	int wake[2];
+	volatile sig_atomic_t stopping;
+	pthread_mutex_t lock;	/* posts only */
+	struct post *posts, *posts_tail;
+	struct kinf_httpd_stats stats;
+	struct pollfd *pfds;
+	struct conn **pconns;
+	size_t pcap;
+	char date[64];
+	time_t date_time;
+};
+
+static long long now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int set_flags(int fd) {
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
+			fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		return -1;
+	}
+	return 0;
+}
+
+const char *kinf_httpd_reason(int status) {
+	switch (status) {
+	case 100: return "Continue";
+	case 200: return "OK";
+	case 201: return "Created";
+	case 204: return "No Content";
+	case 304: return "Not Modified";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 406: return "Not Acceptable";
+	case 408: return "Request Timeout";
+	case 409: return "Conflict";
+	case 410: return "Gone";
+	case 413: return "Request Entity Too Large";
+	case 414: return "Request URI Too Long";
+	case 415: return "Unsupported Media Type";
+	case 417: return "Expectation Failed";
+	case 422: return "Unprocessable Entity";
+	case 429: return "Too Many Requests";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	case 505: return "HTTP Version Not Supported";
+	default: return "";
+	}
+}
+
+struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts) {
+	struct kinf_httpd *srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		return NULL;
+	}
+	srv->opts = *opts;
+	srv->wake[0] = srv->wake[1] = -1;
+	if (opts->token) {
+		srv->token = strdup(opts->token);
+		if (!srv->token) {
+			free(srv);
+			return NULL;
+		}
+	}
+	srv->opts.token = srv->token;
+	if (!srv->opts.max_conns) {
+		srv->opts.max_conns = 1024;
+	}
+	if (!srv->opts.max_queue) {
+		srv->opts.max_queue = 1 << 20;
+	}
+	if (srv->opts.header_timeout_ms <= 0) {
+		srv->opts.header_timeout_ms = 10000;
+	}
+	if (srv->opts.idle_timeout_ms <= 0) {
+		srv->opts.idle_timeout_ms = 90000;
+	}
+	if (srv->opts.write_timeout_ms <= 0) {
+		srv->opts.write_timeout_ms = 30000;
+	}
+	if (srv->opts.shutdown_grace_ms <= 0) {
+		srv->opts.shutdown_grace_ms = 1000;
+	}
+	struct kinf_httpreq_limits *l = &srv->opts.limits;
+	l->max_line = l->max_line ? l->max_line : KINF_HTTPREQ_MAX_LINE;
+	l->max_head = l->max_head ? l->max_head : KINF_HTTPREQ_MAX_HEAD;
+	l->max_headers = l->max_headers ? l->max_headers : KINF_HTTPREQ_MAX_HEADERS;
+	l->max_body = l->max_body ? l->max_body : KINF_HTTPREQ_MAX_BODY;
+	if (pipe(srv->wake) < 0 || set_flags(srv->wake[0]) < 0 || set_flags(srv->wake[1]) < 0) {
+		if (srv->wake[0] >= 0) {
+			close(srv->wake[0]);
+			close(srv->wake[1]);
+		}
+		kinf_free_secret(srv->token);
+		free(srv);
+		return NULL;
+	}
+	pthread_mutex_init(&srv->lock, NULL);
+	return srv;
+}
+
+/* ---- output queue ---- */
+
+static void seg_free(struct seg *s) {
+	if (s->release) {
+		s->release(s->arg);
+	}
+	free(s);
+}
+
+static void queue_clear(struct conn *c) {
+	struct seg *s = c->qhead;
+	while (s) {
+		struct seg *next = s->next;
+		seg_free(s);
+		s = next;
+	}
+	c->qhead = c->qtail = NULL;
+	c->queued = 0;
+}
+
+static void queue_push(struct conn *c, struct seg *s) {
+	if (!c->qhead) {
+		c->last_progress = now_ms();
+		c->qhead = s;
+	} else {
+		c->qtail->next = s;
+	}
+	c->qtail = s;
+	c->queued += s->len;
+}
+
+/* Queue a copy of a and b (either may be empty) as one segment. */
+static int queue_copy2(struct conn *c, const void *a, size_t alen, const void *b, size_t blen) {
+	if (alen + blen < alen || alen + blen > SIZE_MAX - sizeof(struct seg)) {
+		return -KINF_ENOMEM;
+	}
+	struct seg *s = malloc(sizeof(*s) + alen + blen);
+	if (!s) {
+		return -KINF_ENOMEM;
+	}
+	s->next = NULL;
+	s->release = NULL;
+	s->arg = NULL;
+	if (alen) {
+		memcpy(s->data, a, alen);
+	}
+	if (blen) {
+		memcpy(s->data + alen, b, blen);
+	}
+	s->p = s->data;
+	s->len = alen + blen;
+	queue_push(c, s);
+	return 0;
+}
+
+/* ---- connections ---- */
+
+/* Mark c closed: its fd is closed and memory freed in the sweep. */
+static void conn_kill(struct conn *c) {
+	c->dead = true;
+}
+
+static void conn_free(struct conn *c) {
+	if (c->req_active) {
+		c->req_active = false;
+		if (c->req.on_close) {
+			c->req.on_close(&c->req, c->req.on_close_arg);
+		}
+	}
+	kinf_httpreq_free(c->req.head);
+	free(c->req.body);
+	queue_clear(c);
+	kinf_buf_release(&c->in);
+	if (c->fd >= 0) {
+		close(c->fd);
+	}
+	free(c);
+}
+
+static void sweep(struct kinf_httpd *srv) {
+	struct conn **pp = &srv->conns;
+	while (*pp) {
+		struct conn *c = *pp;
+		if (c->dead) {
+			*pp = c->next;
+			if (c->state == C_STREAM && c->req_active) {
+				srv->stats.streams--;
+			}
+			srv->stats.open--;
+			conn_free(c);
+		} else {
+			pp = &c->next;
+		}
+	}
+}
+
+static const char *http_date(struct kinf_httpd *srv) {
+	time_t t = time(NULL);
+	if (t != srv->date_time) {
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(srv->date, sizeof(srv->date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+		srv->date_time = t;
+	}
+	return srv->date;
+}
+
+/* The status line and headers of a response, into head. */
+static int response_head(struct conn *c, struct kinf_buf *head, int status,
+		const char *content_type, const char *extra, long long content_length,
+		bool chunked) {
+	bool keep = !c->close_after;
+	int rc = kinf_buf_printf(head, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status,
+		kinf_httpd_reason(status), http_date(c->srv));
+	if (rc == 0 && content_type) {
+		rc = kinf_buf_printf(head, "Content-Type: %s\r\n", content_type);
+	}
+	if (rc == 0 && content_length >= 0) {
+		rc = kinf_buf_printf(head, "Content-Length: %lld\r\n", content_length);
+	}
+	if (rc == 0 && chunked) {
+		rc = kinf_buf_append_str(head, "Transfer-Encoding: chunked\r\n");
+	}
+	if (rc == 0 && !keep) {
+		rc = kinf_buf_append_str(head, "Connection: close\r\n");
+	} else if (rc == 0 && c->req_active && c->req.head && c->req.head->minor == 0) {
+		rc = kinf_buf_append_str(head, "Connection: keep-alive\r\n");
+	}
+	if (rc == 0 && extra) {
+		rc = kinf_buf_append_str(head, extra);
+	}
+	return rc ? rc : kinf_buf_append_str(head, "\r\n");
+}
+
+/* The request is answered: back to reading the next one, or closing. */
+static void request_done(struct conn *c) {
+	struct kinf_httpd *srv = c->srv;
+	if (c->state == C_STREAM) {
+		srv->stats.streams--;
+	}
+	c->req_active = false;
+	c->req.on_close = NULL;
+	kinf_httpreq_free(c->req.head);
+	c->req.head = NULL;
+	free(c->req.body);
+	c->req.body = NULL;
+	c->req.body_len = 0;
+	if (c->close_after || c->peer_eof || srv->stopping) {
+		c->close_after = true;
+		c->state = C_DONE;
+		return;
+	}
+	c->state = C_HEAD;
+	c->deadline = now_ms() + (c->in.len > c->in_off ? srv->opts.header_timeout_ms :
+		srv->opts.idle_timeout_ms);
+	c->kick = true;
+}
+
+/* An error answered by httpd itself (no handler): plain text as Go's net/http, then close. */
+static void reject_plain(struct conn *c, int status, const char *detail, const char *extra) {
+	struct kinf_buf head = {0}, body = {0};
+	c->close_after = true;
+	c->srv->stats.rejected++;
+	int rc = kinf_buf_printf(&body, "%d %s%s%s", status, kinf_httpd_reason(status),
+		detail ? ": " : "", detail ? detail : "");
+	if (rc == 0) {
+		rc = response_head(c, &head, status, "text/plain; charset=utf-8", extra,
+			(long long)body.len, false);
+	}
+	if (rc == 0) {
+		rc = queue_copy2(c, head.data, head.len, body.data, body.len);
+	}
+	kinf_buf_release(&head);
+	kinf_buf_release(&body);
+	c->state = C_DONE;
+	if (rc < 0) {
+		conn_kill(c);
+	}
+}
+
+static int respond_common(struct kinf_httpd_req *req, int status, const char *content_type,
+		const char *extra, const void *body, size_t len) {
+	struct conn *c = req->conn;
+	struct kinf_buf head = {0};
+	bool head_only = req->head && strcmp(req->head->method, "HEAD") == 0;
+	int rc = response_head(c, &head, status, content_type, extra, (long long)len, false);
+	if (rc == 0) {
+		rc = queue_copy2(c, head.data, head.len, head_only ? NULL : body, head_only ? 0 : len);
+	}
+	kinf_buf_release(&head);
+	if (rc < 0) {
+		c->req_active = false;
+		conn_kill(c);
+		return rc;
+	}
+	request_done(c);
+	return 0;
+}
+
+int kinf_httpd_respond(struct kinf_httpd_req *req, int status, const char *content_type,
+		const char *extra_headers, const void *body, size_t len) {
+	return respond_common(req, status, content_type, extra_headers, body, len);
+}
+
+int kinf_httpd_respond_status_body(struct kinf_httpd_req *req, int code, const char *body,
+		size_t len, int retry_after_seconds) {
+	char extra[64] = "";
+	if (retry_after_seconds > 0) {
+		snprintf(extra, sizeof(extra), "Retry-After: %d\r\n", retry_after_seconds);
+	}
+	return respond_common(req, code, "application/json", extra[0] ? extra : NULL, body, len);
+}
+
+int kinf_httpd_respond_status(struct kinf_httpd_req *req, const struct kinf_apistatus *st) {
+	struct kinf_buf body = {0};
+	int rc = kinf_apistatus_format(st, &body);
+	if (rc < 0) {
+		kinf_buf_release(&body);
+		req->conn->req_active = false;
+		conn_kill(req->conn);
+		return rc;
+	}
+	rc = kinf_httpd_respond_status_body(req, st->code, body.data, body.len,
+		st->retry_after_seconds);
+	kinf_buf_release(&body);
+	return rc;
+}
+
+/* A Status answer from httpd itself, before the handler (401, 413). */
+static void reject_status(struct conn *c, const char *body, size_t len, int code) {
+	if (!body) {
+		reject_plain(c, 500, NULL, NULL);
+		return;
+	}
+	c->srv->stats.rejected++;
+	c->req_active = true;
+	c->req.conn = c;
+	c->req.on_close = NULL;
+	respond_common(&c->req, code, "application/json", NULL, body, len);
+}
+
+int kinf_httpd_stream_start(struct kinf_httpd_req *req, int status, const char *content_type,
+		const char *extra_headers) {
+	struct conn *c = req->conn;
+	struct kinf_buf head = {0};
+	req->chunked = req->head->minor >= 1;
+	if (!req->chunked) {
+		c->close_after = true;	/* HTTP/1.0: the end of the body is the close */
+	}
+	int rc = response_head(c, &head, status, content_type, extra_headers, -1, req->chunked);
+	if (rc == 0) {
+		rc = queue_copy2(c, head.data, head.len, NULL, 0);
+	}
+	kinf_buf_release(&head);
+	if (rc < 0) {
+		return rc;
+	}
+	c->state = C_STREAM;
+	c->srv->stats.streams++;
+	return 0;
+}
+
+size_t kinf_httpd_stream_queued(const struct kinf_httpd_req *req) {
+	return req->conn->queued;
+}
+
+static int stream_check(struct kinf_httpd_req *req, size_t len) {
+	struct conn *c = req->conn;
+	if (c->state != C_STREAM || c->dead) {
+		return -KINF_ECLOSED;
+	}
+	/* An event bigger than the whole queue still goes to a client that
+	 * has caught up; otherwise the queue's bound holds. */
+	if (c->queued && (len > c->srv->opts.max_queue ||
+			c->queued > c->srv->opts.max_queue - len)) {
+		return -KINF_ETOOBIG;
+	}
+	return 0;
+}
+
+int kinf_httpd_stream_write(struct kinf_httpd_req *req, const void *data, size_t len) {
+	int rc = stream_check(req, len);
+	if (rc < 0 || !len) {
+		return rc;
+	}
+	struct conn *c = req->conn;
+	if (!req->chunked) {
+		return queue_copy2(c, data, len, NULL, 0);
+	}
+	char hdr[32];
+	int n = snprintf(hdr, sizeof(hdr), "%zx\r\n", len);
+	rc = queue_copy2(c, hdr, (size_t)n, data, len);
+	if (rc == 0) {
+		rc = queue_copy2(c, "\r\n", 2, NULL, 0);
+		if (rc < 0) {
+			/* Half a chunk would break the framing: the stream is lost. */
+			conn_kill(c);
+		}
+	}
+	return rc;
+}
+
+int kinf_httpd_stream_write_ref(struct kinf_httpd_req *req, const void *data, size_t len,
+		void (*release)(void *arg), void *arg) {
+	int rc = stream_check(req, len);
+	struct conn *c = req->conn;
+	if (rc < 0 || !len) {
+		if (release) {
+			release(arg);
+		}
+		return rc;
+	}
+	char hdr[32];
+	int n = req->chunked ? snprintf(hdr, sizeof(hdr), "%zx\r\n", len) : 0;
+	struct seg *s = malloc(sizeof(*s));
+	if (!s || (n && queue_copy2(c, hdr, (size_t)n, NULL, 0) < 0)) {
+		free(s);
+		if (release) {
+			release(arg);
+		}
+		return -KINF_ENOMEM;
+	}
+	s->next = NULL;
+	s->p = data;
+	s->len = len;
+	s->release = release;
+	s->arg = arg;
+	queue_push(c, s);
+	if (req->chunked && queue_copy2(c, "\r\n", 2, NULL, 0) < 0) {
+		conn_kill(c);
+		return -KINF_ENOMEM;
+	}
+	return 0;
+}
+
+void kinf_httpd_stream_end(struct kinf_httpd_req *req) {
+	struct conn *c = req->conn;
+	if (c->state != C_STREAM) {
+		return;
+	}
+	if (req->chunked && queue_copy2(c, "0\r\n\r\n", 5, NULL, 0) < 0) {
+		c->close_after = true;
+	}
+	request_done(c);
+}
+
+void kinf_httpd_req_abort(struct kinf_httpd_req *req) {
+	struct conn *c = req->conn;
+	if (c->state == C_STREAM) {
+		c->srv->stats.streams--;
+		c->state = C_DONE;
+	}
+	c->req_active = false;
+	conn_kill(c);
+}
+
+void kinf_httpd_req_on_close(struct kinf_httpd_req *req, void (*fn)(struct kinf_httpd_req *req,
+		void *arg), void *arg) {
+	req->on_close = fn;
+	req->on_close_arg = arg;
+}
+
+const struct kinf_httpreq *kinf_httpd_req_head(const struct kinf_httpd_req *req) {
+	return req->head;
+}
+
+const char *kinf_httpd_req_body(const struct kinf_httpd_req *req, size_t *ret_len) {
+	if (ret_len) {
+		*ret_len = req->body_len;
+	}
+	return req->body;
+}
+
+bool kinf_httpd_req_is_unix(const struct kinf_httpd_req *req) {
+	return req->conn->is_unix;
+}
+
+/* ---- reading and dispatch ---- */
+
+static bool authorized(struct conn *c) {
+	if (c->is_unix) {
+		return true;
+	}
+	const char *tok = c->srv->token;
+	size_t len = 0;
+	const char *got = kinf_httpreq_bearer(c->req.head, &len);
+	if (!tok || !got) {
+		return false;
+	}
+	return kinf_httpreq_token_equal(got, len, tok, strlen(tok));
+}
+
+static void dispatch(struct conn *c) {
+	struct kinf_httpd *srv = c->srv;
+	c->deadline = 0;
+	c->req_active = true;
+	c->req.conn = c;
+	c->req.on_close = NULL;
+	c->state = C_HANDLER;
+	if (c->req.head->chunked || c->req.head->expect_continue) {
+		/* The body is left unread: the connection cannot be reused. */
+		c->close_after = true;
+	}
+	if (!c->req.head->keep_alive) {
+		c->close_after = true;
+	}
+	if (!authorized(c)) {
+		struct kinf_buf body = {0};
+		c->req_active = false;
+		kinf_apistatus_unauthorized(&body);
+		reject_status(c, body.data, body.len, 401);
+		kinf_buf_release(&body);
+		return;
+	}
+	srv->stats.requests++;
+	if (!srv->opts.handler) {
+		respond_common(&c->req, 404, "text/plain; charset=utf-8", NULL,
+			KINF_APISTATUS_PAGE_NOT_FOUND, strlen(KINF_APISTATUS_PAGE_NOT_FOUND));
+		return;
+	}
+	srv->opts.handler(&c->req, srv->opts.userdata);
+}
+
+/* Make progress on c's buffered input: parse heads, collect bodies, dispatch. */
+static void conn_process(struct conn *c) {
+	struct kinf_httpd *srv = c->srv;
+	while (!c->dead && (c->state == C_HEAD || c->state == C_BODY)) {
+		const char *data = c->in.data ? c->in.data + c->in_off : "";
+		size_t avail = c->in.len - c->in_off;
+		if (c->state == C_HEAD) {
+			struct kinf_httpreq *head = NULL;
+			size_t headlen = 0;
+			struct kinf_error err = {0};
+			if (!avail) {
+				break;
+			}
+			int rc = kinf_httpreq_parse(data, avail, &srv->opts.limits, &head, &headlen, &err);
+			if (rc == 0) {
+				if (c->peer_eof) {
+					conn_kill(c);
+				}
+				break;
+			}
+			if (rc < 0) {
+				if (err.http_status == 413) {
+					struct kinf_buf body = {0};
+					kinf_apistatus_too_large(&body, srv->opts.limits.max_body);
+					c->close_after = true;
+					reject_status(c, body.data, body.len, 413);
+					kinf_buf_release(&body);
+				} else {
+					reject_plain(c, err.http_status ? err.http_status : 400,
+						err.message[0] ? err.message : NULL, NULL);
+				}
+				break;
+			}
+			c->in_off += headlen;
+			c->req.head = head;
+			if (head->content_length > 0 && !head->expect_continue) {
+				c->state = C_BODY;
+				continue;
+			}
+			dispatch(c);
+		} else {
+			size_t need = (size_t)c->req.head->content_length;
+			if (avail < need) {
+				if (c->peer_eof) {
+					conn_kill(c);
+				}
+				break;
+			}
+			c->req.body = malloc(need + 1);
+			if (!c->req.body) {
+				conn_kill(c);
+				break;
+			}
+			memcpy(c->req.body, data, need);
+			c->req.body[need] = '\0';
+			c->req.body_len = need;
+			c->in_off += need;
+			dispatch(c);
+		}
+	}
+	/* Keep idle connections small: drop a fully consumed input buffer. */
+	if (c->in_off == c->in.len) {
+		kinf_buf_release(&c->in);
+		c->in_off = 0;
+	}
+}
+
+/* How much unconsumed input c may hold: a head (plus a body while reading one). */
+static size_t read_cap(const struct conn *c) {
+	const struct kinf_httpreq_limits *l = &c->srv->opts.limits;
+	size_t cap = l->max_head + 2 + 64;
+	if (c->state == C_BODY) {
+		cap += (size_t)c->req.head->content_length;
+	}
+	return cap;
+}
+
+static void conn_read(struct conn *c) {
+	struct kinf_httpd *srv = c->srv;
+	for (int round = 0; round < 4; round++) {
+		if (c->state == C_LINGER) {
+			char sink[4096];
+			ssize_t n = read(c->fd, sink, sizeof(sink));
+			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+				conn_kill(c);
+			}
+			if (n <= 0) {
+				return;
+			}
+			continue;
+		}
+		size_t pending = c->in.len - c->in_off;
+		if (pending >= read_cap(c)) {
+			return;
+		}
+		size_t want = read_cap(c) - pending;
+		if (want > 16384) {
+			want = 16384;
+		}
+		if (c->in_off && c->in_off == c->in.len) {
+			kinf_buf_reset(&c->in);
+			c->in_off = 0;
+		}
+		if (kinf_buf_reserve(&c->in, want) < 0) {
+			conn_kill(c);
+			return;
+		}
+		ssize_t n = read(c->fd, c->in.data + c->in.len, want);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+				conn_kill(c);
+			}
+			break;
+		}
+		if (n == 0) {
+			c->peer_eof = true;
+			if (c->state == C_STREAM || c->state == C_DONE ||
+					(c->state == C_HEAD && pending == 0)) {
+				conn_kill(c);
+				return;
+			}
+			if (c->state == C_HANDLER) {
+				c->close_after = true;
+			}
+			break;
+		}
+		if (c->state == C_HEAD && pending == 0 && c->in_off == 0) {
+			/* The first byte of a request starts its header deadline. */
+			c->deadline = now_ms() + srv->opts.header_timeout_ms;
+		}
+		c->in.len += (size_t)n;
+		c->in.data[c->in.len] = '\0';
+		if ((size_t)n < want) {
+			break;
+		}
+	}
+	conn_process(c);
+}
+
+static void conn_write(struct conn *c) {
+	while (c->qhead && !c->dead) {
+		struct iovec iov[16];
+		int n = 0;
+		for (struct seg *s = c->qhead; s && n < 16; s = s->next) {
+			iov[n].iov_base = (void *)s->p;
+			iov[n].iov_len = s->len;
+			n++;
+		}
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				conn_kill(c);
+			}
+			return;
+		}
+		c->last_progress = now_ms();
+		size_t left = (size_t)w;
+		c->queued -= left;
+		while (c->qhead && left >= c->qhead->len) {
+			struct seg *s = c->qhead;
+			left -= s->len;
+			c->qhead = s->next;
+			seg_free(s);
+		}
+		if (!c->qhead) {
+			c->qtail = NULL;
+		} else if (left) {
+			c->qhead->p += left;
+			c->qhead->len -= left;
+		}
+		if (w == 0) {
+			return;
+		}
+	}
+	if (!c->qhead && c->state == C_DONE && !c->dead) {
+		/* Half-close and read what the client still sends, so a close
+		 * with unread input does not reset the response away (Go's
+		 * closeWriteAndWait). */
+		shutdown(c->fd, SHUT_WR);
+		c->state = C_LINGER;
+		c->deadline = now_ms() + 1000;
+	}
+}
+
+static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
+	for (int i = 0; i < 64; i++) {
+		int fd = accept(l->fd, NULL, NULL);
+		if (fd < 0) {
+			return;
+		}
+		if (set_flags(fd) < 0) {
+			close(fd);
+			continue;
+		}
+		srv->stats.connections++;
+		if (srv->stats.open >= srv->opts.max_conns) {
+			/* The apiserver's max-in-flight answer, best effort. */
+			char busy[256];
+			int bl = snprintf(busy, sizeof(busy), "HTTP/1.1 429 Too Many Requests\r\n"
+				"Content-Type: text/plain; charset=utf-8\r\nRetry-After: 1\r\n"
+				"Connection: close\r\nContent-Length: %zu\r\n\r\n%s",
+				strlen(KINF_APISTATUS_TOO_MANY), KINF_APISTATUS_TOO_MANY);
+			ssize_t w = send(fd, busy, (size_t)bl, MSG_NOSIGNAL);
+			(void)w;
+			srv->stats.rejected++;
+			close(fd);
+			continue;
+		}
+		struct conn *c = calloc(1, sizeof(*c));
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		c->srv = srv;
+		c->fd = fd;
+		c->is_unix = l->is_unix;
+		c->state = C_HEAD;
+		c->deadline = now_ms() + srv->opts.header_timeout_ms;
+		c->next = srv->conns;
+		srv->conns = c;
+		srv->stats.open++;
+	}
+}
+
+static void run_posts(struct kinf_httpd *srv) {
+	pthread_mutex_lock(&srv->lock);
+	struct post *p = srv->posts;
+	srv->posts = srv->posts_tail = NULL;
+	pthread_mutex_unlock(&srv->lock);
+	while (p) {
+		struct post *next = p->next;
+		p->fn(p->arg);
+		free(p);
+		p = next;
+	}
+}
+
+int kinf_httpd_post(struct kinf_httpd *srv, void (*fn)(void *arg), void *arg) {
+	struct post *p = malloc(sizeof(*p));
+	if (!p) {
+		return -KINF_ENOMEM;
+	}
+	p->next = NULL;
+	p->fn = fn;
+	p->arg = arg;
+	pthread_mutex_lock(&srv->lock);
+	if (srv->posts_tail) {
+		srv->posts_tail->next = p;
+	} else {
+		srv->posts = p;
+	}
+	srv->posts_tail = p;
+	pthread_mutex_unlock(&srv->lock);
+	char b = 1;
+	ssize_t w = write(srv->wake[1], &b, 1);
+	(void)w;	/* a full pipe already wakes the loop */
+	return 0;
+}
+
+void kinf_httpd_stop(struct kinf_httpd *srv) {
+	srv->stopping = 1;
+	char b = 0;
+	ssize_t w = write(srv->wake[1], &b, 1);
+	(void)w;
+}
+
+void kinf_httpd_stats(const struct kinf_httpd *srv, struct kinf_httpd_stats *ret) {
+	*ret = srv->stats;
+}
+
+/* Deadlines: header/body/idle reads, stalled writes, lingering closes. */
+static void check_deadlines(struct kinf_httpd *srv, long long now) {
+	for (struct conn *c = srv->conns; c; c = c->next) {
+		if (c->dead) {
+			continue;
+		}
+		bool reading = c->state == C_HEAD || c->state == C_BODY || c->state == C_LINGER;
+		if (reading && c->deadline && now >= c->deadline) {
+			if (c->state != C_LINGER && (c->in.len > c->in_off || c->state == C_BODY)) {
+				srv->stats.timeouts++;
+			}
+			conn_kill(c);
+		} else if (c->qhead && now - c->last_progress >= srv->opts.write_timeout_ms) {
+			srv->stats.timeouts++;
+			conn_kill(c);
+		}
+	}
+}
+
+static int next_timeout(struct kinf_httpd *srv, long long now) {
+	long long t = -1;
+	for (struct conn *c = srv->conns; c; c = c->next) {
+		long long d = -1;
+		if ((c->state == C_HEAD || c->state == C_BODY || c->state == C_LINGER) && c->deadline) {
+			d = c->deadline - now;
+		}
+		if (c->qhead) {
+			long long w = c->last_progress + srv->opts.write_timeout_ms - now;
+			d = d < 0 || w < d ? w : d;
+		}
+		if (d >= 0 && (t < 0 || d < t)) {
+			t = d;
+		}
+		if (c->kick) {
+			t = 0;
+		}
+	}
+	if (t > INT_MAX) {
+		t = INT_MAX;
+	}
+	return t < 0 ? -1 : (int)t + (t ? 1 : 0);
+}
+
+static int ensure_pfds(struct kinf_httpd *srv, size_t n) {
+	if (n <= srv->pcap) {
+		return 0;
+	}
+	size_t cap = srv->pcap ? srv->pcap * 2 : 64;
+	while (cap < n) {
+		cap *= 2;
+	}
+	struct pollfd *p = realloc(srv->pfds, cap * sizeof(*p));
+	if (!p) {
+		return -KINF_ENOMEM;
+	}
+	srv->pfds = p;
+	struct conn **pc = realloc(srv->pconns, cap * sizeof(*pc));
+	if (!pc) {
+		return -KINF_ENOMEM;
+	}
+	srv->pconns = pc;
+	srv->pcap = cap;
+	return 0;
+}
+
+/* One poll round. Returns 0, or -KINF_IO/-KINF_ENOMEM. */
+static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struct kinf_error *reterr) {
+	size_t n = 1 + (accepting ? srv->n_ls : 0) + srv->stats.open;
+	if (ensure_pfds(srv, n) < 0) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	size_t k = 0;
+	srv->pfds[k++] = (struct pollfd){ .fd = srv->wake[0], .events = POLLIN };
+	size_t nl = 0;
+	if (accepting) {
+		for (size_t i = 0; i < srv->n_ls; i++) {
+			if (srv->ls[i].fd >= 0) {
+				srv->pfds[k++] = (struct pollfd){ .fd = srv->ls[i].fd, .events = POLLIN };
+				nl++;
+			}
+		}
+	}
+	size_t first_conn = k;
+	for (struct conn *c = srv->conns; c; c = c->next) {
+		short ev = 0;
+		if (c->state == C_LINGER || c->in.len - c->in_off < read_cap(c)) {
+			ev |= POLLIN;
+		}
+		if (c->qhead) {
+			ev |= POLLOUT;
+		}
+		srv->pconns[k] = c;
+		srv->pfds[k++] = (struct pollfd){ .fd = c->fd, .events = ev };
+	}
+	long long now = now_ms();
+	int timeout = next_timeout(srv, now);
+	if (max_wait >= 0 && (timeout < 0 || timeout > max_wait)) {
+		timeout = max_wait;
+	}
+	int r = poll(srv->pfds, (nfds_t)k, timeout);
+	if (r < 0 && errno != EINTR) {
+		return kinf_error_set(reterr, KINF_EIO, "poll: %s", strerror(errno));
+	}
+	if (r > 0 && (srv->pfds[0].revents & POLLIN)) {
+		char drain[256];
+		while (read(srv->wake[0], drain, sizeof(drain)) > 0) {
+		}
+	}
+	run_posts(srv);
+	for (size_t i = first_conn; r > 0 && i < k; i++) {
+		struct conn *c = srv->pconns[i];
+		short re = srv->pfds[i].revents;
+		if (c->dead || !re) {
+			continue;
+		}
+		if (re & (POLLIN | POLLHUP | POLLERR)) {
+			conn_read(c);
+		}
+		if (!c->dead && (re & POLLOUT)) {
+			conn_write(c);
+		}
+	}
+	for (struct conn *c = srv->conns; c; c = c->next) {
+		if (c->kick && !c->dead) {
+			c->kick = false;
+			conn_process(c);
+		}
+		if (!c->dead && c->qhead) {
+			conn_write(c);	/* answers queued by the handler go out now */
+		}
+	}
+	if (r > 0) {
+		for (size_t i = 1; i < 1 + nl; i++) {
+			if (srv->pfds[i].revents & POLLIN) {
+				for (size_t j = 0; j < srv->n_ls; j++) {
+					if (srv->ls[j].fd == srv->pfds[i].fd) {
+						accept_conns(srv, &srv->ls[j]);
+					}
+				}
+			}
+		}
+	}
+	check_deadlines(srv, now_ms());
+	sweep(srv);
+	return 0;
+}
+
+static void close_listeners(struct kinf_httpd *srv) {
+	for (size_t i = 0; i < srv->n_ls; i++) {
+		struct listener *l = &srv->ls[i];
+		if (l->fd >= 0) {
+			close(l->fd);
+			l->fd = -1;
+		}
+		if (l->path) {
+			unlink(l->path);
+			free(l->path);
+			l->path = NULL;
+		}
+	}
+}
+
+int kinf_httpd_run(struct kinf_httpd *srv, struct kinf_error *reterr) {
+	int rc = 0;
+	while (!srv->stopping) {
+		rc = loop_once(srv, true, -1, reterr);
+		if (rc < 0) {
+			break;
+		}
+	}
+	close_listeners(srv);
+	/* Streams end with their last chunk; unanswered requests are dropped. */
+	for (struct conn *c = srv->conns; c; c = c->next) {
+		if (c->dead) {
+			continue;
+		}
+		c->close_after = true;
+		if (c->state == C_STREAM && c->req_active) {
+			void (*fn)(struct kinf_httpd_req *, void *) = c->req.on_close;
+			void *arg = c->req.on_close_arg;
+			kinf_httpd_stream_end(&c->req);
+			if (fn) {
+				fn(&c->req, arg);
+			}
+		} else if (c->state == C_HANDLER || c->state == C_HEAD || c->state == C_BODY) {
+			conn_kill(c);
+		}
+	}
+	sweep(srv);
+	long long until = now_ms() + srv->opts.shutdown_grace_ms;
+	while (rc == 0 && srv->conns) {
+		bool pending = false;
+		for (struct conn *c = srv->conns; c; c = c->next) {
+			pending |= c->qhead != NULL;
+		}
+		long long left = until - now_ms();
+		if (!pending || left <= 0) {
+			break;
+		}
+		rc = loop_once(srv, false, (int)left, reterr);
+	}
+	for (struct conn *c = srv->conns; c; c = c->next) {
+		conn_kill(c);
+	}
+	sweep(srv);
+	run_posts(srv);
+	return rc;
+}
+
+void kinf_httpd_free(struct kinf_httpd *srv) {
+	if (!srv) {
+		return;
+	}
+	for (struct conn *c = srv->conns; c; c = c->next) {
+		conn_kill(c);
+	}
+	sweep(srv);
+	run_posts(srv);
+	close_listeners(srv);
+	for (size_t i = 0; i < srv->n_ls; i++) {
+		free(srv->ls[i].addr);
+	}
+	free(srv->ls);
+	free(srv->pfds);
+	free(srv->pconns);
+	close(srv->wake[0]);
+	close(srv->wake[1]);
+	pthread_mutex_destroy(&srv->lock);
+	kinf_free_secret(srv->token);
+	free(srv);
+}
+
+/* ---- listeners ---- */
+
+static int add_listener(struct kinf_httpd *srv, int fd, bool is_unix, char *path, char *addr,
+		int port, struct kinf_error *reterr) {
+	struct listener *ls = realloc(srv->ls, (srv->n_ls + 1) * sizeof(*ls));
+	if (!ls) {
+		close(fd);
+		if (path) {
+			unlink(path);
+		}
+		free(path);
+		free(addr);
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	srv->ls = ls;
+	ls[srv->n_ls++] = (struct listener){ .fd = fd, .is_unix = is_unix, .path = path,
+		.addr = addr, .port = port };
+	return 0;
+}
+
+static int listen_unix(struct kinf_httpd *srv, const char *path, struct kinf_error *reterr) {
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd = -1;
+
+	if (!*path) {
+		return kinf_error_set(reterr, KINF_EINVAL, "unix: a socket path is needed");
+	}
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		return kinf_error_set(reterr, KINF_EINVAL, "'%s': socket path too long (%zu bytes at most)",
+			path, sizeof(sa.sun_path) - 1);
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	/* The directory: made 0700 when missing; what protects the socket. */
+	char *dir = strdup(path);
+	if (!dir) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			int rc = kinf_error_set(reterr, KINF_EIO, "'%s': %s", dir, strerror(errno));
+			free(dir);
+			return rc;
+		}
+		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			int rc = kinf_error_set(reterr, KINF_EIO, "'%s': not a directory", dir);
+			free(dir);
+			return rc;
+		}
+	}
+	free(dir);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			return kinf_error_set(reterr, KINF_EEXISTS, "'%s' exists and is not a socket", path);
+		}
+		/* A socket nobody answers on is left over from a dead server. */
+		int probe = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (probe < 0) {
+			return kinf_error_set(reterr, KINF_EIO, "socket: %s", strerror(errno));
+		}
+		int cr = connect(probe, (struct sockaddr *)&sa, sizeof(sa));
+		int cerr = errno;
+		close(probe);
+		if (cr == 0) {
+			return kinf_error_set(reterr, KINF_EEXISTS, "'%s': a server is already listening there",
+				path);
+		}
+		if (cerr != ECONNREFUSED) {
+			return kinf_error_set(reterr, KINF_EIO, "'%s': %s", path, strerror(cerr));
+		}
+		if (unlink(path) < 0) {
+			return kinf_error_set(reterr, KINF_EIO, "'%s': %s", path, strerror(errno));
+		}
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || set_flags(fd) < 0) {
+		goto fail;
+	}
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		goto fail;
+	}
+	if (chmod(path, 0600) < 0 || listen(fd, 128) < 0) {
+		int rc = kinf_error_set(reterr, KINF_EIO, "'%s': %s", path, strerror(errno));
+		unlink(path);
+		close(fd);
+		return rc;
+	}
+	char *p = strdup(path);
+	struct kinf_buf addr = {0};
+	if (!p || kinf_buf_printf(&addr, "unix:%s", path) < 0) {
+		free(p);
+		kinf_buf_release(&addr);
+		unlink(path);
+		close(fd);
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	return add_listener(srv, fd, true, p, kinf_buf_take(&addr), 0, reterr);
+fail:;
+	int rc = kinf_error_set(reterr, errno == EADDRINUSE ? KINF_EEXISTS : KINF_EIO, "'%s': %s",
+		path, strerror(errno));
+	if (fd >= 0) {
+		close(fd);
+	}
+	return rc;
+}
+
+static int listen_tcp(struct kinf_httpd *srv, const char *hostport, struct kinf_error *reterr) {
+	const char *colon = strrchr(hostport, ':');
+	char host[256], port[8];
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res = NULL;
+
+	if (!srv->token || !*srv->token) {
+		return kinf_error_set(reterr, KINF_EINVAL, "tcp:%s: a TCP listener needs a token", hostport);
+	}
+	if (!colon || colon == hostport) {
+		return kinf_error_set(reterr, KINF_EINVAL, "tcp:%s: HOST:PORT expected", hostport);
+	}
+	size_t hl = (size_t)(colon - hostport);
+	const char *h = hostport;
+	if (*h == '[') {
+		if (hl < 3 || h[hl - 1] != ']') {
+			return kinf_error_set(reterr, KINF_EINVAL, "tcp:%s: bad IPv6 address", hostport);
+		}
+		h++;
+		hl -= 2;
+	}
+	if (hl >= sizeof(host) || strlen(colon + 1) >= sizeof(port) || !colon[1] ||
+			strspn(colon + 1, "0123456789") != strlen(colon + 1) || atoi(colon + 1) > 65535) {
+		return kinf_error_set(reterr, KINF_EINVAL, "tcp:%s: bad host or port", hostport);
+	}
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	snprintf(port, sizeof(port), "%s", colon + 1);
+	int gr = getaddrinfo(host, port, &hints, &res);
+	if (gr != 0) {
+		return kinf_error_set(reterr, KINF_EINVAL, "tcp:%s: %s", hostport, gai_strerror(gr));
+	}
+	int fd = -1, err = 0;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (set_flags(fd) == 0 && bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+				listen(fd, 128) == 0) {
+			break;
+		}
+		err = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		return kinf_error_set(reterr, err == EADDRINUSE ? KINF_EEXISTS : KINF_EIO, "tcp:%s: %s",
+			hostport, strerror(err));
+	}
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char ip[INET6_ADDRSTRLEN] = "?";
+	int bound = 0;
+	struct kinf_buf addr = {0};
+	getsockname(fd, (struct sockaddr *)&ss, &sl);
+	if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
+		bound = ntohs(s6->sin6_port);
+		err = kinf_buf_printf(&addr, "tcp:[%s]:%d", ip, bound);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
+		bound = ntohs(s4->sin_port);
+		err = kinf_buf_printf(&addr, "tcp:%s:%d", ip, bound);
+	}
+	if (err < 0) {
+		close(fd);
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	return add_listener(srv, fd, false, NULL, kinf_buf_take(&addr), bound, reterr);
+}
+
+int kinf_httpd_listen(struct kinf_httpd *srv, const char *addr, struct kinf_error *reterr) {
+	if (strncmp(addr, "unix:", 5) == 0) {
+		return listen_unix(srv, addr + 5, reterr);
+	}
+	if (strncmp(addr, "tcp:", 4) == 0) {
+		return listen_tcp(srv, addr + 4, reterr);
+	}
+	return kinf_error_set(reterr, KINF_EINVAL, "'%s': unix:PATH or tcp:HOST:PORT expected", addr);
+}
+
+const char *kinf_httpd_address(const struct kinf_httpd *srv, size_t i) {
+	return i < srv->n_ls ? srv->ls[i].addr : NULL;
+}
+
+int kinf_httpd_port(const struct kinf_httpd *srv, size_t i) {
+	return i < srv->n_ls ? srv->ls[i].port : 0;
+}

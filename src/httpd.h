@@ -1,0 +1,190 @@
+#ifndef KINF_HTTPD_H
+#define KINF_HTTPD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "apistatus.h"
+#include "err.h"
+#include "httpreq.h"
+
+/*
+ * The HTTP/1.1 server under `kinf serve`: listeners on unix:PATH and
+ * tcp:HOST:PORT, keep-alive, bounded request parsing (httpreq.h), plain
+ * and chunked (streaming) responses, a bearer token on TCP listeners.
+ *
+ * Design: one thread runs a poll(2) loop over every socket; all sockets
+ * are non-blocking and nothing in the loop blocks. Chosen over a thread
+ * per connection for the issue's "100 watch clients, RSS <= 1 MB each" and
+ * "a slow client never slows others":
+ *   - an idle or watching connection costs its struct, an empty input
+ *     buffer and its queued output, no stack (a thread's stack and its
+ *     guard pages are tens to hundreds of KB of RSS once touched);
+ *   - each connection has its own bounded output queue, so a producer
+ *     fanning an event out to 100 watchers appends to 100 queues and never
+ *     waits on a socket: a client that stops reading only fills its own
+ *     queue, which kinf_httpd_stream_write() reports as too far behind
+ *     (-KINF_ETOOBIG) so the caller can end it, as the apiserver ends a
+ *     watcher whose buffer is full;
+ *   - the queue can hold references to shared bytes (write_ref), so one
+ *     cached event is not copied per client;
+ *   - deadlines (header, body, idle, write) live in the loop: a slowloris
+ *     client holds one struct until its deadline, never a worker.
+ * The handler runs on the loop thread and must not block; it answers at
+ * once or later (keep the request, answer from a kinf_httpd_post()
+ * callback). Other threads reach the loop only through kinf_httpd_post()
+ * and kinf_httpd_stop(). Requests on one connection are answered in order
+ * (a pipelined request waits until the one before is answered).
+ */
+
+struct kinf_httpd;
+/* A request being answered: valid until its response is complete. */
+struct kinf_httpd_req;
+
+/*
+ * Called on the loop thread once a request head (and its body, if it had
+ * a Content-Length) is in, authenticated. The handler answers with
+ * kinf_httpd_respond*() or starts a stream, now or later.
+ */
+typedef void (*kinf_httpd_handler)(struct kinf_httpd_req *req, void *userdata);
+
+struct kinf_httpd_opts {
+	kinf_httpd_handler handler;
+	void *userdata;
+	/* Required of every request on a TCP listener (Authorization: Bearer). */
+	const char *token;
+	struct kinf_httpreq_limits limits;	/* 0 fields: httpreq.h defaults */
+	size_t max_conns;		/* default 1024; past it: 429 and close */
+	size_t max_queue;		/* per-connection output bytes, default 1 MiB */
+	int header_timeout_ms;		/* first byte to end of head (and body), default 10 s */
+	int idle_timeout_ms;		/* keep-alive between requests, default 90 s */
+	int write_timeout_ms;		/* queued output making no progress, default 30 s */
+	int shutdown_grace_ms;		/* flushing queues at stop, default 1 s */
+};
+
+/* A new server with no listeners (opts copied, token included); NULL for out of memory. */
+struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts);
+
+/*
+ * Free the server: closes listeners (unlinking the unix sockets it made)
+ * and connections; on-close callbacks of unanswered requests run first.
+ * Not while kinf_httpd_run() runs. NULL is fine.
+ */
+void kinf_httpd_free(struct kinf_httpd *srv);
+
+/*
+ * Listen on addr: "unix:PATH" (PATH's directory is made 0700 when
+ * missing; a stale socket is replaced, a live one is -KINF_EXISTS; the
+ * socket is made 0600) or "tcp:HOST:PORT" (HOST a name, an IPv4 address
+ * or [IPv6]; port 0 picks a free one; needs opts.token). Returns 0,
+ * -KINF_EINVAL (bad address, no token), -KINF_EXISTS, -KINF_IO.
+ */
+int kinf_httpd_listen(struct kinf_httpd *srv, const char *addr, struct kinf_error *reterr);
+
+/* The bound address of listener i (in order of listening), "tcp:127.0.0.1:43121"; NULL past the end. Borrowed. */
+const char *kinf_httpd_address(const struct kinf_httpd *srv, size_t i);
+/* The bound TCP port of listener i, 0 for a unix one. */
+int kinf_httpd_port(const struct kinf_httpd *srv, size_t i);
+
+/*
+ * Serve until kinf_httpd_stop(): then stop accepting, end streams with
+ * their last chunk, flush queues for up to shutdown_grace_ms, close
+ * everything (on-close callbacks run) and return 0; -KINF_IO when poll
+ * fails.
+ */
+int kinf_httpd_run(struct kinf_httpd *srv, struct kinf_error *reterr);
+
+/* Make kinf_httpd_run() return. Any thread, async-signal-safe. */
+void kinf_httpd_stop(struct kinf_httpd *srv);
+
+/*
+ * Run fn(arg) on the loop thread soon (in posting order). Any thread.
+ * 0 or -KINF_ENOMEM; after stop, fn still runs once, from
+ * kinf_httpd_run()'s shutdown or kinf_httpd_free().
+ */
+int kinf_httpd_post(struct kinf_httpd *srv, void (*fn)(void *arg), void *arg);
+
+/* Counters, read on the loop thread (e.g. for /metrics). */
+struct kinf_httpd_stats {
+	unsigned long long connections;		/* accepted in total */
+	unsigned long long requests;		/* handed to the handler */
+	unsigned long long rejected;		/* answered by httpd: 4xx/5xx before the handler */
+	unsigned long long timeouts;		/* closed on a deadline */
+	unsigned long long open;		/* connections now */
+	unsigned long long streams;		/* streams now */
+};
+void kinf_httpd_stats(const struct kinf_httpd *srv, struct kinf_httpd_stats *ret);
+
+/* The request's parsed head (route it with kinf_apipath_parse). Borrowed from req. */
+const struct kinf_httpreq *kinf_httpd_req_head(const struct kinf_httpd_req *req);
+/* The request body (Content-Length bytes, NUL-terminated) or NULL. */
+const char *kinf_httpd_req_body(const struct kinf_httpd_req *req, size_t *ret_len);
+/* True when the request came on a unix socket listener. */
+bool kinf_httpd_req_is_unix(const struct kinf_httpd_req *req);
+
+/*
+ * Called at most once, on the loop thread, when the connection goes away
+ * (client closed, deadline, server stop) before req's response is
+ * complete; req is invalid after it returns. Not called once the response
+ * is complete (kinf_httpd_respond, kinf_httpd_stream_end).
+ */
+void kinf_httpd_req_on_close(struct kinf_httpd_req *req, void (*fn)(struct kinf_httpd_req *req,
+	void *arg), void *arg);
+
+/*
+ * Answer req with status, a Content-Type (NULL for none), extra header
+ * lines (NULL, or "Name: value\r\n"... each ending in CRLF), and body.
+ * The response is queued whole (never refused for the queue limit) and
+ * req is invalid afterwards. For HEAD the body is left out. 0, or
+ * -KINF_ENOMEM (the connection is closed and req is invalid all the same).
+ */
+int kinf_httpd_respond(struct kinf_httpd_req *req, int status, const char *content_type,
+	const char *extra_headers, const void *body, size_t len);
+
+/* Answer with a Status body (apistatus.h), adding Retry-After when it asks for it. */
+int kinf_httpd_respond_status(struct kinf_httpd_req *req, const struct kinf_apistatus *st);
+
+/* Answer with a Status body already formatted (kinf_apistatus_*), code taken from it. */
+int kinf_httpd_respond_status_body(struct kinf_httpd_req *req, int code, const char *body,
+	size_t len, int retry_after_seconds);
+
+/*
+ * Start a chunked response: status line and headers are queued at once
+ * (the client sees them before the first event, as a watch needs). req
+ * stays valid until kinf_httpd_stream_end() or its on-close callback.
+ */
+int kinf_httpd_stream_start(struct kinf_httpd_req *req, int status, const char *content_type,
+	const char *extra_headers);
+
+/*
+ * Queue one chunk (copied; len 0 is ignored). -KINF_ETOOBIG when the
+ * connection's queue holds more than max_queue bytes: the client is too
+ * far behind and nothing was queued; the caller ends the stream.
+ */
+int kinf_httpd_stream_write(struct kinf_httpd_req *req, const void *data, size_t len);
+
+/*
+ * Queue one chunk without copying: data stays valid until release(arg)
+ * runs (on the loop thread, once the bytes are written or dropped); on
+ * every error release(arg) has already run. Same queue limit as above.
+ */
+int kinf_httpd_stream_write_ref(struct kinf_httpd_req *req, const void *data, size_t len,
+	void (*release)(void *arg), void *arg);
+
+/* Bytes queued for req's connection and not yet written. */
+size_t kinf_httpd_stream_queued(const struct kinf_httpd_req *req);
+
+/*
+ * End the stream with its last (zero-length) chunk; the connection goes
+ * back to keep-alive once it is written (or is closed when write_timeout
+ * passes first). req is invalid afterwards.
+ */
+void kinf_httpd_stream_end(struct kinf_httpd_req *req);
+
+/* Close req's connection now, dropping what is queued; req is invalid afterwards. */
+void kinf_httpd_req_abort(struct kinf_httpd_req *req);
+
+/* The reason phrase of an HTTP status ("Not Found"), "" for unknown ones. */
+const char *kinf_httpd_reason(int status);
+
+#endif

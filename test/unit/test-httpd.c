@@ -1,0 +1,1004 @@
+/*
+ * Unit tests for kinf serve's HTTP layer: the request parser and its
+ * limits, the Kubernetes query parameters, Accept headers and the path
+ * router (src/httpreq.c); Status bodies compared with the apiserver's
+ * (src/apistatus.c, examples from the research notes); and the server
+ * (src/httpd.c) over a unix socket and TCP loopback: token check,
+ * keep-alive and pipelining, limits answered on the wire, a slowloris
+ * client timed out while others are served, chunked streams, a reader
+ * that stops reading detected as too far behind while a second stream
+ * keeps its pace, on-close on disconnect, and a clean shutdown.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apistatus.h"
+#include "buf.h"
+#include "httpd.h"
+#include "httpreq.h"
+#include "tap.h"
+
+/* ---- parser ---- */
+
+static int parse(const char *s, struct kinf_httpreq **req, size_t *hl, struct kinf_error *err,
+		const struct kinf_httpreq_limits *lim) {
+	kinf_error_clear(err);
+	return kinf_httpreq_parse(s, strlen(s), lim, req, hl, err);
+}
+
+static void test_parser(void) {
+	struct kinf_httpreq *req = NULL;
+	struct kinf_error err;
+	size_t hl = 0;
+	const char *get = "GET /api/v1/namespaces/default/pods?labelSelector=app%3Dweb%2Ctier+in+(a)"
+		"&watch&limit=5&x%zz=1 HTTP/1.1\r\nHost: h\r\nAccept:  application/json \r\n"
+		"Authorization: Bearer s3cret\r\n\r\nGET / HTTP/1.1\r\n";
+
+	is_int(parse(get, &req, &hl, &err, NULL), 1, "a complete head parses");
+	is_str(req->method, "GET", "method");
+	is_str(req->path, "/api/v1/namespaces/default/pods", "path");
+	ok(strncmp(req->target, "/api/v1/namespaces/default/pods?labelSelector=app%3D", 51) == 0,
+		"raw target kept");
+	is_int(req->n_params, 4, "four parameters");
+	is_str(req->params[0].name, "labelSelector", "param name");
+	is_str(req->params[0].value, "app=web,tier in (a)", "param value percent- and plus-decoded");
+	is_str(req->params[1].value, "", "?watch has an empty value");
+	ok(req->params[3].bad, "a bad escape is marked");
+	is_str(kinf_httpreq_header(req, "accept"), "application/json", "header found in any case, trimmed");
+	ok(req->keep_alive && req->minor == 1, "HTTP/1.1 keeps alive");
+	is_int(hl, strstr(get, "\r\n\r\n") + 4 - get, "head length stops before the pipelined request");
+	size_t tl = 0;
+	const char *tok = kinf_httpreq_bearer(req, &tl);
+	ok(tok && tl == 6 && strncmp(tok, "s3cret", 6) == 0, "bearer token");
+	struct kinf_apiquery q;
+	is_int(kinf_apiquery_parse(req, &q, &err), -KINF_EINVAL, "a bad escape is a 400");
+	is_str(err.message, "invalid query parameter encoding: x%zz", "  naming the parameter");
+	kinf_httpreq_free(req);
+
+	is_int(parse("GET /a HTTP/1.1\r\nHost: h\r\n", &req, &hl, &err, NULL), 0, "incomplete: 0");
+	is_int(parse("GET /a HT", &req, &hl, &err, NULL), 0, "incomplete request line: 0");
+	is_int(parse("\r\n\r\nGET /a HTTP/1.0\n\n", &req, &hl, &err, NULL), 1,
+		"leading empty lines and bare LF accepted");
+	ok(!req->keep_alive, "HTTP/1.0 closes by default");
+	is_int(hl, 21, "  head length counts the skipped lines");
+	kinf_httpreq_free(req);
+	is_int(parse("GET /a HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", &req, &hl, &err, NULL), 1, "1.0 keep-alive");
+	ok(req->keep_alive, "  kept alive");
+	kinf_httpreq_free(req);
+	is_int(parse("GET /a HTTP/1.1\r\nHost: h\r\nConnection: foo, close\r\n\r\n", &req, &hl, &err, NULL), 1, "close");
+	ok(!req->keep_alive, "  Connection: close in a list");
+	kinf_httpreq_free(req);
+
+	struct kinf_httpreq_limits lim = { .max_line = 32, .max_head = 128, .max_headers = 3,
+		.max_body = 100 };
+	static const struct {
+		const char *req;
+		int status;
+		const char *what;
+	} bad[] = {
+		{ "GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 414, "request line past the limit, unfinished" },
+		{ "GET /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa HTTP/1.1\r\n\r\n", 414, "request line past the limit" },
+		{ "GET / HTTP/1.1\r\nHost: h\r\na: 1\r\nb: 2\r\nc: 3\r\n\r\n", 431, "too many headers" },
+		{ "GET / HTTP/1.1\r\nHost: h\r\na: 1\r\nb: 2\r\nc: 3\r\n", 431, "too many headers, unfinished" },
+		{ "GET / HTTP/1.1\r\nHost: hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh"
+			"hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh", 431, "head too large" },
+		{ "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 101\r\n\r\n", 413, "body too large" },
+		{ "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1x\r\n\r\n", 400, "bad Content-Length" },
+		{ "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400, "two Content-Lengths" },
+		{ "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", 400, "CL and TE" },
+		{ "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n", 501, "unknown TE" },
+		{ "GET / HTTP/2.0\r\n\r\n", 505, "HTTP/2.0" },
+		{ "GET / FOO/1.1\r\n\r\n", 400, "not HTTP" },
+		{ "GET / HTTP/1.1\r\n\r\n", 400, "no Host" },
+		{ "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "two Hosts" },
+		{ "GET / HTTP/1.1\r\nHost: h\r\n x\r\n\r\n", 400, "obs-fold" },
+		{ "GET / HTTP/1.1\r\nHost: h\rx: y\r\n\r\n", 400, "bare CR" },
+		{ "GET / HTTP/1.1\r\nHo st: h\r\n\r\n", 400, "space in a name" },
+		{ "GET / HTTP/1.1\r\nHost: h\x01\r\n\r\n", 400, "control byte in a value" },
+		{ "GET /a%zz HTTP/1.1\r\nHost: h\r\n\r\n", 400, "bad escape in the path" },
+		{ "GET /a%00 HTTP/1.1\r\nHost: h\r\n\r\n", 400, "NUL escape in the path" },
+		{ "GET http://x/ HTTP/1.1\r\nHost: h\r\n\r\n", 400, "absolute form" },
+		{ "GET  / HTTP/1.1\r\nHost: h\r\n\r\n", 400, "two spaces" },
+		{ "G(T / HTTP/1.1\r\nHost: h\r\n\r\n", 400, "bad method" },
+		{ "GET / HTTP/1.1\r\nHost: h\r\nExpect: 200-ok\r\n\r\n", 417, "unknown Expect" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = parse(bad[i].req, &req, &hl, &err, &lim);
+		ok(rc < 0 && err.http_status == bad[i].status && err.message[0], "%d: %s (%d %s)",
+			bad[i].status, bad[i].what, err.http_status, err.message);
+	}
+	is_int(kinf_httpreq_parse("GET / HTTP/1.1\r\nHost: h\0\r\n\r\n", 28, NULL, &req, &hl, &err),
+		-KINF_EINVAL, "a NUL byte in the head");
+	is_int(parse("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 100\r\n\r\n", &req, &hl, &err, &lim), 1,
+		"a body at the limit");
+	is_int(req->content_length, 100, "  its length");
+	kinf_httpreq_free(req);
+
+	is_int(parse("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: bearer  t t\r\n\r\n", &req, &hl, &err, NULL), 1, "two-word token");
+	ok(!kinf_httpreq_bearer(req, &tl), "  is no token");
+	kinf_httpreq_free(req);
+	is_int(parse("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic dTpw\r\n\r\n", &req, &hl, &err, NULL), 1, "basic auth");
+	ok(!kinf_httpreq_bearer(req, &tl), "  is no bearer token");
+	kinf_httpreq_free(req);
+	ok(kinf_httpreq_token_equal("abc", 3, "abc", 3), "equal tokens");
+	ok(!kinf_httpreq_token_equal("abc", 3, "abd", 3), "different tokens");
+	ok(!kinf_httpreq_token_equal("abc", 3, "abcd", 4), "a prefix is not the token");
+	ok(!kinf_httpreq_token_equal("", 0, "a", 1), "empty is not the token");
+}
+
+static void test_query(void) {
+	struct kinf_httpreq *req = NULL;
+	struct kinf_error err;
+	size_t hl;
+	struct kinf_apiquery q;
+
+	parse("GET /api/v1/pods?watch=&allowWatchBookmarks=FALSE&sendInitialEvents=0&limit=500&"
+		"continue=abc&resourceVersion=12&resourceVersionMatch=NotOlderThan&fieldSelector="
+		"spec.nodeName%3Dn1&timeoutSeconds=-3&limit=7&foo=1&includeObject=Object&pretty"
+		"&timeout=32s HTTP/1.1\r\nHost: h\r\n\r\n", &req, &hl, &err, NULL);
+	is_int(kinf_apiquery_parse(req, &q, &err), 0, "ListOptions parse");
+	ok(q.watch, "watch= is true");
+	ok(!q.allow_watch_bookmarks, "FALSE is false");
+	is_int(q.send_initial_events, 0, "sendInitialEvents=0");
+	ok(q.has_limit && q.limit == 500, "the first limit counts");
+	is_str(q.continue_token, "abc", "continue");
+	is_str(q.resource_version, "12", "resourceVersion");
+	is_str(q.resource_version_match, "NotOlderThan", "resourceVersionMatch");
+	is_str(q.field_selector, "spec.nodeName=n1", "fieldSelector decoded");
+	ok(!q.label_selector, "no labelSelector");
+	ok(q.has_timeout_seconds && q.timeout_seconds == -3, "timeoutSeconds");
+	is_str(q.include_object, "Object", "includeObject");
+	ok(q.pretty, "pretty");
+	is_int(q.n_unknown, 1, "one unknown parameter");
+	is_str(q.unknown[0], "foo", "  named");
+	kinf_httpreq_free(req);
+
+	static const struct {
+		const char *query;
+		const char *msg;
+	} bad[] = {
+		{ "limit=abc", "strconv.ParseInt: parsing \"abc\": invalid syntax" },
+		{ "limit=", "strconv.ParseInt: parsing \"\": invalid syntax" },
+		{ "limit=1.5", "strconv.ParseInt: parsing \"1.5\": invalid syntax" },
+		{ "timeoutSeconds=99999999999999999999",
+			"strconv.ParseInt: parsing \"99999999999999999999\": value out of range" },
+		{ "limit=9223372036854775808",
+			"strconv.ParseInt: parsing \"9223372036854775808\": value out of range" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char line[256];
+		snprintf(line, sizeof(line), "GET /api/v1/pods?%s HTTP/1.1\r\nHost: h\r\n\r\n", bad[i].query);
+		parse(line, &req, &hl, &err, NULL);
+		int rc = kinf_apiquery_parse(req, &q, &err);
+		ok(rc == -KINF_EINVAL && err.http_status == 400, "%s is a 400", bad[i].query);
+		is_str(err.message, bad[i].msg, "  with strconv's message");
+		kinf_httpreq_free(req);
+	}
+	parse("GET /api/v1/pods?limit=-9223372036854775808&watch=1&sendInitialEvents HTTP/1.1\r\n"
+		"Host: h\r\n\r\n", &req, &hl, &err, NULL);
+	is_int(kinf_apiquery_parse(req, &q, &err), 0, "the smallest int64");
+	ok(q.limit == (-9223372036854775807LL - 1) && q.watch && q.send_initial_events == 1,
+		"  and bools");
+	kinf_httpreq_free(req);
+	parse("GET /api/v1/pods HTTP/1.1\r\nHost: h\r\n\r\n", &req, &hl, &err, NULL);
+	kinf_apiquery_parse(req, &q, &err);
+	ok(!q.watch && !q.has_limit && q.send_initial_events == -1 && !q.resource_version,
+		"no parameters: all absent");
+	kinf_httpreq_free(req);
+}
+
+static void test_accept(void) {
+	struct kinf_accept a;
+	const struct kinf_accept_range *r;
+
+	kinf_accept_parse("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;"
+		"v=v1beta1;g=meta.k8s.io,application/json", &a);
+	is_int(a.n, 3, "kubectl get: three ranges");
+	r = kinf_accept_find(&a, KINF_ACCEPT_TABLE);
+	ok(r && strcmp(r->version, "v1") == 0 && r == &a.ranges[0], "Table v1 first");
+	ok(a.ranges[1].kind == KINF_ACCEPT_TABLE && a.ranges[2].kind == KINF_ACCEPT_JSON,
+		"then Table v1beta1, then JSON");
+
+	kinf_accept_parse("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+		"application/json", &a);
+	r = kinf_accept_find(&a, KINF_ACCEPT_DISCOVERY);
+	ok(r && strcmp(r->version, "v2beta1") == 0, "client-go 1.28 discovery, v2beta1");
+	kinf_accept_parse("application/json;as=APIGroupDiscoveryList;v=v2;g=apidiscovery.k8s.io", &a);
+	r = kinf_accept_find(&a, KINF_ACCEPT_DISCOVERY);
+	ok(r && strcmp(r->version, "v2") == 0 && strcmp(r->as, "APIGroupDiscoveryList") == 0,
+		"discovery v2 with parameters in any order");
+	kinf_accept_parse("application/json ; as=Table ; v=v1 ; g=meta.k8s.io ; q=0.9", &a);
+	ok(a.n == 1 && a.ranges[0].kind == KINF_ACCEPT_TABLE && a.ranges[0].q > 0.89,
+		"spaces and q");
+	kinf_accept_parse("application/json;as=Table;v=v2;g=meta.k8s.io", &a);
+	ok(a.n == 1 && a.ranges[0].kind == KINF_ACCEPT_NONE, "Table v2 is not served");
+	kinf_accept_parse("application/vnd.kubernetes.protobuf", &a);
+	ok(!kinf_accept_find(&a, KINF_ACCEPT_JSON) && a.ranges[0].kind == KINF_ACCEPT_NONE,
+		"protobuf only: nothing kinf writes");
+	kinf_accept_parse("application/json;q=0, */*", &a);
+	ok(a.n == 1 && a.ranges[0].kind == KINF_ACCEPT_JSON, "q=0 dropped, */* is JSON");
+	kinf_accept_parse(NULL, &a);
+	ok(a.n == 1 && a.ranges[0].kind == KINF_ACCEPT_JSON, "no Accept: JSON");
+	kinf_accept_parse("application/yaml, garbage, application/json;q=2", &a);
+	ok(a.n == 1 && a.ranges[0].kind == KINF_ACCEPT_YAML, "yaml kept, malformed ranges skipped");
+}
+
+static void test_router(void) {
+	static const struct {
+		const char *path;
+		enum kinf_apipath_kind kind;
+		const char *group, *version, *ns, *resource, *name, *sub, *rest;
+		bool watch;
+	} t[] = {
+		{ "/", KINF_APIPATH_ROOT, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/api", KINF_APIPATH_API, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/apis", KINF_APIPATH_APIS, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/api/v1", KINF_APIPATH_GROUP_VERSION, "", "v1", NULL, NULL, NULL, NULL, NULL, false },
+		{ "/apis/apps", KINF_APIPATH_GROUP, "apps", NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/apis/apps/v1", KINF_APIPATH_GROUP_VERSION, "apps", "v1", NULL, NULL, NULL, NULL, NULL, false },
+		{ "/api/v1/pods", KINF_APIPATH_RESOURCE, "", "v1", NULL, "pods", NULL, NULL, NULL, false },
+		{ "/api/v1/namespaces/default/pods", KINF_APIPATH_RESOURCE, "", "v1", "default", "pods", NULL, NULL, NULL, false },
+		{ "/api/v1/namespaces/default/pods/web-1", KINF_APIPATH_RESOURCE, "", "v1", "default", "pods", "web-1", NULL, NULL, false },
+		{ "/api/v1/namespaces/default/pods/web-1/status", KINF_APIPATH_RESOURCE, "", "v1", "default", "pods", "web-1", "status", NULL, false },
+		{ "/api/v1/namespaces/default/pods/web-1/status/x", KINF_APIPATH_UNKNOWN, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/api/v1/namespaces", KINF_APIPATH_RESOURCE, "", "v1", NULL, "namespaces", NULL, NULL, NULL, false },
+		{ "/api/v1/namespaces/kube-system", KINF_APIPATH_RESOURCE, "", "v1", "kube-system", "namespaces", "kube-system", NULL, NULL, false },
+		{ "/api/v1/namespaces/kube-system/status", KINF_APIPATH_RESOURCE, "", "v1", "kube-system", "namespaces", "kube-system", "status", NULL, false },
+		{ "/api/v1/namespaces/kube-system/finalize", KINF_APIPATH_RESOURCE, "", "v1", "kube-system", "namespaces", "kube-system", "finalize", NULL, false },
+		{ "/api/v1/nodes/n1", KINF_APIPATH_RESOURCE, "", "v1", NULL, "nodes", "n1", NULL, NULL, false },
+		{ "/apis/apps/v1/namespaces/ns/deployments/web", KINF_APIPATH_RESOURCE, "apps", "v1", "ns", "deployments", "web", NULL, NULL, false },
+		{ "/apis/rbac.authorization.k8s.io/v1/clusterroles", KINF_APIPATH_RESOURCE, "rbac.authorization.k8s.io", "v1", NULL, "clusterroles", NULL, NULL, NULL, false },
+		{ "/api/v1/watch/namespaces/ns/pods", KINF_APIPATH_RESOURCE, "", "v1", "ns", "pods", NULL, NULL, NULL, true },
+		{ "/api/v1/watch", KINF_APIPATH_UNKNOWN, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/api/v1//pods", KINF_APIPATH_UNKNOWN, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/api/v1/pods/", KINF_APIPATH_UNKNOWN, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/apix", KINF_APIPATH_UNKNOWN, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/version", KINF_APIPATH_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/healthz", KINF_APIPATH_HEALTHZ, NULL, NULL, NULL, NULL, NULL, NULL, "", false },
+		{ "/readyz", KINF_APIPATH_READYZ, NULL, NULL, NULL, NULL, NULL, NULL, "", false },
+		{ "/readyz/informer-sync", KINF_APIPATH_READYZ, NULL, NULL, NULL, NULL, NULL, NULL, "informer-sync", false },
+		{ "/livez", KINF_APIPATH_LIVEZ, NULL, NULL, NULL, NULL, NULL, NULL, "", false },
+		{ "/livez/", KINF_APIPATH_UNKNOWN, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/metrics", KINF_APIPATH_METRICS, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/openapi/v2", KINF_APIPATH_OPENAPI, NULL, NULL, NULL, NULL, NULL, NULL, "v2", false },
+		{ "/openapi/v3/apis/apps/v1", KINF_APIPATH_OPENAPI, NULL, NULL, NULL, NULL, NULL, NULL, "v3/apis/apps/v1", false },
+		{ "/openapi", KINF_APIPATH_UNKNOWN, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+		{ "/metrics/x", KINF_APIPATH_UNKNOWN, NULL, NULL, NULL, NULL, NULL, NULL, NULL, false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct kinf_apipath p;
+		int rc = kinf_apipath_parse(t[i].path, &p);
+#define SAME(a, b) ((a) == NULL ? (b) == NULL : (b) != NULL && strcmp((a), (b)) == 0)
+		bool good = rc == 0 && p.kind == t[i].kind && SAME(t[i].group, p.group) &&
+			SAME(t[i].version, p.version) && SAME(t[i].ns, p.namespace_) &&
+			SAME(t[i].resource, p.resource) && SAME(t[i].name, p.name) &&
+			SAME(t[i].sub, p.subresource) && SAME(t[i].rest, p.rest) &&
+			p.watch_prefix == t[i].watch;
+#undef SAME
+		if (!ok(good, "route %s", t[i].path)) {
+			printf("#   kind %d group %s version %s ns %s resource %s name %s sub %s rest %s\n",
+				p.kind, p.group ? p.group : "-", p.version ? p.version : "-",
+				p.namespace_ ? p.namespace_ : "-", p.resource ? p.resource : "-",
+				p.name ? p.name : "-", p.subresource ? p.subresource : "-",
+				p.rest ? p.rest : "-");
+		}
+		kinf_apipath_release(&p);
+	}
+	struct kinf_apipath p;
+	kinf_apipath_parse("/api/v1/namespaces/ns/pods", &p);
+	is_str(kinf_apipath_verb(&p, "GET", false), "list", "GET collection: list");
+	is_str(kinf_apipath_verb(&p, "GET", true), "watch", "GET ?watch: watch");
+	is_str(kinf_apipath_verb(&p, "POST", false), "create", "POST: create");
+	is_str(kinf_apipath_verb(&p, "DELETE", false), "deletecollection", "DELETE collection");
+	ok(kinf_apipath_verb_is_write("deletecollection") && !kinf_apipath_verb_is_write("watch"),
+		"writes and reads");
+	kinf_apipath_release(&p);
+	kinf_apipath_parse("/api/v1/namespaces/ns/pods/a", &p);
+	is_str(kinf_apipath_verb(&p, "GET", false), "get", "GET object: get");
+	is_str(kinf_apipath_verb(&p, "PATCH", false), "patch", "PATCH: patch");
+	is_str(kinf_apipath_verb(&p, "DELETE", false), "delete", "DELETE object: delete");
+	kinf_apipath_release(&p);
+	kinf_apipath_parse("/api/v1/watch/pods", &p);
+	is_str(kinf_apipath_verb(&p, "GET", false), "watch", "/watch/ prefix: watch");
+	kinf_apipath_release(&p);
+}
+
+/* ---- Status bodies ---- */
+
+#define STATUS_HEAD "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+
+static void check_body(int rc, struct kinf_buf *b, const char *want, const char *what) {
+	is_int(rc, 0, "%s: formatted", what);
+	is_str(b->data, want, "%s", what);
+	kinf_buf_reset(b);
+}
+
+static void test_status(void) {
+	struct kinf_buf b = {0};
+
+	/* Research notes section 1, the 410 of a too-old resourceVersion. */
+	check_body(kinf_apistatus_expired(&b, "too old resource version: 5 (41)"), &b,
+		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
+		"\"message\":\"too old resource version: 5 (41)\",\"reason\":\"Expired\",\"code\":410}\n",
+		"410 Expired as in the research notes");
+	/* Section 6: NotFound, details with the plural resource as kind. */
+	check_body(kinf_apistatus_not_found(&b, "", "pods", "foo"), &b,
+		STATUS_HEAD "\"message\":\"pods \\\"foo\\\" not found\",\"reason\":\"NotFound\","
+		"\"details\":{\"name\":\"foo\",\"kind\":\"pods\"},\"code\":404}\n",
+		"404 NotFound, core group");
+	check_body(kinf_apistatus_not_found(&b, "apps", "deployments", "web"), &b,
+		STATUS_HEAD "\"message\":\"deployments.apps \\\"web\\\" not found\",\"reason\":\"NotFound\","
+		"\"details\":{\"name\":\"web\",\"group\":\"apps\",\"kind\":\"deployments\"},\"code\":404}\n",
+		"404 NotFound with a group");
+	/* Section 5: 405 with details {}, kinf's read-only note after the message. */
+	check_body(kinf_apistatus_read_only(&b, NULL), &b,
+		STATUS_HEAD "\"message\":\"the server does not allow this method on the requested "
+		"resource: kinf serve is a read-only cache\",\"reason\":\"MethodNotAllowed\","
+		"\"details\":{},\"code\":405}\n", "405 MethodNotAllowed, read-only");
+	check_body(kinf_apistatus_read_only(&b, "kind-prod"), &b,
+		STATUS_HEAD "\"message\":\"the server does not allow this method on the requested "
+		"resource: kinf serve is a read-only cache of kind-prod\",\"reason\":\"MethodNotAllowed\","
+		"\"details\":{},\"code\":405}\n", "405 naming the upstream");
+	check_body(kinf_apistatus_bad_request(&b, "unable to parse requirement: <nil>: Invalid value: "
+		"\"a b\": name part must consist of alphanumeric characters"), &b,
+		STATUS_HEAD "\"message\":\"unable to parse requirement: \\u003cnil\\u003e: Invalid value: "
+		"\\\"a b\\\": name part must consist of alphanumeric characters\",\"reason\":\"BadRequest\","
+		"\"code\":400}\n", "400 BadRequest, < > escaped as Go does");
+	check_body(kinf_apistatus_unauthorized(&b), &b,
+		STATUS_HEAD "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n",
+		"401 Unauthorized");
+	check_body(kinf_apistatus_forbidden(&b, "", "pods", NULL, "User \"u\" cannot list resource "
+		"\"pods\" in API group \"\" at the cluster scope"), &b,
+		STATUS_HEAD "\"message\":\"pods is forbidden: User \\\"u\\\" cannot list resource "
+		"\\\"pods\\\" in API group \\\"\\\" at the cluster scope\",\"reason\":\"Forbidden\","
+		"\"details\":{\"kind\":\"pods\"},\"code\":403}\n", "403 Forbidden");
+	check_body(kinf_apistatus_too_large(&b, 3145728), &b,
+		STATUS_HEAD "\"message\":\"Request entity too large: limit is 3145728\","
+		"\"reason\":\"RequestEntityTooLarge\",\"code\":413}\n", "413 RequestEntityTooLarge");
+	check_body(kinf_apistatus_too_many_requests(&b, "too many watchers", 1), &b,
+		STATUS_HEAD "\"message\":\"too many watchers\",\"reason\":\"TooManyRequests\","
+		"\"details\":{\"retryAfterSeconds\":1},\"code\":429}\n", "429 TooManyRequests");
+	check_body(kinf_apistatus_internal(&b, "boom & bust"), &b,
+		STATUS_HEAD "\"message\":\"Internal error occurred: boom \\u0026 bust\","
+		"\"reason\":\"InternalError\",\"details\":{\"causes\":[{\"message\":\"boom \\u0026 bust\"}]},"
+		"\"code\":500}\n", "500 InternalError with its cause");
+	check_body(kinf_apistatus_unavailable(&b, "upstream unreachable"), &b,
+		STATUS_HEAD "\"message\":\"upstream unreachable\",\"reason\":\"ServiceUnavailable\","
+		"\"code\":503}\n", "503 ServiceUnavailable");
+	/* Section 1: the 504 of a resourceVersion the cache has not reached. */
+	struct kinf_apistatus st = { .code = 504, .reason = "Timeout",
+		.message = "Timeout: Too large resource version: 9, current: 7",
+		.causes = { { .reason = "ResourceVersionTooLarge", .message = "Too large resource version" } },
+		.n_causes = 1, .retry_after_seconds = 1 };
+	check_body(kinf_apistatus_format(&st, &b), &b,
+		STATUS_HEAD "\"message\":\"Timeout: Too large resource version: 9, current: 7\","
+		"\"reason\":\"Timeout\",\"details\":{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
+		"\"message\":\"Too large resource version\"}],\"retryAfterSeconds\":1},\"code\":504}\n",
+		"504 as in the research notes");
+	/* Section 1: 422 Invalid for ListOptions. */
+	struct kinf_apistatus inv = { .code = 422, .reason = "Invalid",
+		.message = "ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: "
+			"resourceVersionMatch is forbidden unless resourceVersion is provided",
+		.group = "meta.k8s.io", .kind = "ListOptions",
+		.causes = { { .reason = "FieldValueForbidden", .message = "Forbidden: resourceVersionMatch "
+			"is forbidden unless resourceVersion is provided", .field = "resourceVersionMatch" } },
+		.n_causes = 1 };
+	check_body(kinf_apistatus_format(&inv, &b), &b,
+		STATUS_HEAD "\"message\":\"ListOptions.meta.k8s.io \\\"\\\" is invalid: resourceVersionMatch: "
+		"Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided\","
+		"\"reason\":\"Invalid\",\"details\":{\"group\":\"meta.k8s.io\",\"kind\":\"ListOptions\","
+		"\"causes\":[{\"reason\":\"FieldValueForbidden\",\"message\":\"Forbidden: "
+		"resourceVersionMatch is forbidden unless resourceVersion is provided\","
+		"\"field\":\"resourceVersionMatch\"}]},\"code\":422}\n", "422 Invalid");
+	check_body(kinf_apistatus_quote(&b, "a\tb\x01\xe2\x80\xa8\xff\xc3\xa9\"\\"), &b,
+		"\"a\\tb\\u0001\\u2028\\ufffd\xc3\xa9\\\"\\\\\"", "Go's string escapes");
+	kinf_buf_release(&b);
+}
+
+/* ---- the server ---- */
+
+static struct kinf_httpd *srv;
+static pthread_t loop_thread;
+static char sockdir[64], sockpath[128];
+static int tcp_port;
+
+/* State the handler and tests share (touched on the loop thread, read after a sync). */
+static struct kinf_httpd_req *streams[4];
+static int closed_calls[4];
+static int write_rc[4];
+static size_t writes_done[4];
+static int released;
+
+static void on_stream_close(struct kinf_httpd_req *req, void *arg) {
+	int i = (int)(long)arg;
+	closed_calls[i]++;
+	streams[i] = NULL;
+}
+
+static void handler(struct kinf_httpd_req *req, void *userdata) {
+	const struct kinf_httpreq *h = kinf_httpd_req_head(req);
+	struct kinf_buf body = {0};
+	if (strncmp(h->path, "/stream/", 8) == 0) {
+		int i = h->path[8] - '0';
+		streams[i] = req;
+		kinf_httpd_req_on_close(req, on_stream_close, (void *)(long)i);
+		kinf_httpd_stream_start(req, 200, "application/json", NULL);
+		return;
+	}
+	if (strcmp(h->path, "/notfound") == 0) {
+		kinf_apistatus_not_found(&body, "", "pods", "foo");
+		kinf_httpd_respond_status_body(req, 404, body.data, body.len, 0);
+		kinf_buf_release(&body);
+		return;
+	}
+	if (strcmp(h->path, "/busy") == 0) {
+		struct kinf_apistatus st = { .code = 429, .reason = "TooManyRequests", .message = "x",
+			.retry_after_seconds = 2 };
+		kinf_httpd_respond_status(req, &st);
+		return;
+	}
+	size_t bl = 0;
+	kinf_httpd_req_body(req, &bl);
+	kinf_buf_printf(&body, "%s %s %zu %s", h->method, h->path, bl,
+		kinf_httpd_req_is_unix(req) ? "unix" : "tcp");
+	kinf_httpd_respond(req, 200, "text/plain", "X-Test: 1\r\n", body.data, body.len);
+	kinf_buf_release(&body);
+}
+
+static void *loop_main(void *arg) {
+	kinf_httpd_run(arg, NULL);
+	return NULL;
+}
+
+/* Run fn(arg) on the loop thread and wait for it. */
+struct sync {
+	void (*fn)(void *);
+	void *arg;
+	int fd;
+};
+
+static void sync_tramp(void *p) {
+	struct sync *s = p;
+	if (s->fn) {
+		s->fn(s->arg);
+	}
+	char b = 1;
+	ssize_t w = write(s->fd, &b, 1);
+	(void)w;
+}
+
+static void on_loop(void (*fn)(void *), void *arg) {
+	int p[2];
+	if (pipe(p) < 0) {
+		abort();
+	}
+	struct sync s = { fn, arg, p[1] };
+	kinf_httpd_post(srv, sync_tramp, &s);
+	char b;
+	ssize_t r = read(p[0], &b, 1);
+	(void)r;
+	close(p[0]);
+	close(p[1]);
+}
+
+static void nap_ms(long ms) {
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+static int connect_unix(void) {
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (strlen(sockpath) >= sizeof(sa.sun_path)) {
+		abort();
+	}
+	memcpy(sa.sun_path, sockpath, strlen(sockpath) + 1);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int connect_tcp(int port) {
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((unsigned short)port) };
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void send_str(int fd, const char *s) {
+	size_t n = strlen(s);
+	while (n) {
+		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+		if (w <= 0) {
+			return;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Read whatever arrives within ms (until EOF); returns bytes, -1 on EOF with nothing. */
+static ssize_t read_some(int fd, struct kinf_buf *b, int ms) {
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	if (poll(&pfd, 1, ms) <= 0) {
+		return 0;
+	}
+	char tmp[65536];
+	ssize_t n = read(fd, tmp, sizeof(tmp));
+	if (n > 0) {
+		kinf_buf_append(b, tmp, (size_t)n);
+	}
+	return n == 0 ? -1 : n;
+}
+
+/* Read until b contains needle (or EOF/5 s). */
+static bool read_until(int fd, struct kinf_buf *b, const char *needle) {
+	for (int i = 0; i < 500; i++) {
+		if (b->data && strstr(b->data, needle)) {
+			return true;
+		}
+		if (read_some(fd, b, 10) < 0) {
+			return b->data && strstr(b->data, needle);
+		}
+	}
+	return false;
+}
+
+/* Wait for EOF from the server for up to ms; true when it came. */
+static bool wait_eof(int fd, int ms) {
+	struct kinf_buf b = {0};
+	bool eof = false;
+	for (int t = 0; t < ms; t += 10) {
+		if (read_some(fd, &b, 10) < 0) {
+			eof = true;
+			break;
+		}
+	}
+	kinf_buf_release(&b);
+	return eof;
+}
+
+/* One request, one response read to its Content-Length; returns the whole response text. */
+static char *roundtrip(int fd, const char *req) {
+	struct kinf_buf b = {0};
+	send_str(fd, req);
+	if (!read_until(fd, &b, "\r\n\r\n")) {
+		return kinf_buf_take(&b);
+	}
+	const char *cl = strstr(b.data, "Content-Length: ");
+	size_t head = (size_t)(strstr(b.data, "\r\n\r\n") + 4 - b.data);
+	size_t want = head + (cl ? strtoul(cl + 16, NULL, 10) : 0);
+	for (int i = 0; i < 500 && b.len < want; i++) {
+		if (read_some(fd, &b, 10) < 0) {
+			break;
+		}
+	}
+	return kinf_buf_take(&b);
+}
+
+static bool starts(const char *s, const char *prefix) {
+	return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static const char *body_of(const char *resp) {
+	const char *p = resp ? strstr(resp, "\r\n\r\n") : NULL;
+	return p ? p + 4 : "";
+}
+
+static void start_server(void) {
+	struct kinf_httpd_opts o = {
+		.handler = handler,
+		.token = "tok-123",
+		.limits = { .max_head = 4096, .max_headers = 20, .max_body = 1000 },
+		.max_queue = 64 * 1024,
+		.header_timeout_ms = 400,
+		.write_timeout_ms = 5000,
+	};
+	struct kinf_error err = {0};
+	snprintf(sockdir, sizeof(sockdir), "/tmp/kinf-httpd-XXXXXX");
+	if (!mkdtemp(sockdir)) {
+		abort();
+	}
+	snprintf(sockpath, sizeof(sockpath), "%s/sub/serve.sock", sockdir);
+	srv = kinf_httpd_new(&o);
+	ok(srv != NULL, "server made");
+
+	struct kinf_httpd_opts o2 = o;
+	o2.token = NULL;
+	struct kinf_httpd *notoken = kinf_httpd_new(&o2);
+	is_int(kinf_httpd_listen(notoken, "tcp:127.0.0.1:0", &err), -KINF_EINVAL,
+		"a TCP listener without a token is refused");
+	is_str(err.message, "tcp:127.0.0.1:0: a TCP listener needs a token", "  saying so");
+	is_int(kinf_httpd_listen(notoken, "udp:x", &err), -KINF_EINVAL, "an unknown scheme");
+	is_int(kinf_httpd_listen(notoken, "unix:", &err), -KINF_EINVAL, "an empty path");
+	kinf_httpd_free(notoken);
+
+	is_int(kinf_httpd_listen(srv, "tcp:127.0.0.1:99999", &err), -KINF_EINVAL, "port out of range");
+	is_int(kinf_httpd_listen(srv, "tcp:127.0.0.1", &err), -KINF_EINVAL, "no port");
+	is_int(kinf_httpd_listen(srv, sockpath, &err), -KINF_EINVAL, "a path without unix:");
+	is_int(kinf_httpd_port(srv, 0), 0, "no listener yet");
+
+	char addr[160];
+	snprintf(addr, sizeof(addr), "unix:%s", sockpath);
+	is_int(kinf_httpd_listen(srv, addr, &err), 0, "listen on %s (%s)", addr, err.message);
+	struct stat st;
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/sub", sockdir);
+	ok(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700, "its missing directory made 0700");
+	ok(stat(sockpath, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600,
+		"the socket is 0600");
+	is_str(kinf_httpd_address(srv, 0), addr, "the unix address reported");
+	is_int(kinf_httpd_listen(srv, addr, &err), -KINF_EEXISTS, "a live socket is not replaced");
+	is_int(kinf_httpd_listen(srv, "tcp:127.0.0.1:0", &err), 0, "listen on tcp port 0");
+	tcp_port = kinf_httpd_port(srv, 1);
+	char want[64];
+	snprintf(want, sizeof(want), "tcp:127.0.0.1:%d", tcp_port);
+	ok(tcp_port > 0, "a free port was bound (%d)", tcp_port);
+	is_str(kinf_httpd_address(srv, 1), want, "the bound TCP address reported");
+	ok(kinf_httpd_address(srv, 2) == NULL, "no third listener");
+	pthread_create(&loop_thread, NULL, loop_main, srv);
+}
+
+static void test_auth_and_keepalive(void) {
+	int fd = connect_tcp(tcp_port);
+	char *r = roundtrip(fd, "GET /x HTTP/1.1\r\nHost: h\r\n\r\n");
+	ok(r && starts(r, "HTTP/1.1 401 Unauthorized\r\n"), "TCP without a token: 401");
+	is_str(body_of(r), STATUS_HEAD "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\","
+		"\"code\":401}\n", "  with the apiserver's Status");
+	free(r);
+	r = roundtrip(fd, "GET /x HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-124\r\n\r\n");
+	ok(r && strstr(r, " 401 "), "a wrong token: 401, on the same connection");
+	free(r);
+	r = roundtrip(fd, "GET /x HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-12\r\n\r\n");
+	ok(r && strstr(r, " 401 "), "a prefix of the token: 401");
+	free(r);
+	r = roundtrip(fd, "GET /x?a=1 HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-123\r\n\r\n");
+	ok(r && starts(r, "HTTP/1.1 200 OK\r\n") && strstr(r, "X-Test: 1\r\n") &&
+		strstr(r, "Content-Type: text/plain\r\n"), "the right token: 200 with the handler's headers");
+	is_str(body_of(r), "GET /x 0 tcp", "  and its body");
+	free(r);
+	r = roundtrip(fd, "POST /x HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-123\r\n"
+		"Content-Length: 5\r\n\r\nhello");
+	is_str(body_of(r), "POST /x 5 tcp", "a body is read and handed over");
+	free(r);
+	struct kinf_buf hb = {0};
+	send_str(fd, "HEAD /x HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-123\r\n\r\n");
+	read_until(fd, &hb, "\r\n\r\n");
+	read_some(fd, &hb, 100);
+	ok(hb.data && strstr(hb.data, "Content-Length: 13\r\n") && !*body_of(hb.data),
+		"HEAD: the length, no body");
+	kinf_buf_release(&hb);
+	close(fd);
+
+	fd = connect_unix();
+	ok(fd >= 0, "connect to the unix socket");
+	r = roundtrip(fd, "GET /u HTTP/1.1\r\nHost: h\r\n\r\n");
+	is_str(body_of(r), "GET /u 0 unix", "the unix socket needs no token");
+	free(r);
+	/* Two pipelined requests in one write: both answered, in order. */
+	struct kinf_buf b = {0};
+	send_str(fd, "GET /p1 HTTP/1.1\r\nHost: h\r\n\r\nGET /p2 HTTP/1.1\r\nHost: h\r\n\r\n");
+	ok(read_until(fd, &b, "GET /p2 0 unix"), "pipelined requests both answered");
+	ok(b.data && strstr(b.data, "GET /p1 0 unix") < strstr(b.data, "GET /p2 0 unix"), "  in order");
+	kinf_buf_release(&b);
+	r = roundtrip(fd, "GET /c HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+	ok(r && strstr(r, "Connection: close\r\n"), "Connection: close is answered with close");
+	ok(wait_eof(fd, 2000), "  and the server closes");
+	free(r);
+	close(fd);
+
+	fd = connect_unix();
+	r = roundtrip(fd, "GET /old HTTP/1.0\r\n\r\n");
+	is_str(body_of(r), "GET /old 0 unix", "HTTP/1.0");
+	ok(wait_eof(fd, 2000), "  closed after the response");
+	free(r);
+	close(fd);
+
+	fd = connect_unix();
+	r = roundtrip(fd, "GET /notfound HTTP/1.1\r\nHost: h\r\n\r\n");
+	ok(r && starts(r, "HTTP/1.1 404 Not Found\r\n") &&
+		strstr(r, "Content-Type: application/json\r\n"), "a Status answer: 404, JSON");
+	free(r);
+	r = roundtrip(fd, "GET /busy HTTP/1.1\r\nHost: h\r\n\r\n");
+	ok(r && strstr(r, " 429 Too Many Requests\r\n") && strstr(r, "Retry-After: 2\r\n") &&
+		strstr(body_of(r), "\"retryAfterSeconds\":2"), "429 Status with Retry-After");
+	free(r);
+	close(fd);
+}
+
+static void test_limits_on_the_wire(void) {
+	int fd = connect_unix();
+	struct kinf_buf big = {0};
+	kinf_buf_append_str(&big, "GET / HTTP/1.1\r\nHost: h\r\n");
+	for (int i = 0; i < 30; i++) {
+		kinf_buf_printf(&big, "X-%d: %d\r\n", i, i);
+	}
+	kinf_buf_append_str(&big, "\r\n");
+	char *r = roundtrip(fd, big.data);
+	ok(r && starts(r, "HTTP/1.1 431 Request Header Fields Too Large\r\n"),
+		"too many headers: 431");
+	ok(r && strstr(r, "Connection: close\r\n") && starts(body_of(r), "431 Request Header Fields Too Large"),
+		"  plain text as Go's server, then close");
+	ok(wait_eof(fd, 2000), "  closed");
+	free(r);
+	close(fd);
+	kinf_buf_release(&big);
+
+	fd = connect_unix();
+	r = roundtrip(fd, "PUT /x HTTP/1.1\r\nHost: h\r\nContent-Length: 1001\r\n\r\n");
+	ok(r && starts(r, "HTTP/1.1 413 Request Entity Too Large\r\n"), "a body too large: 413");
+	is_str(body_of(r), STATUS_HEAD "\"message\":\"Request entity too large: limit is 1000\","
+		"\"reason\":\"RequestEntityTooLarge\",\"code\":413}\n", "  the apiserver's Status");
+	ok(wait_eof(fd, 2000), "  closed");
+	free(r);
+	close(fd);
+
+	fd = connect_unix();
+	r = roundtrip(fd, "GET /a%zz HTTP/1.1\r\nHost: h\r\n\r\n");
+	ok(r && starts(r, "HTTP/1.1 400 Bad Request\r\n"), "a malformed request: 400");
+	free(r);
+	close(fd);
+
+	/* Slowloris: a head trickling in is cut at the header deadline, and
+	 * another client is answered meanwhile. */
+	long t0;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	int slow = connect_unix();
+	send_str(slow, "GET / HTTP/1.1\r\n");
+	bool cut = false;
+	for (int i = 0; i < 30 && !cut; i++) {
+		send_str(slow, "X");
+		if (i == 2) {
+			int other = connect_unix();
+			r = roundtrip(other, "GET /other HTTP/1.1\r\nHost: h\r\n\r\n");
+			is_str(body_of(r), "GET /other 0 unix", "another client is served while one trickles");
+			free(r);
+			close(other);
+		}
+		cut = wait_eof(slow, 100);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	long el = ts.tv_sec * 1000 + ts.tv_nsec / 1000000 - t0;
+	ok(cut && el >= 350 && el < 2000, "a slowloris head is cut at the 400 ms deadline (%ld ms)", el);
+	close(slow);
+
+	fd = connect_unix();
+	send_str(fd, "GET /partial HTTP/1.1\r\nHost: h\r\n\r\nGET /b HTTP/1.1\r\n");
+	struct kinf_buf b = {0};
+	ok(read_until(fd, &b, "GET /partial 0 unix"), "a request answered while the next trickles");
+	ok(wait_eof(fd, 2000), "  and the unfinished next one times out");
+	kinf_buf_release(&b);
+	close(fd);
+
+	struct kinf_httpd_stats st;
+	on_loop(NULL, NULL);
+	kinf_httpd_stats(srv, &st);
+	ok(st.timeouts >= 2 && st.rejected >= 3, "stats count timeouts and rejections (%llu, %llu)",
+		st.timeouts, st.rejected);
+}
+
+/* Stream helpers, run on the loop thread. */
+struct wr {
+	int i;
+	const char *data;
+	size_t len;
+	bool ref;
+};
+
+static void release_cb(void *arg) {
+	(void)arg;
+	released++;
+}
+
+static void do_write(void *p) {
+	struct wr *w = p;
+	if (!streams[w->i]) {
+		write_rc[w->i] = -KINF_ECLOSED;
+		return;
+	}
+	write_rc[w->i] = w->ref ? kinf_httpd_stream_write_ref(streams[w->i], w->data, w->len,
+		release_cb, NULL) : kinf_httpd_stream_write(streams[w->i], w->data, w->len);
+	if (write_rc[w->i] == 0) {
+		writes_done[w->i]++;
+	}
+}
+
+static void do_end(void *p) {
+	int i = (int)(long)p;
+	if (streams[i]) {
+		kinf_httpd_stream_end(streams[i]);
+		streams[i] = NULL;
+	}
+}
+
+static void test_streams(void) {
+	int fd = connect_unix();
+	struct kinf_buf b = {0};
+	send_str(fd, "GET /stream/0 HTTP/1.1\r\nHost: h\r\n\r\n");
+	ok(read_until(fd, &b, "\r\n\r\n"), "stream headers arrive before any event");
+	ok(strstr(b.data, "Transfer-Encoding: chunked\r\n") && !strstr(b.data, "Content-Length"),
+		"  chunked, no length");
+	kinf_buf_reset(&b);
+	struct wr w1 = { 0, "{\"type\":\"ADDED\"}\n", 17, false };
+	struct wr w2 = { 0, "{\"type\":\"MODIFIED\"}\n", 20, true };
+	on_loop(do_write, &w1);
+	on_loop(do_write, &w2);
+	ok(read_until(fd, &b, "14\r\n{\"type\":\"MODIFIED\"}\n\r\n"), "two chunks");
+	is_str(b.data, "11\r\n{\"type\":\"ADDED\"}\n\r\n14\r\n{\"type\":\"MODIFIED\"}\n\r\n",
+		"  framed exactly");
+	on_loop(NULL, NULL);
+	is_int(released, 1, "the shared bytes released once written");
+	kinf_buf_reset(&b);
+	on_loop(do_end, (void *)0L);
+	ok(read_until(fd, &b, "0\r\n\r\n"), "the last chunk ends the stream");
+	is_int(closed_calls[0], 0, "  on-close not called after an end");
+	char *r = roundtrip(fd, "GET /after HTTP/1.1\r\nHost: h\r\n\r\n");
+	is_str(body_of(r), "GET /after 0 unix", "the connection is kept alive after the stream");
+	free(r);
+	close(fd);
+	kinf_buf_release(&b);
+
+	/* A client that goes away: on-close runs. */
+	fd = connect_unix();
+	send_str(fd, "GET /stream/1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	b = (struct kinf_buf){0};
+	read_until(fd, &b, "\r\n\r\n");
+	kinf_buf_release(&b);
+	close(fd);
+	for (int i = 0; i < 200 && !closed_calls[1]; i++) {
+		on_loop(NULL, NULL);
+		nap_ms(5);
+	}
+	is_int(closed_calls[1], 1, "a stream whose client closes: on-close once");
+
+	/* One client stops reading, one keeps up: the slow one is detected as
+	 * too far behind by its own queue; the fast one gets everything. */
+	int slowfd = connect_unix();
+	int rcv = 4096;
+	setsockopt(slowfd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	int fastfd = connect_unix();
+	send_str(slowfd, "GET /stream/2 HTTP/1.1\r\nHost: h\r\n\r\n");
+	send_str(fastfd, "GET /stream/3 HTTP/1.1\r\nHost: h\r\n\r\n");
+	b = (struct kinf_buf){0};
+	read_until(fastfd, &b, "\r\n\r\n");
+	kinf_buf_reset(&b);
+	for (int i = 0; i < 100 && (!streams[2] || !streams[3]); i++) {
+		on_loop(NULL, NULL);
+		nap_ms(5);
+	}
+	static char event[8192];
+	memset(event, 'e', sizeof(event));
+	struct wr ws = { 2, event, sizeof(event), true };
+	struct wr wf = { 3, event, sizeof(event), false };
+	int n = 0, toobig_at = -1;
+	size_t total = 0;
+	for (n = 0; n < 400; n++) {
+		on_loop(do_write, &ws);
+		if (write_rc[2] == -KINF_ETOOBIG && toobig_at < 0) {
+			toobig_at = n;
+		}
+		on_loop(do_write, &wf);
+		do {
+		} while (read_some(fastfd, &b, 0) > 0);
+		total += b.len;
+		kinf_buf_reset(&b);
+		if (toobig_at >= 0 && n >= toobig_at + 20) {
+			break;
+		}
+	}
+	ok(toobig_at > 0, "the reader that stopped is too far behind after %d events", toobig_at);
+	size_t q = 0;
+	on_loop(NULL, NULL);
+	ok(toobig_at > 0 && write_rc[3] == 0 && writes_done[3] == (size_t)n + 1,
+		"the fast reader's writes all succeeded meanwhile (%zu)", writes_done[3]);
+	/* Drain the fast stream: every byte of every event arrived. */
+	size_t want = writes_done[3] * (sizeof(event) + 8);	/* "2000\r\n" data "\r\n" */
+	for (int i = 0; i < 500 && total < want; i++) {
+		ssize_t got = read_some(fastfd, &b, 10);
+		if (got < 0) {
+			break;
+		}
+		total += b.len;
+		kinf_buf_reset(&b);
+	}
+	is_int(total, want, "the fast reader received every byte of every event");
+	kinf_buf_release(&b);
+	on_loop(NULL, NULL);
+	if (streams[2]) {
+		q = kinf_httpd_stream_queued(streams[2]);
+	}
+	ok(q > 0 && q <= 64 * 1024 + sizeof(event) + 64, "the slow queue stays bounded (%zu bytes)", q);
+	on_loop(do_end, (void *)3L);
+	close(fastfd);
+	/* The slow stream is left open for the shutdown test. */
+
+	/* Shutdown with stream 2 still open: its client gets the end of the
+	 * stream once it reads, on-close runs, the unix socket goes away. */
+	int idle = connect_unix();
+	kinf_httpd_stop(srv);
+	b = (struct kinf_buf){0};
+	bool ended = false;
+	for (int i = 0; i < 300 && !ended; i++) {
+		ssize_t got = read_some(slowfd, &b, 10);
+		ended = got < 0 || (b.len >= 5 && memcmp(b.data + b.len - 5, "0\r\n\r\n", 5) == 0);
+	}
+	ok(ended, "at stop the slow stream is flushed or closed");
+	pthread_join(loop_thread, NULL);
+	is_int(closed_calls[2], 1, "  its on-close ran");
+	ok(wait_eof(idle, 1000), "an idle connection is closed at stop");
+	kinf_buf_release(&b);
+	close(slowfd);
+	close(idle);
+	kinf_httpd_free(srv);
+	struct stat st;
+	ok(stat(sockpath, &st) < 0 && errno == ENOENT, "the unix socket is removed");
+	char dir[128];
+	snprintf(dir, sizeof(dir), "%s/sub", sockdir);
+	rmdir(dir);
+	rmdir(sockdir);
+}
+
+static void test_max_conns(void) {
+	struct kinf_httpd_opts o = { .handler = handler, .max_conns = 2, .token = "t" };
+	srv = kinf_httpd_new(&o);
+	snprintf(sockdir, sizeof(sockdir), "/tmp/kinf-httpd-XXXXXX");
+	if (!mkdtemp(sockdir)) {
+		abort();
+	}
+	snprintf(sockpath, sizeof(sockpath), "%s/s.sock", sockdir);
+	char addr[160];
+	snprintf(addr, sizeof(addr), "unix:%s", sockpath);
+	kinf_httpd_listen(srv, addr, NULL);
+	pthread_create(&loop_thread, NULL, loop_main, srv);
+	int a = connect_unix(), b = connect_unix();
+	char *r = roundtrip(a, "GET /1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	free(r);
+	r = roundtrip(b, "GET /2 HTTP/1.1\r\nHost: h\r\n\r\n");
+	free(r);
+	int c = connect_unix();
+	struct kinf_buf buf = {0};
+	ok(read_until(c, &buf, "please try again later.\n"), "past max_conns: 429");
+	ok(buf.data && starts(buf.data, "HTTP/1.1 429 Too Many Requests\r\n") &&
+		strstr(buf.data, "Retry-After: 1\r\n"), "  with Retry-After as the apiserver's max-in-flight");
+	kinf_buf_release(&buf);
+	close(a);
+	close(b);
+	close(c);
+	kinf_httpd_stop(srv);
+	pthread_join(loop_thread, NULL);
+	kinf_httpd_free(srv);
+	rmdir(sockdir);
+}
+
+int main(void) {
+	test_parser();
+	test_query();
+	test_accept();
+	test_router();
+	test_status();
+	start_server();
+	test_auth_and_keepalive();
+	test_limits_on_the_wire();
+	test_streams();
+	test_max_conns();
+	return tap_done();
+}
