@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz one harness for a while: test/fuzz/run.sh NAME [SECONDS] [OUTDIR]
 #   NAME      watchstream, object, selector, kubeconfig, discovery, replay,
-#             listsplit, jsonskim or header
+#             listsplit, jsonskim, header or httpreq
 #   SECONDS   how long (default 30)
 #   OUTDIR    where build.sh puts the harnesses (default build-fuzz/)
 # The seed corpus (test/fuzz/corpus/NAME) and regressions are read, new
@@ -22,6 +22,7 @@ exe=$out/fuzz_$name
 case $name in
 kubeconfig) dict=kubeconfig.dict ;;
 discovery) dict=discovery.dict ;;
+httpreq) dict=http.dict ;;
 *) dict=json.dict ;;
 esac
 work=$out/corpus-$name

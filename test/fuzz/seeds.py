@@ -286,12 +286,51 @@ def header():
     return out
 
 
+KUBECTL_ACCEPT = (b"application/json;as=Table;v=v1;g=meta.k8s.io,application/json;"
+                  b"as=Table;v=v1beta1;g=meta.k8s.io,application/json")
+EXTRA_REQUESTS = [
+    b"GET /api/v1/namespaces/default/pods?labelSelector=app%3Dweb&limit=500 HTTP/1.1\r\n"
+    b"Host: 127.0.0.1:8001\r\nUser-Agent: kubectl/v1.28.7\r\nAccept: " + KUBECTL_ACCEPT +
+    b"\r\nAuthorization: Bearer abc\r\nAccept-Encoding: gzip\r\n\r\n",
+    b"GET /api/v1/pods?allowWatchBookmarks=true&resourceVersion=12&timeoutSeconds=371&watch=true"
+    b" HTTP/1.1\r\nHost: h\r\nAccept: application/json, */*\r\n\r\n",
+    b"GET /apis HTTP/1.1\r\nHost: h\r\nAccept: application/json;g=apidiscovery.k8s.io;"
+    b"v=v2beta1;as=APIGroupDiscoveryList,application/json\r\n\r\n",
+    b"GET /apis/apps/v1/namespaces/ns/deployments/web/status HTTP/1.1\r\nHost: h\r\n\r\n",
+    b"GET /api/v1/watch/namespaces/ns/pods?fieldSelector=spec.nodeName%3Dn1&continue=eyJ2Ijo"
+    b"&sendInitialEvents&resourceVersionMatch=NotOlderThan HTTP/1.1\r\nHost: h\r\n\r\n",
+    b"DELETE /api/v1/namespaces/ns/pods/a HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\n{}\r\n",
+    b"POST /api/v1/namespaces HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n"
+    b"Expect: 100-continue\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    b"GET /readyz/informer-sync?verbose HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+    b"GET /openapi/v3/apis/apps/v1 HTTP/1.1\r\nHost: h\r\n\r\nGET /version HTTP/1.1\r\n"
+    b"Host: h\r\n\r\n",
+    b"\r\nGET /metrics HTTP/1.1\nHost: h\n\n",
+]
+
+
+def httpreq():
+    """Hand-made requests (kubectl's, client-go's watch and discovery,
+    writes, pipelining) and the request literals of test/unit/test-httpd.c,
+    each with default (0) and tight (1) limits and a few cut points."""
+    path = os.path.join(TOP, "test", "unit", "test-httpd.c")
+    reqs = list(EXTRA_REQUESTS)
+    for s in c_literals(path):
+        if re.match(rb"^(\r\n)*[A-Z(]+ ", s) and b"HTTP/" in s:
+            reqs.append(s)
+    out = []
+    for r in reqs:
+        for flags in (0, 1, 6, 9, 14):
+            out.append(bytes([flags]) + r)
+    return out
+
+
 def main():
     for name, fn in (("watchstream", watchstream), ("object", objects),
                      ("selector", selectors), ("kubeconfig", kubeconfig),
                      ("discovery", discovery), ("replay", replay),
                      ("listsplit", listsplit), ("jsonskim", jsonskim),
-                     ("header", header)):
+                     ("header", header), ("httpreq", httpreq)):
         print(f"{name}: {save(name, fn())} seeds")
 
 
