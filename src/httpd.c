@@ -981,7 +981,9 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 	size_t first_conn = k;
 	for (struct conn *c = srv->conns; c; c = c->next) {
 		short ev = 0;
-		if (c->state == C_LINGER || c->in.len - c->in_off < read_cap(c)) {
+		/* After the client's FIN only its full close matters, which
+		 * poll reports as POLLHUP without being asked. */
+		if (c->state == C_LINGER || (!c->peer_eof && c->in.len - c->in_off < read_cap(c))) {
 			ev |= POLLIN;
 		}
 		if (c->qhead) {
@@ -1013,6 +1015,10 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		}
 		if (re & (POLLIN | POLLHUP | POLLERR)) {
 			conn_read(c);
+		}
+		if (!c->dead && (re & (POLLHUP | POLLERR))) {
+			/* Closed both ways: nothing can be answered any more. */
+			conn_kill(c);
 		}
 		if (!c->dead && (re & POLLOUT)) {
 			conn_write(c);
@@ -1153,7 +1159,7 @@ static int listen_unix(struct kinf_httpd *srv, const char *path, struct kinf_err
 	struct stat st;
 	int fd = -1;
 
-	if (!*path) {
+	if (!path || !*path) {
 		return kinf_error_set(reterr, KINF_EINVAL, "unix: a socket path is needed");
 	}
 	if (strlen(path) >= sizeof(sa.sun_path)) {

@@ -436,6 +436,13 @@ static void handler(struct kinf_httpd_req *req, void *userdata) {
 		kinf_httpd_stream_start(req, 200, "application/json", NULL);
 		return;
 	}
+	if (strncmp(h->path, "/hold/", 6) == 0) {
+		/* Answered later, from the test through kinf_httpd_post. */
+		int i = h->path[6] - '0';
+		streams[i] = req;
+		kinf_httpd_req_on_close(req, on_stream_close, (void *)(long)i);
+		return;
+	}
 	if (strcmp(h->path, "/notfound") == 0) {
 		kinf_apistatus_not_found(&body, "", "pods", "foo");
 		kinf_httpd_respond_status_body(req, 404, body.data, body.len, 0);
@@ -830,6 +837,60 @@ static void do_end(void *p) {
 	}
 }
 
+static void do_answer(void *p) {
+	int i = (int)(long)p;
+	if (streams[i]) {
+		kinf_httpd_respond(streams[i], 200, "text/plain", NULL, "late", 4);
+		streams[i] = NULL;
+	}
+}
+
+static double cpu_seconds(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_held(void) {
+	/* A request answered later, its client half-closed meanwhile: the
+	 * loop waits without spinning and the answer still arrives. */
+	int fd = connect_unix();
+	send_str(fd, "GET /hold/1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	for (int i = 0; i < 200 && !streams[1]; i++) {
+		on_loop(NULL, NULL);
+		nap_ms(5);
+	}
+	shutdown(fd, SHUT_WR);
+	double c0 = cpu_seconds();
+	nap_ms(300);
+	double used = cpu_seconds() - c0;
+	ok(used < 0.1, "a held request with a half-closed client: no busy loop (%.3f s CPU)", used);
+	on_loop(do_answer, (void *)1L);
+	struct kinf_buf b = {0};
+	ok(read_until(fd, &b, "late") && strstr(b.data, "Connection: close\r\n"),
+		"  the late answer reaches it, with Connection: close");
+	ok(wait_eof(fd, 2000), "  then the server closes");
+	is_int(closed_calls[1], 0, "  on-close not called: it was answered");
+	kinf_buf_release(&b);
+	close(fd);
+
+	/* The same, but the client closes fully: on-close runs, no spin. */
+	fd = connect_unix();
+	send_str(fd, "GET /hold/1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	for (int i = 0; i < 200 && !streams[1]; i++) {
+		on_loop(NULL, NULL);
+		nap_ms(5);
+	}
+	close(fd);
+	c0 = cpu_seconds();
+	for (int i = 0; i < 200 && !closed_calls[1]; i++) {
+		on_loop(NULL, NULL);
+		nap_ms(5);
+	}
+	is_int(closed_calls[1], 1, "a held request whose client closes: on-close once");
+	closed_calls[1] = 0;
+}
+
 static void test_streams(void) {
 	int fd = connect_unix();
 	struct kinf_buf b = {0};
@@ -998,6 +1059,7 @@ int main(void) {
 	start_server();
 	test_auth_and_keepalive();
 	test_limits_on_the_wire();
+	test_held();
 	test_streams();
 	test_max_conns();
 	return tap_done();
