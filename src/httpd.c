@@ -20,15 +20,26 @@
 #include "buf.h"
 #include "httpd.h"
 
-/* One piece of queued output: a copy (data[]) or a borrowed reference. */
+/*
+ * One piece of queued output, one allocation: a body part (a copy in
+ * data[] or a borrowed reference) with the chunk framing around it inline,
+ * so a watch event costs one small struct per client.
+ */
 struct seg {
 	struct seg *next;
-	const char *p;
-	size_t len;		/* bytes left to write */
+	const char *p;		/* the body part */
+	size_t len;
+	size_t off;		/* bytes of pre + body + post already written */
 	void (*release)(void *arg);
 	void *arg;
+	unsigned char pre_len, post_len;
+	char pre[22];		/* a chunk header, "%zx\r\n" */
 	char data[];
 };
+
+static size_t seg_total(const struct seg *s) {
+	return s->pre_len + s->len + s->post_len;
+}
 
 struct listener {
 	int fd;
@@ -227,29 +238,54 @@ static void queue_push(struct conn *c, struct seg *s) {
 		c->qtail->next = s;
 	}
 	c->qtail = s;
-	c->queued += s->len;
+	c->queued += seg_total(s);
+}
+
+/*
+ * A new segment: len bytes of data copied (copy; data NULL leaves data[]
+ * to the caller) or borrowed, framed as an HTTP chunk when chunk is set.
+ * NULL for out of memory.
+ */
+static struct seg *seg_new(const void *data, size_t len, bool copy, bool chunk) {
+	if (copy && len > SIZE_MAX - sizeof(struct seg)) {
+		return NULL;
+	}
+	struct seg *s = malloc(sizeof(*s) + (copy ? len : 0));
+	if (!s) {
+		return NULL;
+	}
+	memset(s, 0, sizeof(*s));
+	s->len = len;
+	if (copy) {
+		if (data && len) {	/* NULL: the caller fills data[] */
+			memcpy(s->data, data, len);
+		}
+		s->p = s->data;
+	} else {
+		s->p = data;
+	}
+	if (chunk) {
+		s->pre_len = (unsigned char)snprintf(s->pre, sizeof(s->pre), "%zx\r\n", len);
+		s->post_len = 2;
+	}
+	return s;
 }
 
 /* Queue a copy of a and b (either may be empty) as one segment. */
 static int queue_copy2(struct conn *c, const void *a, size_t alen, const void *b, size_t blen) {
-	if (alen + blen < alen || alen + blen > SIZE_MAX - sizeof(struct seg)) {
+	if (alen + blen < alen) {
 		return -KINF_ENOMEM;
 	}
-	struct seg *s = malloc(sizeof(*s) + alen + blen);
+	struct seg *s = seg_new(NULL, alen + blen, true, false);
 	if (!s) {
 		return -KINF_ENOMEM;
 	}
-	s->next = NULL;
-	s->release = NULL;
-	s->arg = NULL;
 	if (alen) {
 		memcpy(s->data, a, alen);
 	}
 	if (blen) {
 		memcpy(s->data + alen, b, blen);
 	}
-	s->p = s->data;
-	s->len = alen + blen;
 	queue_push(c, s);
 	return 0;
 }
@@ -484,53 +520,27 @@ int kinf_httpd_stream_write(struct kinf_httpd_req *req, const void *data, size_t
 	if (rc < 0 || !len) {
 		return rc;
 	}
-	struct conn *c = req->conn;
-	if (!req->chunked) {
-		return queue_copy2(c, data, len, NULL, 0);
+	struct seg *sg = seg_new(data, len, true, req->chunked);
+	if (!sg) {
+		return -KINF_ENOMEM;
 	}
-	char hdr[32];
-	int n = snprintf(hdr, sizeof(hdr), "%zx\r\n", len);
-	rc = queue_copy2(c, hdr, (size_t)n, data, len);
-	if (rc == 0) {
-		rc = queue_copy2(c, "\r\n", 2, NULL, 0);
-		if (rc < 0) {
-			/* Half a chunk would break the framing: the stream is lost. */
-			conn_kill(c);
-		}
-	}
-	return rc;
+	queue_push(req->conn, sg);
+	return 0;
 }
 
 int kinf_httpd_stream_write_ref(struct kinf_httpd_req *req, const void *data, size_t len,
 		void (*release)(void *arg), void *arg) {
 	int rc = stream_check(req, len);
-	struct conn *c = req->conn;
-	if (rc < 0 || !len) {
+	struct seg *sg = rc < 0 || !len ? NULL : seg_new(data, len, false, req->chunked);
+	if (!sg) {
 		if (release) {
 			release(arg);
 		}
-		return rc;
+		return rc < 0 || !len ? rc : -KINF_ENOMEM;
 	}
-	char hdr[32];
-	int n = req->chunked ? snprintf(hdr, sizeof(hdr), "%zx\r\n", len) : 0;
-	struct seg *s = malloc(sizeof(*s));
-	if (!s || (n && queue_copy2(c, hdr, (size_t)n, NULL, 0) < 0)) {
-		free(s);
-		if (release) {
-			release(arg);
-		}
-		return -KINF_ENOMEM;
-	}
-	s->next = NULL;
-	s->p = data;
-	s->len = len;
-	s->release = release;
-	s->arg = arg;
-	queue_push(c, s);
-	if (req->chunked && queue_copy2(c, "\r\n", 2, NULL, 0) < 0) {
-		conn_kill(c);
-		return -KINF_ENOMEM;
-	}
+	sg->release = release;
+	sg->arg = arg;
+	queue_push(req->conn, sg);
 	return 0;
 }
 
@@ -763,12 +773,22 @@ static void conn_read(struct conn *c) {
 
 static void conn_write(struct conn *c) {
 	while (c->qhead && !c->dead) {
-		struct iovec iov[16];
+		struct iovec iov[48];
 		int n = 0;
-		for (struct seg *s = c->qhead; s && n < 16; s = s->next) {
-			iov[n].iov_base = (void *)s->p;
-			iov[n].iov_len = s->len;
-			n++;
+		for (struct seg *s = c->qhead; s && n <= 45; s = s->next) {
+			const char *base[3] = { s->pre, s->p, "\r\n" };
+			size_t len[3] = { s->pre_len, s->len, s->post_len };
+			size_t o = s->off;
+			for (int k = 0; k < 3; k++) {
+				if (o >= len[k]) {
+					o -= len[k];
+					continue;
+				}
+				iov[n].iov_base = (void *)(base[k] + o);
+				iov[n].iov_len = len[k] - o;
+				n++;
+				o = 0;
+			}
 		}
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
 		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
@@ -784,17 +804,16 @@ static void conn_write(struct conn *c) {
 		c->last_progress = now_ms();
 		size_t left = (size_t)w;
 		c->queued -= left;
-		while (c->qhead && left >= c->qhead->len) {
+		while (c->qhead && left >= seg_total(c->qhead) - c->qhead->off) {
 			struct seg *s = c->qhead;
-			left -= s->len;
+			left -= seg_total(s) - s->off;
 			c->qhead = s->next;
 			seg_free(s);
 		}
 		if (!c->qhead) {
 			c->qtail = NULL;
-		} else if (left) {
-			c->qhead->p += left;
-			c->qhead->len -= left;
+		} else {
+			c->qhead->off += left;
 		}
 		if (w == 0) {
 			return;
