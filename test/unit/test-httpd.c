@@ -712,6 +712,25 @@ static void test_auth_and_keepalive(void) {
 	free(r);
 	close(fd);
 
+	/* Bodies httpd does not read: answered, then the connection closes. */
+	fd = connect_unix();
+	r = roundtrip(fd, "POST /e HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\n"
+		"Content-Length: 5\r\n\r\n");
+	ok(r && !strstr(r, "100 Continue") && strstr(r, "Connection: close\r\n"),
+		"Expect: 100-continue: answered without reading the body, closing");
+	is_str(body_of(r), "POST /e 0 unix", "  the handler sees no body");
+	ok(wait_eof(fd, 2000), "  closed");
+	free(r);
+	close(fd);
+	fd = connect_unix();
+	r = roundtrip(fd, "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"5\r\nhello\r\n0\r\n\r\n");
+	ok(r && strstr(r, "Connection: close\r\n"), "a chunked request body: answered, closing");
+	is_str(body_of(r), "POST /c 0 unix", "  the handler sees no body");
+	ok(wait_eof(fd, 2000), "  closed");
+	free(r);
+	close(fd);
+
 	fd = connect_unix();
 	r = roundtrip(fd, "GET /old HTTP/1.0\r\n\r\n");
 	is_str(body_of(r), "GET /old 0 unix", "HTTP/1.0");
