@@ -660,8 +660,9 @@ static void conn_process(struct conn *c) {
 					reject_status(c, body.data, body.len, 413);
 					kinf_buf_release(&body);
 				} else {
-					reject_plain(c, err.http_status ? err.http_status : 400,
-						err.message[0] ? err.message : NULL, NULL);
+					/* Go's server says what was wrong, except for 431. */
+					int st = err.http_status ? err.http_status : 400;
+					reject_plain(c, st, st != 431 && err.message[0] ? err.message : NULL, NULL);
 				}
 				break;
 			}

@@ -77,7 +77,7 @@ void kinf_httpd_free(struct kinf_httpd *srv);
  * missing; a stale socket is replaced, a live one is -KINF_EXISTS; the
  * socket is made 0600) or "tcp:HOST:PORT" (HOST a name, an IPv4 address
  * or [IPv6]; port 0 picks a free one; needs opts.token). Returns 0,
- * -KINF_EINVAL (bad address, no token), -KINF_EXISTS, -KINF_IO.
+ * -KINF_EINVAL (bad address, no token), -KINF_EEXISTS (in use), -KINF_EIO.
  */
 int kinf_httpd_listen(struct kinf_httpd *srv, const char *addr, struct kinf_error *reterr);
 
@@ -157,9 +157,11 @@ int kinf_httpd_stream_start(struct kinf_httpd_req *req, int status, const char *
 	const char *extra_headers);
 
 /*
- * Queue one chunk (copied; len 0 is ignored). -KINF_ETOOBIG when the
- * connection's queue holds more than max_queue bytes: the client is too
- * far behind and nothing was queued; the caller ends the stream.
+ * Queue one chunk (copied; len 0 is ignored). -KINF_ETOOBIG when it would
+ * take the connection's queue past max_queue bytes (a chunk bigger than
+ * max_queue still goes to a client whose queue is empty): the client is
+ * too far behind and nothing was queued; the caller ends the stream.
+ * -KINF_ECLOSED when req is not streaming; -KINF_ENOMEM.
  */
 int kinf_httpd_stream_write(struct kinf_httpd_req *req, const void *data, size_t len);
 

@@ -761,7 +761,7 @@ static void test_limits_on_the_wire(void) {
 	char *r = roundtrip(fd, big.data);
 	ok(r && starts(r, "HTTP/1.1 431 Request Header Fields Too Large\r\n"),
 		"too many headers: 431");
-	ok(r && strstr(r, "Connection: close\r\n") && starts(body_of(r), "431 Request Header Fields Too Large"),
+	ok(r && strstr(r, "Connection: close\r\n") && strcmp(body_of(r), "431 Request Header Fields Too Large") == 0,
 		"  plain text as Go's server, then close");
 	ok(wait_eof(fd, 2000), "  closed");
 	free(r);
