@@ -94,6 +94,13 @@ struct post {
 	void *arg;
 };
 
+struct kinf_httpd_timer {
+	struct kinf_httpd_timer *next;
+	long long due;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
 struct kinf_httpd {
 	struct kinf_httpd_opts opts;
 	char *token;
@@ -104,6 +111,8 @@ struct kinf_httpd {
 	volatile sig_atomic_t stopping;
 	pthread_mutex_t lock;	/* posts only */
 	struct post *posts, *posts_tail;
+	struct kinf_httpd_timer *timers;	/* loop thread only, unsorted */
+	struct kinf_httpd_timer *firing;	/* due this round, not run yet */
 	struct kinf_httpd_stats stats;
 	struct pollfd *pfds;
 	struct conn **pconns;
@@ -912,6 +921,72 @@ void kinf_httpd_stop(struct kinf_httpd *srv) {
 	(void)w;
 }
 
+struct kinf_httpd_timer *kinf_httpd_timer_add(struct kinf_httpd *srv, long long ms,
+		void (*fn)(void *arg), void *arg) {
+	struct kinf_httpd_timer *t = malloc(sizeof(*t));
+	if (!t) {
+		return NULL;
+	}
+	t->due = now_ms() + (ms > 0 ? ms : 0);
+	t->fn = fn;
+	t->arg = arg;
+	t->next = srv->timers;
+	srv->timers = t;
+	return t;
+}
+
+static bool unlink_timer(struct kinf_httpd_timer **pp, struct kinf_httpd_timer *t) {
+	for (; *pp; pp = &(*pp)->next) {
+		if (*pp == t) {
+			*pp = t->next;
+			return true;
+		}
+	}
+	return false;
+}
+
+void kinf_httpd_timer_cancel(struct kinf_httpd *srv, struct kinf_httpd_timer *t) {
+	if (t && (unlink_timer(&srv->timers, t) || unlink_timer(&srv->firing, t))) {
+		free(t);
+	}
+}
+
+/*
+ * Run the timers that are due now; those they add wait for the next round
+ * (a timer re-adding itself with 0 ms cannot starve the loop), and one of
+ * them cancelling another that is due is still honoured.
+ */
+static void run_timers(struct kinf_httpd *srv) {
+	long long now = now_ms();
+	struct kinf_httpd_timer **pp = &srv->timers;
+	while (*pp) {
+		struct kinf_httpd_timer *t = *pp;
+		if (t->due <= now) {
+			*pp = t->next;
+			t->next = srv->firing;
+			srv->firing = t;
+		} else {
+			pp = &t->next;
+		}
+	}
+	while (srv->firing) {
+		struct kinf_httpd_timer *t = srv->firing;
+		srv->firing = t->next;
+		void (*fn)(void *) = t->fn;
+		void *arg = t->arg;
+		free(t);
+		fn(arg);
+	}
+}
+
+static void drop_timers(struct kinf_httpd *srv) {
+	while (srv->timers) {
+		struct kinf_httpd_timer *t = srv->timers;
+		srv->timers = t->next;
+		free(t);
+	}
+}
+
 void kinf_httpd_stats(const struct kinf_httpd *srv, struct kinf_httpd_stats *ret) {
 	*ret = srv->stats;
 }
@@ -951,6 +1026,12 @@ static int next_timeout(struct kinf_httpd *srv, long long now) {
 		}
 		if (c->kick) {
 			t = 0;
+		}
+	}
+	for (struct kinf_httpd_timer *tm = srv->timers; tm; tm = tm->next) {
+		long long d = tm->due > now ? tm->due - now : 0;
+		if (t < 0 || d < t) {
+			t = d;
 		}
 	}
 	if (t > INT_MAX) {
@@ -1027,6 +1108,7 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		}
 	}
 	run_posts(srv);
+	run_timers(srv);
 	for (size_t i = first_conn; r > 0 && i < k; i++) {
 		struct conn *c = srv->pconns[i];
 		short re = srv->pfds[i].revents;
@@ -1093,6 +1175,7 @@ int kinf_httpd_run(struct kinf_httpd *srv, struct kinf_error *reterr) {
 		}
 	}
 	close_listeners(srv);
+	drop_timers(srv);
 	/* Streams end with their last chunk; unanswered requests are dropped. */
 	for (struct conn *c = srv->conns; c; c = c->next) {
 		if (c->dead) {
@@ -1140,6 +1223,7 @@ void kinf_httpd_free(struct kinf_httpd *srv) {
 	}
 	sweep(srv);
 	run_posts(srv);
+	drop_timers(srv);
 	close_listeners(srv);
 	for (size_t i = 0; i < srv->n_ls; i++) {
 		free(srv->ls[i].addr);

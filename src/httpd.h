@@ -104,6 +104,21 @@ void kinf_httpd_stop(struct kinf_httpd *srv);
  */
 int kinf_httpd_post(struct kinf_httpd *srv, void (*fn)(void *arg), void *arg);
 
+/* A timer on the loop thread (watch timeoutSeconds, bookmarks, a wait for a resourceVersion). */
+struct kinf_httpd_timer;
+
+/*
+ * Run fn(arg) on the loop thread once, after ms milliseconds. Loop thread
+ * only (a handler, a posted function, another timer). The handle is valid
+ * until fn starts or the timer is cancelled. NULL for out of memory.
+ * Timers still pending at stop are dropped without running.
+ */
+struct kinf_httpd_timer *kinf_httpd_timer_add(struct kinf_httpd *srv, long long ms,
+	void (*fn)(void *arg), void *arg);
+
+/* Cancel a pending timer (loop thread only); NULL is fine. */
+void kinf_httpd_timer_cancel(struct kinf_httpd *srv, struct kinf_httpd_timer *t);
+
 /* Counters, read on the loop thread (e.g. for /metrics). */
 struct kinf_httpd_stats {
 	unsigned long long connections;		/* accepted in total */

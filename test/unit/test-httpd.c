@@ -871,6 +871,61 @@ static double cpu_seconds(void) {
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static long long mono_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static long long fired_at[4];
+static struct kinf_httpd_timer *timer_b;
+static int rearm_count;
+
+static void on_timer(void *arg) {
+	fired_at[(long)arg] = mono_ms();
+	if ((long)arg == 0) {
+		kinf_httpd_timer_cancel(srv, timer_b);	/* b is due later: cancelled */
+	}
+}
+
+static void rearm(void *arg) {
+	/* Re-adding itself at 0 ms: the loop must still get round to the rest. */
+	if (++rearm_count < 50) {
+		kinf_httpd_timer_add(srv, 0, rearm, arg);
+	}
+}
+
+static void add_timers(void *arg) {
+	long long *t0 = arg;
+	*t0 = mono_ms();
+	kinf_httpd_timer_add(srv, 150, on_timer, (void *)0L);
+	timer_b = kinf_httpd_timer_add(srv, 300, on_timer, (void *)1L);
+	kinf_httpd_timer_add(srv, 50, on_timer, (void *)2L);
+	struct kinf_httpd_timer *c = kinf_httpd_timer_add(srv, 10, on_timer, (void *)3L);
+	kinf_httpd_timer_cancel(srv, c);
+	kinf_httpd_timer_add(srv, 0, rearm, NULL);
+}
+
+static void test_timers(void) {
+	long long t0 = 0;
+	on_loop(add_timers, &t0);
+	/* A request meanwhile is answered: timers do not hold the loop. */
+	int fd = connect_unix();
+	char *r = roundtrip(fd, "GET /t HTTP/1.1\r\nHost: h\r\n\r\n");
+	is_str(body_of(r), "GET /t 0 unix", "a request is answered while timers are pending");
+	free(r);
+	close(fd);
+	nap_ms(500);
+	on_loop(NULL, NULL);
+	ok(fired_at[2] && fired_at[2] - t0 >= 50 && fired_at[2] - t0 < 300,
+		"a 50 ms timer fires after %lld ms", fired_at[2] - t0);
+	ok(fired_at[0] && fired_at[0] - t0 >= 150 && fired_at[0] >= fired_at[2],
+		"a 150 ms timer fires after %lld ms, in order", fired_at[0] - t0);
+	ok(!fired_at[1], "a timer cancelled by another timer does not fire");
+	ok(!fired_at[3], "a cancelled timer does not fire");
+	is_int(rearm_count, 50, "a timer re-adding itself at 0 ms runs once per round");
+}
+
 static void test_held(void) {
 	/* A request answered later, its client half-closed meanwhile: the
 	 * loop waits without spinning and the answer still arrives. */
@@ -1102,6 +1157,7 @@ int main(void) {
 	start_server();
 	test_auth_and_keepalive();
 	test_limits_on_the_wire();
+	test_timers();
 	test_held();
 	test_streams();
 	test_max_conns();
