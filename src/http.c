@@ -603,8 +603,10 @@ static int add_header(struct curl_slist **headers, const char *name, const char 
 	if ((r = kinf_header_value_check(value, strlen(value), what, KINF_EAUTH, reterr)) < 0) {
 		return r;
 	}
-	if (kinf_buf_printf(&h, "%s: %s%s%s", name, scheme ? scheme : "", scheme ? " " : "",
-			value) < 0) {
+	/* libcurl drops "Name:" with nothing after it; "Name;" sends it empty */
+	if ((!*value && !scheme ? kinf_buf_printf(&h, "%s;", name) :
+			kinf_buf_printf(&h, "%s: %s%s%s", name, scheme ? scheme : "",
+				scheme ? " " : "", value)) < 0) {
 		kinf_buf_release(&h);
 		return -KINF_ENOMEM;
 	}
@@ -615,6 +617,38 @@ static int add_header(struct curl_slist **headers, const char *name, const char 
 		return -KINF_ENOMEM;
 	}
 	*headers = n;
+	return 0;
+}
+
+/* The Impersonate-* headers of the config (round_trippers.go), if any. */
+static int add_impersonation(const struct kinf_rest_config *config,
+		struct curl_slist **headers, struct kinf_error *reterr) {
+	int rc;
+
+	if (!config || !config->impersonate_user) {
+		return 0;
+	}
+	if ((rc = add_header(headers, "Impersonate-User", NULL, config->impersonate_user,
+			"the impersonated user", reterr)) < 0) {
+		return rc;
+	}
+	if (config->impersonate_uid && (rc = add_header(headers, "Impersonate-Uid", NULL,
+			config->impersonate_uid, "the impersonated uid", reterr)) < 0) {
+		return rc;
+	}
+	for (char **g = config->impersonate_groups; g && *g; g++) {
+		if ((rc = add_header(headers, "Impersonate-Group", NULL, *g,
+				"an impersonated group", reterr)) < 0) {
+			return rc;
+		}
+	}
+	for (size_t i = 0; i < config->n_impersonate_extra; i++) {
+		const struct kinf_impersonate_extra *x = &config->impersonate_extra[i];
+		if ((rc = add_header(headers, x->name, NULL, x->value,
+				"an impersonated user-extra value", reterr)) < 0) {
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -751,6 +785,9 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	rc = add_header(&headers, "Accept", NULL, req->accept ? req->accept : "application/json",
 			"the Accept header", reterr);
 	if (rc < 0) {
+		goto out;
+	}
+	if ((rc = add_impersonation(http->config, &headers, reterr)) < 0) {
 		goto out;
 	}
 	pthread_mutex_lock(&cred_lock);

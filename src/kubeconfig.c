@@ -46,6 +46,22 @@ struct kc_cluster {
 	char *exec_extension;	/* JSON */
 };
 
+/* A string as written (NULs included) and where, for messages; s NULL: unset. */
+struct kc_value {
+	char *s;
+	size_t len;
+	size_t line;	/* 1-based */
+	size_t column;
+};
+
+/* One key of as-user-extra and its values. */
+struct kc_extra {
+	char *key;
+	size_t key_len;
+	struct kc_value *values;
+	size_t n_values;
+};
+
 struct kc_user {
 	char *name;
 	const char *file;
@@ -64,8 +80,19 @@ struct kc_user {
 	char *password;
 	struct kinf_exec_config *exec;
 	bool has_auth_provider;
-	const char *impersonation;	/* the first of as, as-uid, ... set, or NULL */
 	char *auth_provider;	/* its name, or NULL */
+	/* Impersonation: as, as-uid, as-groups, as-user-extra */
+	struct kc_value imp_user;
+	struct kc_value imp_uid;
+	struct kc_value *imp_groups;
+	size_t n_imp_groups;
+	struct kc_extra *imp_extra;
+	size_t n_imp_extra;
+	/* --as, --as-uid, --as-group where given (borrowed; apply_overrides) */
+	const char *flag_as;
+	const char *flag_as_uid;
+	const char *const *flag_as_groups;
+	size_t n_flag_as_groups;
 };
 
 struct kc_context {
@@ -156,6 +183,28 @@ static void cluster_free(struct kc_cluster *c) {
 	free(c);
 }
 
+static void values_free(struct kc_value *v, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].s);
+	}
+	free(v);
+}
+
+static void impersonation_release(struct kc_user *u) {
+	free(u->imp_user.s);
+	free(u->imp_uid.s);
+	values_free(u->imp_groups, u->n_imp_groups);
+	for (size_t i = 0; i < u->n_imp_extra; i++) {
+		free(u->imp_extra[i].key);
+		values_free(u->imp_extra[i].values, u->imp_extra[i].n_values);
+	}
+	free(u->imp_extra);
+	u->imp_user.s = u->imp_uid.s = NULL;
+	u->imp_groups = NULL;
+	u->imp_extra = NULL;
+	u->n_imp_groups = u->n_imp_extra = 0;
+}
+
 static void user_free(struct kc_user *u) {
 	if (!u) {
 		return;
@@ -171,6 +220,7 @@ static void user_free(struct kc_user *u) {
 	kinf_free_secret(u->password);
 	exec_config_free(u->exec);
 	free(u->auth_provider);
+	impersonation_release(u);
 	free(u);
 }
 
@@ -995,6 +1045,112 @@ static int parse_auth_provider(struct parse *p, const yaml_node_t *map, struct k
 	return 0;
 }
 
+/* A string kept as written, NULs included, with its place; null unsets it. */
+static int get_value(struct parse *p, const yaml_node_t *n, const char *key,
+		struct kc_value *out) {
+	free(out->s);
+	memset(out, 0, sizeof(*out));
+	if (is_null(n)) {
+		return 0;
+	}
+	if (n->type != YAML_SCALAR_NODE) {
+		return node_error(p, n, "\"%s\" must be a string", key);
+	}
+	if (!(out->s = memdup0(n->data.scalar.value, n->data.scalar.length))) {
+		return -KINF_ENOMEM;
+	}
+	out->len = n->data.scalar.length;
+	out->line = n->start_mark.line + 1;
+	out->column = n->start_mark.column + 1;
+	return 0;
+}
+
+/* A sequence of strings (a null item is ""); null is none. */
+static int get_values(struct parse *p, const yaml_node_t *seq, const char *key,
+		struct kc_value **ret, size_t *ret_n) {
+	yaml_node_t *item;
+	struct kc_value *v;
+	size_t n = 0;
+	int r;
+
+	if (is_null(seq)) {
+		return 0;
+	}
+	if ((r = want_sequence(p, seq, key)) < 0) {
+		return r;
+	}
+	v = calloc((size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start) + 1,
+			sizeof(*v));
+	if (!v) {
+		return -KINF_ENOMEM;
+	}
+	FOR_ITEMS(p, seq, item) {
+		if (item->type != YAML_SCALAR_NODE) {
+			r = node_error(p, item, "\"%s\" must be a sequence of strings", key);
+			goto fail;
+		}
+		if (is_null(item)) {
+			v[n].s = strdup("");
+			v[n].len = 0;
+		} else {
+			v[n].s = memdup0(item->data.scalar.value, item->data.scalar.length);
+			v[n].len = item->data.scalar.length;
+		}
+		v[n].line = item->start_mark.line + 1;
+		v[n].column = item->start_mark.column + 1;
+		if (!v[n++].s) {
+			r = -KINF_ENOMEM;
+			goto fail;
+		}
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+fail:
+	values_free(v, n);
+	return r;
+}
+
+/* as-user-extra: a mapping of keys to sequences of strings. */
+static int parse_as_user_extra(struct parse *p, const yaml_node_t *map, struct kc_user *u) {
+	yaml_node_t *k, *v;
+	int r;
+
+	for (size_t i = 0; i < u->n_imp_extra; i++) {
+		free(u->imp_extra[i].key);
+		values_free(u->imp_extra[i].values, u->imp_extra[i].n_values);
+	}
+	free(u->imp_extra);
+	u->imp_extra = NULL;
+	u->n_imp_extra = 0;
+	if (is_null(map)) {
+		return 0;
+	}
+	if ((r = want_mapping(p, map, "as-user-extra")) < 0) {
+		return r;
+	}
+	u->imp_extra = calloc((size_t)(map->data.mapping.pairs.top -
+			map->data.mapping.pairs.start) + 1, sizeof(*u->imp_extra));
+	if (!u->imp_extra) {
+		return -KINF_ENOMEM;
+	}
+	FOR_PAIRS(p, map, k, v) {
+		struct kc_extra *e = &u->imp_extra[u->n_imp_extra];
+		if (k->type != YAML_SCALAR_NODE) {
+			return node_error(p, k, "the keys of \"as-user-extra\" must be strings");
+		}
+		if (!(e->key = memdup0(k->data.scalar.value, k->data.scalar.length))) {
+			return -KINF_ENOMEM;
+		}
+		e->key_len = k->data.scalar.length;
+		u->n_imp_extra++;
+		if ((r = get_values(p, v, "as-user-extra", &e->values, &e->n_values)) < 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
 static int parse_user(struct parse *p, const yaml_node_t *map, struct kc_user *u) {
 	yaml_node_t *k, *v;
 	int r = 0;
@@ -1030,19 +1186,17 @@ static int parse_user(struct parse *p, const yaml_node_t *map, struct kc_user *u
 			r = parse_exec(p, v, u);
 		} else if (key_is(k, "auth-provider")) {
 			r = parse_auth_provider(p, v, u);
-		} else if (key_is(k, "as") || key_is(k, "as-uid") || key_is(k, "as-groups") ||
-				key_is(k, "as-user-extra")) {
-			/* set: a non-empty string, sequence or mapping (Go's len() > 0) */
-			bool set = v->type == YAML_SCALAR_NODE ? !is_null(v) && v->data.scalar.length > 0 :
-				v->type == YAML_SEQUENCE_NODE ?
-					v->data.sequence.items.top > v->data.sequence.items.start :
-				v->type == YAML_MAPPING_NODE &&
-					v->data.mapping.pairs.top > v->data.mapping.pairs.start;
-			if (set && !u->impersonation) {
-				u->impersonation = key_is(k, "as") ? "as" : key_is(k, "as-uid") ?
-					"as-uid" : key_is(k, "as-groups") ? "as-groups" : "as-user-extra";
-			}
-			continue;
+		} else if (key_is(k, "as")) {
+			r = get_value(p, v, "as", &u->imp_user);
+		} else if (key_is(k, "as-uid")) {
+			r = get_value(p, v, "as-uid", &u->imp_uid);
+		} else if (key_is(k, "as-groups")) {
+			values_free(u->imp_groups, u->n_imp_groups);
+			u->imp_groups = NULL;
+			u->n_imp_groups = 0;
+			r = get_values(p, v, "as-groups", &u->imp_groups, &u->n_imp_groups);
+		} else if (key_is(k, "as-user-extra")) {
+			r = parse_as_user_extra(p, v, u);
 		} else {
 			continue;
 		}
@@ -1829,10 +1983,11 @@ static void validate_user(struct errlist *el, const char *name, const struct kc_
 				"use an exec credential plugin (client.authentication.k8s.io)",
 				u->auth_provider ? u->auth_provider : "", name);
 	}
-	if (u->impersonation) {
-		/* acting with the user's own rights instead would be worse than failing */
-		errlist_add(el, "user \"%s\" asks for impersonation ('%s'), which kinf does not "
-				"support", name, u->impersonation);
+	/* validation.go: the rest of impersonation needs a user to impersonate */
+	if (!u->flag_as && u->imp_user.len == 0 && (u->flag_as_uid || u->imp_uid.len > 0 ||
+			u->n_flag_as_groups > 0 || u->n_imp_groups > 0 || u->n_imp_extra > 0)) {
+		errlist_add(el, "requesting uid, groups or user-extra for %s without "
+				"impersonating a user", name);
 	}
 	if (u->token && (u->username || u->password)) {
 		errlist_add(el, "more than one authentication method found for %s; found "
@@ -2133,15 +2288,126 @@ static void apply_overrides(const struct kinf_kubeconfig_opts *opts, struct sele
 	}
 	if (opts->token && *opts->token) {
 		/* --token replaces whatever the user entry authenticates with */
-		char *name = u->name;
-		const char *file = u->file, *impersonation = u->impersonation;
+		struct kc_user keep = *u;
 		memset(u, 0, sizeof(*u));
-		u->name = name;
-		u->file = file;
-		u->impersonation = impersonation;	/* kubectl keeps it with --token */
+		u->name = keep.name;
+		u->file = keep.file;
+		/* kubectl keeps the impersonation with --token */
+		u->imp_user = keep.imp_user;
+		u->imp_uid = keep.imp_uid;
+		u->imp_groups = keep.imp_groups;
+		u->n_imp_groups = keep.n_imp_groups;
+		u->imp_extra = keep.imp_extra;
+		u->n_imp_extra = keep.n_imp_extra;
 		u->token = (char *)opts->token;
 		u->token_len = strlen(opts->token);
 	}
+	/* clientcmd merges the flags over the user field by field (mergo) */
+	if (opts->as && *opts->as) {
+		u->flag_as = opts->as;
+	}
+	if (opts->as_uid && *opts->as_uid) {
+		u->flag_as_uid = opts->as_uid;
+	}
+	if (opts->n_as_groups > 0) {
+		u->flag_as_groups = opts->as_groups;
+		u->n_flag_as_groups = opts->n_as_groups;
+	}
+}
+
+/*
+ * A header name's bytes as client-go's headerKeyEscape leaves them: an
+ * RFC 7230 token character but '%'; anything else goes as %XX.
+ */
+static bool header_key_byte(unsigned char b) {
+	return (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
+		(b && strchr("!#$&'*+-.^_`|~", b));
+}
+
+/* Check a kubeconfig impersonation value bound for a header (see header.h). */
+static int check_value(const struct kc_user *u, const char *user_name,
+		const struct kc_value *v, const char *key, struct kinf_error *reterr) {
+	char what[512];
+	snprintf(what, sizeof(what), "%s: line %zu, column %zu: '%s' of user \"%s\"",
+			u->file ? u->file : "kubeconfig", v->line, v->column, key, user_name);
+	return kinf_header_value_check(v->s, v->len, what, KINF_ECONFIG, reterr);
+}
+
+/*
+ * The Impersonate-* headers (round_trippers.go), flags over the user's
+ * fields; none unless a user is impersonated (client_config.go).
+ */
+static int build_impersonation(const struct selection *s, struct kinf_rest_config *c,
+		struct kinf_error *reterr) {
+	const struct kc_user *u = &s->user;
+	const char *name = s->user_name ? s->user_name : "";
+	size_t n_groups, n_extra = 0, k = 0;
+	int r;
+
+	if (!u->flag_as && u->imp_user.len == 0) {
+		return 0;
+	}
+	if (!u->flag_as && (r = check_value(u, name, &u->imp_user, "as", reterr)) < 0) {
+		return r;
+	}
+	if (!u->flag_as_uid && u->imp_uid.len > 0 &&
+			(r = check_value(u, name, &u->imp_uid, "as-uid", reterr)) < 0) {
+		return r;
+	}
+	if (!(c->impersonate_user = strdup(u->flag_as ? u->flag_as : u->imp_user.s))) {
+		return -KINF_ENOMEM;
+	}
+	if (u->flag_as_uid || u->imp_uid.len > 0) {
+		if (!(c->impersonate_uid = strdup(u->flag_as_uid ? u->flag_as_uid :
+				u->imp_uid.s))) {
+			return -KINF_ENOMEM;
+		}
+	}
+	n_groups = u->n_flag_as_groups ? u->n_flag_as_groups : u->n_imp_groups;
+	if (n_groups && !(c->impersonate_groups = calloc(n_groups + 1, sizeof(char *)))) {
+		return -KINF_ENOMEM;
+	}
+	for (size_t i = 0; i < n_groups; i++) {
+		if (!u->n_flag_as_groups && (r = check_value(u, name, &u->imp_groups[i],
+				"as-groups", reterr)) < 0) {
+			return r;
+		}
+		c->impersonate_groups[i] = strdup(u->n_flag_as_groups ? u->flag_as_groups[i] :
+				u->imp_groups[i].s);
+		if (!c->impersonate_groups[i]) {
+			return -KINF_ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < u->n_imp_extra; i++) {
+		n_extra += u->imp_extra[i].n_values;
+	}
+	if (n_extra && !(c->impersonate_extra = calloc(n_extra, sizeof(*c->impersonate_extra)))) {
+		return -KINF_ENOMEM;
+	}
+	for (size_t i = 0; i < u->n_imp_extra; i++) {
+		const struct kc_extra *e = &u->imp_extra[i];
+		for (size_t j = 0; j < e->n_values; j++) {
+			struct kinf_impersonate_extra *x = &c->impersonate_extra[k];
+			struct kinf_buf b = {0};
+			if ((r = check_value(u, name, &e->values[j], "as-user-extra", reterr)) < 0) {
+				return r;
+			}
+			r = kinf_buf_append_str(&b, "Impersonate-Extra-");
+			for (size_t n = 0; r == 0 && n < e->key_len; n++) {
+				unsigned char ch = (unsigned char)e->key[n];
+				r = header_key_byte(ch) ? kinf_buf_append_char(&b, (char)ch) :
+					kinf_buf_printf(&b, "%%%02X", ch);
+			}
+			if (r < 0 || !(x->name = kinf_buf_take(&b)) ||
+					!(x->value = strdup(e->values[j].s))) {
+				kinf_buf_release(&b);
+				c->n_impersonate_extra = k + 1;
+				return -KINF_ENOMEM;
+			}
+			c->n_impersonate_extra = ++k;
+		}
+	}
+	return 0;
 }
 
 static int build_rest_config(const struct kinf_kubeconfig_opts *opts, struct selection *s,
@@ -2230,7 +2496,7 @@ static int build_rest_config(const struct kinf_kubeconfig_opts *opts, struct sel
 			return r;
 		}
 	}
-	return 0;
+	return build_impersonation(s, c, reterr);
 }
 
 static int load_merged(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
@@ -2256,6 +2522,22 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 	if (opts->token && (r = kinf_header_value_check(opts->token, strlen(opts->token),
 			"--token", KINF_ECONFIG, reterr)) < 0) {
 		return r;
+	}
+	/* the impersonation flags, like --token, before anything is read */
+	if (opts->as && (r = kinf_header_value_check(opts->as, strlen(opts->as), "--as",
+			KINF_ECONFIG, reterr)) < 0) {
+		return r;
+	}
+	if (opts->as_uid && (r = kinf_header_value_check(opts->as_uid, strlen(opts->as_uid),
+			"--as-uid", KINF_ECONFIG, reterr)) < 0) {
+		return r;
+	}
+	for (size_t i = 0; i < opts->n_as_groups; i++) {
+		r = kinf_header_value_check(opts->as_groups[i], strlen(opts->as_groups[i]),
+				"--as-group", KINF_ECONFIG, reterr);
+		if (r < 0) {
+			return r;
+		}
 	}
 	if (opts->server) {
 		char ctl_buf[40];
@@ -2381,6 +2663,17 @@ void kinf_rest_config_free(struct kinf_rest_config *c) {
 	free(c->username);
 	kinf_free_secret(c->password);
 	exec_config_free(c->exec);
+	free(c->impersonate_user);
+	free(c->impersonate_uid);
+	for (char **g = c->impersonate_groups; g && *g; g++) {
+		free(*g);
+	}
+	free(c->impersonate_groups);
+	for (size_t i = 0; i < c->n_impersonate_extra; i++) {
+		free(c->impersonate_extra[i].name);
+		free(c->impersonate_extra[i].value);
+	}
+	free(c->impersonate_extra);
 	free(c);
 }
 

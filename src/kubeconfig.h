@@ -37,6 +37,15 @@ struct kinf_kubeconfig_opts {
 	const char *tls_server_name;
 	int insecure_skip_tls_verify;	/* -1 unset, 0, 1 */
 	/*
+	 * Impersonation: --as, --as-uid, --as-group (repeated). Each one set
+	 * (non-empty; for groups, n_as_groups > 0) replaces the user's as,
+	 * as-uid or as-groups, as kubectl's flags do.
+	 */
+	const char *as;
+	const char *as_uid;
+	const char *const *as_groups;
+	size_t n_as_groups;
+	/*
 	 * Environment lookups go through here so tests can fake them; NULL
 	 * means getenv. Used for KUBECONFIG, HOME, KUBERNETES_SERVICE_HOST/PORT,
 	 * POD_NAMESPACE.
@@ -62,6 +71,12 @@ struct kinf_exec_config {
 	bool provide_cluster_info;
 	char *install_hint;
 	char *cluster_config_json;	/* extension client.authentication.k8s.io/exec, or NULL */
+};
+
+/* One Impersonate-Extra-KEY: VALUE header. */
+struct kinf_impersonate_extra {
+	char *name;	/* "Impersonate-Extra-" and the escaped key */
+	char *value;
 };
 
 struct kinf_rest_config {
@@ -91,6 +106,19 @@ struct kinf_rest_config {
 	char *password;
 	struct kinf_exec_config *exec;	/* or NULL */
 	bool in_cluster;
+
+	/*
+	 * Impersonation, sent as Impersonate-* headers with every request:
+	 * none when impersonate_user is NULL. Every value passed the header
+	 * check. Extra entries are (name, value) pairs in file order, the name
+	 * the whole header name with the key percent-encoded as client-go
+	 * does (Impersonate-Extra-example.com%2Fscopes).
+	 */
+	char *impersonate_user;
+	char *impersonate_uid;		/* or NULL */
+	char **impersonate_groups;	/* NULL-terminated, or NULL */
+	struct kinf_impersonate_extra *impersonate_extra;
+	size_t n_impersonate_extra;
 };
 
 /*

@@ -22,6 +22,9 @@ const char cli_common_usage[] =
 	"      --certificate-authority FILE  CA bundle to verify the server with\n"
 	"      --insecure-skip-tls-verify do not verify the server's certificate\n"
 	"      --tls-server-name NAME     server name for TLS verification and SNI\n"
+	"      --as USER                  impersonate USER\n"
+	"      --as-group GROUP           impersonate GROUP too (repeatable; needs --as)\n"
+	"      --as-uid UID               impersonate UID too (needs --as)\n"
 	"      --request-timeout DURATION give up on a request after this long (0: never)\n"
 	"      --refresh                  ignore the discovery cache\n"
 	"Selection and output:\n"
@@ -50,11 +53,43 @@ void cli_print_help(const struct cmd *cmd) {
 	fputs(cli_common_usage, stdout);
 }
 
+/*
+ * The --as-group values, kept for the process: options are parsed where an
+ * early return (a usage error, --help) would lose a per-command array.
+ */
+static struct {
+	const char **v;
+	size_t n;
+} as_groups;
+
+static void free_as_groups(void) {
+	free(as_groups.v);
+	as_groups.v = NULL;
+	as_groups.n = 0;
+}
+
+static int add_as_group(struct cli *cli, const char *group) {
+	const char **v = realloc(as_groups.v, (as_groups.n + 1) * sizeof(*v));
+	if (!v) {
+		fprintf(stderr, "kinf: out of memory\n");
+		return -EXIT_ERROR;
+	}
+	if (!as_groups.v) {
+		atexit(free_as_groups);
+	}
+	as_groups.v = v;
+	as_groups.v[as_groups.n++] = group;
+	cli->kc.as_groups = as_groups.v;
+	cli->kc.n_as_groups = as_groups.n;
+	return 1;
+}
+
 void cli_init(struct cli *cli, const struct cmd *cmd) {
 	memset(cli, 0, sizeof(*cli));
 	opterr = 0;	/* cli_bad_option() says what was wrong, once */
 	cli->cmd = cmd;
 	cli->kc.insecure_skip_tls_verify = -1;
+	as_groups.n = 0;	/* (each command line is parsed once) */
 	cli->output = "";
 	cli->chunk_size = 500;
 	cli->idle_timeout_s = 60;
@@ -247,6 +282,9 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 	case OPT_CA: cli->kc.certificate_authority = arg; return 1;
 	case OPT_INSECURE: cli->kc.insecure_skip_tls_verify = 1; return 1;
 	case OPT_TLS_SERVER_NAME: cli->kc.tls_server_name = arg; return 1;
+	case OPT_AS: cli->kc.as = arg; return 1;
+	case OPT_AS_GROUP: return add_as_group(cli, arg);
+	case OPT_AS_UID: cli->kc.as_uid = arg; return 1;
 	case 'n':
 		if (!arg[0]) {
 			cli_usage_error(cli, "--namespace needs a name");

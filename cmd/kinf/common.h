@@ -83,6 +83,9 @@ enum {
 	OPT_CA,
 	OPT_INSECURE,
 	OPT_TLS_SERVER_NAME,
+	OPT_AS,
+	OPT_AS_GROUP,
+	OPT_AS_UID,
 	OPT_REQUEST_TIMEOUT,
 	OPT_FIELD_SELECTOR,
 	OPT_NO_HEADERS,
@@ -108,6 +111,9 @@ enum {
 	{ "certificate-authority", required_argument, NULL, OPT_CA }, \
 	{ "insecure-skip-tls-verify", no_argument, NULL, OPT_INSECURE }, \
 	{ "tls-server-name", required_argument, NULL, OPT_TLS_SERVER_NAME }, \
+	{ "as", required_argument, NULL, OPT_AS }, \
+	{ "as-group", required_argument, NULL, OPT_AS_GROUP }, \
+	{ "as-uid", required_argument, NULL, OPT_AS_UID }, \
 	{ "request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT }, \
 	{ "namespace", required_argument, NULL, 'n' }, \
 	{ "all-namespaces", no_argument, NULL, 'A' }, \

@@ -140,6 +140,7 @@ static void note_option(struct comp *c, const struct opt *o, const char *val) {
 	static const char *const conn[] = {
 		"kubeconfig", "context", "cluster", "user", "server", "token",
 		"certificate-authority", "tls-server-name", "insecure-skip-tls-verify",
+		"as", "as-group", "as-uid",
 	};
 	for (size_t i = 0; i < sizeof(conn) / sizeof(*conn); i++) {
 		if (strcmp(o->name, conn[i]) == 0) {

@@ -121,7 +121,7 @@ end
 function __kinf_namespaces
     set -l tokens (commandline -opc)
     set -l conn
-    for o in kubeconfig context cluster user server token certificate-authority tls-server-name
+    for o in kubeconfig context cluster user server token certificate-authority tls-server-name as as-uid
         set -l v (__kinf_option_value $o)[-1]
         test -n "$v"; and set conn $conn --$o $v
     end
@@ -170,7 +170,7 @@ end
 function __kinf_needs_resource
     set -l tokens (commandline -opc)
     set -l takes_value kubeconfig context cluster user server token certificate-authority \
-        tls-server-name request-timeout namespace selector field-selector output \
+        tls-server-name as as-group as-uid request-timeout namespace selector field-selector output \
         chunk-size max-object-size max-depth max-list-items idle-timeout from resync timeout count \
         dump-on-exit watch-timeout timestamps color by index values
     set -l skip 0
@@ -224,6 +224,9 @@ complete -c kinf -n $c -l token -x -d 'bearer token'
 complete -c kinf -n $c -l certificate-authority -r -F -d 'CA bundle to verify the server with'
 complete -c kinf -n $c -l insecure-skip-tls-verify -d "do not verify the server's certificate"
 complete -c kinf -n $c -l tls-server-name -x -d 'server name for TLS verification and SNI'
+complete -c kinf -n $c -l as -x -d 'impersonate a user'
+complete -c kinf -n $c -l as-group -x -d 'impersonate a group too (repeatable)'
+complete -c kinf -n $c -l as-uid -x -d 'impersonate a uid too'
 complete -c kinf -n $c -l request-timeout -x -d 'give up on a request after this long'
 complete -c kinf -n $c -l refresh -d 'ignore the discovery cache'
 

@@ -202,3 +202,65 @@ exec_user() {
 	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
 	assert_failure 3
 }
+
+# impersonation_headers: the Impersonate-* headers of the recorded pods
+# requests (names lower-cased: Go canonicalizes them), sorted, one set per
+# line; the record is cleared.
+impersonation_headers() {
+	fakeapi_requests | jq -c 'select(.resource == "pods") | .impersonate |
+		map([(.[0] | ascii_downcase), .[1]]) | sort' | sort -u
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+}
+
+@test "impersonation: the headers kubectl sends, from the kubeconfig and from --as, --as-group, --as-uid" {
+	kubectl_fake version --client >/dev/null
+	kc=$(kubeconfig_with_user "    token: $(cat "$FAKEAPI_DIR/admin-token")
+    as: bob
+    as-uid: \"1234\"
+    as-groups: [kg1, kg2]
+    as-user-extra:
+      example.com/scopes: [read, \"write all\"]
+      \"a%b c\": [x]
+      \"ü\": [yy]
+      Upper_Case: [\"\"]
+      none: []")
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	for flags in "" "--as alice" "--as-group fg --as-group g2" "--as-group=" "--as-uid 99" \
+			"--token $(cat "$FAKEAPI_DIR/admin-token")" "--as= --as-uid= --as-group=x"; do
+		# shellcheck disable=SC2086
+		kubectl --kubeconfig "$kc" get pods $flags >/dev/null
+		want=$(impersonation_headers)
+		# shellcheck disable=SC2086
+		run "$KINF" list pods --kubeconfig "$kc" $flags -o name
+		assert_success
+		assert_equal "$(impersonation_headers)" "$want"
+		[[ $want == *impersonate-user* ]]
+	done
+	# the header set itself, for the record
+	run "$KINF" list pods --kubeconfig "$kc" --as alice --as-group g -o name
+	assert_equal "$(impersonation_headers)" '[["impersonate-extra-%c3%bc","yy"],["impersonate-extra-a%25b%20c","x"],["impersonate-extra-example.com%2fscopes","read"],["impersonate-extra-example.com%2fscopes","write all"],["impersonate-extra-upper_case",""],["impersonate-group","g"],["impersonate-uid","1234"],["impersonate-user","alice"]]'
+}
+
+@test "impersonation: uid, groups or extra without a user is refused, as kubectl does" {
+	kubectl_fake version --client >/dev/null
+	kc=$(kubeconfig_with_user "    token: $(cat "$FAKEAPI_DIR/admin-token")
+    as: \"\"
+    as-groups: [devs]")
+	run --separate-stderr kubectl --kubeconfig "$kc" get pods
+	assert_failure
+	assert_equal "$stderr" "error: requesting uid, groups or user-extra for u without impersonating a user"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_failure 3
+	assert_equal "$stderr" "kinf: invalid configuration: requesting uid, groups or user-extra for u without impersonating a user"
+	# --as makes it whole; a flag alone asks the same
+	run "$KINF" list pods --kubeconfig "$kc" --as alice -o name
+	assert_success
+	run --separate-stderr "$KINF" list pods --as-uid 5
+	assert_failure 3
+	assert_equal "$stderr" "kinf: invalid configuration: requesting uid, groups or user-extra for admin without impersonating a user"
+	# no impersonation at all: no headers
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	run "$KINF" list pods -o name
+	assert_success
+	assert_equal "$(impersonation_headers)" "[]"
+}

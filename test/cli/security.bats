@@ -265,15 +265,46 @@ BAD_BYTES=(
 	[[ ! -s $PLAIN/requests ]]
 }
 
-@test "impersonation in the kubeconfig (unsupported) is refused, not silently dropped" {
-	kc=$(kubeconfig "$TLS_URL" "token: $SECRET" "as: alice" 'as-groups: ["devs\r\nX-Injected: 1"]')
+@test "header injection: impersonation values with CR LF are refused where they come from" {
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET" "as: alice" 'as-groups: [devs, "ops\r\nX-Injected: 1"]')
 	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
 	assert_equal "$status" 3
-	assert_equal "$stderr" "kinf: invalid configuration: user \"u\" asks for impersonation ('as'), which kinf does not support"
+	assert_equal "$stderr" "kinf: $kc: line 14, column 23: 'as-groups' of user \"u\" holds a carriage return (byte 4), which an HTTP header cannot carry"
 	# --token replaces the credentials, not the impersonation (as in kubectl)
 	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --token "$SECRET"
 	assert_equal "$status" 3
+	# --as-group replaces the kubeconfig's groups, and is checked too
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --as-group ok
+	assert_equal "$status" 0
+	: > "$TLS/requests"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --as-group $'a\r\nX-Injected: 1'
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: --as-group holds a carriage return (byte 2), which an HTTP header cannot carry"
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET" 'as: "alice\nX-Injected: 1"' 'as-uid: "1\u0000"' \
+		'as-user-extra: {"k\r\nX": ["v\u007f"]}')
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: $kc: line 13, column 9: 'as' of user \"u\" holds a line feed (byte 6), which an HTTP header cannot carry"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --as alice
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: $kc: line 14, column 13: 'as-uid' of user \"u\" holds a NUL byte (byte 2), which an HTTP header cannot carry"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --as alice --as-uid 1
+	assert_equal "$status" 3
+	assert_equal "$stderr" "kinf: $kc: line 15, column 32: 'as-user-extra' of user \"u\" holds the control character 0x7f (byte 2), which an HTTP header cannot carry"
+	for flag in --as --as-uid; do
+		run --separate-stderr "$KINF" list pods --kubeconfig "$kc" "$flag" $'x\ny'
+		assert_equal "$status" 3
+		assert_equal "$stderr" "kinf: $flag holds a line feed (byte 2), which an HTTP header cannot carry"
+	done
 	no_requests
+}
+
+@test "impersonation: the extra key is percent-encoded, so it cannot end the header name" {
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET" "as: alice" 'as-user-extra: {"k: v\r\nX-Injected": [one]}')
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" -o name
+	assert_success
+	grep -qF '"impersonate-extra-k%3a%20v%0d%0ax-injected": "one"' "$TLS/requests"
+	! grep -qi '"x-injected"' "$TLS/requests"
 }
 
 @test "header injection: basic auth with CR LF goes base64-encoded, no header added" {

@@ -605,7 +605,35 @@ static void test_overrides(void) {
 			"users: [{name: u, user: {token: t, as: \"\", as-groups: [], "
 			"as-user-extra: {}, as-uid: ~}}]\n", &o, &c, &e);
 	is_int(r, 0, "empty impersonation fields load");
+	ok(c && !c->impersonate_user && !c->impersonate_groups && !c->n_impersonate_extra,
+			"empty impersonation fields: none");
 	kinf_rest_config_free(c);
+	/* impersonation: flags over the user's fields; extra keys escaped */
+	{
+		const char *groups[] = { "fg", "" };
+		o.as_groups = groups;
+		o.n_as_groups = 2;
+		r = load_yaml("current-context: x\n"
+				"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+				"clusters: [{name: c, cluster: {server: 'https://c'}}]\n"
+				"users: [{name: u, user: {token: t, as: bob, as-uid: '7', "
+				"as-groups: [g], as-user-extra: {\"a/b%\\xfc\": [v1, v2], "
+				"e: ~}}}]\n", &o, &c, &e);
+		is_int(r, 0, "impersonation loads");
+		is_str(c ? c->impersonate_user : NULL, "bob", "impersonation: user");
+		is_str(c ? c->impersonate_uid : NULL, "7", "impersonation: uid");
+		ok(c && c->impersonate_groups && strcmp(c->impersonate_groups[0], "fg") == 0 &&
+				strcmp(c->impersonate_groups[1], "") == 0 &&
+				!c->impersonate_groups[2], "impersonation: --as-group replaces");
+		is_int(c ? (long)c->n_impersonate_extra : -1, 2, "impersonation: two extra");
+		is_str(c && c->n_impersonate_extra ? c->impersonate_extra[1].name : NULL,
+				"Impersonate-Extra-a%2Fb%25%C3%BC", "impersonation: key escaped");
+		is_str(c && c->n_impersonate_extra ? c->impersonate_extra[1].value : NULL,
+				"v2", "impersonation: value");
+		kinf_rest_config_free(c);
+		o.as_groups = NULL;
+		o.n_as_groups = 0;
+	}
 	/* --token is checked like any token bound for a header */
 	o.token = "abc\r\nX-Injected: 1";
 	r = load_yaml(two_contexts, &o, &c, &e);
@@ -895,19 +923,18 @@ static const struct fail_case validation_cases[] = {
 		"clusters: [{name: c, cluster: {server: \"https://c/\\tX\"}}]\n",
 		"invalid configuration: the server URL of cluster \"c\" holds the control "
 		"character 0x09 (byte 11), which a URL cannot carry" },
-	/* impersonation would become headers; unsupported, it is refused, not dropped */
-	{ "impersonation", USER_CFG(
-		"    token: t\n"
-		"    as: alice\n"
-		"    as-groups: [devs]\n"),
-		"invalid configuration: user \"u\" asks for impersonation ('as'), which kinf does "
-		"not support" },
+	/* validation.go: uid, groups or extra need a user to impersonate */
 	{ "impersonation: groups only", USER_CFG(
 		"    token: t\n"
 		"    as: \"\"\n"
 		"    as-groups: [\"devs\\r\\nX-Injected: 1\"]\n"),
-		"invalid configuration: user \"u\" asks for impersonation ('as-groups'), which kinf "
-		"does not support" },
+		"invalid configuration: requesting uid, groups or user-extra for u without "
+		"impersonating a user" },
+	{ "impersonation: extra only", USER_CFG(
+		"    token: t\n"
+		"    as-user-extra: {k: ~}\n"),
+		"invalid configuration: requesting uid, groups or user-extra for u without "
+		"impersonating a user" },
 	{ "proxy-url ftp", CLUSTER_CFG(
 		"    proxy-url: ftp://proxy.example\n"),
 		"invalid configuration: invalid 'proxy-url' \"ftp://proxy.example\" for cluster "
@@ -1042,6 +1069,11 @@ static const struct yaml_case yaml_cases[] = {
 	{ "- just\n- a list\n", "line 1, column 1: a kubeconfig must be a mapping" },
 	{ "apiVersion: v1\nclusters: foo\n", "line 2, column 11: \"clusters\" must be a sequence" },
 	{ "users:\n  name: u\n", "line 2, column 3: \"users\" must be a sequence" },
+	{ "users:\n- name: u\n  user: {as: a, as-groups: devs}\n",
+		"line 3, column 28: \"as-groups\" must be a sequence" },
+	{ "users:\n- name: u\n  user: {as: [a]}\n", "line 3, column 14: \"as\" must be a string" },
+	{ "users:\n- name: u\n  user: {as-user-extra: {k: v}}\n",
+		"line 3, column 29: \"as-user-extra\" must be a sequence" },
 	{ "contexts:\n- just-a-string\n", "line 2, column 3: \"contexts\" entries must be mappings" },
 	{ "clusters:\n- name: c\n  cluster: [server]\n",
 		"line 3, column 12: \"cluster\" must be a mapping" },

@@ -344,6 +344,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             ('user_agent', self.headers.get('User-Agent')),
             ('auth', auth.split(' ', 1)[0] if auth else 'none'), ('client_cert_cn', cn),
             ('user', None), ('tls', isinstance(self.connection, ssl.SSLSocket)),
+            ('impersonate', [[k, v] for k, v in self.headers.items()
+                             if k.lower().startswith('impersonate-')]),
             ('status', None)])
         return rec
 
