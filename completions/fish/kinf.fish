@@ -3,15 +3,59 @@
 set -l __kinf_server_commands deltas index list version watch
 set -l __kinf_informer_commands deltas index watch
 
-# True when the command (the first word after kinf) is one of the arguments.
+# True when option NAME (without dashes) takes its value in the next word.
+function __kinf_takes_value -a name
+    contains -- $name kubeconfig context cluster user server token certificate-authority \
+        tls-server-name as as-group as-uid request-timeout namespace selector field-selector \
+        output chunk-size max-object-size max-depth max-list-items idle-timeout from resync \
+        timeout count \
+        dump-on-exit watch-timeout timestamps color by index values
+end
+
+# The index of the first operand in TOKENS (the shared options may come
+# before the command: kinf -n team list pods), or nothing.
+function __kinf_operand_index
+    set -l skip 0
+    set -l i 1
+    for t in $argv
+        set i (math $i + 1)
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        switch $t
+            case '--*=*'
+                continue
+            case '--*'
+                __kinf_takes_value (string sub -s 3 -- $t); and set skip 1
+            case -n -l -o
+                set skip 1
+            case '-*'
+                continue
+            case '*'
+                echo $i
+                return 0
+        end
+    end
+    return 1
+end
+
+# The index of the command word on the command line so far, or nothing.
+function __kinf_command_index
+    set -l tokens (commandline -opc)
+    __kinf_operand_index $tokens[2..-1]
+end
+
+# True when the command (the first operand after kinf) is one of the arguments.
 function __kinf_using
     set -l tokens (commandline -opc)
-    test (count $tokens) -ge 2; and contains -- $tokens[2] $argv
+    set -l i (__kinf_command_index); or return 1
+    contains -- $tokens[$i] $argv
 end
 
 # True before the command is typed.
 function __kinf_no_command
-    test (count (commandline -opc)) -le 1
+    not __kinf_command_index >/dev/null
 end
 
 # The value of a long option on the command line so far ("--opt value" or "--opt=value").
@@ -169,30 +213,8 @@ end
 # True when no operand follows the command yet (the next one is the resource type).
 function __kinf_needs_resource
     set -l tokens (commandline -opc)
-    set -l takes_value kubeconfig context cluster user server token certificate-authority \
-        tls-server-name as as-group as-uid request-timeout namespace selector field-selector output \
-        chunk-size max-object-size max-depth max-list-items idle-timeout from resync timeout count \
-        dump-on-exit watch-timeout timestamps color by index values
-    set -l skip 0
-    for t in $tokens[3..-1]
-        if test $skip -eq 1
-            set skip 0
-            continue
-        end
-        switch $t
-            case '--*=*'
-                continue
-            case '--*'
-                contains -- (string sub -s 3 -- $t) $takes_value; and set skip 1
-            case -n -l -o
-                set skip 1
-            case '-*'
-                continue
-            case '*'
-                return 1
-        end
-    end
-    return 0
+    set -l i (__kinf_command_index); or return 1
+    not __kinf_operand_index $tokens[(math $i + 1)..-1] >/dev/null
 end
 
 complete -c kinf -f
@@ -214,7 +236,7 @@ complete -c kinf -n '__kinf_using list watch deltas index; and __kinf_needs_reso
 complete -c kinf -n '__kinf_using list watch deltas; and not __kinf_needs_resource' -a '(__kinf_cluster)' -d name
 
 # Connection options.
-set -l c "__kinf_using $__kinf_server_commands"
+set -l c "__kinf_no_command; or __kinf_using $__kinf_server_commands"
 complete -c kinf -n $c -l kubeconfig -r -F -d 'use only this kubeconfig file'
 complete -c kinf -n $c -l context -x -a '(__kinf_contexts)' -d 'kubeconfig context to use'
 complete -c kinf -n $c -l cluster -x -d 'kubeconfig cluster to use'

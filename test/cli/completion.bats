@@ -178,7 +178,10 @@ bash_complete_words() {
 	run bash_complete kinf w
 	assert_output watch
 	run bash_complete kinf -
-	assert_output "$(printf '%s\n' --help --version -h)"
+	assert_line --help
+	assert_line --version
+	assert_line -- -h
+	assert_line --namespace
 	run bash_complete kinf help ''
 	assert_output "$(printf '%s\n' deltas index list version watch)"
 }
@@ -340,6 +343,58 @@ EOF
 	assert_output ""
 	run bash_complete kinf index --by app=web ''
 	assert_output "$(printf '%s\n' deployments namespaces pods widgets)"
+}
+
+@test "bash: the shared options before the command (kinf -n x list <TAB>)" {
+	export XDG_CACHE_HOME=$T/cache KUBECONFIG=$T/kubeconfig
+	run bash_complete kinf -n default list ''
+	assert_output "$(printf '%s\n' deployments namespaces pods widgets)"
+	run bash_complete kinf --context prod-west --as alice --as-group g -A watch d
+	assert_output deployments
+	run bash_complete kinf --namespace=default -v list -o ''
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
+	run bash_complete kinf -n default deltas pods --output ''
+	assert_output "$(printf '%s\n' json table)"
+	run bash_complete kinf -n default list pods ''
+	assert_output ""
+	run bash_complete kinf -n default li
+	assert_output list
+	run bash_complete kinf -n default help ''
+	assert_output "$(printf '%s\n' deltas index list version watch)"
+	run bash_complete kinf -n default list --watch-o
+	assert_output --watch-only
+	# before the command: its value, and the shared options
+	run bash_complete kinf --context ''
+	assert_output "$(printf '%s\n' dev-east prod-west)"
+	run bash_complete kinf --as-
+	assert_output "$(printf '%s\n' --as-group --as-uid)"
+}
+
+@test "zsh and fish: the shared options before the command" {
+	export XDG_CACHE_HOME=$T/cache KUBECONFIG=$T/kubeconfig
+	if command -v fish >/dev/null; then
+		run fish_complete "kinf -n default list "
+		assert_output "$(printf '%s\n' deployments namespaces pods widgets)"
+		run fish_complete "kinf --context prod-west --as a deltas -o "
+		assert_output "$(printf '%s\n' json table)"
+		run fish_complete "kinf -n default list pods "
+		assert_output ""
+		run fish_complete "kinf -n default li"
+		assert_output list
+		run fish_complete "kinf --cont"
+		assert_output --context
+	fi
+	if command -v zsh >/dev/null && zsh -c 'zmodload zsh/zpty' 2>/dev/null; then
+		run zsh_complete "kinf -n default list "
+		assert_success
+		assert_output --regexp "deployments +namespaces +pods +widgets"
+		run zsh_complete "kinf --context prod-west deltas -o "
+		assert_success
+		assert_output --regexp "json +table"
+		run zsh_complete "kinf --context "
+		assert_success
+		assert_output --regexp "dev-east +prod-west"
+	fi
 }
 
 @test "bash: resource types without jq, and from ~/.cache" {
