@@ -40,6 +40,7 @@ int session_stop_signal(void) {
 struct session {
 	struct cli *cli;
 	struct session_opts so;
+	bool woke;		/* the wake_on_sync return was made */
 	struct kinf_indexer *idx;
 	struct kinf_deltafifo *fifo;
 	struct kinf_reflector *reflector;
@@ -385,6 +386,15 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		if (rc == -KINF_ETIMEDOUT) {
 			if (stdout_closed()) {
 				return 0;	/* `| head` went away: end quietly */
+			}
+			if (s->so.wake_on_sync && !s->woke &&
+					kinf_deltafifo_has_synced(s->fifo)) {
+				s->woke = true;
+				memset(ret_batch, 0, sizeof(*ret_batch));
+				if (ret_deltas) {
+					*ret_deltas = NULL;
+				}
+				return 1;
 			}
 			continue;
 		}

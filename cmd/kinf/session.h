@@ -25,6 +25,11 @@ struct session_opts {
 	bool timeout_given;		/* --timeout was on the command line */
 	long count;			/* --count; 0: none */
 	bool exit_after_sync;		/* --exit-after-sync */
+	/*
+	 * session_next returns once with an empty batch when the initial list
+	 * synced with nothing to pop (no object), so the caller sees it at once.
+	 */
+	bool wake_on_sync;
 	bool stats;			/* --stats */
 	const char *dump_file;		/* --dump-on-exit FILE ("-" for stderr) */
 	long watch_timeout_s;		/* --watch-timeout (hidden, tests) */

@@ -99,6 +99,8 @@ struct watch {
 	struct kinf_condition *fors;	/* --for, ANDed */
 	size_t n_fors;
 	bool all;			/* --all */
+	bool checked;			/* the --for targets were looked at once */
+	bool no_match;			/* the first look found none to wait for */
 	const char *name;		/* the one object waited for */
 	char *type_buf;			/* TYPE of a TYPE/NAME argument */
 	bool streaming;		/* the first block is out */
@@ -477,10 +479,17 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 			if (!ok) {
 				kinf_buf_append_str(why, "no matching objects");
 			}
+			/*
+			 * kubectl wait visits what its first list finds: none,
+			 * and it fails at once unless waiting for deletion.
+			 */
+			w->no_match = !ok && !w->checked;
+			w->checked = true;
 			free(list.v);
 			return ok ? KINF_COND_MET : KINF_COND_NOT_MET;
 		}
 	}
+	w->checked = true;
 	for (size_t i = 0; i < list.n; i++) {
 		struct kinf_object *obj = list.v[i];
 		struct kinf_buf one = {0};
@@ -635,6 +644,8 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		w.color = isatty(STDOUT_FILENO) && !(nc && nc[0]);
 	}
 	w.so.keep_managed_fields |= w.diff_all;
+	/* an empty first list ends the wait at once: see conditions_met */
+	w.so.wake_on_sync = w.n_fors > 0;
 	status = session_new(&w.cli, &w.so, type, name, &w.session);
 	if (status != EXIT_OK) {
 		return status;
@@ -673,7 +684,7 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 				enum kinf_condition_state st = conditions_met(&w, &why);
 				met = st == KINF_COND_MET;
 				failed = st == KINF_COND_FAILED;
-				if (met || failed) {
+				if (met || failed || w.no_match) {
 					break;
 				}
 			}
@@ -711,7 +722,11 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		fflush(stdout);
 	}
 	int sig = session_stop_signal();
-	if (failed && status == EXIT_OK) {
+	if (w.no_match && status == EXIT_OK) {
+		/* kubectl wait's words (errNoMatchingResources), its status 1 */
+		fprintf(stderr, "kinf: no matching resources found\n");
+		status = EXIT_ERROR;
+	} else if (failed && status == EXIT_OK) {
 		/* kubectl rollout status fails too: waiting longer will not help. */
 		fprintf(stderr, "kinf: %s failed: %s\n", w.n_fors == 1 ? w.fors[0].spec :
 				"the conditions", why.data);

@@ -205,6 +205,34 @@ same_verdict() {	# same_verdict EXPECTED_STATUS KUBECTL_MESSAGE KINF_REASON
 	kubectl_fake delete pod wait-sel -n default --wait=false >/dev/null
 }
 
+@test "--for with -l or --all and no match fails at once, as kubectl wait does (not for delete)" {
+	for sel in "-l app=none" "-A -l app=none" "-n viewer-ns --field-selector metadata.name=nope" \
+			"-n kube-public --all"; do
+		for f in condition=Ready 'jsonpath={.status.phase}=Running' create; do
+			# shellcheck disable=SC2086
+			run --separate-stderr kubectl_fake wait pods $sel --for "$f" --timeout 20s
+			assert_failure 1
+			assert_equal "$stderr" "error: no matching resources found"
+			start=$SECONDS
+			# shellcheck disable=SC2086
+			run --separate-stderr "$KINF" watch pods $sel --for "$f" --timeout 20s
+			assert_failure 1
+			assert_equal "$stderr" "kinf: no matching resources found"
+			assert_equal "$output" ""
+			(( SECONDS - start < 10 ))
+		done
+		# nothing to delete: done at once
+		# shellcheck disable=SC2086
+		run kubectl_fake wait pods $sel --for delete --timeout 20s
+		assert_success
+		start=$SECONDS
+		# shellcheck disable=SC2086
+		run "$KINF" watch pods $sel --for delete --timeout 20s
+		assert_success
+		(( SECONDS - start < 10 ))
+	done
+}
+
 @test "--timeout 0 checks once; not met is exit status 4 naming the objects" {
 	run --separate-stderr "$KINF" watch pods/wait-nope --for create --timeout 0
 	assert_failure 4
