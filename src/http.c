@@ -17,8 +17,8 @@
 #include "log.h"
 
 /*
- * client-go's rest client retries 429/503 with Retry-After up to 10 times
- * (with_retry.go). It waits as long as the server says; kinf waits at most
+ * client-go's rest client retries a 429 or any status from 500 up with a
+ * Retry-After up to 10 times (request.go checkWait, with_retry.go). It waits as long as the server says; kinf waits at most
  * this long, and a server asking for longer gets no retry (the error says so).
  */
 #define MAX_RETRY_AFTER_RETRIES 10
@@ -906,7 +906,7 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 			kinf_log(1, "401 Unauthorized: refreshing credentials and retrying");
 			continue;
 		}
-		bool retry_after = (resp->status == 429 || resp->status == 503) &&
+		bool retry_after = (resp->status == 429 || resp->status >= 500) &&
 			resp->retry_after_s >= 0 && retries < MAX_RETRY_AFTER_RETRIES;
 		long wait = retry_after ? resp->retry_after_s : 0;
 		const char *why_not = NULL;

@@ -74,7 +74,7 @@ struct kinf_http_response {
 };
 
 /*
- * The longest Retry-After wait obeyed: a 429 or 503 asking for more is not
+ * The longest Retry-After wait obeyed: a 429 or 5xx asking for more is not
  * retried (client-go would wait it out, and a hostile server says 10^9).
  */
 #define KINF_HTTP_MAX_RETRY_AFTER_S 60

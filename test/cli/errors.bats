@@ -142,3 +142,24 @@ expect() {
 	expect 2 'kinf: unknown command "nope" \(the commands: deltas, index, list, version, watch\)' help nope
 	expect 2 'kinf: unknown command "wacth", did you mean "watch"?' help wacth
 }
+
+@test "any 5xx with Retry-After is retried, as client-go's checkWait; without it, not" {
+	require_kubectl
+	for code in 500 502 504; do
+		fakeapi_ctl POST faults "{\"fail_next\":{\"count\":1,\"status\":$code,\"retry_after\":1,\"verb\":\"list\"}}" >/dev/null
+		run kubectl_fake get pods -o name
+		assert_success
+		fakeapi_ctl POST faults "{\"fail_next\":{\"count\":1,\"status\":$code,\"retry_after\":1,\"verb\":\"list\"}}" >/dev/null
+		fakeapi_ctl DELETE /_fake/requests >/dev/null
+		run --separate-stderr "$KINF" list pods -o name
+		assert_success
+		[[ $(fakeapi_requests | jq -s "map(select(.verb == \"list\" and .resource == \"pods\") | .status) == [$code, 200]") == true ]]
+	done
+	# a 500 without Retry-After is the error at once, for both
+	fakeapi_ctl POST faults '{"fail_next":{"count":1,"status":500,"verb":"list"}}' >/dev/null
+	run kubectl_fake get pods -o name
+	assert_failure
+	fakeapi_ctl POST faults '{"fail_next":{"count":1,"status":500,"verb":"list"}}' >/dev/null
+	expect 1 "kinf: Internal error occurred: injected failure \(fakeapi\)*" list pods
+	fakeapi_ctl POST faults '{"reset":true}' >/dev/null
+}
