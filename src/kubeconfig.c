@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -1826,19 +1827,62 @@ static bool file_readable(const char *path, int *ret_errno) {
 	return true;
 }
 
-/* helpers.go parseProxyURL: only http, https and socks5 proxies. */
-static void check_proxy_url(struct errlist *el, const char *url, const char *cluster) {
+/* The "://" after a URL's scheme (RFC 3986: a letter, then letters, digits, +-.), or NULL. */
+static const char *scheme_end(const char *url) {
 	const char *sep = strstr(url, "://");
-	size_t n = sep ? (size_t)(sep - url) : 0;
+	if (!sep || sep == url || !isalpha((unsigned char)url[0])) {
+		return NULL;
+	}
+	for (const char *p = url; p < sep; p++) {
+		if (!isalnum((unsigned char)*p) && !strchr("+-.", *p)) {
+			return NULL;
+		}
+	}
+	return sep;
+}
 
+const char *kinf_url_redact(const char *url, char *buf, size_t size) {
+	const char *sep = scheme_end(url);
+	const char *host = sep ? sep + 3 : url;
+	const char *end = host + strcspn(host, "/?#");
+	const char *at = NULL;
+
+	for (const char *p = host; p < end; p++) {
+		if (*p == '@') {
+			at = p;	/* the last one: a password may hold '@' unescaped */
+		}
+	}
+	if (!at) {
+		snprintf(buf, size, "%s", url);
+	} else {
+		snprintf(buf, size, "%.*sxxxxx%s", (int)(host - url), url, at);
+	}
+	return buf;
+}
+
+/* helpers.go parseProxyURL: only http, https and socks5 proxies. */
+static void check_proxy_url(struct errlist *el, const char *raw, const char *cluster) {
+	const char *sep = scheme_end(raw);
+	size_t n = sep ? (size_t)(sep - raw) : 0;
+	char url[512];
+
+	/* quoted without its user:password */
+	kinf_url_redact(raw, url, sizeof(url));
 	if (!sep || n == 0) {
 		errlist_add(el, "invalid 'proxy-url' \"%s\" for cluster \"%s\": "
 				"unsupported scheme \"\", must be http, https, or socks5", url, cluster);
 		return;
 	}
-	if ((n == 4 && strncmp(url, "http", 4) == 0) || (n == 5 && strncmp(url, "https", 5) == 0) ||
-			(n == 6 && strncmp(url, "socks5", 6) == 0)) {
-		if (!sep[3]) {
+	if ((n == 4 && strncmp(raw, "http", 4) == 0) || (n == 5 && strncmp(raw, "https", 5) == 0) ||
+			(n == 6 && strncmp(raw, "socks5", 6) == 0)) {
+		/* the host: after any user:password@, before the port or path */
+		const char *host = sep + 3, *end = host + strcspn(host, "/?#");
+		for (const char *p = host; p < end; p++) {
+			if (*p == '@') {
+				host = p + 1;
+			}
+		}
+		if (host == end || *host == ':') {
 			errlist_add(el, "invalid 'proxy-url' \"%s\" for cluster \"%s\": no host",
 					url, cluster);
 		}
@@ -1846,7 +1890,7 @@ static void check_proxy_url(struct errlist *el, const char *url, const char *clu
 	}
 	errlist_add(el, "invalid 'proxy-url' \"%s\" for cluster \"%s\": "
 			"unsupported scheme \"%.*s\", must be http, https, or socks5",
-			url, cluster, (int)n, url);
+			url, cluster, (int)n, raw);
 }
 
 /*

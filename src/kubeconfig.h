@@ -132,6 +132,13 @@ struct kinf_rest_config {
 int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 		struct kinf_rest_config **ret, struct kinf_error *reterr);
 
+/*
+ * url for a message: any userinfo (user:password@, with or without a
+ * scheme) replaced by "xxxxx@". Written to buf (size bytes, cut short if
+ * need be) and returned.
+ */
+const char *kinf_url_redact(const char *url, char *buf, size_t size);
+
 /* Free (zeroing secrets). NULL is fine. */
 void kinf_rest_config_free(struct kinf_rest_config *config);
 

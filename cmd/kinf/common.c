@@ -457,8 +457,10 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 		return EXIT_CONFIG;
 	}
 	if (cli->config->insecure_skip_tls_verify) {
+		char url[512];
 		fprintf(stderr, "kinf: warning: TLS verification is off for %s; "
-				"the connection is not secure\n", cli->config->server);
+				"the connection is not secure\n",
+				kinf_url_redact(cli->config->server, url, sizeof(url)));
 	}
 	cli->auth = kinf_auth_new(cli->config);
 	struct kinf_http_opts hopts = {

@@ -265,6 +265,33 @@ BAD_BYTES=(
 	[[ ! -s $PLAIN/requests ]]
 }
 
+@test "a URL's user:password never shows in an error or warning (proxy-url, server)" {
+	local url
+	for url in "ftp://alice:$PASSWORD@proxy.example:21" "alice:$PASSWORD@proxy.example:3128" \
+			"socks4://alice:$PASSWORD@proxy.example" "http://alice:$PASSWORD@" \
+			"x:$PASSWORD@y://proxy.example"; do
+		kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+		sed -i "s#^    server: .*#&\n    proxy-url: \"$url\"#" "$kc"
+		run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+		assert_equal "$status" 3
+		[[ $stderr == *"invalid 'proxy-url' \""*"xxxxx@"* ]]
+		[[ $stderr != *"$PASSWORD"* ]]
+	done
+	kc=$(kubeconfig "$TLS_URL" "token: $SECRET")
+	sed -i "s#^    proxy-url: .*##; s#^    server: .*#&\n    proxy-url: \"ftp://alice:$PASSWORD@proxy.example:21\"#" "$kc"
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
+	assert_equal "$stderr" "kinf: invalid configuration: invalid 'proxy-url' \"ftp://xxxxx@proxy.example:21\" for cluster \"s\": unsupported scheme \"ftp\", must be http, https, or socks5"
+	# the server's: the --insecure-skip-tls-verify warning, connection errors
+	kc=$(kubeconfig "https://alice:$PASSWORD@${TLS_URL#https://}")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --insecure-skip-tls-verify -o name
+	assert_equal "${stderr%%$'\n'*}" "kinf: warning: TLS verification is off for https://xxxxx@${TLS_URL#https://}; the connection is not secure"
+	[[ $stderr != *"$PASSWORD"* ]]
+	kc=$(kubeconfig "https://alice:$PASSWORD@127.0.0.1:1")
+	run --separate-stderr "$KINF" list pods --kubeconfig "$kc" --insecure-skip-tls-verify
+	assert_equal "$status" 1
+	[[ $stderr == *"127.0.0.1:1"* && $stderr != *"$PASSWORD"* ]]
+}
+
 @test "header injection: impersonation values with CR LF are refused where they come from" {
 	kc=$(kubeconfig "$TLS_URL" "token: $SECRET" "as: alice" 'as-groups: [devs, "ops\r\nX-Injected: 1"]')
 	run --separate-stderr "$KINF" list pods --kubeconfig "$kc"
