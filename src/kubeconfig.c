@@ -2307,6 +2307,21 @@ static int select_entries(const struct kinf_kubeconfig_opts *opts, const struct 
 }
 
 /* Overrides on the borrowed copies (getCluster / getAuthInfo). */
+/* clientcmd merges the flags over the user field by field (mergo). */
+static void apply_impersonation_flags(const struct kinf_kubeconfig_opts *opts,
+		struct kc_user *u) {
+	if (opts->as && *opts->as) {
+		u->flag_as = opts->as;
+	}
+	if (opts->as_uid && *opts->as_uid) {
+		u->flag_as_uid = opts->as_uid;
+	}
+	if (opts->n_as_groups > 0) {
+		u->flag_as_groups = opts->as_groups;
+		u->n_flag_as_groups = opts->n_as_groups;
+	}
+}
+
 static void apply_overrides(const struct kinf_kubeconfig_opts *opts, struct selection *s,
 		char **ca_override) {
 	struct kc_cluster *c = &s->cluster;
@@ -2346,17 +2361,7 @@ static void apply_overrides(const struct kinf_kubeconfig_opts *opts, struct sele
 		u->token = (char *)opts->token;
 		u->token_len = strlen(opts->token);
 	}
-	/* clientcmd merges the flags over the user field by field (mergo) */
-	if (opts->as && *opts->as) {
-		u->flag_as = opts->as;
-	}
-	if (opts->as_uid && *opts->as_uid) {
-		u->flag_as_uid = opts->as_uid;
-	}
-	if (opts->n_as_groups > 0) {
-		u->flag_as_groups = opts->as_groups;
-		u->n_flag_as_groups = opts->n_as_groups;
-	}
+	apply_impersonation_flags(opts, u);
 }
 
 /*
@@ -2543,6 +2548,25 @@ static int build_rest_config(const struct kinf_kubeconfig_opts *opts, struct sel
 	return build_impersonation(s, c, reterr);
 }
 
+/*
+ * --as, --as-group, --as-uid with the in-cluster config. client-go's
+ * inClusterClientConfig drops them; acting with the service account's own
+ * rights instead of as asked would be the surprise issue 16 was about, so
+ * they apply here as they do with a kubeconfig.
+ */
+static int in_cluster_impersonation(const struct kinf_kubeconfig_opts *opts,
+		struct kinf_rest_config *c, struct kinf_error *reterr) {
+	struct selection s = { 0 };
+
+	apply_impersonation_flags(opts, &s.user);
+	if (!s.user.flag_as && (s.user.flag_as_uid || s.user.n_flag_as_groups)) {
+		return kinf_error_set(reterr, KINF_ECONFIG, "invalid configuration: requesting "
+				"uid or groups (--as-uid, --as-group) without impersonating a user "
+				"(--as)");
+	}
+	return build_impersonation(&s, c, reterr);
+}
+
 static int load_merged(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
 		struct kinf_error *reterr) {
 	static const struct kinf_kubeconfig_opts none = { .insecure_skip_tls_verify = -1 };
@@ -2618,6 +2642,9 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 		if (in_cluster_possible(opts, &sa_dir)) {
 			c = calloc(1, sizeof(*c));
 			r = c ? in_cluster_config(opts, sa_dir, c, reterr) : -KINF_ENOMEM;
+			if (r == 0) {
+				r = in_cluster_impersonation(opts, c, reterr);
+			}
 			goto out;
 		}
 		if (kc.clusters.n == 0 && kc.users.n == 0 && kc.contexts.n == 0) {

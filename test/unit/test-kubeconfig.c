@@ -746,6 +746,30 @@ static void test_in_cluster(void) {
 	kinf_rest_config_free(c);
 	o.namespace = o.token = NULL;
 
+	/* impersonation flags apply in-cluster too (client-go drops them) */
+	{
+		const char *groups[] = { "g1" };
+		o.as = "alice";
+		o.as_groups = groups;
+		o.n_as_groups = 1;
+		r = load_opts(&o, &c, &e);
+		is_int(r, 0, "in-cluster with --as --as-group");
+		is_str(c ? c->impersonate_user : NULL, "alice", "in-cluster --as");
+		ok(c && c->impersonate_groups && strcmp(c->impersonate_groups[0], "g1") == 0,
+				"in-cluster --as-group");
+		kinf_rest_config_free(c);
+		c = NULL;
+		o.as = NULL;
+		r = load_opts(&o, &c, &e);
+		is_int(r, -KINF_ECONFIG, "in-cluster --as-group without --as");
+		is_str(e.message, "invalid configuration: requesting uid or groups (--as-uid, "
+				"--as-group) without impersonating a user (--as)",
+				"in-cluster --as-group without --as: message");
+		ok(c == NULL, "in-cluster --as-group without --as: no config");
+		o.as_groups = NULL;
+		o.n_as_groups = 0;
+	}
+
 	/* IPv6 hosts are bracketed; no namespace file: default */
 	unlink(tmp("sa/namespace"));
 	env_reset();
