@@ -353,12 +353,80 @@ static int print_templated(struct item_printer *p, struct kinf_list_result *res)
 	return status;
 }
 
+/*
+ * The server answered the Table request with a plain List (a server or
+ * aggregated API that prints no Tables: the Accept header's last choice is
+ * application/json). kubectl then prints columns of its own (NAME and AGE);
+ * kinf prints its own columns for the kind, as kinf watch does.
+ */
+static int print_local_table(struct item_printer *p, struct kinf_list_result *res) {
+	struct cli *cli = p->cli;
+	const char *kind = cli->res->kind;
+	bool with_ns = cli->all_namespaces && cli->res->namespaced;
+	bool wide = cli->format == KINF_OUTPUT_WIDE;
+	struct kinf_strv cells = {0};
+	struct kinf_table *table = NULL;
+	int rc = 0;
+
+	if (with_ns) {
+		rc = kinf_strv_push_str(&cells, "NAMESPACE");
+	}
+	if (rc == 0) {
+		rc = kinf_output_object_columns(kind, NULL, &cells);
+	}
+	if (rc == 0 && wide) {
+		rc = kinf_output_object_wide_columns(kind, NULL, &cells);
+	}
+	if (rc == 0 && !(table = kinf_table_new(cells.n))) {
+		rc = -KINF_ENOMEM;
+	}
+	if (rc == 0 && !cli->no_headers) {
+		rc = kinf_table_add_row(table, (const char *const *)cells.v);
+	}
+	size_t n_cols = cells.n;
+	for (size_t i = 0; rc == 0 && i < res->items.n; i++) {
+		const struct kinf_object *obj = res->items.v[i];
+		if (!name_wanted(p, kinf_object_name(obj))) {
+			continue;
+		}
+		kinf_strv_release(&cells);
+		if (with_ns) {
+			rc = kinf_strv_push_str(&cells, kinf_object_namespace(obj));
+		}
+		if (rc == 0) {
+			rc = kinf_output_object_columns(kind, obj, &cells);
+		}
+		if (rc == 0 && wide) {
+			rc = kinf_output_object_wide_columns(kind, obj, &cells);
+		}
+		while (rc == 0 && cells.n < n_cols) {
+			rc = kinf_strv_push_str(&cells, "<none>");
+		}
+		if (rc == 0) {
+			rc = kinf_table_add_row(table, (const char *const *)cells.v);
+		}
+	}
+	if (rc == 0) {
+		rc = kinf_table_print(table, stdout);
+	}
+	kinf_table_free(table);
+	kinf_strv_release(&cells);
+	if (rc < 0) {
+		return cli_error(cli, rc, NULL, "output");
+	}
+	return EXIT_OK;
+}
+
 static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 	struct cli *cli = p->cli;
 	struct kinf_error err = {0};
 	struct kinf_table_row *rows = res->rows;
 	size_t n = res->n_rows;
 	int rc;
+
+	if (n == 0 && res->items.n > 0) {
+		return print_local_table(p, res);
+	}
 
 	if (p->n_names > 0) {
 		/* Keep only the named rows, in key order. */

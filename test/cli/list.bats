@@ -271,6 +271,28 @@ same_as_kubectl() {
 	fakeapi_requests | jq -s -e '.[-1].accept | test("as=Table")'
 }
 
+@test "a plain List for a Table request: the items in local columns, as kubectl" {
+	# A server (an aggregated API) that prints no Tables answers the Accept
+	# header's last choice, application/json: a plain List.
+	fakeapi_ctl POST /_fake/faults '{"tables":false}' >/dev/null
+	local rc=0
+	{
+		for args in "widgets -A" "widgets -n default" "widgets -n default -o wide" \
+			"widgets -A --no-headers" "widgets widget-b -n default"; do
+			# shellcheck disable=SC2086
+			same_as_kubectl $args || { echo "args: $args" >&2; false; }
+		done &&
+		"$KINF" list widgets -A | grep -q "widget-a" &&
+		run --separate-stderr "$KINF" list pods -n default &&
+		[[ "${lines[0]}" =~ ^NAME\ +READY\ +STATUS\ +RESTARTS\ +AGE$ ]] &&
+		[ "${#lines[@]}" -eq $(($(kubectl_fake get pods -n default --no-headers | wc -l) + 1)) ] &&
+		[ -z "$stderr" ]
+	} || rc=1
+	fakeapi_ctl POST /_fake/faults '{"tables":true}' >/dev/null
+	fakeapi_requests | jq -s -e '[.[] | select(.resource == "widgets")][-1].accept | test("as=Table")'
+	return "$rc"
+}
+
 @test "empty namespace says so on stderr" {
 	run --separate-stderr "$KINF" list pods -n viewer-empty
 	[[ "$stderr" == *"No resources found"* ]] || [[ "$stderr" == *"not found"* ]]

@@ -43,6 +43,7 @@ class Control:
         self.watch_timeout = None
         self.trickle = None       # (bytes, delay)
         self.gzip = True
+        self.tables = True        # False: as=Table is not offered (plain JSON instead)
         # token -> (User, expires_at or None)
         self.tokens = {
             admin_token: (User('admin', ['system:masters', 'system:authenticated']), None),
@@ -175,7 +176,7 @@ class Control:
         known = {'drop_watches', 'compact', 'expire_continue', 'expire_next_continue', 'fail_next',
                  'stall', 'stall_watches', 'close_watches', 'truncate_next_watch',
                  'invalid_json_next_watch', 'watch_list', 'bookmark_interval', 'watch_timeout',
-                 'history', 'trickle', 'gzip', 'reset'}
+                 'history', 'trickle', 'gzip', 'tables', 'reset'}
         unknown = set(spec) - known
         if unknown:
             raise ControlError('unknown fault(s): ' + ', '.join(sorted(unknown)))
@@ -241,6 +242,8 @@ class Control:
                                                     float(t.get('delay', 0.01)))
             if 'gzip' in spec:
                 self.gzip = bool(spec['gzip'])
+            if 'tables' in spec:
+                self.tables = bool(spec['tables'])
         if 'history' in spec:
             store.set_history(spec['history'])
         if spec.get('compact'):
@@ -266,4 +269,5 @@ class Control:
                 ('history', store.history_limit),
                 ('trickle', None if not self.trickle else {'bytes': self.trickle[0],
                                                            'delay': self.trickle[1]}),
-                ('gzip', self.gzip)])
+                ('gzip', self.gzip),
+                ('tables', self.tables)])

@@ -139,8 +139,12 @@ def _json_like(mt):
     return mt in ('application/json', 'application/*', '*/*')
 
 
-def negotiate(header, want_list):
-    """('json'|'table'|'partial', group version) for a resource request."""
+def negotiate(header, want_list, table_ok=True):
+    """('json'|'table'|'partial', group version) for a resource request.
+
+    With table_ok False, an as=Table clause is passed over, as by a server
+    (an aggregated API) that cannot print Tables: a later application/json
+    clause then answers with the plain object or list."""
     if not (header or '').strip():
         return 'json', None
     for mt, params in parse_accept(header):
@@ -153,6 +157,8 @@ def negotiate(header, want_list):
             continue
         gv = 'meta.k8s.io/' + params['v']
         if as_ == 'Table':
+            if not table_ok:
+                continue
             return 'table', gv
         if as_ == ('PartialObjectMetadataList' if want_list else 'PartialObjectMetadata'):
             return 'partial', gv
@@ -665,7 +671,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         app = self.server.app
         store = app.store
         rt = info.rt
-        media, gv = negotiate(self.headers.get('Accept'), True)
+        media, gv = negotiate(self.headers.get('Accept'), True,
+                              self.server.app.control.tables)
         include = self._include_object(q) if media == 'table' else None
         self._validate_list_options(q, False)
         pred, terms = self._selectors(info, q)
@@ -815,7 +822,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if info.subresource == 'scale':
             self.send_json(200, objects.scale_of(rt, obj))
             return
-        media, gv = negotiate(self.headers.get('Accept'), False)
+        media, gv = negotiate(self.headers.get('Accept'), False,
+                              self.server.app.control.tables)
         if media == 'table':
             body = tables.table(rt, [obj], obj.rv, include=self._include_object(q),
                                 api_version=gv) + b'\n'
@@ -842,7 +850,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def op_watch(self, info, q):
         app = self.server.app
         rt = info.rt
-        media, gv = negotiate(self.headers.get('Accept'), False)
+        media, gv = negotiate(self.headers.get('Accept'), False,
+                              self.server.app.control.tables)
         include = self._include_object(q) if media == 'table' else None
         self._validate_list_options(q, True)
         pred, terms = self._selectors(info, q)
