@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +9,13 @@
  * range/end around a sub-list. Steps select from a set of current values to
  * a new set, as client-go's jsonpath walks reflect values.
  */
-enum step_kind { STEP_FIELD, STEP_ALL, STEP_INDEX, STEP_SLICE, STEP_RECURSIVE, STEP_FILTER };
+/*
+ * STEP_LITERAL: a number or true/false, in place of each current value
+ * (client-go's IntNode, FloatNode, BoolNode); STEP_TEXT: a quoted string,
+ * the one value whatever came before (TextNode).
+ */
+enum step_kind { STEP_FIELD, STEP_ALL, STEP_INDEX, STEP_SLICE, STEP_RECURSIVE, STEP_FILTER,
+	STEP_LITERAL, STEP_TEXT };
 enum cmp_op { CMP_EXISTS, CMP_EQ, CMP_NE, CMP_LT, CMP_GT, CMP_LE, CMP_GE };
 
 struct step {
@@ -20,13 +27,12 @@ struct step {
 	/* FILTER: @.path OP literal */
 	struct expr *filter_path;
 	enum cmp_op op;
-	json_t *literal;
+	json_t *literal;	/* FILTER; LITERAL; TEXT */
 };
 
 struct expr {
 	struct step *steps;
 	size_t n;
-	json_t *literal;	/* a {"text"} or {123} literal instead of steps */
 	bool from_root;		/* $ */
 };
 
@@ -59,7 +65,6 @@ static void expr_free(struct expr *e) {
 		step_release(&e->steps[i]);
 	}
 	free(e->steps);
-	json_decref(e->literal);
 	free(e);
 }
 
@@ -102,9 +107,10 @@ static int push_step(struct expr *e, const struct step *s) {
 	return 0;
 }
 
-static bool ident_char(char c) {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		(c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/';
+/* client-go's isAlphaNumeric, with any non-ASCII byte taken for a letter. */
+static bool ident_start(char c) {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+		(unsigned char)c >= 0x80;
 }
 
 /* client-go's isTerminator: what ends a field name (besides the stop set). */
@@ -262,6 +268,44 @@ static json_t *parse_literal(struct parser *ps) {
 	if (!v) {
 		perr(ps, "a number, true, false, null or a quoted string expected");
 	}
+	return v;
+}
+
+/*
+ * A number as client-go's parseNumber reads it: an optional sign, then
+ * digits and dots; an int when strconv.Atoi takes it, else a float when
+ * ParseFloat does ("1.", "+.5", and integers beyond int64), else an error.
+ */
+static json_t *parse_number(struct parser *ps) {
+	const char *s = ps->p, *q = s;
+	size_t digits = 0, dots = 0;
+	if (*q == '+' || *q == '-') {
+		q++;
+	}
+	for (; (*q >= '0' && *q <= '9') || *q == '.'; q++) {
+		*q == '.' ? dots++ : digits++;
+	}
+	char *text = strndup(s, (size_t)(q - s));
+	json_t *v = NULL;
+	if (!text) {
+		return NULL;
+	}
+	if (digits > 0 && dots == 0) {
+		errno = 0;
+		long long n = strtoll(text, NULL, 10);
+		v = errno == ERANGE ? json_real(strtod(text, NULL)) : json_integer(n);
+	} else if (digits > 0 && dots == 1) {
+		v = json_real(strtod(text, NULL));
+	} else {
+		struct kinf_buf what = {0};
+		kinf_buf_printf(&what, "cannot parse number %s", text);
+		perr(ps, what.data ? what.data : "cannot parse number");
+		kinf_buf_release(&what);
+		free(text);
+		return NULL;
+	}
+	free(text);
+	ps->p = q;
 	return v;
 }
 
@@ -456,13 +500,43 @@ static struct expr *parse_path(struct parser *ps, const char *stop) {
 				return NULL;
 			}
 			continue;
-		} else if (ident_char(*ps->p) && e->n == 0) {
-			/* kinf also takes "{metadata.name}", as custom-columns do. */
-			if (!(s.name = scan_field(ps, stop, &star))) {
+		} else if (*ps->p == '"' || *ps->p == '\'') {
+			s.kind = STEP_TEXT;
+			if (!(s.literal = parse_quoted(ps))) {
 				expr_free(e);
 				return NULL;
 			}
-			s.kind = STEP_FIELD;
+		} else if (*ps->p == '+' || *ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9')) {
+			s.kind = STEP_LITERAL;
+			if (!(s.literal = parse_number(ps))) {
+				expr_free(e);
+				return NULL;
+			}
+		} else if (ident_start(*ps->p)) {
+			/*
+			 * An identifier: true and false are literals; client-go
+			 * knows no other outside {range} and {end}, so
+			 * "{metadata.name}" fails as it fails in kubectl
+			 * (custom-columns and --for add the dot, as kubectl does).
+			 */
+			const char *id = ps->p;
+			while (!field_end(*ps->p, stop)) {
+				ps->p++;
+			}
+			size_t len = (size_t)(ps->p - id);
+			if ((len == 4 && strncmp(id, "true", 4) == 0) ||
+					(len == 5 && strncmp(id, "false", 5) == 0)) {
+				s.kind = STEP_LITERAL;
+				s.literal = json_boolean(len == 4);
+			} else {
+				struct kinf_buf what = {0};
+				kinf_buf_printf(&what, "unrecognized identifier %.*s", (int)len, id);
+				ps->p = id;
+				perr(ps, what.data ? what.data : "unrecognized identifier");
+				kinf_buf_release(&what);
+				expr_free(e);
+				return NULL;
+			}
 		} else {
 			perr(ps, "unexpected character");
 			expr_free(e);
@@ -531,19 +605,10 @@ int kinf_jsonpath_parse(const char *template, struct kinf_jsonpath **ret,
 			n.kind = NODE_EXPR;
 		}
 		if (n.kind != NODE_END) {
-			if (*ps.p == '"' || *ps.p == '\'') {
-				n.expr = calloc(1, sizeof(*n.expr));
-				if (!n.expr || !(n.expr->literal = parse_quoted(&ps))) {
-					expr_free(n.expr);
-					rc = -KINF_EINVAL;
-					goto fail;
-				}
-			} else {
-				n.expr = parse_path(&ps, "");
-				if (!n.expr) {
-					rc = -KINF_EINVAL;
-					goto fail;
-				}
+			n.expr = parse_path(&ps, "");
+			if (!n.expr) {
+				rc = -KINF_EINVAL;
+				goto fail;
 			}
 		}
 		ws(&ps);
@@ -638,18 +703,25 @@ static bool filter_ok(const struct step *s, json_t *item, json_t *root) {
 
 static json_t *eval_expr(const struct expr *e, json_t *cur, json_t *root) {
 	json_t *set = json_array();
-	if (e->literal) {
-		json_array_append(set, e->literal);
-		return set;
-	}
 	json_array_append(set, e->from_root ? root : cur);
 	for (size_t si = 0; si < e->n; si++) {
 		const struct step *s = &e->steps[si];
 		json_t *next = json_array();
 		size_t i;
 		json_t *v;
+		if (s->kind == STEP_TEXT) {
+			json_array_append(next, s->literal);
+			json_decref(set);
+			set = next;
+			continue;
+		}
 		json_array_foreach(set, i, v) {
 			switch (s->kind) {
+			case STEP_TEXT:
+				break;
+			case STEP_LITERAL:
+				json_array_append(next, s->literal);
+				break;
 			case STEP_FIELD: {
 				json_t *f = json_object_get(v, s->name);
 				if (f) {
@@ -730,16 +802,30 @@ int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out) {
 		return kinf_buf_append(out, json_string_value(v), json_string_length(v));
 	}
 	if (json_is_real(v)) {
+		/*
+		 * As Go's fmt prints a float64 (%v: strconv 'g' with the
+		 * shortest digits that read back, and an exponent when it is
+		 * below -4 or at least 6, not the digit count as in C's %g):
+		 * 1.5, 1e+06, 1.2345675e+06, 1e-05.
+		 */
+		double d = json_real_value(v);
 		char num[64];
-		snprintf(num, sizeof(num), "%.17g", json_real_value(v));
-		/* Shortest form that reads back (Go's strconv 'g', -1). */
+		int digits = 17;
 		for (int prec = 1; prec <= 17; prec++) {
-			char try[64];
-			snprintf(try, sizeof(try), "%.*g", prec, json_real_value(v));
-			if (strtod(try, NULL) == json_real_value(v)) {
-				memcpy(num, try, sizeof(num));
+			snprintf(num, sizeof(num), "%.*e", prec - 1, d);
+			if (strtod(num, NULL) == d) {
+				digits = prec;
 				break;
 			}
+		}
+		snprintf(num, sizeof(num), "%.*e", digits - 1, d);
+		const char *e = strchr(num, 'e');
+		int exp = e ? atoi(e + 1) : 0;
+		if (d != d || d - d != 0) {
+			snprintf(num, sizeof(num), "%s", d != d ? "NaN" : d > 0 ? "+Inf" : "-Inf");
+		} else if (exp >= -4 && exp < 6) {
+			int decimals = digits - 1 - exp;
+			snprintf(num, sizeof(num), "%.*f", decimals > 0 ? decimals : 0, d);
 		}
 		return kinf_buf_append_str(out, num);
 	}
@@ -809,13 +895,31 @@ json_t *kinf_jsonpath_values(const char *expression, json_t *data,
 	struct kinf_jsonpath *jp = NULL;
 	json_t *out = NULL;
 
-	/* custom-columns paths come without braces. */
-	if (expression[0] == '{') {
-		kinf_buf_append_str(&t, expression);
-	} else {
-		kinf_buf_printf(&t, "{%s}", expression);
+	/*
+	 * kubectl's RelaxedJSONPathExpression: "a.b", ".a.b", "{a.b}" and
+	 * "{.a.b}" all mean {.a.b} (one leading dot dropped, one added:
+	 * "..a" stays recursive), and a brace inside is refused.
+	 */
+	size_t len = strlen(expression);
+	const char *inner = expression;
+	if (len >= 2 && expression[0] == '{' && expression[len - 1] == '}') {
+		inner++;
+		len -= 2;
 	}
-	if (kinf_jsonpath_parse(t.data, &jp, reterr) == 0) {
+	if (len == 0 || memchr(inner, '{', len) || memchr(inner, '}', len)) {
+		kinf_error_set(reterr, KINF_EINVAL, "unexpected path string \"%s\", expected a "
+				"'name1.name2' or '.name1.name2' or '{name1.name2}' or "
+				"'{.name1.name2}'", expression);
+		return NULL;
+	}
+	if (len > 1 && *inner == '.') {
+		inner++;
+		len--;
+	}
+	kinf_buf_printf(&t, "{.%.*s}", (int)len, inner);
+	if (!t.data) {
+		kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	} else if (kinf_jsonpath_parse(t.data, &jp, reterr) == 0) {
 		if (jp->n == 1 && jp->nodes[0].kind == NODE_EXPR) {
 			out = eval_expr(jp->nodes[0].expr, data, data);
 		} else {

@@ -11,10 +11,13 @@
  * {expressions}; fields (.a.b, ['a'], a backslash escaping the next
  * character: .app\.kubernetes\.io/name; ['a.b'] is .a.b as in client-go),
  * [n], [-n], [a:b], [*], .., filters [?(@.x=="y")] with == != < > <= >= and
- * existence, range/end, and string literals {"\n"} with Go's escapes. Missing keys print nothing (allowMissingKeys, kubectl's
- * default). Values print as kubectl prints them: strings raw, numbers and
- * booleans as JSON, maps and lists as compact JSON, several results of one
- * expression separated by a space.
+ * existence, range/end, string literals {"\n"} with Go's escapes, and
+ * number and true/false literals ({123}); another identifier
+ * ({metadata.name}) is an error, as in kubectl. Missing keys print nothing
+ * (allowMissingKeys, kubectl's default). Values print as kubectl prints
+ * them: strings raw, numbers as Go's fmt (1.5, 1e+06), booleans as JSON,
+ * maps and lists as compact JSON, several results of one expression
+ * separated by a space.
  */
 struct kinf_jsonpath;
 
@@ -27,8 +30,9 @@ int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
 		struct kinf_buf *out, struct kinf_error *reterr);
 
 /*
- * Evaluate one expression (as in custom-columns: ".status.phase" or
- * "{.status.phase}") and return every value it reaches as a new JSON array
+ * Evaluate one expression as kubectl's custom-columns and wait --for take
+ * it (RelaxedJSONPathExpression: "status.phase", ".status.phase",
+ * "{status.phase}" or "{.status.phase}", no brace inside) and return every value it reaches as a new JSON array
  * (caller decrefs). NULL on a parse error (reterr says why).
  */
 json_t *kinf_jsonpath_values(const char *expression, json_t *data,

@@ -416,6 +416,51 @@ same_as_kubectl() {
 	kubectl_fake delete cm esc-1 -n default >/dev/null
 }
 
+@test "JSONPath literals and identifiers as kubectl reads them" {
+	# Numbers, true/false and strings print as kubectl prints them.
+	while IFS= read -r t; do
+		diff <("$KINF" list widgets -A -o "jsonpath=$t") <(kubectl_fake get widgets -A -o "jsonpath=$t") ||
+			{ echo "template: $t" >&2; return 1; }
+	done <<-'EOF'
+	{123}{"\n"}
+	{-4} {+5} {007} {1.50} {1.} {+.5} {0.00001} {1000000.0} {1234567.0} {99999999999999999999}
+	{true} {false} {"text"} {'it\'s'}
+	{.items[*].metadata.name 7}|{.nope 7}|{7 .kind}|{"x" .kind}|{.kind "x"}|{true.x}
+	{range .items[*]}{.metadata.name}={1}{"\n"}{end}
+	EOF
+	# kubectl refuses these (exit 1 as it runs the template); kinf refuses
+	# them as it parses it, for the same reason, as a usage error.
+	while IFS='|' read -r t why; do
+		run --separate-stderr kubectl_fake get widgets -A -o "jsonpath=$t"
+		assert_failure 1
+		[[ "$stderr" == *"$why"* ]] || { echo "kubectl, $t: $stderr" >&2; return 1; }
+		run --separate-stderr "$KINF" list widgets -A -o "jsonpath=$t"
+		assert_failure 2
+		[ -z "$output" ]
+		[[ "$stderr" == "kinf: jsonpath \"$t\": $why at position "* ]] ||
+			{ echo "kinf, $t: $stderr" >&2; return 1; }
+	done <<-'EOF'
+	{metadata.name}|unrecognized identifier metadata
+	{.kind}{foo}|unrecognized identifier foo
+	{1e3}|unrecognized identifier e3
+	{-}|cannot parse number -
+	{1.2.3}|cannot parse number 1.2.3
+	EOF
+}
+
+@test "custom-columns paths relaxed as kubectl relaxes them" {
+	spec='A:metadata.name,B:.metadata.name,C:{metadata.name},D:{.metadata.name},E:..name,F:.metadata.name 7'
+	diff <("$KINF" list widgets -A -o "custom-columns=$spec") <(kubectl_fake get widgets -A -o "custom-columns=$spec")
+	for spec in 'N:{.metadata.labels.a\}b}' 'N:{.metadata.name} {.kind}'; do
+		run --separate-stderr kubectl_fake get widgets -A -o "custom-columns=$spec"
+		assert_failure 1
+		[[ "$stderr" == *"unexpected path string, expected a 'name1.name2'"* ]]
+		run --separate-stderr "$KINF" list widgets -A -o "custom-columns=$spec"
+		assert_failure 2
+		[[ "$stderr" == "kinf: unexpected path string \"${spec#N:}\", expected a 'name1.name2'"* ]]
+	done
+}
+
 @test "bad templates are usage errors" {
 	run --separate-stderr "$KINF" list pods -o 'jsonpath={.items[0'
 	assert_failure 2

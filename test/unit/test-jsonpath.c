@@ -8,7 +8,8 @@ static const char doc[] =
 	"{\"kind\":\"List\",\"items\":["
 	"{\"metadata\":{\"name\":\"a\",\"labels\":{\"z\":\"1\",\"app\":\"web\"}},"
 	" \"spec\":{\"containers\":[{\"image\":\"nginx\",\"ports\":[{\"p\":80}]},{\"image\":\"envoy\"}]},"
-	" \"status\":{\"phase\":\"Running\",\"n\":3,\"f\":1.5,\"ok\":true}},"
+	" \"status\":{\"phase\":\"Running\",\"n\":3,\"f\":1.5,\"ok\":true,"
+	"  \"big\":1234567.5,\"tiny\":0.00001,\"mid\":123456.75}},"
 	"{\"metadata\":{\"name\":\"b\"},\"spec\":{\"containers\":[{\"image\":\"pg\"}]},"
 	" \"status\":{\"phase\":\"Pending\",\"n\":10}}]}";
 
@@ -73,6 +74,30 @@ static void escapes(void) {
 		strcmp(json_string_value(json_array_get(vals, 0)), "web") == 0,
 		"a custom-columns path with escaped dots");
 	json_decref(vals);
+	/* kubectl's RelaxedJSONPathExpression, for custom-columns and --for */
+	static const char *const relaxed[] = {
+		"metadata.name", ".metadata.name", "{metadata.name}", "{.metadata.name}",
+	};
+	for (size_t i = 0; i < sizeof(relaxed) / sizeof(*relaxed); i++) {
+		vals = kinf_jsonpath_values(relaxed[i], data, NULL);
+		ok(vals && json_array_size(vals) == 1 &&
+			strcmp(json_string_value(json_array_get(vals, 0)), "esc") == 0,
+			"relaxed path %s", relaxed[i]);
+		json_decref(vals);
+	}
+	vals = kinf_jsonpath_values("..name", data, NULL);
+	ok(vals && json_array_size(vals) == 1, "..name stays recursive");
+	json_decref(vals);
+	static const char *const bad_paths[] = {
+		"{.data.ab\\}}", "{.data.a\\{b}", "{.metadata.name} {.kind}", "{}", "",
+	};
+	for (size_t i = 0; i < sizeof(bad_paths) / sizeof(*bad_paths); i++) {
+		struct kinf_error err = {0};
+		vals = kinf_jsonpath_values(bad_paths[i], data, &err);
+		ok(!vals && strstr(err.message, "unexpected path string"), "relaxed path refused: %s: %s",
+			bad_paths[i], err.message);
+		json_decref(vals);
+	}
 	json_decref(data);
 }
 
@@ -82,7 +107,14 @@ int main(void) {
 		const char *want;	/* NULL: a parse error */
 	} cases[] = {
 		{ "{.kind}", "List" },
-		{ "{kind}", "List" },
+		/* as kubectl: an identifier other than range/end/true/false */
+		{ "{kind}", NULL },
+		{ "{metadata.name}", NULL },
+		{ "{.kind}{foo}", NULL },
+		{ "{12.kind}", NULL },
+		{ "{1e3}", NULL },
+		{ "{0x10}", NULL },
+		{ "{truex}", NULL },
 		{ "{$.kind}", "List" },
 		{ "{.items[*].metadata.name}", "a b" },
 		{ "{.items[0].metadata.name}", "a" },
@@ -109,6 +141,40 @@ int main(void) {
 		{ "{.items[?(@.x==)]}", NULL },
 		{ "{end}", NULL },
 		{ "{.items[x]}", NULL },
+		/* literals, each as kubectl prints it (the judge: kubectl get -o jsonpath) */
+		{ "{123}", "123" },
+		{ "{ 12 }", "12" },
+		{ "{-4}", "-4" },
+		{ "{+5}", "5" },
+		{ "{-0}", "0" },
+		{ "{007}", "7" },
+		{ "{1.50}", "1.5" },
+		{ "{1.}", "1" },
+		{ "{+.5}", "0.5" },
+		{ "{0.1}", "0.1" },
+		{ "{0.00001}", "1e-05" },
+		{ "{1000000.0}", "1e+06" },
+		{ "{123456.0}", "123456" },
+		{ "{1234567.0}", "1.234567e+06" },
+		{ "{99999999999999999999}", "1e+20" },
+		{ "{true} {false}", "true false" },
+		{ "{123}{\"\\n\"}", "123\n" },
+		{ "{\"text\"}", "text" },
+		{ "{-}", NULL },
+		{ "{-.}", NULL },
+		{ "{1.2.3}", NULL },
+		/* a literal stands in for each current value; a string for all of them */
+		{ "{.items[*].metadata.name 7}", "7 7" },
+		{ "{.nope 7}", "" },
+		{ "{7 .kind}", "" },
+		{ "{\"x\" .kind}", "" },
+		{ "{.kind \"x\"}", "x" },
+		{ "{.items[0].metadata.name true}", "true" },
+		{ "{true.x}", "" },
+		{ "{range .items[*]}{1}{end}", "11" },
+		/* numbers in the data print as Go's fmt prints a float64 */
+		{ "{.items[0].status.big} {.items[0].status.tiny} {.items[0].status.mid}",
+			"1.2345675e+06 1e-05 123456.75" },
 	};
 	json_t *data = json_loads(doc, 0, NULL);
 	ok(data != NULL, "test document parses");
