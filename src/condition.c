@@ -38,34 +38,51 @@ int kinf_condition_parse(const char *spec, struct kinf_condition *ret,
 		return 0;
 	}
 	if (strncasecmp(spec, "jsonpath=", 9) == 0) {
-		const char *expr = spec + 9;
-		const char *end = NULL;
-		if (expr[0] == '{') {
-			/* The expression runs to its matching brace; "=VALUE" may follow. */
-			int depth = 0;
-			for (const char *p = expr; *p; p++) {
-				if (*p == '{') {
-					depth++;
-				} else if (*p == '}' && --depth == 0) {
-					end = p + 1;
+		/*
+		 * As kubectl wait's processJSONPathInput: split at each "=" that
+		 * is not part of "==" (braces and backslashes mean nothing here:
+		 * kubectl's RelaxedJSONPathExpression then refuses a brace inside
+		 * the path, "\}" too), PATH or PATH=VALUE, VALUE trimmed of
+		 * quotes and not empty.
+		 */
+		const char *expr = spec + 9, *eq = NULL;
+		const char *msg = NULL;
+		for (const char *p = expr; *p; p++) {
+			if (p[0] == '=' && p[1] == '=') {
+				p++;
+			} else if (*p == '=') {
+				if (eq) {
+					msg = "jsonpath wait format must be --for=jsonpath='{.status.readyReplicas}'=3 "
+						"or --for=jsonpath='{.status.readyReplicas}'";
 					break;
 				}
-			}
-			if (!end) {
-				goto bad;
-			}
-		} else {
-			end = strrchr(expr, '=');
-			if (!end) {
-				end = expr + strlen(expr);
+				eq = p;
 			}
 		}
-		if (end == expr || (*end && *end != '=')) {
-			goto bad;
+		const char *val = eq ? eq + 1 : NULL, *val_end = val ? val + strlen(val) : NULL;
+		while (val && val < val_end && (*val == '\'' || *val == '"')) {
+			val++;
+		}
+		while (val && val_end > val && (val_end[-1] == '\'' || val_end[-1] == '"')) {
+			val_end--;
+		}
+		if (!msg && (eq ? eq == expr : !expr[0])) {
+			msg = "jsonpath expression cannot be empty";
+		} else if (!msg && val && val == val_end) {
+			msg = "jsonpath wait has to have a value after equal sign, like "
+				"--for=jsonpath='{.status.readyReplicas}'=3";
+		}
+		if (msg) {
+			kinf_condition_release(ret);
+			return kinf_error_set(reterr, KINF_EINVAL, "--for \"%s\": %s", spec, msg);
 		}
 		ret->kind = KINF_COND_JSONPATH;
-		ret->name = strndup(expr, (size_t)(end - expr));
-		ret->value = *end == '=' ? strdup(end + 1) : NULL;
+		ret->name = eq ? strndup(expr, (size_t)(eq - expr)) : strdup(expr);
+		ret->value = val ? strndup(val, (size_t)(val_end - val)) : NULL;
+		if (!ret->name || (val && !ret->value)) {
+			kinf_condition_release(ret);
+			return -KINF_ENOMEM;
+		}
 		json_t *probe = kinf_jsonpath_values(ret->name, NULL, reterr);
 		if (!probe) {
 			kinf_error_prefix(reterr, "--for \"%s\"", spec);

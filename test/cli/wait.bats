@@ -86,6 +86,38 @@ new_pod() {	# new_pod NAME [PHASE]
 	kubectl_fake delete cm wait-esc -n default >/dev/null
 }
 
+@test "--for jsonpath= split and relaxed as kubectl wait does" {
+	# met for both: kubectl's relaxed paths ({metadata.name} gains its dot)
+	for f in 'jsonpath={metadata.name}=widget-a' 'jsonpath=metadata.name=widget-a' \
+		"jsonpath={.metadata.name}='widget-a'" 'jsonpath={..name}=widget-a' \
+		'jsonpath={.metadata.labels.app}'; do
+		run --separate-stderr kubectl_fake wait widgets/widget-a -n default --for "$f" --timeout 5s
+		assert_success
+		run --separate-stderr "$KINF" watch widgets/widget-a -n default --for "$f" --timeout 5s
+		assert_success
+		assert_output "widget.example.com/widget-a condition met"
+	done
+	# refused by both, for the same reason: a brace inside the path (an
+	# escaped one too), "=" inside it, a second "=", no value, no path
+	while IFS='|' read -r f why; do
+		run --separate-stderr kubectl_fake wait widgets/widget-a -n default --for "$f" --timeout 1s
+		assert_failure 1
+		[[ "$stderr" == *"$why"* ]] || { echo "kubectl, $f: $stderr" >&2; return 1; }
+		run --separate-stderr "$KINF" watch widgets/widget-a -n default --for "$f" --timeout 1s
+		assert_failure 2
+		[[ "$stderr" == "kinf: --for \"$f\": "*"$why"* ]] || { echo "kinf, $f: $stderr" >&2; return 1; }
+	done <<-'EOF'
+	jsonpath={.metadata.labels.a\}b}=x|expected a 'name1.name2' or '.name1.name2' or '{name1.name2}'
+	jsonpath={.metadata.labels.a\{b}=x|expected a 'name1.name2' or '.name1.name2' or '{name1.name2}'
+	jsonpath={.metadata.name} {.kind}=x|expected a 'name1.name2' or '.name1.name2' or '{name1.name2}'
+	jsonpath={.metadata.labels.app}==widgets|expected a 'name1.name2' or '.name1.name2' or '{name1.name2}'
+	jsonpath={.metadata.labels.a\=b}=x|jsonpath wait format must be
+	jsonpath={.metadata.name}=widget-a=b|jsonpath wait format must be
+	jsonpath={.metadata.name}=|jsonpath wait has to have a value after equal sign
+	jsonpath=|jsonpath expression cannot be empty
+	EOF
+}
+
 @test "--all with -l waits for every matching object" {
 	run --separate-stderr "$KINF" watch pods -l app=web --all --for condition=Ready --timeout 10s
 	assert_success

@@ -99,9 +99,72 @@ static const struct {
 		KINF_COND_MET, "" },
 };
 
+/*
+ * --for jsonpath= as kubectl wait takes it (processJSONPathInput): split at
+ * each "=" outside "==", then RelaxedJSONPathExpression; the judge is
+ * kubectl wait --for against the test API server.
+ */
+static const struct {
+	const char *spec;
+	const char *name;	/* NULL: refused */
+	const char *value;	/* NULL: none; or the message's words when refused */
+} jsonpath_cases[] = {
+	{ "jsonpath={.metadata.name}=web", "{.metadata.name}", "web" },
+	{ "jsonpath={metadata.name}=web", "{metadata.name}", "web" },
+	{ "jsonpath=metadata.name=web", "metadata.name", "web" },
+	{ "jsonpath={.status.phase}", "{.status.phase}", NULL },
+	{ "jsonpath={.metadata.name}='web'", "{.metadata.name}", "web" },
+	{ "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}=True",
+		"{.status.conditions[?(@.type==\"Ready\")].status}", "True" },
+	{ "jsonpath={..name}=web", "{..name}", "web" },
+	/* an escaped brace, or any brace inside, is refused as kubectl refuses it */
+	{ "jsonpath={.metadata.labels.a\\}b}=x", NULL, "unexpected path string" },
+	{ "jsonpath={.metadata.labels.a\\{b}=x", NULL, "unexpected path string" },
+	{ "jsonpath={.metadata.name} {.kind}=x", NULL, "unexpected path string" },
+	{ "jsonpath={.metadata.labels.app}==web", NULL, "unexpected path string" },
+	/* "=" inside the path splits it too */
+	{ "jsonpath={.metadata.labels.a\\=b}=x", NULL, "jsonpath wait format must be" },
+	{ "jsonpath={.metadata.name}=web=b", NULL, "jsonpath wait format must be" },
+	{ "jsonpath={.metadata.name}=", NULL, "has to have a value after equal sign" },
+	{ "jsonpath={.metadata.name}=\"\"", NULL, "has to have a value after equal sign" },
+	{ "jsonpath=", NULL, "expression cannot be empty" },
+	{ "jsonpath==x", NULL, "expression cannot be empty" },
+	{ "jsonpath={.items[0}=x", NULL, "jsonpath \"{.items[0}\"" },
+};
+
+static void jsonpath_specs(void) {
+	for (size_t i = 0; i < sizeof(jsonpath_cases) / sizeof(*jsonpath_cases); i++) {
+		struct kinf_condition c;
+		struct kinf_error err = {0};
+		int rc = kinf_condition_parse(jsonpath_cases[i].spec, &c, &err);
+		if (!jsonpath_cases[i].name) {
+			ok(rc == -KINF_EINVAL && strstr(err.message, jsonpath_cases[i].value),
+				"refused %s: %s", jsonpath_cases[i].spec, err.message);
+			continue;
+		}
+		ok(rc == 0 && c.kind == KINF_COND_JSONPATH && strcmp(c.name, jsonpath_cases[i].name) == 0 &&
+			(jsonpath_cases[i].value ? c.value && strcmp(c.value, jsonpath_cases[i].value) == 0 :
+			 !c.value), "%s: %s", jsonpath_cases[i].spec, rc ? err.message : "parsed");
+		if (rc == 0) {
+			kinf_condition_release(&c);
+		}
+	}
+	/* {metadata.name} reaches the name, as in kubectl wait */
+	struct kinf_condition c;
+	struct kinf_object *obj = NULL;
+	const char *pod = "{\"metadata\":{\"name\":\"web\"}}";
+	ok(kinf_condition_parse("jsonpath={metadata.name}=web", &c, NULL) == 0 &&
+		kinf_object_parse(pod, strlen(pod), NULL, &obj, NULL) == 0 &&
+		kinf_condition_eval(&c, obj, NULL) == KINF_COND_MET, "{metadata.name}=web is met");
+	kinf_object_unref(obj);
+	kinf_condition_release(&c);
+}
+
 int main(void) {
 	struct kinf_condition c;
 	struct kinf_error err = {0};
+
+	jsonpath_specs();
 
 	ok(kinf_condition_parse("rollout", &c, &err) == 0 && c.kind == KINF_COND_ROLLOUT,
 		"--for rollout parses");
