@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz one harness for a while: test/fuzz/run.sh NAME [SECONDS] [OUTDIR]
 #   NAME      watchstream, object, selector, kubeconfig, discovery, replay,
-#             listsplit, jsonskim, header or httpreq
+#             listsplit, jsonskim, header, httpreq or termsafe
 #   SECONDS   how long (default 30)
 #   OUTDIR    where build.sh puts the harnesses (default build-fuzz/)
 # The seed corpus (test/fuzz/corpus/NAME) and regressions are read, new

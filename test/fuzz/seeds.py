@@ -325,12 +325,20 @@ def httpreq():
     return out
 
 
+def termsafe():
+    """The strings of test/unit/test-termsafe.c, and what the hostile
+    badserver.py mode puts into names."""
+    path = os.path.join(TOP, "test", "unit", "test-termsafe.c")
+    evil = ("\x1b]0;pwned\x07\x1b[2J\r\nkinf: fake line\x7f\u0085\u202eevil\u2066")
+    return c_literals(path) + [("p" + evil).encode(), b"ns\x1b[31m/a\x00evil\xff"]
+
+
 def main():
     for name, fn in (("watchstream", watchstream), ("object", objects),
                      ("selector", selectors), ("kubeconfig", kubeconfig),
                      ("discovery", discovery), ("replay", replay),
                      ("listsplit", listsplit), ("jsonskim", jsonskim),
-                     ("header", header), ("httpreq", httpreq)):
+                     ("header", header), ("httpreq", httpreq), ("termsafe", termsafe)):
         print(f"{name}: {save(name, fn())} seeds")
 
 
