@@ -8,6 +8,7 @@
 #include "jsonpath.h"
 #include "output.h"
 #include "pager.h"
+#include "termsafe.h"
 
 int kinf_output_parse_format(const char *s, enum kinf_output_format *ret,
 		const char **ret_arg) {
@@ -523,7 +524,9 @@ int kinf_output_yaml(FILE *out, const char *json, size_t len,
 struct kinf_table {
 	size_t n_columns;
 	size_t *widths;
-	struct kinf_strv cells;		/* row-major */
+	struct kinf_strv cells;		/* row-major, escaped (termsafe.h) */
+	size_t color_column;		/* of the next row, with color */
+	const char *color;
 };
 
 struct kinf_table *kinf_table_new(size_t n_columns) {
@@ -579,14 +582,53 @@ static void widen(struct kinf_table *t, const char *const *cells) {
 	}
 }
 
-int kinf_table_add_row(struct kinf_table *t, const char *const *cells) {
+/*
+ * The cells as they are printed, appended to ret: escaped for the
+ * terminal (a name holding ESC or a newline must not draw or add a line),
+ * then the color asked for with kinf_table_color_next() around its cell.
+ */
+static int escape_row(struct kinf_table *t, const char *const *cells,
+		struct kinf_strv *ret) {
+	const char *color = t->color;
+	t->color = NULL;
 	for (size_t i = 0; i < t->n_columns; i++) {
-		int rc = kinf_strv_push_str(&t->cells, cells[i] ? cells[i] : "<none>");
+		const char *c = cells[i] ? cells[i] : "<none>";
+		size_t len = strlen(c);
+		int rc;
+		if (color && i == t->color_column) {
+			struct kinf_buf b = {0};
+			rc = kinf_buf_append_str(&b, color) < 0 ||
+				kinf_termsafe_append(&b, c, len) < 0 ||
+				kinf_buf_append_str(&b, "\033[0m") < 0 ? -KINF_ENOMEM :
+				kinf_strv_push_take(ret, kinf_buf_take(&b));
+			kinf_buf_release(&b);
+		} else if (kinf_termsafe_needed(c, len)) {
+			struct kinf_buf b = {0};
+			rc = kinf_termsafe_append(&b, c, len) < 0 ? -KINF_ENOMEM :
+				kinf_strv_push_take(ret, kinf_buf_take(&b));
+			kinf_buf_release(&b);
+		} else {
+			rc = kinf_strv_push(ret, c, len);
+		}
 		if (rc < 0) {
 			return rc;
 		}
 	}
-	widen(t, cells);
+	return 0;
+}
+
+void kinf_table_color_next(struct kinf_table *t, size_t column, const char *sgr) {
+	t->color_column = column;
+	t->color = sgr;
+}
+
+int kinf_table_add_row(struct kinf_table *t, const char *const *cells) {
+	size_t first = t->cells.n;
+	int rc = escape_row(t, cells, &t->cells);
+	if (rc < 0) {
+		return rc;
+	}
+	widen(t, (const char *const *)t->cells.v + first);
 	return 0;
 }
 
@@ -622,12 +664,25 @@ int kinf_table_flush(struct kinf_table *t, FILE *out) {
 }
 
 void kinf_table_widen(struct kinf_table *t, const char *const *cells) {
-	widen(t, cells);
+	struct kinf_strv esc = {0};
+	const char *color = t->color;
+	t->color = NULL;
+	if (escape_row(t, cells, &esc) == 0) {
+		widen(t, (const char *const *)esc.v);
+	}
+	t->color = color;
+	kinf_strv_release(&esc);
 }
 
 int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out) {
-	widen(t, cells);
-	return print_cells(t, cells, out);
+	struct kinf_strv esc = {0};
+	int rc = escape_row(t, cells, &esc);
+	if (rc == 0) {
+		widen(t, (const char *const *)esc.v);
+		rc = print_cells(t, (const char *const *)esc.v, out);
+	}
+	kinf_strv_release(&esc);
+	return rc;
 }
 
 static char *upper(const char *s) {
@@ -1237,8 +1292,15 @@ static void add_change(struct diff_ctx *c, json_t *old, json_t *new) {
 		json_array_append_new(c->changes, ch);
 		return;
 	}
+	/* The text form is for a terminal: keys and values escaped (termsafe.h). */
 	char *o = compact_value(old), *n = compact_value(new);
-	kinf_buf_printf(c->out, "%s%s: %s \xe2\x86\x92 %s\n", c->indent, path, o, n);
+	kinf_buf_append_str(c->out, c->indent);
+	kinf_termsafe_append(c->out, path, strlen(path));
+	kinf_buf_append_str(c->out, ": ");
+	kinf_termsafe_append(c->out, o ? o : "", o ? strlen(o) : 0);
+	kinf_buf_append_str(c->out, " \xe2\x86\x92 ");
+	kinf_termsafe_append(c->out, n ? n : "", n ? strlen(n) : 0);
+	kinf_buf_append_char(c->out, '\n');
 	free(o);
 	free(n);
 }

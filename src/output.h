@@ -67,8 +67,18 @@ struct kinf_table;
 
 struct kinf_table *kinf_table_new(size_t n_columns);
 void kinf_table_free(struct kinf_table *t);
-/* Add a row of n_columns cells (copied); NULL cells print as "<none>". */
+/*
+ * Add a row of n_columns cells (copied); NULL cells print as "<none>".
+ * Every cell is escaped for the terminal (termsafe.h) by every function
+ * here: callers hand cells as the server sent them.
+ */
 int kinf_table_add_row(struct kinf_table *t, const char *const *cells);
+/*
+ * Print one cell of the next row added or printed in color: sgr (an SGR
+ * escape of kinf's own, e.g. "\033[32m", borrowed) before the escaped
+ * cell, a reset after it.
+ */
+void kinf_table_color_next(struct kinf_table *t, size_t column, const char *sgr);
 /* Format all rows added so far. */
 int kinf_table_print(struct kinf_table *t, FILE *out);
 /* Print the rows added so far and forget them; widths are kept. */

@@ -10,6 +10,7 @@
 #include "http.h"
 #include "jsonpath.h"
 #include "log.h"
+#include "termsafe.h"
 
 const char cli_common_usage[] =
 	"Connection options:\n"
@@ -394,21 +395,42 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 	}
 }
 
+void cli_printf_safe(FILE *out, const char *fmt, ...) {
+	struct kinf_buf b = {0};
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || kinf_buf_reserve(&b, (size_t)n) < 0) {
+		fputs("kinf: out of memory\n", stderr);
+		kinf_buf_release(&b);
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b.data, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	kinf_termsafe_write(out, b.data, (size_t)n);
+	fputc('\n', out);
+	kinf_buf_release(&b);
+}
+
 int cli_error(const struct cli *cli, int rc, const struct kinf_error *err,
 		const char *context) {
 	const char *msg = err && err->message[0] ? err->message : kinf_strerror(rc);
 	int code = rc < 0 ? -rc : rc;
+	char status[64] = "";
 
-	fputs("kinf: ", stderr);
-	if (context && context[0]) {
-		fprintf(stderr, "%s: ", context);
-	}
-	fputs(msg, stderr);
 	if (err && err->http_status) {
-		fprintf(stderr, " (%d%s%s)", err->http_status, err->reason[0] ? " " : "",
-				err->reason);
+		snprintf(status, sizeof(status), " (%d%s", err->http_status,
+				err->reason[0] ? " " : ")");
 	}
-	fputc('\n', stderr);
+	/* A Status message is the server's text: escaped, as all of this line. */
+	cli_printf_safe(stderr, "kinf: %s%s%s%s%s%s", context ? context : "",
+			context && context[0] ? ": " : "", msg, status,
+			status[0] && err->reason[0] ? err->reason : "",
+			status[0] && err->reason[0] ? ")" : "");
 	if (code == KINF_ECONFIG || code == KINF_EAUTH ||
 			(err && err->http_status == 401)) {
 		return EXIT_CONFIG;
@@ -424,7 +446,7 @@ static void log_to_stderr(int level, const char *msg, void *userdata) {
 	struct tm tm;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
-	fprintf(stderr, "kinf: %02d:%02d:%02d.%03ld %s\n", tm.tm_hour, tm.tm_min,
+	cli_printf_safe(stderr, "kinf: %02d:%02d:%02d.%03ld %s", tm.tm_hour, tm.tm_min,
 			tm.tm_sec, ts.tv_nsec / 1000000, msg);
 }
 
@@ -458,8 +480,8 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 	}
 	if (cli->config->insecure_skip_tls_verify) {
 		char url[512];
-		fprintf(stderr, "kinf: warning: TLS verification is off for %s; "
-				"the connection is not secure\n",
+		cli_printf_safe(stderr, "kinf: warning: TLS verification is off for %s; "
+				"the connection is not secure",
 				kinf_url_redact(cli->config->server, url, sizeof(url)));
 	}
 	cli->auth = kinf_auth_new(cli->config);
@@ -519,14 +541,33 @@ void cli_release(struct cli *cli) {
 
 void cli_print_name(const struct kinf_resource *res, const struct kinf_object *obj,
 		FILE *out) {
-	const char *kind = res->kind;
-	for (const char *p = kind; *p; p++) {
-		fputc(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p, out);
+	const char *name = kinf_object_name(obj);
+	/* A watch prints a line per event: no formatting for plain names. */
+	bool plain = !kinf_termsafe_needed(name, strlen(name)) &&
+		!kinf_termsafe_needed(res->kind, strlen(res->kind)) &&
+		!kinf_termsafe_needed(res->group, strlen(res->group));
+	struct kinf_buf b = {0};
+	for (const char *p = res->kind; *p; p++) {
+		char c = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+		if (plain) {
+			fputc(c, out);
+		} else {
+			kinf_buf_append_char(&b, c);
+		}
 	}
-	if (res->group[0]) {
-		fprintf(out, ".%s", res->group);
+	if (plain) {
+		if (res->group[0]) {
+			fputc('.', out);
+			fputs(res->group, out);
+		}
+		fputc('/', out);
+		fputs(name, out);
+		fputc('\n', out);
+		return;
 	}
-	fprintf(out, "/%s\n", kinf_object_name(obj));
+	cli_printf_safe(out, "%s%s%s/%s", b.data ? b.data : "", res->group[0] ? "." : "",
+			res->group, name);
+	kinf_buf_release(&b);
 }
 
 int cli_finish_stdout(int status) {

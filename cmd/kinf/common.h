@@ -184,7 +184,18 @@ bool cli_managed_fields(struct cli *cli, bool needed);
 /* Free everything cli_connect() set up. */
 void cli_release(struct cli *cli);
 
-/* Print "kinf: <context>: <message>" for reterr; returns the exit status. */
+/*
+ * Print fmt's text and a newline to out with everything in the text escaped
+ * for the terminal (termsafe.h): for every line that holds text from a
+ * server, a kubeconfig or a recorded stream.
+ */
+void cli_printf_safe(FILE *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Print "kinf: <context>: <message>" for reterr (escaped as
+ * cli_printf_safe does); returns the exit status.
+ */
 int cli_error(const struct cli *cli, int rc, const struct kinf_error *reterr,
 		const char *context);
 

@@ -239,7 +239,7 @@ static void print_object(struct query *q, struct kinf_object *obj, bool first,
 		if (session_resource(q->session)) {
 			cli_print_name(session_resource(q->session), o, stdout);
 		} else {
-			printf("%s\n", kinf_object_key(o));
+			cli_printf_safe(stdout, "%s", kinf_object_key(o));
 		}
 		break;
 	default: {
@@ -319,7 +319,7 @@ static int answer(struct query *q) {
 				kinf_buf_append_char(&q->line, '\n');
 				fwrite(q->line.data, 1, q->line.len, stdout);
 			} else {
-				puts(keys.v[i]);
+				cli_printf_safe(stdout, "%s", keys.v[i]);
 			}
 		}
 		kinf_strv_release(&keys);
@@ -409,7 +409,7 @@ static void print_change(struct query *q, char mark, const char *key,
 		kinf_buf_append_str(&q->line, "}\n");
 		fwrite(q->line.data, 1, q->line.len, stdout);
 	} else {
-		printf("%c %s\n", mark, key);
+		cli_printf_safe(stdout, "%c %s", mark, key);
 	}
 	session_count(q->session);
 }

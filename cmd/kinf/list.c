@@ -7,6 +7,7 @@
 #include "common.h"
 #include "http.h"
 #include "pager.h"
+#include "termsafe.h"
 
 static const char list_usage[] =
 	"Usage: kinf list RESOURCE [NAME...] [OPTIONS]\n"
@@ -296,7 +297,10 @@ static void on_page(unsigned pages, size_t items, void *userdata) {
 	}
 	char num[32];
 	cli_group_thousands(items, num, sizeof(num));
-	fprintf(stderr, "\rlisted %s %s (%u pages)...\033[K", num, p->what, pages);
+	/* The resource's name came from discovery: escaped, not the line's own \r. */
+	fprintf(stderr, "\rlisted %s ", num);
+	kinf_termsafe_write(stderr, p->what, strlen(p->what));
+	fprintf(stderr, " (%u pages)...\033[K", pages);
 	p->shown = true;
 }
 
@@ -447,7 +451,7 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 	}
 	if (n == 0) {
 		if (cli->namespace) {
-			fprintf(stderr, "No resources found in %s namespace.\n", cli->namespace);
+			cli_printf_safe(stderr, "No resources found in %s namespace.", cli->namespace);
 		} else {
 			fprintf(stderr, "No resources found\n");
 		}
@@ -574,16 +578,16 @@ static int run_list(int argc, char **argv) {
 		goto out;
 	}
 	if (result.fell_back_to_full_list && streamed && result.n_items > 0) {
-		fprintf(stderr, "kinf: warning: the list's continue token expired midway; "
+		cli_printf_safe(stderr, "kinf: warning: the list's continue token expired midway; "
 				"the items after that come from a second, full list "
-				"(resourceVersion %s)\n", result.resource_version);
+				"(resourceVersion %s)", result.resource_version);
 	}
 	int pstatus = table ? print_table(&printer, &result) :
 		templated ? print_templated(&printer, &result) : EXIT_OK;
 	/* Every name asked for must exist, as kubectl get reports NotFound. */
 	for (int i = 1; i < n_pos; i++) {
 		if (!printer.found[i - 1]) {
-			fprintf(stderr, "kinf: %s \"%s\" not found\n", cli.res->resource, pos[i]);
+			cli_printf_safe(stderr, "kinf: %s \"%s\" not found", cli.res->resource, pos[i]);
 			status = EXIT_ERROR;
 		}
 	}

@@ -13,6 +13,7 @@
 #include "http.h"
 #include "log.h"
 #include "session.h"
+#include "termsafe.h"
 
 const char session_usage[] =
 	"Informer options:\n"
@@ -150,7 +151,7 @@ static bool on_reflector_error(int rc, const struct kinf_error *err, bool synced
 		pthread_mutex_unlock(&s->lock);
 		return true;
 	}
-	fprintf(stderr, "kinf: warning: %s%s%s; retrying\n",
+	cli_printf_safe(stderr, "kinf: warning: %s%s%s; retrying",
 			err->message[0] ? err->message : kinf_strerror(rc),
 			err->http_status ? " " : "", err->http_status ? err->reason : "");
 	return false;
@@ -162,8 +163,10 @@ static void on_list_page(unsigned pages, size_t items, void *userdata) {
 	if (isatty(STDERR_FILENO) && s->cli->res && pages > 1) {
 		char num[32];
 		cli_group_thousands(items, num, sizeof(num));
-		fprintf(stderr, "\rlisted %s %s (%u pages)...\033[K", num,
-				s->cli->res->resource, pages);
+		/* The resource's name came from discovery: escaped, not the line's own \r. */
+		fprintf(stderr, "\rlisted %s ", num);
+		kinf_termsafe_write(stderr, s->cli->res->resource, strlen(s->cli->res->resource));
+		fprintf(stderr, " (%u pages)...\033[K", pages);
 		s->progress_shown = true;
 	}
 }
@@ -404,7 +407,7 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 				s->replay_running = false;
 			}
 			if (s->replay_rc < 0) {
-				fprintf(stderr, "kinf: %s: %s\n", s->so.from,
+				cli_printf_safe(stderr, "kinf: %s: %s", s->so.from,
 						s->replay_err.message[0] ? s->replay_err.message :
 						kinf_strerror(s->replay_rc));
 				return -EXIT_ERROR;

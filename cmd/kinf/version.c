@@ -175,7 +175,7 @@ static int run_version(int argc, char **argv) {
 		printf("Client Version: kinf %s\n", KINF_VERSION);
 		const char *gv = json_string_value(json_object_get(server, "gitVersion"));
 		if (gv) {
-			printf("Server Version: %s\n", gv);
+			cli_printf_safe(stdout, "Server Version: %s", gv);
 		}
 	}
 	json_decref(server);

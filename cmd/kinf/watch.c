@@ -348,10 +348,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	if (rc == 0) {
 		size_t ei = w->timestamps != TS_NONE ? 1 : 0;
 		if (w->color) {
-			struct kinf_buf colored = {0};
-			kinf_buf_printf(&colored, "%s%s\033[0m", event_color(ev), cells.v[ei]);
-			free(cells.v[ei]);
-			cells.v[ei] = kinf_buf_take(&colored);
+			kinf_table_color_next(w->table, ei, event_color(ev));
 		}
 		rc = table_row(w, (const char *const *)cells.v);
 		bool more = ev->final_state_unknown ||
@@ -423,7 +420,7 @@ static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
 		if (ev->obj && session_resource(w->session)) {
 			cli_print_name(session_resource(w->session), ev->obj, stdout);
 		} else {
-			printf("%s\n", ev->key);
+			cli_printf_safe(stdout, "%s", ev->key);
 		}
 		return 0;
 	default:
@@ -525,7 +522,7 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 		for (size_t i = 0; i < list.n; i++) {
 			struct kinf_buf ref = {0};
 			object_ref(w, list.v[i] ? kinf_object_name(list.v[i]) : w->name, &ref);
-			printf("%s condition met\n", ref.data);
+			cli_printf_safe(stdout, "%s condition met", ref.data);
 			kinf_buf_release(&ref);
 		}
 	}
@@ -733,7 +730,7 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		status = EXIT_FAILED;
 	} else if (w.n_fors && status == EXIT_OK && !met && sig) {
 		/* Interrupted: not a timeout; 128 + signal, as a shell reports it. */
-		fprintf(stderr, "kinf: interrupted (%s) waiting for %s: %s\n",
+		cli_printf_safe(stderr, "kinf: interrupted (%s) waiting for %s: %s",
 				sig == SIGINT ? "SIGINT" : "SIGTERM",
 				w.n_fors == 1 ? w.fors[0].spec : "the conditions",
 				why.len ? why.data : "the initial list did not complete");
@@ -743,7 +740,7 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		if (w.so.timeout_ms > 0) {
 			snprintf(limit, sizeof(limit), " after %llds", (w.so.timeout_ms + 999) / 1000);
 		}
-		fprintf(stderr, "kinf: timed out%s waiting for %s: %s\n", limit,
+		cli_printf_safe(stderr, "kinf: timed out%s waiting for %s: %s", limit,
 				w.n_fors == 1 ? w.fors[0].spec : "the conditions",
 				why.len ? why.data : "the initial list did not complete");
 		status = EXIT_TIMEOUT;

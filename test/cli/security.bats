@@ -511,3 +511,144 @@ BAD_BYTES=(
 	[[ -z $(ls -A "$TMPDIR") ]]
 	! grep -rq "PRIVATE KEY" "$XDG_CACHE_HOME"
 }
+
+# ---- terminal escapes from a server (CVE-2021-25743's class) ----
+
+# What badserver.py's hostile mode puts after every string it sends (ESC ]
+# 0 ; title BEL, ESC [ 2 J, CR LF, DEL, U+0085, U+202E, U+2066), and what
+# kinf must print for it.
+EVIL_SHOWN='^[]0;pwned^G^[[2J\r\nkinf: fake line^?\u0085\u202eevil\u2066'
+
+# terminal_safe FILE...: each FILE is valid UTF-8 and holds no control
+# character but newline, no DEL, no C1 control and no bidi control.
+terminal_safe() {
+	python3 - "$@" <<-'PY'
+	import sys
+	bidi = {0x061c, 0x200e, 0x200f} | set(range(0x202a, 0x202f)) | set(range(0x2066, 0x206a))
+	for path in sys.argv[1:]:
+	    text = open(path, "rb").read().decode("utf-8")
+	    for i, c in enumerate(text):
+	        o = ord(c)
+	        if (o < 0x20 and c != "\n") or 0x7f <= o <= 0x9f or o in bidi:
+	            sys.exit(f"{path}: U+{o:04X} at {i}: {text[max(0, i - 30):i + 30]!r}")
+	PY
+}
+
+# hostile MODE: start badserver.py in MODE for this test; KUBECONFIG set.
+hostile() {
+	server "$BATS_TEST_TMPDIR/h" "$1"
+	export KUBECONFIG=$BATS_TEST_TMPDIR/h/kubeconfig
+}
+
+teardown() {
+	if [[ -e $BATS_TEST_TMPDIR/h/server.pid ]]; then
+		kill "$(cat "$BATS_TEST_TMPDIR/h/server.pid")" 2>/dev/null || true
+	fi
+}
+
+# shown KINF-ARGS...: run kinf; stdout in $output and $BATS_TEST_TMPDIR/out,
+# stderr in $stderr; both must be terminal-safe.
+shown() {
+	run --separate-stderr "$KINF" "$@"
+	printf '%s' "$output" > "$BATS_TEST_TMPDIR/out"
+	printf '%s' "$stderr" > "$BATS_TEST_TMPDIR/err"
+	terminal_safe "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err"
+}
+
+@test "escapes in a server-side Table's titles and cells, names and namespaces print escaped" {
+	hostile hostile
+	shown list pods
+	assert_success
+	[[ ${#lines[@]} -eq 2 ]]	# a header and one row: no line from a CR LF
+	assert_line --index 0 --regexp '^NAME +STATUS\^\[\]0;PWNED\^G\^\[\[2J\\r\\nKINF: FAKE LINE\^\?\\u0085\\u202eEVIL\\u2066$'
+	assert_line --index 1 "p$EVIL_SHOWN   Running$EVIL_SHOWN"
+	shown list pods -o wide
+	assert_success
+	assert_line --index 1 --partial "   n$EVIL_SHOWN"
+	shown list pods -A
+	assert_success
+	assert_line --index 1 --regexp "^ns"
+	assert_line --index 1 --partial "ns$EVIL_SHOWN   p$EVIL_SHOWN   "
+	shown list pods -o name
+	assert_success
+	assert_output "pod/p$EVIL_SHOWN"
+	shown list pods -o custom-columns=NAME:.metadata.name,PHASE:.status.phase
+	assert_success
+	assert_line --index 1 "p$EVIL_SHOWN   Running$EVIL_SHOWN"
+}
+
+@test "escapes in watch events print escaped: watch, --diff, -o name, deltas, index" {
+	hostile hostile
+	shown watch pods -A --diff --timeout 2s
+	assert_success
+	[[ ${#lines[@]} -eq 5 ]]	# header, list, ADDED, UPDATED, one --diff line
+	assert_line --index 1 --regexp "^[0-9:]+ +ADDED +ns\\^\\[\\]0;pwned"
+	assert_line --index 4 --partial '    .metadata.labels: <none> → {"app\u001B]0;pwned\u0007\u001B[2J\r\nkinf: fake line^?\u0085\u202eevil\u2066":'
+	# With --color, kinf's own colors and nothing else.
+	run --separate-stderr "$KINF" watch pods --color always --timeout 2s
+	assert_success
+	assert_line --index 1 --regexp $'\e\\[32mADDED\e\\[0m +p\\^\\[\\]0;pwned'
+	sed $'s/\e\\[3[23]m//g; s/\e\\[0m//g' <<<"$output" > "$BATS_TEST_TMPDIR/out"
+	terminal_safe "$BATS_TEST_TMPDIR/out"
+	shown watch pods -o name --timeout 2s
+	assert_success
+	assert_line --index 0 "pod/p$EVIL_SHOWN"
+	shown deltas pods --timeout 2s
+	assert_success
+	assert_line --index 1 --partial "ns$EVIL_SHOWN/p$EVIL_SHOWN   5"
+	shown index pods -A --values phase --timeout 2s
+	assert_success
+	assert_line --index 1 --partial "Running$EVIL_SHOWN"
+	shown index pods -A --by phase --keys --timeout 2s
+	assert_success
+	assert_output "ns$EVIL_SHOWN/p$EVIL_SHOWN"
+}
+
+@test "escapes in a recorded stream (--from) print escaped" {
+	python3 -c '
+import json
+e = "\x1b]0;pwned\x07\x1b[2J\r\nkinf: fake line\x7f\u0085\u202eevil\u2066"
+md = {"name": "p" + e, "namespace": "ns" + e, "resourceVersion": "1"}
+print(json.dumps({"type": "ADDED", "object": {"kind": "Pod", "apiVersion": "v1", "metadata": md}}))
+' > "$BATS_TEST_TMPDIR/s"
+	shown watch --from "$BATS_TEST_TMPDIR/s"
+	assert_success
+	assert_line --index 1 --partial "ns$EVIL_SHOWN   p$EVIL_SHOWN   "
+	shown index pods --from "$BATS_TEST_TMPDIR/s" --by namespace --keys
+	assert_success
+	assert_output "ns$EVIL_SHOWN/p$EVIL_SHOWN"
+}
+
+@test "a server version with escapes prints escaped" {
+	hostile hostile
+	shown version
+	assert_success
+	assert_line --index 1 "Server Version: v1.32.0$EVIL_SHOWN"
+}
+
+@test "a Status message with escapes reaches stderr escaped, on one line" {
+	hostile hostile-status:403
+	shown list pods
+	assert_failure 1
+	[[ $stderr == "kinf: pods is forbidden$EVIL_SHOWN (403 Forbidden"* ]]
+	[[ $(wc -l < "$BATS_TEST_TMPDIR/err") -eq 0 ]]	# one line, its newline stripped by run
+	shown watch pods --timeout 2s
+	assert_failure 1
+	[[ $stderr == "kinf: pods is forbidden$EVIL_SHOWN (403 Forbidden"* ]]
+}
+
+@test "-o json keeps the server's values exact; -o jsonpath prints them raw, as kubectl does" {
+	hostile hostile
+	run --separate-stderr "$KINF" list pods -o json
+	assert_success
+	python3 -c '
+import json, sys
+sys.path.insert(0, sys.argv[2])
+import badserver
+got = json.loads(sys.argv[1])
+assert got == badserver.evil_pod(), got
+' "$output" "$BAD"
+	run --separate-stderr "$KINF" list pods -o 'jsonpath={.items[0].metadata.name}'
+	assert_success
+	[[ $output == "p"$'\e]0;pwned\a\e[2J\r\nkinf: fake line\x7f\u0085\u202eevil\u2066' ]]
+}
