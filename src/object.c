@@ -44,6 +44,8 @@ struct scratch {
 	size_t field[F_COUNT];		/* offset + 1 into arena, 0 = absent */
 	struct kinf_buf labels;		/* pairs of size_t offsets */
 	struct kinf_buf owners;		/* triples: kind, name, controller */
+	size_t field_len[F_COUNT];	/* decoded length (a NUL would hide the rest) */
+	const char *nul_in;		/* the first label or owner string with a NUL */
 	bool has_metadata;
 	bool has_name;
 	bool metadata_only;		/* see kinf_object_limits */
@@ -64,6 +66,17 @@ static int arena_add_span(struct scratch *s, const struct kinf_json_span *span,
 	return rc;
 }
 
+/* The same for a label or owner string: one holding \u0000 is noted. */
+static int arena_add_meta(struct scratch *s, const struct kinf_json_span *span,
+		size_t *ret_off, const char *what) {
+	int rc = arena_add_span(s, span, ret_off);
+	if (rc == 0 && !s->nul_in &&
+			strlen(s->arena.data + *ret_off) != s->arena.len - *ret_off - 1) {
+		s->nul_in = what;
+	}
+	return rc;
+}
+
 static int read_string_field(struct kinf_json_reader *r, struct scratch *s,
 		enum field f) {
 	struct kinf_json_span span;
@@ -80,6 +93,7 @@ static int read_string_field(struct kinf_json_reader *r, struct scratch *s,
 		return rc;
 	}
 	s->field[f] = off + 1;
+	s->field_len[f] = s->arena.len - off - 1;
 	return 0;
 }
 
@@ -96,8 +110,8 @@ static int read_labels(struct kinf_json_reader *r, struct scratch *s) {
 	while ((rc = kinf_json_member(r, &k)) > 0) {
 		size_t offs[2];
 		if ((rc = kinf_json_string_span(r, &v)) < 0 ||
-				(rc = arena_add_span(s, &k, &offs[0])) < 0 ||
-				(rc = arena_add_span(s, &v, &offs[1])) < 0 ||
+				(rc = arena_add_meta(s, &k, &offs[0], "metadata.labels")) < 0 ||
+				(rc = arena_add_meta(s, &v, &offs[1], "metadata.labels")) < 0 ||
 				(rc = kinf_buf_append(&s->labels, offs, sizeof(offs))) < 0) {
 			return rc;
 		}
@@ -124,7 +138,8 @@ static int read_owners(struct kinf_json_reader *r, struct scratch *s) {
 			if (kinf_json_span_eq(&k, "kind") || kinf_json_span_eq(&k, "name")) {
 				size_t *slot = kinf_json_span_eq(&k, "kind") ? &rec[0] : &rec[1];
 				if ((rc = kinf_json_string_span(r, &v)) < 0 ||
-						(rc = arena_add_span(s, &v, slot)) < 0) {
+						(rc = arena_add_meta(s, &v, slot,
+							"metadata.ownerReferences")) < 0) {
 					return rc;
 				}
 			} else if (kinf_json_span_eq(&k, "controller") &&
@@ -284,6 +299,72 @@ static int cmp_label(const void *a, const void *b) {
 
 static const char empty[] = "";
 
+const char *kinf_object_name_problem(const char *s, size_t len) {
+	if (memchr(s, '\0', len)) {
+		return "may not contain \\u0000";
+	}
+	if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
+		return len == 1 ? "may not be '.'" : "may not be '..'";
+	}
+	if (memchr(s, '/', len)) {
+		return "may not contain '/'";
+	}
+	if (memchr(s, '%', len)) {
+		return "may not contain '%'";
+	}
+	return NULL;
+}
+
+/*
+ * What no API server sends (a name its validation refuses, a NUL in a
+ * string of metadata) is a data error naming the object; a C string would
+ * otherwise cut the value at the NUL and two objects could share a key.
+ */
+static int check_record(const struct scratch *s, struct kinf_error *reterr) {
+	static const char *const names[F_COUNT] = {
+		[F_NAMESPACE] = "metadata.namespace", [F_NAME] = "metadata.name",
+		[F_UID] = "metadata.uid", [F_RV] = "metadata.resourceVersion",
+		[F_KIND] = "kind", [F_API_VERSION] = "apiVersion",
+		[F_CREATED] = "metadata.creationTimestamp",
+		[F_DELETED] = "metadata.deletionTimestamp",
+	};
+	const char *field = NULL, *problem = NULL;
+
+	for (int f = 0; f < F_COUNT && !problem; f++) {
+		if (!s->field[f] || !names[f]) {
+			continue;	/* spec.nodeName and status.phase are not metadata */
+		}
+		const char *v = s->arena.data + s->field[f] - 1;
+		if (f == F_NAME || (f == F_NAMESPACE && s->field_len[f])) {
+			problem = kinf_object_name_problem(v, s->field_len[f]);
+		} else if (memchr(v, '\0', s->field_len[f])) {
+			problem = "may not contain \\u0000";
+		}
+		field = names[f];
+	}
+	if (!problem && s->nul_in) {
+		field = s->nul_in;
+		problem = "may not contain \\u0000";
+	}
+	if (!problem) {
+		return 0;
+	}
+	/* The object by its key, JSON-quoted: a NUL shows as \u0000. */
+	struct kinf_buf key = {0}, quoted = {0};
+	if (s->field[F_NAMESPACE] && s->field_len[F_NAMESPACE]) {
+		kinf_buf_append(&key, s->arena.data + s->field[F_NAMESPACE] - 1,
+				s->field_len[F_NAMESPACE]);
+		kinf_buf_append_char(&key, '/');
+	}
+	kinf_buf_append(&key, s->arena.data + s->field[F_NAME] - 1, s->field_len[F_NAME]);
+	kinf_json_quote(&quoted, key.data ? key.data : "", key.len);
+	kinf_error_set(reterr, KINF_EJSON, "object %s: %s %s",
+			quoted.data ? quoted.data : "\"\"", field, problem);
+	kinf_buf_release(&key);
+	kinf_buf_release(&quoted);
+	return -KINF_EJSON;
+}
+
 /* The whole text (prefix false) or the object it starts with. */
 static int parse(const char *json, size_t len, bool prefix,
 		const struct kinf_object_limits *limits, struct kinf_object **ret,
@@ -335,6 +416,9 @@ static int parse(const char *json, size_t len, bool prefix,
 	}
 	if (!s.has_metadata || !s.field[F_NAME]) {
 		rc = kinf_error_set(reterr, KINF_EJSON, "object has no metadata.name");
+		goto out;
+	}
+	if ((rc = check_record(&s, reterr)) < 0) {
 		goto out;
 	}
 

@@ -83,6 +83,14 @@ int kinf_object_parse_prefix(const char *json, size_t len,
 int kinf_object_without_managed_fields(struct kinf_object *obj,
 		struct kinf_object **ret);
 
+/*
+ * Why s[0..len) cannot be a Kubernetes object's name or namespace, as the
+ * API server's validation has it (apimachinery IsValidPathSegmentName: not
+ * "." or "..", no '/' or '%'; and no NUL), e.g. "may not contain '/'"; NULL
+ * when it can. kinf_object_parse() refuses such objects (-KINF_EJSON).
+ */
+const char *kinf_object_name_problem(const char *s, size_t len);
+
 struct kinf_object *kinf_object_ref(struct kinf_object *obj);
 /* Drop one reference; frees at zero. Accepts NULL. Returns NULL. */
 struct kinf_object *kinf_object_unref(struct kinf_object *obj);

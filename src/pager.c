@@ -536,7 +536,9 @@ static int row_string(struct kinf_json_reader *r, struct kinf_buf *out, bool *se
  * strictly on the way (syntax, UTF-8, escapes, depth) with the pull reader
  * rather than a jansson tree of its managedFields. As before, NUL escapes
  * are refused (the row is later printed from a jansson parse, which
- * refuses them); repeated members on the key's path are refused.
+ * refuses them), but one in the name or namespace is left for the caller
+ * to report with the object's name; repeated members on the key's path
+ * are refused.
  */
 static int row_key(const char *row, size_t len, unsigned max_depth,
 		struct kinf_buf *ns, struct kinf_buf *name, const char **ret_cells,
@@ -546,10 +548,7 @@ static int row_key(const char *row, size_t len, unsigned max_depth,
 	bool seen_obj = false, seen_md = false, seen_ns = false, seen_name = false;
 	int rc;
 
-	if (has_nul_escape(row, len)) {
-		return kinf_error_set(reterr, KINF_EJSON,
-				"table row: \\u0000 is not allowed in a string");
-	}
+	bool nul = has_nul_escape(row, len);
 	kinf_json_reader_init(&r, row, len, max_depth);
 	if ((rc = kinf_json_object_begin(&r)) < 0) {
 		goto bad;
@@ -602,6 +601,11 @@ static int row_key(const char *row, size_t len, unsigned max_depth,
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
 	if (rc == 0 && (rc = kinf_json_end(&r)) == 0) {
+		if (nul && !memchr(ns->data ? ns->data : "", '\0', ns->len) &&
+				!memchr(name->data ? name->data : "", '\0', name->len)) {
+			return kinf_error_set(reterr, KINF_EJSON,
+					"table row: \\u0000 is not allowed in a string");
+		}
 		return 0;
 	}
 bad:
@@ -671,6 +675,28 @@ static int on_element(const char *key, size_t key_len, const char *value,
 	}
 	rc = row_key(value, len, ps->opts->limits.max_depth, &ns, &name, &cells,
 			&cells_len, ps->reterr);
+	/*
+	 * A name no server allows, as kinf_object_parse() refuses it for
+	 * items (this row is counted in n_items already).
+	 */
+	const char *why = NULL;
+	bool bad_ns = false;
+	if (rc == 0 && ((ns.len && (bad_ns = (why = kinf_object_name_problem(ns.data,
+			ns.len)) != NULL)) ||
+			(why = kinf_object_name_problem(name.data ? name.data : "", name.len)))) {
+		/* The key JSON-quoted: a NUL shows as \u0000. */
+		if (ns.len) {
+			kinf_buf_append(&k, ns.data, ns.len);
+			kinf_buf_append_char(&k, '/');
+		}
+		kinf_buf_append(&k, name.data ? name.data : "", name.len);
+		kinf_json_quote(&row, k.data ? k.data : "", k.len);
+		rc = kinf_error_set(ps->reterr, KINF_EJSON, "table row %zu: object %s: "
+				"metadata.%s %s", ps->n_items, row.data ? row.data : "\"\"",
+				bad_ns ? "namespace" : "name", why);
+		kinf_buf_release(&k);
+		kinf_buf_release(&row);
+	}
 	if (rc == 0) {
 		if (ns.len) {
 			kinf_buf_printf(&k, "%s/", ns.data);

@@ -615,6 +615,64 @@ pods_requests() { grep -c '"/api/v1/namespaces/default/pods' "$BAD_DIR/requests"
 	[[ $(grep -c '127.0.0.1:1/' "$BAD_DIR/requests") -eq 0 ]]
 }
 
+# ---- names no API server allows: refused whole, never cut short ----
+
+@test "a NUL inside a name: an error naming the object" {
+	bad_start 'item-name:a\u0000evil'
+	expect 1 'kinf: table row 2: object "default/a\u0000evil": metadata.name may not contain \u0000' \
+		kinf list pods
+	run --separate-stderr "$KINF" list pods -o name
+	[[ $status -eq 1 ]]
+	[[ $output == pod/a ]]	# the good item; the bad one is neither "a" nor dropped silently
+	[[ $stderr == 'kinf: list item 2: object "default/a\u0000evil": metadata.name may not contain \u0000' ]]
+	run --separate-stderr "$KINF" watch pods --timeout 2s
+	[[ $status -eq 1 ]]
+	[[ $stderr == 'kinf: list item 2: object "default/a\u0000evil": metadata.name may not contain \u0000' ]]
+}
+
+@test "a NUL inside a namespace: an error naming the object" {
+	bad_start 'item-namespace:n\u0000s'
+	expect 1 'kinf: table row 2: object "n\u0000s/b": metadata.namespace may not contain \u0000' \
+		kinf list pods -A
+	run --separate-stderr "$KINF" list pods -A -o json
+	[[ $status -eq 1 ]]
+	[[ $stderr == 'kinf: list item 2: object "n\u0000s/b": metadata.namespace may not contain \u0000' ]]
+}
+
+@test "names the API server refuses (IsValidPathSegmentName): '/', '%', '.', '..'" {
+	local name want
+	for name in a/b 50% . ..; do
+		case $name in
+		*/*) want="may not contain '/'" ;;
+		*%*) want="may not contain '%'" ;;
+		*) want="may not be '$name'" ;;
+		esac
+		bad_start "item-name:$name"
+		expect 1 "kinf: table row 2: object \"default/$name\": metadata.name $want" kinf list pods
+		expect 1 "kinf: list item 2: object \"default/$name\": metadata.name $want" \
+			kinf index pods --by namespace --keys
+		bad_stop
+		rm -rf "$BATS_TEST_TMPDIR/bad"
+	done
+}
+
+@test "a NUL inside a name in a watch event: the watch is retried, naming the object" {
+	bad_start 'watch-name:b\u0000evil'
+	run --separate-stderr timeout 60 "$KINF" watch pods -o name --timeout 3s
+	[[ $status -eq 0 ]]
+	[[ $output == pod/a ]]
+	[[ ${stderr%%$'\n'*} == 'kinf: warning: event 1: ADDED event object: object "default/b\u0000evil": metadata.name may not contain \u0000; retrying' ]]
+}
+
+@test "--from: a NUL inside a name" {
+	printf '{"type":"ADDED","object":{"metadata":{"name":"a\\u0000evil","namespace":"default"}}}\n' \
+		> "$BATS_TEST_TMPDIR/s"
+	expect 1 "kinf: $BATS_TEST_TMPDIR/s: event 1: ADDED event object: object \"default/a\\u0000evil\": metadata.name may not contain \\u0000" \
+		kinf watch --from "$BATS_TEST_TMPDIR/s"
+	expect 1 "kinf: $BATS_TEST_TMPDIR/s: event 1: ADDED event object: object \"default/a\\u0000evil\": metadata.name may not contain \\u0000" \
+		kinf index pods --from "$BATS_TEST_TMPDIR/s" --by namespace --keys
+}
+
 # ---- recorded streams and limits ----
 
 @test "--from: a truncated stream" {

@@ -259,6 +259,61 @@ static void test_drop_managed_fields(void) {
 	kinf_object_unref(obj);
 }
 
+/* Names no server allows, and a NUL in metadata: refused, never cut short. */
+static void test_names(void) {
+	/* What no Kubernetes name can be (apimachinery IsValidPathSegmentName, and NUL). */
+	static const struct {
+		const char *name;
+		size_t len;
+		const char *problem;
+	} names[] = {
+		{ "web-1", 5, NULL }, { "a.b", 3, NULL }, { "...", 3, NULL },
+		{ "system:node", 11, NULL }, { "\x1b[2J", 4, NULL },
+		{ ".", 1, "may not be '.'" }, { "..", 2, "may not be '..'" },
+		{ "a/b", 3, "may not contain '/'" }, { "50%", 3, "may not contain '%'" },
+		{ "a\0evil", 6, "may not contain \\u0000" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		is_str(kinf_object_name_problem(names[i].name, names[i].len), names[i].problem,
+				"name %zu: %s", i, names[i].problem ? names[i].problem : "fine");
+	}
+
+	static const struct {
+		const char *json;
+		const char *message;
+	} bad[] = {
+		{ "{\"metadata\":{\"name\":\"a\\u0000evil\",\"namespace\":\"ns\"}}",
+			"object \"ns/a\\u0000evil\": metadata.name may not contain \\u0000" },
+		{ "{\"metadata\":{\"namespace\":\"n\\u0000s\",\"name\":\"a\"}}",
+			"object \"n\\u0000s/a\": metadata.namespace may not contain \\u0000" },
+		{ "{\"metadata\":{\"name\":\"a/b\"}}",
+			"object \"a/b\": metadata.name may not contain '/'" },
+		{ "{\"metadata\":{\"name\":\"..\",\"namespace\":\"ns\"}}",
+			"object \"ns/..\": metadata.name may not be '..'" },
+		{ "{\"metadata\":{\"name\":\"a\",\"namespace\":\"x%y\"}}",
+			"object \"x%y/a\": metadata.namespace may not contain '%'" },
+		{ "{\"metadata\":{\"name\":\"a\",\"uid\":\"u\\u0000\"}}",
+			"object \"a\": metadata.uid may not contain \\u0000" },
+		{ "{\"metadata\":{\"name\":\"a\",\"labels\":{\"k\":\"v\\u0000w\"}}}",
+			"object \"a\": metadata.labels may not contain \\u0000" },
+		{ "{\"metadata\":{\"name\":\"a\",\"ownerReferences\":[{\"kind\":\"R\","
+			"\"name\":\"\\u0000\"}]}}",
+			"object \"a\": metadata.ownerReferences may not contain \\u0000" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		struct kinf_object *o = NULL;
+		struct kinf_error err = {0};
+		ok(kinf_object_parse(bad[i].json, strlen(bad[i].json), NULL, &o, &err) == -KINF_EJSON &&
+				!o, "refused: %s", bad[i].json);
+		is_str(err.message, bad[i].message, "with the object named");
+	}
+	/* Escapes a terminal would act on are kept whole: printers escape them. */
+	static const char esc[] = "{\"metadata\":{\"name\":\"a\\u001b[2J\",\"namespace\":\"n\"}}";
+	struct kinf_object *o = parse(esc);
+	is_str(o ? kinf_object_key(o) : NULL, "n/a\x1b[2J", "an ESC in a name is kept");
+	kinf_object_unref(o);
+}
+
 int main(void) {
 	test_record();
 	test_compaction_and_numbers();
@@ -267,5 +322,6 @@ int main(void) {
 	test_metadata_only();
 	test_quote();
 	test_drop_managed_fields();
+	test_names();
 	return tap_done();
 }
