@@ -362,7 +362,8 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	}
 	if (rc == 0 && w->diff && ev->type == KINF_INFORMER_UPDATE && ev->old && ev->obj) {
 		kinf_buf_reset(&w->line);
-		if (diff_event(w, ev, false, "    ", &w->line) == 0) {
+		/* Nothing changed but what is skipped: no line, and no buffer yet. */
+		if (diff_event(w, ev, false, "    ", &w->line) == 0 && w->line.len) {
 			fwrite(w->line.data, 1, w->line.len, stdout);
 		}
 	}
