@@ -726,8 +726,8 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		status = EXIT_ERROR;
 	} else if (failed && status == EXIT_OK) {
 		/* kubectl rollout status fails too: waiting longer will not help. */
-		fprintf(stderr, "kinf: %s failed: %s\n", w.n_fors == 1 ? w.fors[0].spec :
-				"the conditions", why.data);
+		cli_printf_safe(stderr, "kinf: %s failed: %s", w.n_fors == 1 ? w.fors[0].spec :
+				"the conditions", why.data ? why.data : "");
 		status = EXIT_FAILED;
 	} else if (w.n_fors && status == EXIT_OK && !met && sig) {
 		/* Interrupted: not a timeout; 128 + signal, as a shell reports it. */

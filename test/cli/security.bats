@@ -617,6 +617,18 @@ print(json.dumps({"type": "ADDED", "object": {"kind": "Pod", "apiVersion": "v1",
 	shown index pods --from "$BATS_TEST_TMPDIR/s" --by namespace --keys
 	assert_success
 	assert_output "ns$EVIL_SHOWN/p$EVIL_SHOWN"
+	# A failed rollout's line names the object.
+	python3 -c '
+import json
+e = "\x1b]0;pwned\x07\x1b[2J\r\nkinf: fake line\x7f\u0085\u202eevil\u2066"
+print(json.dumps({"type": "ADDED", "object": {"kind": "Deployment", "apiVersion": "apps/v1",
+    "metadata": {"name": "r" + e, "namespace": "default", "resourceVersion": "1", "generation": 2},
+    "spec": {"replicas": 1}, "status": {"observedGeneration": 2, "replicas": 1, "conditions": [
+        {"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded"}]}}}))
+' > "$BATS_TEST_TMPDIR/roll"
+	shown watch --from "$BATS_TEST_TMPDIR/roll" --for rollout --all --timeout 10s
+	assert_failure 5
+	[[ $stderr == "kinf: rollout failed: object/r$EVIL_SHOWN: exceeded its progress deadline" ]]
 }
 
 @test "a server version with escapes prints escaped" {
