@@ -349,3 +349,16 @@ report() {
 	run report "something" </dev/null
 	assert_success
 }
+
+@test "README and man page: the hostile-input case count is current" {
+	local bad sec total
+	bad=$(grep -c '^@test' "$ROOT/test/cli/badinput.bats")
+	sec=$(grep -c '^@test' "$ROOT/test/cli/security.bats")
+	total=$((bad + sec))
+	grep -q "$total cases ($bad in" "$README" ||
+		fail "README.md does not say $total cases ($bad in badinput.bats)"
+	tr '\n' ' ' <"$README" | grep -q "$sec in \`test/cli/security.bats\`" ||
+		fail "README.md does not say $sec in security.bats"
+	grep -q "with $total hostile-input cases" "$MAN" ||
+		fail "man page does not say $total hostile-input cases"
+}
