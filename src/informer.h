@@ -6,9 +6,173 @@
 
 #include "deltafifo.h"
 #include "err.h"
+#include "object.h"
+#include "reflector.h"
 
+struct kinf_buf;
+struct kinf_http;
 struct kinf_indexer;
-struct kinf_object;
+struct kinf_informer_batch;
+struct kinf_selector;
+
+/*
+ * client-go's sharedIndexInformer for one collection: an indexer, a
+ * DeltaFIFO whose known objects are that indexer, and a source feeding the
+ * FIFO, either a reflector listing and watching an API server or a recorded
+ * stream (--from, replay.h); the caller pops with kinf_informer_next(),
+ * which applies each key's deltas to the indexer and returns the handler
+ * notifications (processDeltas).
+ *
+ * Threads, what each owns, and the lock order
+ * -------------------------------------------
+ * caller      the thread that calls new, start, next, stop, free. Owns the
+ *             informer, and pops: kinf_informer_next() runs processDeltas
+ *             under the FIFO's lock, writing the indexer. The typed-JSON
+ *             helpers keep a scratch buffer: caller thread only.
+ * reflector   reflector.c's run(): list then watch, relist, backoff. Owns
+ *             the HTTP client (struct kinf_http) from start to stop and
+ *             the reflector's resourceVersion; writes the FIFO (Add,
+ *             Update, Delete, Replace). Calls opts.on_retry and
+ *             opts.on_list_page, and the informer's fatal-error capture
+ *             (which takes the informer's lock).
+ * resync      reflector.c's run_resync() when resync_ms > 0: calls
+ *             kinf_deltafifo_resync() every period. Owns nothing.
+ * watch decoder  a bytepipe.c thread started by a busy watch (1 MiB in):
+ *             decodes the stream and writes the FIFO, in order; the
+ *             reflector thread then only receives. Owns the decoder and,
+ *             during a streaming initial list, its temporary store.
+ * list lanes  pager.c during a large list: a parser thread and a second
+ *             lane thread with its own connection. They only hand bytes and
+ *             pages back to the reflector thread, which writes the FIFO.
+ * replay      with a recorded stream that is not a regular file (a pipe):
+ *             reads and decodes it, writes the FIFO and the replay stats,
+ *             closes the FIFO at the end. A regular file is replayed by
+ *             start, in the caller thread, before the first pop.
+ *
+ * Lock order (never the other way): the FIFO's lock, then the indexer's
+ * rwlock (Pop's process, Delete, Replace and Resync read or write the
+ * indexer under the FIFO's lock). The reflector's lock, the bytepipe's and
+ * the pager's, the informer's own (fatal error) and http.c's credential
+ * lock are leaves: nothing else is taken while one is held, and no callback
+ * runs under one. Nothing in here calls out with a lock held.
+ */
+struct kinf_informer;
+
+struct kinf_informer_opts {
+	/*
+	 * A server: the reflector lists and watches path through http
+	 * (borrowed: it must outlive the informer, and nobody else may use it
+	 * between start and stop). The strings are copied.
+	 */
+	struct kinf_http *http;
+	const char *path;		/* collection path, without query */
+	const char *label_selector;	/* or NULL */
+	const char *field_selector;	/* or NULL */
+	long page_size;			/* 0: no paging */
+	bool watch_list;		/* streaming initial list, with fallback */
+	long resync_ms;			/* 0: no resync */
+	long watch_timeout_s;		/* 0: client-go's random 5-10 min */
+	struct kinf_object_limits limits;
+
+	/*
+	 * Or, with http NULL, a recorded stream read from replay_fd (borrowed,
+	 * not closed), filtered by the borrowed selectors (NULL: none), which
+	 * must outlive the informer.
+	 */
+	int replay_fd;
+	const struct kinf_selector *labels;
+	const struct kinf_selector *fields;
+
+	bool emit_replaced;		/* Replaced deltas instead of Sync */
+	long long timeout_ms;		/* next() ends this long after start; 0: never */
+	bool exit_after_sync;		/* next() ends once synced and drained */
+
+	/* The type of the objects, for the typed-JSON helpers; NULL: none. */
+	const char *api_version;
+	const char *kind;
+
+	/*
+	 * From the reflector thread: an error it retries (after the first
+	 * sync, or one that may pass: 429, 410, 5xx, the network), and list
+	 * progress. Both optional; they must not call into the informer.
+	 */
+	void (*on_retry)(int rc, const struct kinf_error *err, void *userdata);
+	void (*on_list_page)(unsigned pages, size_t items, void *userdata);
+	void *userdata;
+};
+
+struct kinf_informer_stats {
+	struct kinf_reflector_stats source;	/* the reflector's or the replay's */
+	unsigned long pops;			/* successful kinf_informer_next() */
+	size_t cached;				/* objects in the indexer */
+};
+
+/*
+ * A new informer, not started: the caller may add indexes to
+ * kinf_informer_indexer() before kinf_informer_start(). Returns 0 and the
+ * informer in *ret, or -KINF_ENOMEM / -KINF_EINVAL (no path) with reterr.
+ */
+int kinf_informer_new(const struct kinf_informer_opts *opts,
+		struct kinf_informer **ret, struct kinf_error *reterr);
+
+/* The informer's indexer (borrowed, lives as long as the informer). */
+struct kinf_indexer *kinf_informer_indexer(struct kinf_informer *inf);
+
+/*
+ * Start the source: the reflector's threads, or the replay (a regular file
+ * is read whole here, so what the pops show does not depend on thread
+ * timing; a pipe gets a thread). Starts the timeout_ms clock. Returns 0 or
+ * -KINF_ENOMEM (no thread) with reterr.
+ */
+int kinf_informer_start(struct kinf_informer *inf, struct kinf_error *reterr);
+
+/*
+ * Pop the next key's deltas, apply them to the indexer, and return the
+ * notifications in ret_batch (release with kinf_informer_batch_release)
+ * and, when ret_deltas is not NULL, the raw deltas (caller frees). Waits
+ * up to wait_ms (-1: until something happens). Returns 1 with an event;
+ * 0 when the informer is over (stopped, timeout_ms passed, the recorded
+ * stream ended, or synced and drained with exit_after_sync);
+ * -KINF_ETIMEDOUT when wait_ms passed with nothing; or another negative
+ * KINF_E* with reterr: an error the reflector could not get past before
+ * the first sync (403, 404, a bad selector; the source has stopped), the
+ * recorded stream's decode error, or the indexer's.
+ */
+int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
+		struct kinf_informer_batch *ret_batch, struct kinf_deltas **ret_deltas,
+		struct kinf_error *reterr);
+
+/* True once the initial list (or recorded List) has been popped. */
+bool kinf_informer_has_synced(struct kinf_informer *inf);
+
+/*
+ * Stop the source and wait for its threads; a next() blocked in another
+ * thread returns 0 at once, and every later one returns 0. The indexer
+ * stays readable. Call it from one thread at a time; free calls it too.
+ */
+void kinf_informer_stop(struct kinf_informer *inf);
+
+/* Stop (if running) and free everything. NULL is fine. */
+void kinf_informer_free(struct kinf_informer *inf);
+
+/* A copy of the counters (call after stop for final figures). */
+void kinf_informer_get_stats(struct kinf_informer *inf,
+		struct kinf_informer_stats *ret);
+
+/*
+ * obj with "apiVersion" and "kind" filled in from opts (list items lack
+ * them): a new reference, obj's own when nothing is missing or the type is
+ * unknown; NULL on out of memory.
+ */
+struct kinf_object *kinf_informer_typed(struct kinf_informer *inf,
+		struct kinf_object *obj);
+
+/*
+ * The same bytes appended to out, without a copy of obj. Caller thread
+ * only (it reuses a scratch buffer). 0 or -KINF_ENOMEM.
+ */
+int kinf_informer_append_typed(struct kinf_informer *inf,
+		const struct kinf_object *obj, struct kinf_buf *out);
 
 /*
  * The informer's processing loop (client-go controller.go processDeltas):

@@ -11,10 +11,12 @@
 #include "reflector.h"
 
 /*
- * What watch, deltas and index share: an indexer, a DeltaFIFO and a source
- * feeding it (a reflector against the server, or a recorded stream with
- * --from), a loop that pops until a signal, --timeout, --count or
- * --exit-after-sync ends it, and --stats / --dump-on-exit at the end.
+ * What watch, deltas and index share: the command line of an informer
+ * (src/informer.h: indexer, DeltaFIFO, and a reflector against the server
+ * or a recorded stream with --from), a loop that pops until a signal,
+ * --timeout, --count or --exit-after-sync ends it, and --stats /
+ * --dump-on-exit at the end. The informer does the work; this file keeps
+ * the flags, signals and printing.
  */
 struct session_opts {
 	const char *from;		/* --from FILE or "-" */

@@ -1,0 +1,372 @@
+/*
+ * Unit tests for the informer's lifecycle (src/informer.c) over recorded
+ * streams, without a network: new, start, next, stop, free; sync
+ * detection with exit_after_sync; the deadline (timeout_ms); stop from
+ * another thread while next() waits on a pipe that stays open; a decode
+ * error at the end of a stream; typed JSON.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "indexer.h"
+#include "informer.h"
+#include "object.h"
+#include "tap.h"
+
+#define LIST \
+	"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"metadata\":{\"resourceVersion\":\"10\"}," \
+	"\"items\":[" \
+	"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"5\"}}," \
+	"{\"metadata\":{\"name\":\"b\",\"namespace\":\"ns\",\"resourceVersion\":\"6\"}}]}\n"
+#define EVENTS \
+	"{\"type\":\"MODIFIED\",\"object\":{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\"," \
+	"\"resourceVersion\":\"11\"}}}\n" \
+	"{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"b\",\"namespace\":\"ns\"," \
+	"\"resourceVersion\":\"12\"}}}\n" \
+	"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"," \
+	"\"resourceVersion\":\"13\"}}}\n"
+
+static long long now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A regular file holding text, opened for reading (unlinked already). */
+static int file_with(const char *text) {
+	char path[] = "/tmp/test-informer-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		abort();
+	}
+	unlink(path);
+	size_t len = strlen(text);
+	if (write(fd, text, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET) != 0) {
+		abort();
+	}
+	return fd;
+}
+
+static const char *type_name(enum kinf_informer_event_type t) {
+	return t == KINF_INFORMER_ADD ? "add" : t == KINF_INFORMER_UPDATE ? "update" : "delete";
+}
+
+/* Pop everything until next() says over; each event as "type key", "; "-joined. */
+static int drain(struct kinf_informer *inf, int wait_ms, struct kinf_buf *out,
+		struct kinf_error *err) {
+	for (;;) {
+		struct kinf_informer_batch batch;
+		int rc = kinf_informer_next(inf, wait_ms, &batch, NULL, err);
+		if (rc <= 0) {
+			return rc;
+		}
+		for (size_t i = 0; i < batch.n; i++) {
+			kinf_buf_printf(out, "%s%s %s%s", out->len ? "; " : "",
+					type_name(batch.v[i].type), batch.v[i].key,
+					batch.v[i].initial ? " (initial)" : "");
+		}
+		kinf_informer_batch_release(&batch);
+	}
+}
+
+static void test_file_lifecycle(void) {
+	struct kinf_informer_opts o = { .replay_fd = file_with(LIST EVENTS) };
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_buf got = {0};
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && inf, "new over a recorded file");
+	ok(!kinf_informer_has_synced(inf), "not synced before start");
+	ok(kinf_informer_start(inf, &err) == 0, "start");
+	is_int(drain(inf, 1000, &got, &err), 0, "next ends at the end of the stream");
+	/* One pop per key, its deltas oldest first. */
+	is_str(got.data, "add ns/a (initial); update ns/a; add ns/b (initial); "
+			"delete ns/b; add ns/c", "events by key in order, initial list marked");
+	ok(kinf_informer_has_synced(inf), "synced after the list was popped");
+	is_int(kinf_indexer_len(kinf_informer_indexer(inf)), 2, "indexer holds a and c");
+	struct kinf_informer_stats st;
+	kinf_informer_get_stats(inf, &st);
+	is_int(st.pops, 3, "three pops (keys)");
+	is_int(st.source.lists, 1, "one list replayed");
+	is_int(st.source.events, 3, "three events replayed");
+	kinf_informer_stop(inf);
+	struct kinf_informer_batch batch;
+	is_int(kinf_informer_next(inf, 0, &batch, NULL, &err), 0, "next after stop: over");
+	kinf_informer_free(inf);
+	kinf_buf_release(&got);
+	close(o.replay_fd);
+}
+
+static void test_exit_after_sync(void) {
+	struct kinf_informer_opts o = {
+		.replay_fd = file_with(LIST EVENTS),
+		.exit_after_sync = true,
+	};
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_buf got = {0};
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
+			"exit_after_sync: new and start");
+	/*
+	 * The whole file is queued before the first pop: the FIFO is never
+	 * drained while events wait, so exit_after_sync ends only at the end.
+	 * Sync is reached after the two initial keys.
+	 */
+	struct kinf_informer_batch batch;
+	int n = 0;
+	while (kinf_informer_next(inf, 1000, &batch, NULL, &err) == 1) {
+		n++;
+		if (n == 1) {
+			ok(!kinf_informer_has_synced(inf), "not synced after one of two initial keys");
+		}
+		if (n == 2) {
+			ok(kinf_informer_has_synced(inf), "synced after both initial keys");
+		}
+		kinf_informer_batch_release(&batch);
+	}
+	ok(n >= 2, "popped the initial list (%d pops)", n);
+	kinf_informer_free(inf);
+	kinf_buf_release(&got);
+	close(o.replay_fd);
+}
+
+/* A pipe that stays open: the writer sends text and keeps its end. */
+struct pipe_src {
+	int rd, wr;
+};
+
+static void pipe_with(struct pipe_src *p, const char *text) {
+	int fds[2];
+	if (pipe(fds) != 0) {
+		abort();
+	}
+	p->rd = fds[0];
+	p->wr = fds[1];
+	size_t len = strlen(text);
+	if (write(p->wr, text, len) != (ssize_t)len) {
+		abort();
+	}
+}
+
+static void test_exit_after_sync_pipe(void) {
+	struct pipe_src p;
+	pipe_with(&p, LIST);
+	struct kinf_informer_opts o = { .replay_fd = p.rd, .exit_after_sync = true };
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_buf got = {0};
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
+			"pipe: new and start (replay thread)");
+	long long t0 = now_ms();
+	is_int(drain(inf, 1000, &got, &err), 0, "exit_after_sync ends with the pipe still open");
+	ok(now_ms() - t0 < 3000, "and at once (%lld ms)", now_ms() - t0);
+	is_str(got.data, "add ns/a (initial); add ns/b (initial)", "the initial list only");
+	ok(kinf_informer_has_synced(inf), "synced");
+	kinf_informer_free(inf);	/* the replay thread polls and stops */
+	ok(1, "free with the pipe open returns");
+	kinf_buf_release(&got);
+	close(p.wr);
+	close(p.rd);
+}
+
+/*
+ * An empty initial list wakes no Pop: a next() waiting without a limit
+ * must still see the sync and end.
+ */
+static void test_empty_list_sync(void) {
+	struct pipe_src p;
+	pipe_with(&p, "{\"apiVersion\":\"v1\",\"kind\":\"List\",\"metadata\":"
+			"{\"resourceVersion\":\"1\"},\"items\":[]}\n");
+	struct kinf_informer_opts o = { .replay_fd = p.rd, .exit_after_sync = true };
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_buf got = {0};
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
+			"empty list: new and start");
+	long long t0 = now_ms();
+	is_int(drain(inf, -1, &got, &err), 0, "next(-1) ends once the empty list synced");
+	ok(now_ms() - t0 < 2000, "soon (%lld ms)", now_ms() - t0);
+	ok(got.len == 0, "no events");
+	kinf_informer_free(inf);
+	kinf_buf_release(&got);
+	close(p.wr);
+	close(p.rd);
+}
+
+static void test_deadline(void) {
+	struct pipe_src p;
+	pipe_with(&p, LIST);
+	struct kinf_informer_opts o = { .replay_fd = p.rd, .timeout_ms = 300 };
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_buf got = {0};
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
+			"deadline: new and start");
+	long long t0 = now_ms();
+	/* wait_ms -1: only the deadline can end the wait once the list is popped. */
+	int rc;
+	struct kinf_informer_batch batch;
+	while ((rc = kinf_informer_next(inf, -1, &batch, NULL, &err)) == 1) {
+		kinf_informer_batch_release(&batch);
+	}
+	long long took = now_ms() - t0;
+	is_int(rc, 0, "next ends at the deadline");
+	ok(took >= 250 && took < 2000, "after about 300 ms (%lld ms)", took);
+	is_int(kinf_informer_next(inf, -1, &batch, NULL, &err), 0, "and stays over");
+	kinf_informer_free(inf);
+	kinf_buf_release(&got);
+	close(p.wr);
+	close(p.rd);
+}
+
+static void test_wait_timeout(void) {
+	struct pipe_src p;
+	pipe_with(&p, "");
+	struct kinf_informer_opts o = { .replay_fd = p.rd };
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_informer_batch batch;
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
+			"wait: new and start");
+	is_int(kinf_informer_next(inf, 50, &batch, NULL, &err), -KINF_ETIMEDOUT,
+			"nothing within wait_ms: -KINF_ETIMEDOUT");
+	/* Data written later arrives. */
+	const char *ev = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"x\","
+		"\"namespace\":\"ns\",\"resourceVersion\":\"1\"}}}\n";
+	ok(write(p.wr, ev, strlen(ev)) == (ssize_t)strlen(ev), "write an event");
+	int rc = kinf_informer_next(inf, 5000, &batch, NULL, &err);
+	is_int(rc, 1, "the event arrives");
+	if (rc == 1) {
+		is_str(batch.v[0].key, "ns/x", "its key");
+		kinf_informer_batch_release(&batch);
+	}
+	kinf_informer_free(inf);
+	close(p.wr);
+	close(p.rd);
+}
+
+struct stopper {
+	struct kinf_informer *inf;
+	int delay_ms;
+};
+
+static void *stop_later(void *userdata) {
+	struct stopper *s = userdata;
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = s->delay_ms * 1000000L };
+	nanosleep(&ts, NULL);
+	kinf_informer_stop(s->inf);
+	return NULL;
+}
+
+static void test_stop_while_blocked(void) {
+	struct pipe_src p;
+	pipe_with(&p, LIST);
+	struct kinf_informer_opts o = { .replay_fd = p.rd };
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_buf got = {0};
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
+			"stop: new and start");
+	struct stopper s = { .inf = inf, .delay_ms = 200 };
+	pthread_t t;
+	pthread_create(&t, NULL, stop_later, &s);
+	long long t0 = now_ms();
+	/* Blocks forever (wait -1, no deadline, pipe open) until stopped. */
+	int rc = drain(inf, -1, &got, &err);
+	long long took = now_ms() - t0;
+	pthread_join(t, NULL);
+	is_int(rc, 0, "a blocked next returns 0 when another thread stops");
+	ok(took >= 150 && took < 3000, "soon after the stop (%lld ms)", took);
+	is_str(got.data, "add ns/a (initial); add ns/b (initial)", "what came before");
+	is_int(kinf_indexer_len(kinf_informer_indexer(inf)), 2, "indexer still readable");
+	kinf_informer_free(inf);
+	kinf_buf_release(&got);
+	close(p.wr);
+	close(p.rd);
+}
+
+static void test_decode_error(void) {
+	struct kinf_informer_opts o = {
+		.replay_fd = file_with(LIST "{\"type\":\"ADDED\",\"object\":{\"metadata\":"),
+	};
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_buf got = {0};
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
+			"truncated stream: new and start");
+	int rc = drain(inf, 1000, &got, &err);
+	is_int(rc, -KINF_EJSON, "the decode error comes after the events before it");
+	is_str(got.data, "add ns/a (initial); add ns/b (initial)", "the list was delivered");
+	ok(strstr(err.message, "truncated") != NULL, "message: %s", err.message);
+	kinf_informer_free(inf);
+	kinf_buf_release(&got);
+	close(o.replay_fd);
+}
+
+static void test_typed(void) {
+	struct kinf_informer_opts o = {
+		.replay_fd = file_with(LIST),
+		.api_version = "v1",
+		.kind = "Pod",
+	};
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_informer_batch batch;
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
+			"typed: new and start");
+	if (kinf_informer_next(inf, 1000, &batch, NULL, &err) == 1) {
+		struct kinf_buf b = {0};
+		kinf_informer_append_typed(inf, batch.v[0].obj, &b);
+		is_str(b.data, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\","
+				"\"namespace\":\"ns\",\"resourceVersion\":\"5\"}}",
+				"append_typed inserts apiVersion and kind");
+		struct kinf_object *t = kinf_informer_typed(inf, batch.v[0].obj);
+		size_t len;
+		const char *json = kinf_object_json(t, &len);
+		ok(len == b.len && memcmp(json, b.data, len) == 0, "typed gives the same bytes");
+		kinf_object_unref(t);
+		kinf_buf_release(&b);
+		kinf_informer_batch_release(&batch);
+	} else {
+		ok(0, "no event");
+	}
+	kinf_informer_free(inf);
+	close(o.replay_fd);
+}
+
+static void test_bad_opts(void) {
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_informer_opts o = { .http = (struct kinf_http *)&err };
+	is_int(kinf_informer_new(&o, &inf, &err), -KINF_EINVAL, "a server without a path");
+	ok(inf == NULL, "no informer");
+	kinf_informer_free(NULL);
+	ok(1, "free(NULL)");
+}
+
+int main(void) {
+	test_file_lifecycle();
+	test_exit_after_sync();
+	test_exit_after_sync_pipe();
+	test_empty_list_sync();
+	test_deadline();
+	test_wait_timeout();
+	test_stop_while_blocked();
+	test_decode_error();
+	test_typed();
+	test_bad_opts();
+	return tap_done();
+}
