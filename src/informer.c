@@ -11,6 +11,7 @@
 #include "log.h"
 #include "object.h"
 #include "reflector.h"
+#include "replay.h"
 
 void kinf_informer_batch_release(struct kinf_informer_batch *batch) {
 	for (size_t i = 0; i < batch->n; i++) {
@@ -250,7 +251,7 @@ static bool replay_canceled(void *userdata) {
 
 static void *replay(void *userdata) {
 	struct kinf_informer *inf = userdata;
-	inf->replay_rc = kinf_reflector_replay_fd(inf->opts.replay_fd, inf->fifo,
+	inf->replay_rc = kinf_replay_fd(inf->opts.replay_fd, inf->fifo,
 			&inf->opts.limits, inf->opts.labels, inf->opts.fields,
 			replay_canceled, inf, &inf->replay_stats, &inf->replay_err);
 	if (inf->replay_rc == -KINF_ECANCELED) {

@@ -1,5 +1,4 @@
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -14,7 +13,6 @@
 #include "log.h"
 #include "pager.h"
 #include "reflector.h"
-#include "selector.h"
 #include "watchstream.h"
 
 /* reflector.go: defaultBackoffInit, defaultBackoffMax, defaultBackoffReset. */
@@ -759,113 +757,4 @@ void kinf_reflector_get_stats(struct kinf_reflector *r,
 
 char *kinf_reflector_last_sync_rv(struct kinf_reflector *r) {
 	return get_rv(r);
-}
-
-/* Replay --------------------------------------------------------------- */
-
-struct replay_state {
-	struct kinf_deltafifo *fifo;
-	struct kinf_reflector_stats *stats;
-	const struct kinf_selector *labels;
-	const struct kinf_selector *fields;
-};
-
-static bool selected(const struct replay_state *rs, const struct kinf_object *obj) {
-	return kinf_selector_matches(rs->labels, obj) && kinf_selector_matches(rs->fields, obj);
-}
-
-static int on_replay_event(const struct kinf_watch_event *ev, void *userdata) {
-	struct replay_state *rs = userdata;
-	switch (ev->type) {
-	case KINF_WATCH_LIST: {
-		rs->stats->lists++;
-		rs->stats->items_listed += ev->items.n;
-		struct kinf_object **kept = malloc((ev->items.n + 1) * sizeof(*kept));
-		size_t n = 0;
-		if (!kept) {
-			return -KINF_ENOMEM;
-		}
-		for (size_t i = 0; i < ev->items.n; i++) {
-			if (selected(rs, ev->items.v[i])) {
-				kept[n++] = ev->items.v[i];
-			}
-		}
-		int rc = kinf_deltafifo_replace(rs->fifo, kept, n);
-		free(kept);
-		return rc;
-	}
-	case KINF_WATCH_ADDED:
-		rs->stats->events++;
-		return selected(rs, ev->obj) ? kinf_deltafifo_add(rs->fifo, ev->obj) : 0;
-	case KINF_WATCH_MODIFIED:
-		rs->stats->events++;
-		/* An object that stops matching leaves the cache, as on the server. */
-		return selected(rs, ev->obj) ? kinf_deltafifo_update(rs->fifo, ev->obj) :
-			kinf_deltafifo_delete(rs->fifo, ev->obj);
-	case KINF_WATCH_DELETED:
-		rs->stats->events++;
-		return kinf_deltafifo_delete(rs->fifo, ev->obj);
-	case KINF_WATCH_BOOKMARK:
-		rs->stats->bookmarks++;
-		return 0;
-	case KINF_WATCH_ERROR:
-		/* A recorded stream that broke: the next List is the relist. */
-		if (ev->status.http_status == 410) {
-			rs->stats->expired++;
-		}
-		rs->stats->errors++;
-		kinf_log(1, "recorded ERROR event: %s", ev->status.message);
-		return 0;
-	}
-	return 0;
-}
-
-int kinf_reflector_replay_fd(int fd, struct kinf_deltafifo *fifo,
-		const struct kinf_object_limits *limits,
-		const struct kinf_selector *labels, const struct kinf_selector *fields,
-		bool (*stop_requested)(void *userdata), void *userdata,
-		struct kinf_reflector_stats *stats, struct kinf_error *reterr) {
-	struct replay_state rs = { .fifo = fifo, .stats = stats, .labels = labels,
-		.fields = fields };
-	struct kinf_watch_decoder *d = kinf_watch_decoder_new(on_replay_event, &rs, limits);
-	char buf[65536];
-	int rc = 0;
-
-	if (!d) {
-		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
-	}
-	for (;;) {
-		if (stop_requested) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-			int ready = poll(&p, 1, 200);
-			if (stop_requested(userdata)) {
-				rc = -KINF_ECANCELED;
-				break;
-			}
-			if (ready == 0 || (ready < 0 && errno == EINTR)) {
-				continue;
-			}
-		}
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR) {
-			continue;
-		}
-		if (n < 0) {
-			rc = kinf_error_set(reterr, KINF_EIO, "read: %s", strerror(errno));
-			break;
-		}
-		if (n == 0) {
-			if (kinf_watch_decoder_partial(d)) {
-				rc = kinf_error_set(reterr, KINF_EJSON,
-						"event %lu: truncated at end of input",
-						kinf_watch_decoder_count(d) + 1);
-			}
-			break;
-		}
-		if ((rc = kinf_watch_decoder_feed(d, buf, (size_t)n, reterr)) < 0) {
-			break;
-		}
-	}
-	kinf_watch_decoder_free(d);
-	return rc;
 }

@@ -76,20 +76,4 @@ void kinf_reflector_get_stats(struct kinf_reflector *r,
 /* The last synced resourceVersion (caller frees). */
 char *kinf_reflector_last_sync_rv(struct kinf_reflector *r);
 
-/*
- * Feed a recorded stream (Lists and watch events, see watchstream.h) from
- * fd into fifo, as a reflector would: a List is a Replace, events are
- * Add/Update/Delete, bookmarks and ERROR events are noted. With selectors
- * (NULL: none) objects are filtered as the server would: an object that
- * stops matching is deleted. Returns at end of input, 0 or the first decode
- * error, or -KINF_ECANCELED soon after stop_requested (may be NULL) says so: fd is
- * polled, so a pipe that stays open does not block the caller's shutdown.
- */
-struct kinf_selector;
-int kinf_reflector_replay_fd(int fd, struct kinf_deltafifo *fifo,
-		const struct kinf_object_limits *limits,
-		const struct kinf_selector *labels, const struct kinf_selector *fields,
-		bool (*stop_requested)(void *userdata), void *userdata,
-		struct kinf_reflector_stats *stats, struct kinf_error *reterr);
-
 #endif

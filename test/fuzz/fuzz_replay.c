@@ -1,5 +1,5 @@
 /*
- * Recorded streams as `--from FILE` reads them (src/reflector.c replay,
+ * Recorded streams as `--from FILE` reads them (src/replay.c,
  * src/deltafifo.c, src/indexer.c, src/informer.c): Lists and watch events
  * into a DeltaFIFO, popped into an indexer. Input: one flags byte (bit 0
  * label selector app=web, bit 1 field selector spec.nodeName=n1, bit 2
@@ -24,6 +24,7 @@
 #include "informer.h"
 #include "object.h"
 #include "reflector.h"
+#include "replay.h"
 #include "selector.h"
 
 static struct kinf_selector *labels, *fields;
@@ -57,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	}
 	struct kinf_deltafifo *fifo = kinf_deltafifo_new(idx, flags & 16);
 	FUZZ_CHECK(fifo != NULL);
-	int rc = kinf_reflector_replay_fd(fd, fifo, &limits, flags & 1 ? labels : NULL,
+	int rc = kinf_replay_fd(fd, fifo, &limits, flags & 1 ? labels : NULL,
 			flags & 2 ? fields : NULL, NULL, NULL, &stats, &err);
 	close(fd);
 	if (rc < 0) {
