@@ -1,0 +1,333 @@
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "informerset.h"
+
+/* One member: its informer, its pump thread and its hand-over slot. */
+struct member {
+	struct kinf_informerset *set;
+	size_t i;
+	struct kinf_informer *inf;
+	pthread_t pump;
+	bool pump_running;
+	/* guarded by set->lock */
+	bool full;			/* ev holds an event not yet taken */
+	bool held;			/* taken; the caller has not asked again yet */
+	bool over;			/* the pump ended (over, stopped or failed) */
+	bool failed;
+	struct kinf_informerset_event ev;
+};
+
+struct kinf_informerset {
+	bool want_deltas;
+	bool direct;			/* one member: popped in the caller's thread */
+	bool direct_over;
+	size_t held;			/* the member of the last event, or SIZE_MAX */
+	struct member **v;
+	size_t n;
+	atomic_bool stopping;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* a slot filled, taken, or a pump ended */
+	/* the filled slots' members in arrival order: a ring of n */
+	size_t *ring;
+	size_t head, len;
+	size_t over, failed;
+};
+
+void kinf_informerset_event_release(struct kinf_informerset_event *ev) {
+	kinf_informer_batch_release(&ev->batch);
+	kinf_deltas_free(ev->deltas);
+	ev->deltas = NULL;
+}
+
+struct kinf_informerset *kinf_informerset_new(bool want_deltas) {
+	struct kinf_informerset *set = calloc(1, sizeof(*set));
+	if (!set) {
+		return NULL;
+	}
+	set->want_deltas = want_deltas;
+	set->held = SIZE_MAX;
+	atomic_init(&set->stopping, false);
+	pthread_mutex_init(&set->lock, NULL);
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&set->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	return set;
+}
+
+int kinf_informerset_add(struct kinf_informerset *set,
+		const struct kinf_informer_opts *opts, size_t *ret_member,
+		struct kinf_error *reterr) {
+	struct member **v = realloc(set->v, (set->n + 1) * sizeof(*v));
+	if (!v) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	set->v = v;
+	size_t *ring = realloc(set->ring, (set->n + 1) * sizeof(*ring));
+	if (!ring) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	set->ring = ring;
+	struct member *m = calloc(1, sizeof(*m));
+	if (!m) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	int rc = kinf_informer_new(opts, &m->inf, reterr);
+	if (rc < 0) {
+		free(m);
+		return rc;
+	}
+	m->set = set;
+	m->i = set->n;
+	set->v[set->n++] = m;
+	if (ret_member) {
+		*ret_member = m->i;
+	}
+	return 0;
+}
+
+size_t kinf_informerset_len(const struct kinf_informerset *set) {
+	return set->n;
+}
+
+struct kinf_informer *kinf_informerset_get(struct kinf_informerset *set, size_t i) {
+	return i < set->n ? set->v[i]->inf : NULL;
+}
+
+/*
+ * Hand ev over and wait until the caller took it and asked for the next
+ * one (or the set stops): the member pops again only then, so its indexer
+ * and sync state are those of the event being handled, as with one
+ * informer.
+ */
+static bool hand_over(struct member *m, struct kinf_informerset_event *ev) {
+	struct kinf_informerset *set = m->set;
+	pthread_mutex_lock(&set->lock);
+	m->ev = *ev;
+	m->full = true;
+	set->ring[(set->head + set->len) % set->n] = m->i;
+	set->len++;
+	pthread_cond_broadcast(&set->cond);
+	while ((m->full || m->held) && !atomic_load(&set->stopping)) {
+		pthread_cond_wait(&set->cond, &set->lock);
+	}
+	pthread_mutex_unlock(&set->lock);
+	return !atomic_load(&set->stopping);
+}
+
+static void *pump(void *userdata) {
+	struct member *m = userdata;
+	struct kinf_informerset *set = m->set;
+	bool failed = false;
+
+	for (;;) {
+		struct kinf_informerset_event ev = { .member = m->i };
+		int rc = kinf_informer_next(m->inf, -1, &ev.batch,
+				set->want_deltas ? &ev.deltas : NULL, &ev.err);
+		if (rc == 1) {
+			if (!hand_over(m, &ev)) {
+				break;
+			}
+			continue;
+		}
+		if (rc < 0 && !atomic_load(&set->stopping)) {
+			/*
+			 * Failed for good (its source has stopped by itself):
+			 * reported once, then this member is over.
+			 */
+			ev.rc = rc;
+			failed = true;
+			hand_over(m, &ev);
+		}
+		break;
+	}
+	pthread_mutex_lock(&set->lock);
+	m->over = true;
+	m->failed = failed;
+	set->over++;
+	if (failed) {
+		set->failed++;
+	}
+	pthread_cond_broadcast(&set->cond);
+	pthread_mutex_unlock(&set->lock);
+	return NULL;
+}
+
+int kinf_informerset_start(struct kinf_informerset *set, struct kinf_error *reterr) {
+	if (set->n == 1) {
+		/*
+		 * No pump for one: next() pops in the caller's thread, without a
+		 * hand-over between threads per event.
+		 */
+		set->direct = true;
+		return kinf_informer_start(set->v[0]->inf, reterr);
+	}
+	for (size_t i = 0; i < set->n; i++) {
+		struct member *m = set->v[i];
+		int rc = kinf_informer_start(m->inf, reterr);
+		if (rc == 0 && pthread_create(&m->pump, NULL, pump, m) != 0) {
+			rc = kinf_error_set(reterr, KINF_ENOMEM, "cannot start a thread");
+		}
+		if (rc < 0) {
+			kinf_informerset_stop(set);
+			return rc;
+		}
+		m->pump_running = true;
+	}
+	return 0;
+}
+
+static void deadline_after(struct timespec *ts, int ms) {
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static int next_direct(struct kinf_informerset *set, int wait_ms,
+		struct kinf_informerset_event *ret) {
+	struct member *m = set->v[0];
+	if (set->direct_over) {
+		return 0;
+	}
+	memset(ret, 0, sizeof(*ret));
+	int rc = kinf_informer_next(m->inf, wait_ms, &ret->batch,
+			set->want_deltas ? &ret->deltas : NULL, &ret->err);
+	if (rc == 1 || rc == -KINF_ETIMEDOUT) {
+		return rc;
+	}
+	set->direct_over = true;
+	if (rc < 0 && !atomic_load(&set->stopping)) {
+		ret->rc = rc;
+		pthread_mutex_lock(&set->lock);
+		m->failed = true;
+		set->failed++;
+		pthread_mutex_unlock(&set->lock);
+		return 1;
+	}
+	return 0;
+}
+
+int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
+		struct kinf_informerset_event *ret) {
+	struct timespec until;
+	int rc = 1;
+
+	if (set->direct) {
+		return next_direct(set, wait_ms, ret);
+	}
+	if (wait_ms > 0) {
+		deadline_after(&until, wait_ms);
+	}
+	pthread_mutex_lock(&set->lock);
+	if (set->held != SIZE_MAX) {
+		/* The caller is done with the last event: its member may pop. */
+		set->v[set->held]->held = false;
+		set->held = SIZE_MAX;
+		pthread_cond_broadcast(&set->cond);
+	}
+	while (set->len == 0) {
+		if (set->over == set->n || atomic_load(&set->stopping)) {
+			rc = 0;
+			break;
+		}
+		if (wait_ms == 0 || (wait_ms > 0 && pthread_cond_timedwait(&set->cond,
+				&set->lock, &until) != 0 && set->len == 0)) {
+			rc = -KINF_ETIMEDOUT;
+			break;
+		}
+		if (wait_ms < 0) {
+			pthread_cond_wait(&set->cond, &set->lock);
+		}
+	}
+	if (rc == 1) {
+		struct member *m = set->v[set->ring[set->head]];
+		set->head = (set->head + 1) % set->n;
+		set->len--;
+		*ret = m->ev;
+		memset(&m->ev, 0, sizeof(m->ev));
+		m->full = false;
+		m->held = true;
+		set->held = m->i;
+	}
+	pthread_mutex_unlock(&set->lock);
+	return rc;
+}
+
+bool kinf_informerset_has_synced(struct kinf_informerset *set) {
+	for (size_t i = 0; i < set->n; i++) {
+		struct member *m = set->v[i];
+		pthread_mutex_lock(&set->lock);
+		bool failed = m->failed;
+		pthread_mutex_unlock(&set->lock);
+		if (!failed && !kinf_informer_has_synced(m->inf)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+size_t kinf_informerset_failed(struct kinf_informerset *set) {
+	pthread_mutex_lock(&set->lock);
+	size_t n = set->failed;
+	pthread_mutex_unlock(&set->lock);
+	return n;
+}
+
+void kinf_informerset_stop(struct kinf_informerset *set) {
+	if (set->direct) {
+		atomic_store(&set->stopping, true);
+		kinf_informer_stop(set->v[0]->inf);
+		return;
+	}
+	pthread_mutex_lock(&set->lock);
+	atomic_store(&set->stopping, true);
+	pthread_cond_broadcast(&set->cond);
+	pthread_mutex_unlock(&set->lock);
+	for (size_t i = 0; i < set->n; i++) {
+		kinf_informer_stop(set->v[i]->inf);
+	}
+	for (size_t i = 0; i < set->n; i++) {
+		struct member *m = set->v[i];
+		if (m->pump_running) {
+			pthread_join(m->pump, NULL);
+			m->pump_running = false;
+		}
+	}
+	/* Events handed over and never taken. */
+	pthread_mutex_lock(&set->lock);
+	for (size_t i = 0; i < set->n; i++) {
+		struct member *m = set->v[i];
+		if (m->full) {
+			kinf_informerset_event_release(&m->ev);
+			m->full = false;
+		}
+	}
+	set->len = 0;
+	pthread_mutex_unlock(&set->lock);
+}
+
+void kinf_informerset_free(struct kinf_informerset *set) {
+	if (!set) {
+		return;
+	}
+	kinf_informerset_stop(set);
+	for (size_t i = 0; i < set->n; i++) {
+		kinf_informer_free(set->v[i]->inf);
+		free(set->v[i]);
+	}
+	free(set->v);
+	free(set->ring);
+	pthread_cond_destroy(&set->cond);
+	pthread_mutex_destroy(&set->lock);
+	free(set);
+}

@@ -1,0 +1,300 @@
+/*
+ * Unit tests for a set of informers (src/informerset.c) over recorded
+ * streams, without a network: events of several informers merged and
+ * tagged with their member; exit_after_sync waiting for every member; one
+ * member failing for good reported once while the others go on; stop
+ * while a reader waits.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "indexer.h"
+#include "informerset.h"
+#include "tap.h"
+
+static long long now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A List of pods named names (space separated) in namespace ns. */
+static char *list_of(const char *ns, const char *names) {
+	struct kinf_buf b = {0};
+	char *copy = strdup(names);
+	char *save = NULL;
+	int n = 0;
+	kinf_buf_append_str(&b, "{\"apiVersion\":\"v1\",\"kind\":\"List\","
+			"\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[");
+	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		kinf_buf_printf(&b, "%s{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+				"\"resourceVersion\":\"%d\"}}", n ? "," : "", t, ns, n + 1);
+		n++;
+	}
+	kinf_buf_append_str(&b, "]}\n");
+	free(copy);
+	return kinf_buf_take(&b);
+}
+
+static int pipe_with(const char *text, int *ret_wr) {
+	int fds[2];
+	if (pipe(fds) != 0) {
+		abort();
+	}
+	size_t len = strlen(text);
+	if (write(fds[1], text, len) != (ssize_t)len) {
+		abort();
+	}
+	*ret_wr = fds[1];
+	return fds[0];
+}
+
+struct src {
+	int rd, wr;
+};
+
+static void add_pipe(struct kinf_informerset *set, struct src *s, const char *text,
+		bool exit_after_sync) {
+	s->rd = pipe_with(text, &s->wr);
+	struct kinf_informer_opts o = { .replay_fd = s->rd, .exit_after_sync = exit_after_sync };
+	struct kinf_error err = {0};
+	size_t i = 99;
+	if (kinf_informerset_add(set, &o, &i, &err) < 0 || i + 1 != kinf_informerset_len(set)) {
+		printf("# add failed: %s\n", err.message);
+		abort();
+	}
+}
+
+static void close_src(struct src *s) {
+	if (s->wr >= 0) {
+		close(s->wr);
+	}
+	close(s->rd);
+}
+
+/* Read events until next() says over (or 3 s); "member:key" or "member!rc". */
+static int drain(struct kinf_informerset *set, struct kinf_buf *out, int *counts,
+		size_t ncounts) {
+	long long until = now_ms() + 3000;
+	int rc;
+	struct kinf_informerset_event ev;
+	while ((rc = kinf_informerset_next(set, 200, &ev)) != 0) {
+		if (rc == -KINF_ETIMEDOUT) {
+			if (now_ms() > until) {
+				return rc;
+			}
+			continue;
+		}
+		if (ev.rc < 0) {
+			kinf_buf_printf(out, "%s%zu!%s", out->len ? " " : "", ev.member,
+					ev.err.message);
+		}
+		for (size_t i = 0; i < ev.batch.n; i++) {
+			kinf_buf_printf(out, "%s%zu:%s", out->len ? " " : "", ev.member,
+					ev.batch.v[i].key);
+		}
+		if (ev.member < ncounts) {
+			counts[ev.member]++;
+		}
+		kinf_informerset_event_release(&ev);
+	}
+	return 0;
+}
+
+static void test_merge_exit_after_sync(void) {
+	struct kinf_informerset *set = kinf_informerset_new(false);
+	struct src s[3];
+	char *l0 = list_of("a", "p1 p2"), *l1 = list_of("b", "q1"), *l2 = list_of("c", "");
+	add_pipe(set, &s[0], l0, true);
+	add_pipe(set, &s[1], l1, true);
+	add_pipe(set, &s[2], l2, true);
+	struct kinf_error err = {0};
+	ok(kinf_informerset_start(set, &err) == 0, "start three members");
+	struct kinf_buf got = {0};
+	int counts[3] = {0};
+	long long t0 = now_ms();
+	is_int(drain(set, &got, counts, 3), 0, "over once every member synced (pipes open)");
+	ok(now_ms() - t0 < 2500, "soon (%lld ms)", now_ms() - t0);
+	is_int(counts[0], 2, "member 0: two events");
+	is_int(counts[1], 1, "member 1: one event");
+	is_int(counts[2], 0, "member 2: an empty list, no events");
+	ok(strstr(got.data, "0:a/p1") && strstr(got.data, "0:a/p2") &&
+			strstr(got.data, "1:b/q1"), "each event tagged with its member: %s",
+			got.data);
+	ok(strstr(got.data, "0:a/p1") < strstr(got.data, "0:a/p2"),
+			"a member's events in their order");
+	ok(kinf_informerset_has_synced(set), "the set has synced");
+	is_int(kinf_informerset_failed(set), 0, "none failed");
+	is_int(kinf_indexer_len(kinf_informer_indexer(kinf_informerset_get(set, 0))), 2,
+			"member 0's indexer");
+	ok(kinf_informerset_get(set, 3) == NULL, "no member 3");
+	kinf_informerset_free(set);
+	for (int i = 0; i < 3; i++) {
+		close_src(&s[i]);
+	}
+	free(l0);
+	free(l1);
+	free(l2);
+	kinf_buf_release(&got);
+}
+
+static void test_one_fails(void) {
+	struct kinf_informerset *set = kinf_informerset_new(true);
+	struct src s[2];
+	char *l0 = list_of("a", "p1");
+	struct kinf_buf bad = {0};
+	kinf_buf_append_str(&bad, l0);
+	kinf_buf_append_str(&bad, "{\"type\":\"ADDED\",\"object\":{");
+	add_pipe(set, &s[0], bad.data, false);
+	close(s[0].wr);		/* end of input: the truncated event fails */
+	s[0].wr = -1;
+	char *l1 = list_of("b", "q1");
+	add_pipe(set, &s[1], l1, false);
+	struct kinf_error err = {0};
+	ok(kinf_informerset_start(set, &err) == 0, "start two members");
+
+	struct kinf_buf got = {0};
+	int counts[2] = {0};
+	int failures = 0, events1 = 0;
+	struct kinf_informerset_event ev;
+	long long until = now_ms() + 3000;
+	/* Member 1 goes on after member 0 failed: its event written later arrives. */
+	while (now_ms() < until) {
+		int rc = kinf_informerset_next(set, 100, &ev);
+		if (rc == 0) {
+			break;
+		}
+		if (rc == -KINF_ETIMEDOUT) {
+			if (failures && events1 == 1) {
+				const char *add = "{\"type\":\"ADDED\",\"object\":{\"metadata\":"
+					"{\"name\":\"q2\",\"namespace\":\"b\",\"resourceVersion\":\"20\"}}}\n";
+				if (write(s[1].wr, add, strlen(add)) < 0) {
+					abort();
+				}
+			}
+			if (events1 >= 2) {
+				break;
+			}
+			continue;
+		}
+		if (ev.rc < 0) {
+			failures++;
+			ok(ev.member == 0 && ev.rc == -KINF_EJSON, "member 0 failed: %s",
+					ev.err.message);
+		} else {
+			counts[ev.member]++;
+			ok(ev.deltas != NULL, "deltas asked for and given (member %zu)", ev.member);
+			if (ev.member == 1) {
+				events1++;
+			}
+		}
+		kinf_informerset_event_release(&ev);
+	}
+	is_int(failures, 1, "the failure is reported once");
+	is_int(counts[0], 1, "member 0's list came before its failure");
+	is_int(events1, 2, "member 1 went on: its list and a later event");
+	is_int(kinf_informerset_failed(set), 1, "one member failed");
+	ok(kinf_informerset_has_synced(set), "synced: the failed member does not count");
+	kinf_informerset_free(set);
+	close_src(&s[0]);
+	close_src(&s[1]);
+	free(l0);
+	free(l1);
+	kinf_buf_release(&bad);
+	kinf_buf_release(&got);
+}
+
+struct stopper {
+	struct kinf_informerset *set;
+};
+
+static void *stop_later(void *userdata) {
+	struct stopper *s = userdata;
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 200 * 1000000L };
+	nanosleep(&ts, NULL);
+	kinf_informerset_stop(s->set);
+	return NULL;
+}
+
+static void test_stop_while_blocked(void) {
+	struct kinf_informerset *set = kinf_informerset_new(false);
+	struct src s[2];
+	char *l0 = list_of("a", "p1 p2 p3"), *l1 = list_of("b", "q1");
+	add_pipe(set, &s[0], l0, false);
+	add_pipe(set, &s[1], l1, false);
+	struct kinf_error err = {0};
+	ok(kinf_informerset_start(set, &err) == 0, "stop: start two members");
+	/* Take one event, leave the others handed over and untaken. */
+	struct kinf_informerset_event ev;
+	ok(kinf_informerset_next(set, 2000, &ev) == 1, "one event");
+	kinf_informerset_event_release(&ev);
+	int taken = 1, rc;
+	struct stopper st = { .set = set };
+	pthread_t t;
+	pthread_create(&t, NULL, stop_later, &st);
+	long long t0 = now_ms();
+	while ((rc = kinf_informerset_next(set, -1, &ev)) == 1) {
+		taken++;
+		kinf_informerset_event_release(&ev);
+	}
+	long long took = now_ms() - t0;
+	pthread_join(t, NULL);
+	is_int(rc, 0, "a reader waiting without a limit returns 0 on stop");
+	ok(took >= 150 && took < 3000, "soon after the stop (%lld ms)", took);
+	is_int(taken, 4, "every event came before the stop");
+	kinf_informerset_free(set);	/* nothing leaks (ASan) */
+	close_src(&s[0]);
+	close_src(&s[1]);
+	free(l0);
+	free(l1);
+}
+
+/* One member: popped in the caller's thread, its failure reported once. */
+static void test_single(void) {
+	struct kinf_informerset *set = kinf_informerset_new(false);
+	struct src s;
+	char *l0 = list_of("a", "p1 p2");
+	struct kinf_buf text = {0};
+	kinf_buf_append_str(&text, l0);
+	kinf_buf_append_str(&text, "{\"type\":");
+	add_pipe(set, &s, text.data, false);
+	close(s.wr);
+	s.wr = -1;
+	struct kinf_error err = {0};
+	ok(kinf_informerset_start(set, &err) == 0, "single: start");
+	struct kinf_buf got = {0};
+	int counts[1] = {0};
+	is_int(drain(set, &got, counts, 1), 0, "single: over after the failure");
+	is_str(got.data, "0:a/p1 0:a/p2 0!event 2: truncated at end of input",
+			"single: events, then the failure once");
+	is_int(kinf_informerset_failed(set), 1, "single: one failed");
+	kinf_informerset_free(set);
+	close_src(&s);
+	free(l0);
+	kinf_buf_release(&text);
+	kinf_buf_release(&got);
+}
+
+static void test_empty(void) {
+	struct kinf_informerset *set = kinf_informerset_new(false);
+	struct kinf_informerset_event ev;
+	struct kinf_error err = {0};
+	ok(kinf_informerset_start(set, &err) == 0, "an empty set starts");
+	is_int(kinf_informerset_next(set, -1, &ev), 0, "and is over at once");
+	kinf_informerset_free(set);
+	kinf_informerset_free(NULL);
+}
+
+int main(void) {
+	test_merge_exit_after_sync();
+	test_one_fails();
+	test_stop_while_blocked();
+	test_single();
+	test_empty();
+	return tap_done();
+}
