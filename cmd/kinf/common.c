@@ -29,7 +29,8 @@ const char cli_common_usage[] =
 	"      --request-timeout DURATION give up on a request after this long (0: never)\n"
 	"      --refresh                  ignore the discovery cache\n"
 	"Selection and output:\n"
-	"  -n, --namespace NS             namespace (default: the context's, else default)\n"
+	"  -n, --namespace NS             namespace (default: the context's, else default);\n"
+	"                                 watch, deltas: several as a,b or -n a -n b\n"
 	"  -A, --all-namespaces           every namespace\n"
 	"  -l, --selector SELECTOR        label selector (app=web,tier!=db)\n"
 	"      --field-selector SELECTOR  field selector (spec.nodeName=node-1)\n"
@@ -102,6 +103,31 @@ bool cli_managed_fields(struct cli *cli, bool needed) {
 	cli->limits.drop_managed_fields = !cli->show_managed_fields && !templated && !needed;
 	return !cli->show_managed_fields && !templated && needed &&
 		(cli->format == KINF_OUTPUT_JSON || cli->format == KINF_OUTPUT_YAML);
+}
+
+int cli_args_before;
+
+/*
+ * Add a -n value to args: they add up on either side of the command, and
+ * the first after it drops those from before it.
+ */
+static int push_list_arg(struct cli *cli, const char **args, size_t *n,
+		bool *after, const char *opt, const char *arg) {
+	if (!*after && optind > cli_args_before + 1) {
+		*after = true;
+		*n = 0;
+	}
+	if (*n == CLI_MAX_LIST_ARGS) {
+		cli_usage_error(cli, "%s given more than %d times (a comma list takes "
+				"any number)", opt, CLI_MAX_LIST_ARGS);
+		return -EXIT_USAGE;
+	}
+	args[(*n)++] = arg;
+	return 1;
+}
+
+bool cli_namespace_column(const struct cli *cli) {
+	return cli->all_namespaces || cli->several_namespaces;
 }
 
 long long cli_parse_duration(const char *s) {
@@ -292,7 +318,8 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 			return -EXIT_USAGE;
 		}
 		cli->kc.namespace = arg;
-		return 1;
+		return push_list_arg(cli, cli->namespace_args, &cli->n_namespace_args,
+				&cli->namespace_args_after, "--namespace", arg);
 	case 'A': cli->all_namespaces = true; return 1;
 	case 'l': cli->label_selector = arg; return 1;
 	case OPT_FIELD_SELECTOR: cli->field_selector = arg; return 1;
@@ -472,6 +499,11 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 	cli_setup_logging(cli->verbose);
 	if ((rc = cli_parse_selectors(cli)) != EXIT_OK) {
 		return rc;
+	}
+	if (!cli->takes_lists && (cli->n_namespace_args > 1 ||
+			(cli->kc.namespace && strchr(cli->kc.namespace, ',')))) {
+		/* Not silently the last one: watch, deltas and index take several. */
+		return cli_usage_error(cli, "%s takes one namespace", cli->cmd->name);
 	}
 	rc = kinf_kubeconfig_load(&cli->kc, &cli->config, &err);
 	if (rc < 0) {

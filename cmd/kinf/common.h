@@ -40,6 +40,8 @@ extern const struct cmd cmd_list;
 extern const struct cmd cmd_version;
 extern const struct cmd cmd_watch;
 
+#define CLI_MAX_LIST_ARGS 64
+
 /* Options every subcommand that talks to a server shares. */
 struct cli {
 	const struct cmd *cmd;
@@ -70,6 +72,16 @@ struct cli {
 	struct kinf_discovery *disc;
 	const struct kinf_resource *res;
 	const char *namespace;	/* NULL for -A or cluster-scoped resources */
+
+	/*
+	 * -n as given, each maybe a comma list; session.c expands them into
+	 * one informer per namespace (commands without a session take one).
+	 */
+	const char *namespace_args[CLI_MAX_LIST_ARGS];
+	size_t n_namespace_args;
+	bool namespace_args_after;	/* one of them came after the command */
+	bool takes_lists;		/* set by session.c before cli_connect() */
+	bool several_namespaces;	/* set by session.c: a NAMESPACE column */
 };
 
 /* Long-only option ids, above any short option character. */
@@ -136,7 +148,16 @@ enum {
 /* Text of the shared options for usage messages. */
 extern const char cli_common_usage[];
 
+/*
+ * How many of the command's arguments (after its name) main() moved there
+ * from before the command: -n after the command replaces the ones before
+ * it, as any option does, rather than add to them.
+ */
+extern int cli_args_before;
+
 void cli_init(struct cli *cli, const struct cmd *cmd);
+/* Whether tables need a NAMESPACE column: -A, or several namespaces. */
+bool cli_namespace_column(const struct cli *cli);
 /*
  * Handle one shared option from getopt_long. Returns 1 when it was one
  * (handled), 0 when it is not a shared option, or -EXIT_USAGE after

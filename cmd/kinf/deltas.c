@@ -5,12 +5,13 @@
 #include "session.h"
 
 static const char deltas_usage[] =
-	"Usage: kinf deltas RESOURCE [NAME] [OPTIONS]\n"
+	"Usage: kinf deltas RESOURCE[,RESOURCE...] [NAME] [OPTIONS]\n"
 	"\n"
 	"Run the reflector into a DeltaFIFO and print what each Pop hands out:\n"
 	"one line per delta with the pop number, its type (Added, Updated,\n"
 	"Deleted, Sync, Replaced), key, resourceVersion and whether it is a\n"
-	"DeletedFinalStateUnknown tombstone.\n"
+	"DeletedFinalStateUnknown tombstone. Several resources (pods,configmaps)\n"
+	"and namespaces (-n a,b) run a reflector and DeltaFIFO each, merged.\n"
 	"\n"
 	"Examples:\n"
 	"  kinf deltas pods -n default --resync 30s\n"
@@ -35,6 +36,7 @@ static void print_delta_json(struct session *s, struct kinf_buf *b, unsigned lon
 	kinf_json_quote(b, type, strlen(type));
 	kinf_buf_append_str(b, ",\"key\":");
 	kinf_json_quote(b, d->key, strlen(d->key));
+	session_append_source(s, b);
 	if (delta->obj) {
 		const char *rv = kinf_object_resource_version(delta->obj);
 		kinf_buf_append_str(b, ",\"resourceVersion\":");

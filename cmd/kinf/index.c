@@ -519,6 +519,7 @@ static int run_index(int argc, char **argv) {
 			q.so.pushdown_data = &q;
 		}
 	}
+	q.so.one_informer = true;
 	status = session_new(&q.cli, &q.so, n_pos > 0 ? argv[optind] : NULL, NULL, &q.session);
 	if (status != EXIT_OK) {
 		q.session = NULL;

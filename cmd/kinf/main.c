@@ -198,6 +198,7 @@ int main(int argc, char **argv) {
 		av[ac++] = argv[i];
 	}
 	av[ac] = NULL;
+	cli_args_before = n_before;
 	int status = cli_finish_stdout(c->run(ac, av));
 	free(av);
 	return status;

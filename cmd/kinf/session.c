@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "http.h"
+#include "informerset.h"
+#include "json.h"
 #include "session.h"
 #include "termsafe.h"
 
@@ -34,19 +36,34 @@ int session_stop_signal(void) {
 	return stop_signal;
 }
 
+/* One informer of the session: a resource in a namespace (or all). */
+struct member {
+	struct session *s;
+	const struct kinf_resource *res;	/* NULL with --from */
+	const char *namespace;		/* s->namespaces', or NULL */
+	char *path;
+	char *api_version;
+	char *resource_name;		/* "pods", "deployments.apps" */
+	char *label;			/* for messages: pods in namespace "a" */
+	struct kinf_http *http;		/* a clone of cli->http, or NULL */
+};
+
 struct session {
 	struct cli *cli;
 	struct session_opts so;
-	bool woke;		/* the wake_on_sync return was made */
-	struct kinf_informer *inf;
-	char *path;
+	bool woke;			/* the wake_on_sync return was made */
+	struct kinf_informerset *set;
+	struct member *members;
+	size_t n_members;
+	size_t cur;			/* the member of the last event */
+	struct kinf_strv namespaces;	/* -n, expanded and without repeats */
 	char *name_selector;		/* NAME and what so.pushdown added, with --field-selector */
 	char *label_selector;		/* -l with what so.pushdown added */
-	char *api_version;
 	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
 	int from_fd;			/* --from */
 	atomic_bool progress_shown;	/* written by the reflector thread */
 	long printed;
+	int failed_status;		/* the first member that failed for good */
 };
 
 int session_option(struct cli *cli, struct session_opts *so, int opt,
@@ -110,28 +127,31 @@ static bool stdout_closed(void) {
 
 /* The reflector retries (after the first sync, or a 5xx): say so. */
 static void on_retry(int rc, const struct kinf_error *err, void *userdata) {
-	(void)userdata;
-	cli_printf_safe(stderr, "kinf: warning: %s%s%s; retrying",
+	struct member *m = userdata;
+	bool several = m->s->n_members > 1;
+	cli_printf_safe(stderr, "kinf: warning: %s%s%s%s%s; retrying",
+			several ? m->label : "", several ? ": " : "",
 			err->message[0] ? err->message : kinf_strerror(rc),
 			err->http_status ? " " : "", err->http_status ? err->reason : "");
 }
 
 static void on_list_page(unsigned pages, size_t items, void *userdata) {
-	struct session *s = userdata;
+	struct member *m = userdata;
+	struct session *s = m->s;
 	/* A progress line on stderr during a long initial list, on a terminal. */
-	if (isatty(STDERR_FILENO) && s->cli->res && pages > 1) {
+	if (isatty(STDERR_FILENO) && m->res && pages > 1) {
 		char num[32];
 		cli_group_thousands(items, num, sizeof(num));
 		/* The resource's name came from discovery: escaped, not the line's own \r. */
 		fprintf(stderr, "\rlisted %s ", num);
-		kinf_termsafe_write(stderr, s->cli->res->resource, strlen(s->cli->res->resource));
+		kinf_termsafe_write(stderr, m->res->resource, strlen(m->res->resource));
 		fprintf(stderr, " (%u pages)...\033[K", pages);
 		atomic_store(&s->progress_shown, true);
 	}
 }
 
-/* The informer's options from the command line; strings are borrowed. */
-static struct kinf_informer_opts informer_opts(struct session *s) {
+/* The informer's options for member m; strings are borrowed. */
+static struct kinf_informer_opts informer_opts(struct session *s, struct member *m) {
 	struct cli *cli = s->cli;
 	struct kinf_informer_opts o = {
 		.replay_fd = s->from_fd,
@@ -143,21 +163,101 @@ static struct kinf_informer_opts informer_opts(struct session *s) {
 		.exit_after_sync = s->so.exit_after_sync,
 		.on_retry = on_retry,
 		.on_list_page = on_list_page,
-		.userdata = s,
+		.userdata = m,
 	};
-	if (s->from_fd < 0) {
-		o.http = cli->http;
-		o.path = s->path;
+	if (m->res) {
+		o.http = m->http ? m->http : cli->http;
+		o.path = m->path;
 		o.label_selector = s->label_selector ? s->label_selector : cli->label_selector;
 		o.field_selector = s->name_selector ? s->name_selector : cli->field_selector;
 		o.page_size = cli->chunk_size;
 		o.watch_list = s->so.watch_list;
 		o.resync_ms = s->so.resync_ms;
 		o.watch_timeout_s = s->so.watch_timeout_s;
-		o.api_version = s->api_version;
-		o.kind = cli->res->kind;
+		o.api_version = m->api_version;
+		o.kind = m->res->kind;
 	}
 	return o;
+}
+
+/*
+ * -n a,b and -n a -n b: the namespaces in the order given, each once.
+ * Prints a usage error for an empty name.
+ */
+static int expand_namespaces(struct session *s) {
+	struct cli *cli = s->cli;
+	for (size_t i = 0; i < cli->n_namespace_args; i++) {
+		const char *arg = cli->namespace_args[i];
+		for (const char *p = arg;;) {
+			size_t len = strcspn(p, ",");
+			if (len == 0) {
+				return cli_usage_error(cli, "empty namespace name in \"%s\"", arg);
+			}
+			char *ns = strndup(p, len);
+			if (!ns) {
+				return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			}
+			if (kinf_strv_contains(&s->namespaces, ns)) {
+				free(ns);	/* named twice: watched once */
+			} else if (kinf_strv_push_take(&s->namespaces, ns) < 0) {
+				return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			}
+			if (!p[len]) {
+				break;
+			}
+			p += len + 1;
+		}
+	}
+	return EXIT_OK;
+}
+
+/* Resolve one more resource type as cli_connect() resolved the first. */
+static int resolve(struct cli *cli, const char *name, const struct kinf_resource **ret) {
+	struct kinf_error err = {0};
+	int rc = kinf_discovery_resolve(cli->disc, name, ret, &err);
+	if (rc == -KINF_ENOTFOUND && kinf_discovery_from_cache(cli->disc)) {
+		/* A new CRD may be missing from a fresh cache: ask the server. */
+		struct kinf_discovery_opts dopts = { .refresh = true };
+		kinf_discovery_free(cli->disc);
+		cli->disc = NULL;
+		rc = kinf_discovery_load(cli->http, &dopts, &cli->disc, &err);
+		if (rc < 0) {
+			return cli_error(cli, rc, &err, "discovery");
+		}
+		rc = kinf_discovery_resolve(cli->disc, name, ret, &err);
+	}
+	return rc < 0 ? cli_error(cli, rc, &err, NULL) : EXIT_OK;
+}
+
+/* Fill m (res and namespace set) with its path, names and HTTP client. */
+static int member_init(struct session *s, struct member *m, bool clone_http) {
+	struct kinf_buf b = {0};
+	const struct kinf_resource *res = m->res;
+
+	m->s = s;
+	m->path = kinf_resource_path(res, m->namespace);
+	if (res->group[0]) {
+		kinf_buf_printf(&b, "%s/%s", res->group, res->version);
+	} else {
+		kinf_buf_append_str(&b, res->version);
+	}
+	m->api_version = kinf_buf_take(&b);
+	kinf_buf_printf(&b, "%s%s%s", res->resource, res->group[0] ? "." : "", res->group);
+	m->resource_name = kinf_buf_take(&b);
+	if (m->namespace) {
+		kinf_buf_printf(&b, "%s in namespace \"%s\"", m->resource_name, m->namespace);
+	} else {
+		kinf_buf_append_str(&b, m->resource_name);
+	}
+	m->label = kinf_buf_take(&b);
+	if (clone_http) {
+		m->http = kinf_http_clone(s->cli->http);
+	}
+	if (!m->path || !m->api_version || !m->resource_name || !m->label ||
+			(clone_http && !m->http)) {
+		return cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	return EXIT_OK;
 }
 
 /*
@@ -203,6 +303,108 @@ static int build_selectors(struct session *s, const struct kinf_resource *res,
 	return rc;
 }
 
+/*
+ * The members for the resource list (pods,configmaps) and the namespaces:
+ * a namespaced resource once per namespace (the context's when none was
+ * given, all with -A), a cluster-scoped one once.
+ */
+static int connect_members(struct session *s, const char *resources,
+		const char *name) {
+	struct cli *cli = s->cli;
+	const struct kinf_resource **res = NULL;
+	size_t n_res = 0;
+	int status = EXIT_OK;
+
+	for (const char *p = resources;;) {
+		size_t len = strcspn(p, ",");
+		if (len == 0) {
+			status = cli_usage_error(cli, "empty resource type in \"%s\"", resources);
+			goto out;
+		}
+		char *one = strndup(p, len);
+		const struct kinf_resource *r = NULL;
+		const struct kinf_resource **v = realloc(res, (n_res + 1) * sizeof(*v));
+		if (!one || !v) {
+			free(one);
+			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			goto out;
+		}
+		res = v;
+		if (n_res == 0) {
+			/* The first connects, with the first namespace as the default. */
+			cli->takes_lists = true;
+			if (s->namespaces.n > 0) {
+				cli->kc.namespace = s->namespaces.v[0];
+			}
+			status = cli_connect(cli, one);
+			r = cli->res;
+		} else {
+			status = resolve(cli, one, &r);
+		}
+		free(one);
+		if (status != EXIT_OK) {
+			goto out;
+		}
+		bool seen = false;
+		for (size_t i = 0; i < n_res; i++) {
+			seen = seen || (strcmp(res[i]->group, r->group) == 0 &&
+					strcmp(res[i]->resource, r->resource) == 0);
+		}
+		if (!seen) {
+			res[n_res++] = r;	/* pods,po: once */
+		}
+		if (!p[len]) {
+			break;
+		}
+		p += len + 1;
+	}
+
+	size_t n_ns = s->namespaces.n > 0 ? s->namespaces.n : 1;
+	size_t n = 0;
+	for (size_t i = 0; i < n_res; i++) {
+		n += res[i]->namespaced && !cli->all_namespaces ? n_ns : 1;
+	}
+	if (n > 1 && s->so.one_informer) {
+		status = cli_usage_error(cli, "%s takes one resource type in one namespace",
+				s->so.one_informer_why ? s->so.one_informer_why : cli->cmd->name);
+		goto out;
+	}
+	if (n_res > 1 && (cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE)) {
+		status = cli_usage_error(cli, "several resource types need -o json, yaml, "
+				"name, jsonpath or custom-columns (a table takes one type)");
+		goto out;
+	}
+	s->members = calloc(n, sizeof(*s->members));
+	if (!s->members) {
+		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < n_res; i++) {
+		bool per_ns = res[i]->namespaced && !cli->all_namespaces;
+		for (size_t j = 0; j < (per_ns ? n_ns : 1); j++) {
+			struct member *m = &s->members[s->n_members];
+			m->res = res[i];
+			if (per_ns) {
+				m->namespace = s->namespaces.n > 0 ? s->namespaces.v[j] :
+					cli->config->namespace;
+			}
+			status = member_init(s, m, s->n_members > 0);
+			s->n_members++;
+			if (status != EXIT_OK) {
+				goto out;
+			}
+		}
+	}
+	cli->several_namespaces = s->namespaces.n > 1 && !cli->all_namespaces;
+	/* so.pushdown is index's, which takes one resource. */
+	if (build_selectors(s, res[0], name) < 0) {
+		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+	}
+out:
+	free(res);
+	return status;
+}
+
 int session_new(struct cli *cli, const struct session_opts *so,
 		const char *resource, const char *name, struct session **ret) {
 	struct session *s = calloc(1, sizeof(*s));
@@ -222,6 +424,9 @@ int session_new(struct cli *cli, const struct session_opts *so,
 	if ((status = cli_parse_selectors(cli)) != EXIT_OK) {
 		goto fail;
 	}
+	if ((status = expand_namespaces(s)) != EXIT_OK) {
+		goto fail;
+	}
 	if (so->from) {
 		cli_setup_logging(cli->verbose);
 		if (strcmp(so->from, "-") == 0) {
@@ -234,38 +439,34 @@ int session_new(struct cli *cli, const struct session_opts *so,
 				goto fail;
 			}
 		}
+		s->members = calloc(1, sizeof(*s->members));
+		if (!s->members) {
+			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			goto fail;
+		}
+		s->members[0].s = s;
+		s->n_members = 1;
 	} else {
 		if (!resource) {
 			status = cli_usage_error(cli, "%s needs a resource type (or --from FILE)",
 					cli->cmd->name);
 			goto fail;
 		}
-		status = cli_connect(cli, resource);
-		if (status != EXIT_OK) {
-			goto fail;
-		}
-		s->path = kinf_resource_path(cli->res, cli->namespace);
-		struct kinf_buf b = {0};
-		if (cli->res->group[0]) {
-			kinf_buf_printf(&b, "%s/%s", cli->res->group, cli->res->version);
-		} else {
-			kinf_buf_append_str(&b, cli->res->version);
-		}
-		s->api_version = kinf_buf_take(&b);
-		if (build_selectors(s, cli->res, name) < 0) {
-			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
-			goto fail;
-		}
-		if (!s->path || !s->api_version) {
-			fprintf(stderr, "kinf: out of memory\n");
-			status = EXIT_ERROR;
+		if ((status = connect_members(s, resource, name)) != EXIT_OK) {
 			goto fail;
 		}
 	}
-	struct kinf_informer_opts io = informer_opts(s);
-	if ((rc = kinf_informer_new(&io, &s->inf, &err)) < 0) {
-		status = cli_error(cli, rc, &err, NULL);
+	s->set = kinf_informerset_new(true);
+	if (!s->set) {
+		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 		goto fail;
+	}
+	for (size_t i = 0; i < s->n_members; i++) {
+		struct kinf_informer_opts io = informer_opts(s, &s->members[i]);
+		if ((rc = kinf_informerset_add(s->set, &io, NULL, &err)) < 0) {
+			status = cli_error(cli, rc, &err, NULL);
+			goto fail;
+		}
 	}
 	*ret = s;
 	return EXIT_OK;
@@ -274,12 +475,16 @@ fail:
 	return status;
 }
 
+static struct kinf_informer *current(struct session *s) {
+	return kinf_informerset_get(s->set, s->cur);
+}
+
 struct kinf_indexer *session_indexer(struct session *s) {
-	return kinf_informer_indexer(s->inf);
+	return kinf_informer_indexer(current(s));
 }
 
 const struct kinf_resource *session_resource(struct session *s) {
-	return s->cli->res;
+	return s->members[s->cur].res;
 }
 
 int session_start(struct session *s) {
@@ -289,7 +494,7 @@ int session_start(struct session *s) {
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (kinf_informer_start(s->inf, &err) < 0) {
+	if (kinf_informerset_start(s->set, &err) < 0) {
 		fprintf(stderr, "kinf: %s\n", err.message);
 		return EXIT_ERROR;
 	}
@@ -297,17 +502,28 @@ int session_start(struct session *s) {
 }
 
 bool session_synced(struct session *s) {
-	return kinf_informer_has_synced(s->inf);
+	return kinf_informerset_has_synced(s->set);
 }
 
 void session_count(struct session *s) {
 	s->printed++;
 }
 
+/* A member failed for good: say so once; returns the exit status it means. */
+static int member_failed(struct session *s, const struct kinf_informerset_event *ev) {
+	struct member *m = &s->members[ev->member];
+	if (s->so.from) {
+		cli_printf_safe(stderr, "kinf: %s: %s", s->so.from, ev->err.message);
+		return EXIT_ERROR;
+	}
+	/* With several, name the one that failed: the others go on. */
+	return cli_error(s->cli, ev->rc, &ev->err, s->n_members > 1 ? m->label : NULL);
+}
+
 int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		struct kinf_deltas **ret_deltas) {
 	for (;;) {
-		struct kinf_error err = {0};
+		struct kinf_informerset_event ev;
 		if (stop_signal) {
 			return 0;
 		}
@@ -315,13 +531,13 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 			return 0;
 		}
 		/* Short waits: a signal or a closed stdout is noticed soon. */
-		int rc = kinf_informer_next(s->inf, 200, ret_batch, ret_deltas, &err);
+		int rc = kinf_informerset_next(s->set, 200, &ev);
 		if (rc == -KINF_ETIMEDOUT) {
 			if (stdout_closed()) {
 				return 0;	/* `| head` went away: end quietly */
 			}
 			if (s->so.wake_on_sync && !s->woke &&
-					kinf_informer_has_synced(s->inf)) {
+					kinf_informerset_has_synced(s->set)) {
 				s->woke = true;
 				memset(ret_batch, 0, sizeof(*ret_batch));
 				if (ret_deltas) {
@@ -331,25 +547,36 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 			}
 			continue;
 		}
-		if (rc < 0 && s->so.from) {
-			cli_printf_safe(stderr, "kinf: %s: %s", s->so.from, err.message);
-			return -EXIT_ERROR;
-		}
-		if (rc < 0) {
-			return -cli_error(s->cli, rc, &err, NULL);
-		}
 		if (rc == 0) {
 			return 0;
 		}
+		s->cur = ev.member;
+		if (ev.rc < 0) {
+			int status = member_failed(s, &ev);
+			kinf_informerset_event_release(&ev);
+			if (s->n_members == 1) {
+				return -status;
+			}
+			if (!s->failed_status) {
+				s->failed_status = status;
+			}
+			continue;
+		}
 		if (atomic_exchange(&s->progress_shown, false)) {
 			fputs("\r\033[K", stderr);
+		}
+		*ret_batch = ev.batch;
+		if (ret_deltas) {
+			*ret_deltas = ev.deltas;
+		} else {
+			kinf_deltas_free(ev.deltas);
 		}
 		return 1;
 	}
 }
 
 struct kinf_object *session_typed(struct session *s, struct kinf_object *obj) {
-	return kinf_informer_typed(s->inf, obj);
+	return kinf_informer_typed(current(s), obj);
 }
 
 struct kinf_object *session_printed(struct session *s, struct kinf_object *obj) {
@@ -376,42 +603,99 @@ int session_append_typed(struct session *s, struct kinf_object *obj,
 		}
 		obj = bare;
 	}
-	rc = kinf_informer_append_typed(s->inf, obj, out);
+	rc = kinf_informer_append_typed(current(s), obj, out);
 	kinf_object_unref(bare);
 	return rc;
 }
 
-static void print_stats(struct session *s) {
-	struct kinf_informer_stats is;
-	kinf_informer_get_stats(s->inf, &is);
-	const struct kinf_reflector_stats *st = &is.source;
+int session_append_source(struct session *s, struct kinf_buf *out) {
+	const struct member *m = &s->members[s->cur];
+	const struct kinf_rest_config *config = s->cli->config;
+	int rc = 0;
+
+	if (!m->res) {
+		return 0;	/* --from: neither is known */
+	}
+	rc |= kinf_buf_append_str(out, ",\"resource\":");
+	rc |= kinf_json_quote(out, m->resource_name, strlen(m->resource_name));
+	rc |= kinf_buf_append_str(out, ",\"context\":");
+	if (config && config->context_name) {
+		rc |= kinf_json_quote(out, config->context_name, strlen(config->context_name));
+	} else {
+		rc |= kinf_buf_append_str(out, "null");
+	}
+	return rc < 0 ? -KINF_ENOMEM : 0;
+}
+
+static void print_stat_lines(const struct kinf_reflector_stats *st,
+		unsigned long pops, long printed, size_t cached) {
 	fprintf(stderr,
 		"lists %lu\nrelists %lu\npages %lu\nitems_listed %lu\nwatches %lu\n"
 		"events %lu\nbookmarks %lu\nexpired %lu\nerrors %lu\nbackoffs %lu\n"
 		"resyncs %lu\nwatch_list_fallbacks %lu\npops %lu\nprinted %ld\ncached %zu\n",
 		st->lists, st->relists, st->pages, st->items_listed, st->watches, st->events,
 		st->bookmarks, st->expired, st->errors, st->backoffs, st->resyncs,
-		st->watch_list_fallbacks, is.pops, s->printed, is.cached);
+		st->watch_list_fallbacks, pops, printed, cached);
+}
+
+/* The totals as for one informer; with several, then a line for each. */
+static void print_stats(struct session *s) {
+	struct kinf_reflector_stats t = {0};
+	unsigned long pops = 0;
+	size_t cached = 0;
+
+	for (size_t i = 0; i < s->n_members; i++) {
+		struct kinf_informer_stats is;
+		kinf_informer_get_stats(kinf_informerset_get(s->set, i), &is);
+		const struct kinf_reflector_stats *st = &is.source;
+		t.lists += st->lists;
+		t.relists += st->relists;
+		t.pages += st->pages;
+		t.items_listed += st->items_listed;
+		t.watches += st->watches;
+		t.events += st->events;
+		t.bookmarks += st->bookmarks;
+		t.expired += st->expired;
+		t.errors += st->errors;
+		t.backoffs += st->backoffs;
+		t.resyncs += st->resyncs;
+		t.watch_list_fallbacks += st->watch_list_fallbacks;
+		pops += is.pops;
+		cached += is.cached;
+	}
+	print_stat_lines(&t, pops, s->printed, cached);
 	if (s->cli->http) {
 		fprintf(stderr, "requests %lu\n", kinf_http_request_count(s->cli->http));
+	}
+	for (size_t i = 0; s->n_members > 1 && i < s->n_members; i++) {
+		struct kinf_informer_stats is;
+		kinf_informer_get_stats(kinf_informerset_get(s->set, i), &is);
+		fprintf(stderr, "informer %s: lists %lu relists %lu watches %lu events %lu "
+				"errors %lu pops %lu cached %zu\n", s->members[i].label,
+				is.source.lists, is.source.relists, is.source.watches,
+				is.source.events, is.source.errors, is.pops, is.cached);
 	}
 }
 
 static int dump(struct session *s) {
-	struct kinf_object_list list = {0};
 	FILE *out = strcmp(s->so.dump_file, "-") == 0 ? stderr : fopen(s->so.dump_file, "w");
+	int rc = 0;
 	if (!out) {
 		fprintf(stderr, "kinf: --dump-on-exit %s: %s\n", s->so.dump_file, strerror(errno));
 		return EXIT_ERROR;
 	}
-	int rc = kinf_indexer_list(kinf_informer_indexer(s->inf), &list);
-	for (size_t i = 0; rc == 0 && i < list.n; i++) {
-		size_t len;
-		const char *json = kinf_object_json(list.v[i], &len);
-		fwrite(json, 1, len, out);
-		fputc('\n', out);
+	for (size_t m = 0; rc == 0 && m < s->n_members; m++) {
+		struct kinf_object_list list = {0};
+		rc = kinf_indexer_list(kinf_informer_indexer(kinf_informerset_get(s->set, m)),
+				&list);
+		for (size_t i = 0; rc == 0 && i < list.n; i++) {
+			size_t len;
+			const char *json = kinf_object_json(list.v[i], &len);
+			fwrite(json, 1, len, out);
+			fputc('\n', out);
+		}
+		kinf_object_list_release(&list);
 	}
-	kinf_object_list_release(&list);
 	if (out != stderr && fclose(out) != 0) {
 		rc = -KINF_EIO;
 	}
@@ -426,29 +710,40 @@ int session_end(struct session *s, int status) {
 	if (!s) {
 		return status;
 	}
-	if (s->inf) {
-		kinf_informer_stop(s->inf);
+	if (s->set) {
+		kinf_informerset_stop(s->set);
 	}
 	if (atomic_load(&s->progress_shown)) {
 		fputs("\r\033[K", stderr);
 	}
-	if (s->so.stats && s->inf) {
+	if (s->so.stats && s->set) {
 		print_stats(s);
 	}
-	if (s->so.dump_file && s->inf) {
+	if (s->so.dump_file && s->set) {
 		int d = dump(s);
 		if (status == EXIT_OK) {
 			status = d;
 		}
 	}
-	kinf_informer_free(s->inf);
+	if (status == EXIT_OK && s->failed_status) {
+		status = s->failed_status;	/* some failed, the others went on */
+	}
+	kinf_informerset_free(s->set);
+	for (size_t i = 0; i < s->n_members; i++) {
+		struct member *m = &s->members[i];
+		kinf_http_free(m->http);
+		free(m->path);
+		free(m->api_version);
+		free(m->resource_name);
+		free(m->label);
+	}
+	free(s->members);
 	if (s->from_fd > STDIN_FILENO) {
 		close(s->from_fd);
 	}
-	free(s->path);
 	free(s->name_selector);
 	free(s->label_selector);
-	free(s->api_version);
+	kinf_strv_release(&s->namespaces);
 	cli_release(s->cli);
 	free(s);
 	return status;

@@ -44,6 +44,12 @@ struct session_opts {
 			struct kinf_buf *fields, void *userdata);
 	void *pushdown_data;
 	bool keep_managed_fields;	/* the command reads them (--diff-all, a path) */
+	/*
+	 * The command (or one of its options, one_informer_why: "watch
+	 * --for") takes one resource type in one namespace.
+	 */
+	bool one_informer;
+	const char *one_informer_why;
 };
 
 /* Long options of the session, for the commands' getopt tables. */
@@ -80,20 +86,26 @@ int session_option(struct cli *cli, struct session_opts *so, int opt,
 struct session;
 
 /*
- * Connect (unless --from), build indexer, FIFO and source. The caller may
- * add indexes to session_indexer() before session_start(). Prints errors;
- * returns the exit status (0 on success) and the session in *ret.
+ * Connect (unless --from) and build the informers: one per resource of the
+ * comma list resource (pods,configmaps) and namespace (-n a,b; -n a -n b;
+ * a namespace named twice is watched once). The caller may add indexes to
+ * session_indexer() before session_start() (with one_informer). Prints
+ * errors; returns the exit status (0 on success) and the session in *ret.
  */
 int session_new(struct cli *cli, const struct session_opts *so,
 		const char *resource, const char *name, struct session **ret);
+/* The indexer and resource of the last event's informer (the first before). */
 struct kinf_indexer *session_indexer(struct session *s);
 const struct kinf_resource *session_resource(struct session *s);
 int session_start(struct session *s);
 
 /*
- * Pop the next key's deltas and notifications. Returns 1 with them, 0 when
- * the session is over (signal, timeout, end of --from input, sync reached
- * with --exit-after-sync), or -status after printing an error.
+ * Pop the next key's deltas and notifications, of any informer, in arrival
+ * order. Returns 1 with them, 0 when the session is over (signal, timeout,
+ * end of --from input, every informer synced with --exit-after-sync), or
+ * -status after printing an error. With several informers, one that fails
+ * for good is reported once, naming it, and the others go on; then
+ * session_end() returns its status.
  */
 int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		struct kinf_deltas **ret_deltas);
@@ -118,5 +130,11 @@ struct kinf_object *session_printed(struct session *s, struct kinf_object *obj);
  */
 int session_append_typed(struct session *s, struct kinf_object *obj,
 		struct kinf_buf *out);
+/*
+ * For -o json lines: ,"resource":"deployments.apps","context":"NAME" (null
+ * without a context) of the last event's informer; nothing with --from.
+ * 0 or -KINF_ENOMEM.
+ */
+int session_append_source(struct session *s, struct kinf_buf *out);
 
 #endif

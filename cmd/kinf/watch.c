@@ -10,7 +10,7 @@
 #include "session.h"
 
 static const char watch_usage[] =
-	"Usage: kinf watch RESOURCE [NAME] [OPTIONS]\n"
+	"Usage: kinf watch RESOURCE[,RESOURCE...] [NAME] [OPTIONS]\n"
 	"\n"
 	"Run an informer (list, then watch from the list's resourceVersion,\n"
 	"reconnecting and relisting as client-go does) and print its events:\n"
@@ -18,8 +18,14 @@ static const char watch_usage[] =
 	"reconnects. Ends on SIGINT/SIGTERM, --timeout, --count or\n"
 	"--exit-after-sync, with exit status 0.\n"
 	"\n"
+	"Several resources (pods,configmaps) and namespaces (-n a,b) run an\n"
+	"informer each, their events merged; -o json lines name their \"resource\"\n"
+	"and \"context\". One that fails for good (403 in one namespace) is\n"
+	"reported and the others go on; the exit status is then 1.\n"
+	"\n"
 	"Examples:\n"
 	"  kinf watch pods -n default\n"
+	"  kinf watch pods,configmaps -n app,web -o json\n"
 	"  kinf watch pods -A -o json | jq -c 'select(.type==\"DELETED\")'\n"
 	"  kinf watch deploy web --diff\n"
 	"  kinf watch pods/web-1 --for condition=Ready --timeout 60s\n"
@@ -182,6 +188,7 @@ static void event_json(struct watch *w, const struct kinf_informer_event *ev) {
 	kinf_json_quote(b, event_name(ev), strlen(event_name(ev)));
 	kinf_buf_append_str(b, ",\"key\":");
 	kinf_json_quote(b, ev->key, strlen(ev->key));
+	session_append_source(w->session, b);
 	if (ev->obj) {
 		const char *rv = kinf_object_resource_version(ev->obj);
 		kinf_buf_append_str(b, ",\"resourceVersion\":");
@@ -284,7 +291,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 			kinf_strv_push_str(&headers, "TIME");
 		}
 		kinf_strv_push_str(&headers, "EVENT");
-		if (w->cli.all_namespaces || w->so.from) {
+		if (cli_namespace_column(&w->cli) || w->so.from) {
 			kinf_strv_push_str(&headers, "NAMESPACE");
 		}
 		kinf_output_object_columns(kind, NULL, &headers);
@@ -320,7 +327,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		kinf_strv_push_str(&cells, t);
 	}
 	kinf_strv_push_str(&cells, event_name(ev));
-	if (w->cli.all_namespaces || w->so.from) {
+	if (cli_namespace_column(&w->cli) || w->so.from) {
 		const char *slash = strchr(ev->key, '/');
 		kinf_strv_push(&cells, ev->key, slash ? (size_t)(slash - ev->key) : 0);
 	}
@@ -340,7 +347,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		kinf_output_object_wide_columns(w->kind, NULL, &headers);
 	}
 	size_t want = headers.n + 1 + (w->timestamps != TS_NONE) +
-		(w->cli.all_namespaces || w->so.from);
+		(cli_namespace_column(&w->cli) || w->so.from);
 	kinf_strv_release(&headers);
 	while (rc == 0 && cells.n < want) {
 		rc = kinf_strv_push_str(&cells, "<unknown>");
@@ -627,6 +634,8 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		if (name && w.all) {
 			return cli_usage_error(&w.cli, "--all and a NAME exclude each other");
 		}
+		w.so.one_informer = true;
+		w.so.one_informer_why = "watch --for";
 		if (!w.so.timeout_given) {
 			w.so.timeout_ms = 30000;	/* kubectl wait's default */
 		} else if (w.so.timeout_ms == 0) {

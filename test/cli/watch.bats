@@ -703,7 +703,7 @@ wide_rows() {	# wide_rows DROP...: stdin's rows as tab-separated fields, without
 	[[ ${lines[0]} != --- ]]
 	# The top-level keys of each document, sorted as kubectl sorts them.
 	[ "$(grep -E '^[a-zA-Z]+:' <<<"$yaml" | sed 's/:.*//' | sort | uniq -c | awk '{ print $1 " " $2 }' | tr '\n' ' ')" = \
-		"$n initial $n key $n object $n resourceVersion $n type " ]
+		"$n context $n initial $n key $n object $n resource $n resourceVersion $n type " ]
 	grep -qx 'type: ADDED' <<<"$yaml"
 	# The objects, taken out and de-indented, are kinf list -o yaml's.
 	diff <(awk '/^object:/ { f = 1; next } /^[a-zA-Z-]/ { if (f) print "---"; f = 0 } f { sub(/^  /, ""); print }' <<<"$yaml" | sed '$d') \

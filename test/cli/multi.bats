@@ -1,0 +1,216 @@
+#!/usr/bin/env bats
+# Several informers in one process (issue 15): watch and deltas over a
+# comma list of resources and several namespaces (-n a,b or repeated -n),
+# their events merged, each -o json line naming its resource and context;
+# --exit-after-sync waits for all of them; one that fails for good (403 in
+# one namespace) is reported once and the others go on; bad input.
+bats_require_minimum_version 1.5.0
+
+load helpers
+
+setup_file() {
+	fakeapi_start
+}
+
+teardown_file() {
+	fakeapi_stop
+}
+
+setup() {
+	bats_load_library bats-support
+	bats_load_library bats-assert
+	fakeapi_ctl POST /_fake/faults '{"reset":true}' >/dev/null
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	EV="$BATS_TEST_TMPDIR/events.json"
+	ERR="$BATS_TEST_TMPDIR/stderr"
+}
+
+teardown() {
+	if [ -n "${WATCH_PID:-}" ]; then
+		kill -TERM "$WATCH_PID" 2>/dev/null || true
+		wait "$WATCH_PID" 2>/dev/null || true
+	fi
+}
+
+# "resource key" of every object the server has of resource in namespace.
+server_keys() {	# server_keys RESOURCE NAMESPACE
+	fakeapi_ctl GET "/_fake/objects?resource=$1&namespace=$2" |
+		jq -r --arg r "$1" '"\($r) \(.metadata.namespace)/\(.metadata.name)"'
+}
+
+@test "watch pods,configmaps -n a,b: both kinds from both namespaces, each line naming its resource and context" {
+	run --separate-stderr kinf watch pods,configmaps -n default,viewer-ns -o json --exit-after-sync
+	assert_success
+	[ -z "$stderr" ]
+	got=$(jq -r '"\(.resource) \(.key)"' <<<"$output" | sort)
+	want=$( { server_keys pods default; server_keys pods viewer-ns
+		server_keys configmaps default; server_keys configmaps viewer-ns; } | sort)
+	[ -n "$want" ]
+	diff <(echo "$want") <(echo "$got")
+	# Every line: ADDED, initial, the context of the kubeconfig.
+	jq -e -s 'all(.[]; .type == "ADDED" and .initial and .context == "admin")' <<<"$output"
+	# One list and one watch per resource and namespace, nothing cluster-wide.
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list") | "\(.resource)/\(.namespace)"] | sort ==
+		["configmaps/default", "configmaps/viewer-ns", "pods/default", "pods/viewer-ns"]' <<<"$output"
+}
+
+@test "a single informer's json lines carry resource (plural.group) and context too" {
+	run --separate-stderr kinf watch deployments -n default -o json --exit-after-sync
+	assert_success
+	jq -e -s 'length == 1 and .[0].resource == "deployments.apps" and .[0].context == "admin"' <<<"$output"
+	run --separate-stderr kinf deltas pods,deploy -n default -o json --exit-after-sync
+	assert_success
+	jq -e -s 'length == 5 and all(.[]; .context == "admin") and
+		([.[].resource] | unique) == ["deployments.apps", "pods"]' <<<"$output"
+	# --from knows neither.
+	printf '{"type":"ADDED","object":{"metadata":{"name":"a","namespace":"n","resourceVersion":"1"}}}\n' \
+		> "$BATS_TEST_TMPDIR/s"
+	run --separate-stderr kinf watch --from "$BATS_TEST_TMPDIR/s" -o json
+	assert_success
+	jq -e 'has("resource") or has("context") | not' <<<"$output"
+}
+
+@test "repeated -n is -n a,b; a namespace named twice is watched once" {
+	run --separate-stderr kinf watch pods -n viewer-ns -n default,viewer-ns -n default -o json --exit-after-sync
+	assert_success
+	got=$(jq -r '"pods \(.key)"' <<<"$output" | sort)
+	diff <( { server_keys pods default; server_keys pods viewer-ns; } | sort) <(echo "$got")
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list") | .namespace] | sort == ["default", "viewer-ns"]' <<<"$output"
+	# pods,po,pod is one resource.
+	run --separate-stderr kinf watch pods,po,pod -n default -o json --exit-after-sync
+	assert_success
+	[ "$(jq -s 'length' <<<"$output")" -eq "$(server_keys pods default | wc -l)" ]
+}
+
+@test "--exit-after-sync waits for every informer, the slow one too" {
+	fakeapi_ctl POST /_fake/faults \
+		'{"stall":{"seconds":2,"verb":"list","path":"/namespaces/viewer-ns/configmaps"}}' >/dev/null
+	run --separate-stderr kinf watch pods,configmaps -n default,viewer-ns -o json --exit-after-sync
+	assert_success
+	jq -e -s 'any(.[]; .resource == "configmaps" and .key == "viewer-ns/kube-root-ca.crt")' <<<"$output"
+	got=$(jq -r '"\(.resource) \(.key)"' <<<"$output" | sort)
+	want=$( { server_keys pods default; server_keys pods viewer-ns
+		server_keys configmaps default; server_keys configmaps viewer-ns; } | sort)
+	diff <(echo "$want") <(echo "$got")
+	# The stalled list was answered after 2 s, and kinf waited for it.
+	run fakeapi_requests
+	jq -e -s 'any(.[]; .verb == "list" and .namespace == "viewer-ns" and
+		.resource == "configmaps" and .duration_ms >= 1900)' <<<"$output"
+}
+
+@test "changes in each namespace and resource arrive merged, as they happen" {
+	"$KINF" watch pods,configmaps -n default,viewer-ns -o json --watch-only \
+		> "$EV" 2> "$ERR" 3>&- &
+	WATCH_PID=$!
+	wait_until eval '[ "$(fakeapi_requests | jq -s "[.[] | select(.verb == \"watch\")] | length")" -eq 4 ]'
+	fakeapi_ctl POST /_fake/churn '{"resource":"configmaps","namespace":"viewer-ns","create":1}' >/dev/null
+	fakeapi_ctl POST /_fake/churn '{"resource":"pods","namespace":"default","create":1}' >/dev/null
+	fakeapi_ctl POST /_fake/churn '{"resource":"pods","namespace":"kube-system","create":1}' >/dev/null
+	wait_until eval '[ "$(wc -l < "$EV")" -ge 2 ]'
+	sleep 0.5
+	kill -TERM "$WATCH_PID"
+	wait "$WATCH_PID"
+	WATCH_PID=
+	# configmap first, then pod, as they were made; kube-system is not watched.
+	run jq -r '"\(.type) \(.resource) \(.key | split("/")[0])"' "$EV"
+	assert_output - <<-EOF
+		ADDED configmaps viewer-ns
+		ADDED pods default
+	EOF
+}
+
+@test "403 in one of several namespaces: reported once, naming it; the others go on; exit 1" {
+	"$KINF" watch pods --context viewer -n default,kube-system -o json --stats \
+		> "$EV" 2> "$ERR" 3>&- &
+	WATCH_PID=$!
+	wait_until grep -q 'kube-system' "$ERR"
+	wait_until eval '[ "$(fakeapi_requests | jq -s "[.[] | select(.verb == \"watch\")] | length")" -ge 1 ]'
+	fakeapi_ctl POST /_fake/churn '{"resource":"pods","namespace":"default","create":1}' >/dev/null
+	n=$(server_keys pods default | wc -l)
+	wait_until eval '[ "$(wc -l < "$EV")" -ge '"$n"' ]'
+	kill -TERM "$WATCH_PID"
+	status=0
+	wait "$WATCH_PID" || status=$?
+	WATCH_PID=
+	[ "$status" -eq 1 ]
+	run grep -c 'forbidden' "$ERR"
+	assert_output 1
+	run grep 'forbidden' "$ERR"
+	assert_output 'kinf: pods in namespace "kube-system": pods is forbidden: User "viewer" cannot list resource "pods" in API group "" in the namespace "kube-system" (403 Forbidden)'
+	# default's list and the pod created after the failure.
+	jq -e -s --argjson n "$n" 'length == $n and all(.[]; .key | startswith("default/")) and
+		any(.[]; .initial | not)' "$EV"
+	# --stats: the total, then each informer.
+	grep -qx "pops $n" "$ERR"
+	grep -q '^informer pods in namespace "default": lists 1 .* errors 0 ' "$ERR"
+	grep -q '^informer pods in namespace "kube-system": lists 0 .* errors 1 ' "$ERR"
+}
+
+@test "every informer failing ends the watch, exit 1, each reported" {
+	run --separate-stderr kinf watch pods --context viewer -n kube-system,kube-public -o json
+	assert_failure 1
+	[ "$(grep -c forbidden <<<"$stderr")" -eq 2 ]
+	[ -z "$output" ]
+	# One alone fails as before, without the informer's name.
+	run --separate-stderr kinf watch pods --context viewer -n kube-system -o json
+	assert_failure 1
+	[[ $stderr == 'kinf: pods is forbidden: '* ]]
+}
+
+@test "bad input: unknown type in a list, empty items, tables of several types, commands that take one" {
+	run --separate-stderr kinf watch pods,podz -n default -o json
+	assert_failure 1
+	assert_equal "$stderr" 'kinf: unknown resource type "podz", did you mean "pods"?'
+	# Before any list or watch.
+	run fakeapi_requests
+	jq -e -s 'all(.[]; .verb == "discovery")' <<<"$output"
+
+	run --separate-stderr kinf watch pods,,configmaps -o json
+	assert_failure 2
+	[[ $stderr == 'kinf: empty resource type in "pods,,configmaps"'* ]]
+	run --separate-stderr kinf watch pods -n default, -o json
+	assert_failure 2
+	[[ $stderr == 'kinf: empty namespace name in "default,"'* ]]
+	run --separate-stderr kinf deltas pods -n ,default -o json
+	assert_failure 2
+	[[ $stderr == 'kinf: empty namespace name in ",default"'* ]]
+	run --separate-stderr kinf watch pods,configmaps -n default
+	assert_failure 2
+	[[ $stderr == 'kinf: several resource types need -o json'* ]]
+	run --separate-stderr kinf watch pods -n default,viewer-ns --for condition=Ready --all
+	assert_failure 2
+	[[ $stderr == 'kinf: watch --for takes one resource type in one namespace'* ]]
+	run --separate-stderr kinf index pods,configmaps --by namespace
+	assert_failure 2
+	[[ $stderr == 'kinf: index takes one resource type in one namespace'* ]]
+	run --separate-stderr kinf list pods -n default,viewer-ns
+	assert_failure 2
+	[[ $stderr == 'kinf: list takes one namespace'* ]]
+	run --separate-stderr kinf list pods -n default -n viewer-ns
+	assert_failure 2
+	run fakeapi_requests
+	jq -e -s 'all(.[]; .verb == "discovery")' <<<"$output"
+}
+
+@test "a cluster-scoped resource with several namespaces is watched once; tables gain NAMESPACE" {
+	run --separate-stderr kinf watch nodes,pods -n default,viewer-ns -o name --exit-after-sync
+	assert_success
+	[ "$(grep -c '^node/' <<<"$output")" -eq 2 ]
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list" and .resource == "nodes")] | length == 1' <<<"$output"
+	run --separate-stderr kinf watch pods -n default,viewer-ns --exit-after-sync --timestamps none
+	assert_success
+	assert_line --index 0 --regexp '^EVENT +NAMESPACE +NAME '
+	assert_line --regexp '^ADDED +viewer-ns +viewer-app-'
+}
+
+@test "--dump-on-exit holds every informer's cache" {
+	run --separate-stderr kinf watch pods,configmaps -n default,viewer-ns -o name --exit-after-sync \
+		--dump-on-exit "$BATS_TEST_TMPDIR/cache.json"
+	assert_success
+	diff <( { server_keys pods default; server_keys pods viewer-ns
+		server_keys configmaps default; server_keys configmaps viewer-ns; } | awk '{ print $2 }' | sort) \
+		<(jq -r '"\(.metadata.namespace)/\(.metadata.name)"' "$BATS_TEST_TMPDIR/cache.json" | sort)
+}
