@@ -15,7 +15,8 @@
 const char cli_common_usage[] =
 	"Connection options:\n"
 	"      --kubeconfig FILE          use only this kubeconfig file\n"
-	"      --context NAME             kubeconfig context to use\n"
+	"      --context NAME             kubeconfig context to use; watch, deltas:\n"
+	"                                 several as a,b or --context a --context b\n"
 	"      --cluster NAME             kubeconfig cluster to use\n"
 	"      --user NAME                kubeconfig user to use\n"
 	"      --server URL               API server address\n"
@@ -108,8 +109,8 @@ bool cli_managed_fields(struct cli *cli, bool needed) {
 int cli_args_before;
 
 /*
- * Add a -n value to args: they add up on either side of the command, and
- * the first after it drops those from before it.
+ * Add a -n or --context value to args: they add up on either side of the
+ * command, and the first after it drops those from before it.
  */
 static int push_list_arg(struct cli *cli, const char **args, size_t *n,
 		bool *after, const char *opt, const char *arg) {
@@ -301,7 +302,10 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 
 	switch (opt) {
 	case OPT_KUBECONFIG: cli->kc.kubeconfig = arg; return 1;
-	case OPT_CONTEXT: cli->kc.context = arg; return 1;
+	case OPT_CONTEXT:
+		cli->kc.context = arg;
+		return push_list_arg(cli, cli->context_args, &cli->n_context_args,
+				&cli->context_args_after, "--context", arg);
 	case OPT_CLUSTER: cli->kc.cluster = arg; return 1;
 	case OPT_USER: cli->kc.user = arg; return 1;
 	case OPT_SERVER: cli->kc.server = arg; return 1;
@@ -502,8 +506,12 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 	}
 	if (!cli->takes_lists && (cli->n_namespace_args > 1 ||
 			(cli->kc.namespace && strchr(cli->kc.namespace, ',')))) {
-		/* Not silently the last one: watch, deltas and index take several. */
+		/* Not silently the last one: watch and deltas take several. */
 		return cli_usage_error(cli, "%s takes one namespace", cli->cmd->name);
+	}
+	if (!cli->takes_lists && (cli->n_context_args > 1 ||
+			(cli->kc.context && strchr(cli->kc.context, ',')))) {
+		return cli_usage_error(cli, "%s takes one context", cli->cmd->name);
 	}
 	rc = kinf_kubeconfig_load(&cli->kc, &cli->config, &err);
 	if (rc < 0) {

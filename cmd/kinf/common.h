@@ -74,12 +74,16 @@ struct cli {
 	const char *namespace;	/* NULL for -A or cluster-scoped resources */
 
 	/*
-	 * -n as given, each maybe a comma list; session.c expands them into
-	 * one informer per namespace (commands without a session take one).
+	 * -n and --context as given, each maybe a comma list; session.c
+	 * expands them into one informer per context and namespace (commands
+	 * without a session take one).
 	 */
 	const char *namespace_args[CLI_MAX_LIST_ARGS];
 	size_t n_namespace_args;
+	const char *context_args[CLI_MAX_LIST_ARGS];
+	size_t n_context_args;
 	bool namespace_args_after;	/* one of them came after the command */
+	bool context_args_after;
 	bool takes_lists;		/* set by session.c before cli_connect() */
 	bool several_namespaces;	/* set by session.c: a NAMESPACE column */
 };
@@ -150,8 +154,8 @@ extern const char cli_common_usage[];
 
 /*
  * How many of the command's arguments (after its name) main() moved there
- * from before the command: -n after the command replaces the ones before
- * it, as any option does, rather than add to them.
+ * from before the command: -n or --context after the command replace the
+ * ones before it, as any option does, rather than add to them.
  */
 extern int cli_args_before;
 

@@ -36,9 +36,10 @@ int session_stop_signal(void) {
 	return stop_signal;
 }
 
-/* One informer of the session: a resource in a namespace (or all). */
+/* One informer of the session: a resource in a namespace (or all) of a context. */
 struct member {
 	struct session *s;
+	struct cli *cli;			/* its context's connection */
 	const struct kinf_resource *res;	/* NULL with --from */
 	const char *namespace;		/* s->namespaces', or NULL */
 	char *path;
@@ -57,6 +58,9 @@ struct session {
 	size_t n_members;
 	size_t cur;			/* the member of the last event */
 	struct kinf_strv namespaces;	/* -n, expanded and without repeats */
+	struct kinf_strv contexts;	/* --context, the same */
+	struct cli **clis;		/* one per context: clis[0] is cli */
+	size_t n_clis;
 	char *name_selector;		/* NAME and what so.pushdown added, with --field-selector */
 	char *label_selector;		/* -l with what so.pushdown added */
 	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
@@ -166,7 +170,7 @@ static struct kinf_informer_opts informer_opts(struct session *s, struct member 
 		.userdata = m,
 	};
 	if (m->res) {
-		o.http = m->http ? m->http : cli->http;
+		o.http = m->http ? m->http : m->cli->http;
 		o.path = m->path;
 		o.label_selector = s->label_selector ? s->label_selector : cli->label_selector;
 		o.field_selector = s->name_selector ? s->name_selector : cli->field_selector;
@@ -181,25 +185,25 @@ static struct kinf_informer_opts informer_opts(struct session *s, struct member 
 }
 
 /*
- * -n a,b and -n a -n b: the namespaces in the order given, each once.
- * Prints a usage error for an empty name.
+ * -n a,b and -n a -n b (--context the same): the names in the order
+ * given, each once. Prints a usage error for an empty name.
  */
-static int expand_namespaces(struct session *s) {
-	struct cli *cli = s->cli;
-	for (size_t i = 0; i < cli->n_namespace_args; i++) {
-		const char *arg = cli->namespace_args[i];
+static int expand_list(struct cli *cli, const char *const *args, size_t n_args,
+		const char *what, struct kinf_strv *ret) {
+	for (size_t i = 0; i < n_args; i++) {
+		const char *arg = args[i];
 		for (const char *p = arg;;) {
 			size_t len = strcspn(p, ",");
 			if (len == 0) {
-				return cli_usage_error(cli, "empty namespace name in \"%s\"", arg);
+				return cli_usage_error(cli, "empty %s name in \"%s\"", what, arg);
 			}
-			char *ns = strndup(p, len);
-			if (!ns) {
+			char *name = strndup(p, len);
+			if (!name) {
 				return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 			}
-			if (kinf_strv_contains(&s->namespaces, ns)) {
-				free(ns);	/* named twice: watched once */
-			} else if (kinf_strv_push_take(&s->namespaces, ns) < 0) {
+			if (kinf_strv_contains(ret, name)) {
+				free(name);	/* named twice: watched once */
+			} else if (kinf_strv_push_take(ret, name) < 0) {
 				return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 			}
 			if (!p[len]) {
@@ -229,10 +233,11 @@ static int resolve(struct cli *cli, const char *name, const struct kinf_resource
 	return rc < 0 ? cli_error(cli, rc, &err, NULL) : EXIT_OK;
 }
 
-/* Fill m (res and namespace set) with its path, names and HTTP client. */
+/* Fill m (cli, res and namespace set) with its path, names and HTTP client. */
 static int member_init(struct session *s, struct member *m, bool clone_http) {
 	struct kinf_buf b = {0};
 	const struct kinf_resource *res = m->res;
+	const char *context = m->cli->config->context_name;
 
 	m->s = s;
 	m->path = kinf_resource_path(res, m->namespace);
@@ -249,9 +254,12 @@ static int member_init(struct session *s, struct member *m, bool clone_http) {
 	} else {
 		kinf_buf_append_str(&b, m->resource_name);
 	}
+	if (s->n_clis > 1) {
+		kinf_buf_printf(&b, " of context \"%s\"", context ? context : "");
+	}
 	m->label = kinf_buf_take(&b);
 	if (clone_http) {
-		m->http = kinf_http_clone(s->cli->http);
+		m->http = kinf_http_clone(m->cli->http);
 	}
 	if (!m->path || !m->api_version || !m->resource_name || !m->label ||
 			(clone_http && !m->http)) {
@@ -304,13 +312,12 @@ static int build_selectors(struct session *s, const struct kinf_resource *res,
 }
 
 /*
- * The members for the resource list (pods,configmaps) and the namespaces:
- * a namespaced resource once per namespace (the context's when none was
- * given, all with -A), a cluster-scoped one once.
+ * Connect cli (its context set) and resolve the resource list (pods,
+ * configmaps) there: the types in *ret_res (caller frees), each once
+ * (pods,po is one).
  */
-static int connect_members(struct session *s, const char *resources,
-		const char *name) {
-	struct cli *cli = s->cli;
+static int resolve_list(struct session *s, struct cli *cli, const char *resources,
+		const struct kinf_resource ***ret_res, size_t *ret_n) {
 	const struct kinf_resource **res = NULL;
 	size_t n_res = 0;
 	int status = EXIT_OK;
@@ -319,7 +326,7 @@ static int connect_members(struct session *s, const char *resources,
 		size_t len = strcspn(p, ",");
 		if (len == 0) {
 			status = cli_usage_error(cli, "empty resource type in \"%s\"", resources);
-			goto out;
+			break;
 		}
 		char *one = strndup(p, len);
 		const struct kinf_resource *r = NULL;
@@ -327,7 +334,7 @@ static int connect_members(struct session *s, const char *resources,
 		if (!one || !v) {
 			free(one);
 			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
-			goto out;
+			break;
 		}
 		res = v;
 		if (n_res == 0) {
@@ -343,7 +350,7 @@ static int connect_members(struct session *s, const char *resources,
 		}
 		free(one);
 		if (status != EXIT_OK) {
-			goto out;
+			break;
 		}
 		bool seen = false;
 		for (size_t i = 0; i < n_res; i++) {
@@ -358,18 +365,83 @@ static int connect_members(struct session *s, const char *resources,
 		}
 		p += len + 1;
 	}
+	if (status != EXIT_OK) {
+		free(res);
+		return status;
+	}
+	*ret_res = res;
+	*ret_n = n_res;
+	return EXIT_OK;
+}
+
+/* A connection for one more context: cli's options, nothing connected yet. */
+static struct cli *cli_for_context(const struct cli *cli, const char *context) {
+	struct cli *c = malloc(sizeof(*c));
+	if (!c) {
+		return NULL;
+	}
+	*c = *cli;
+	c->labels = c->fields = NULL;
+	c->config = NULL;
+	c->auth = NULL;
+	c->http = NULL;
+	c->disc = NULL;
+	c->res = NULL;
+	c->namespace = NULL;
+	c->kc.context = context;
+	return c;
+}
+
+/*
+ * The members for the contexts (--context a,b), the resource list
+ * (pods,configmaps) and the namespaces: a namespaced resource once per
+ * namespace (the context's when none was given, all with -A), a
+ * cluster-scoped one once, in each context.
+ */
+static int connect_members(struct session *s, const char *resources,
+		const char *name) {
+	struct cli *cli = s->cli;
+	size_t n_ctx = s->contexts.n > 0 ? s->contexts.n : 1;
+	const struct kinf_resource ***res = calloc(n_ctx, sizeof(*res));
+	size_t *n_res = calloc(n_ctx, sizeof(*n_res));
+	int status = EXIT_OK;
+
+	s->clis = calloc(n_ctx, sizeof(*s->clis));
+	if (!res || !n_res || !s->clis) {
+		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+		goto out;
+	}
+	/* Every context connected and every type resolved before any list. */
+	for (size_t c = 0; c < n_ctx; c++) {
+		struct cli *cc = cli;
+		if (c > 0 && !(cc = cli_for_context(cli, s->contexts.v[c]))) {
+			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			goto out;
+		}
+		s->clis[s->n_clis++] = cc;
+		if (c == 0 && s->contexts.n > 0) {
+			cli->kc.context = s->contexts.v[0];
+		}
+		status = resolve_list(s, cc, resources, &res[c], &n_res[c]);
+		if (status != EXIT_OK) {
+			goto out;
+		}
+	}
 
 	size_t n_ns = s->namespaces.n > 0 ? s->namespaces.n : 1;
 	size_t n = 0;
-	for (size_t i = 0; i < n_res; i++) {
-		n += res[i]->namespaced && !cli->all_namespaces ? n_ns : 1;
+	for (size_t c = 0; c < n_ctx; c++) {
+		for (size_t i = 0; i < n_res[c]; i++) {
+			n += res[c][i]->namespaced && !cli->all_namespaces ? n_ns : 1;
+		}
 	}
 	if (n > 1 && s->so.one_informer) {
-		status = cli_usage_error(cli, "%s takes one resource type in one namespace",
-				s->so.one_informer_why ? s->so.one_informer_why : cli->cmd->name);
+		status = cli_usage_error(cli, "%s takes one resource type in one namespace%s",
+				s->so.one_informer_why ? s->so.one_informer_why : cli->cmd->name,
+				s->contexts.n > 1 ? " and context" : "");
 		goto out;
 	}
-	if (n_res > 1 && (cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE)) {
+	if (n_res[0] > 1 && (cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE)) {
 		status = cli_usage_error(cli, "several resource types need -o json, yaml, "
 				"name, jsonpath or custom-columns (a table takes one type)");
 		goto out;
@@ -379,29 +451,37 @@ static int connect_members(struct session *s, const char *resources,
 		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 		goto out;
 	}
-	for (size_t i = 0; i < n_res; i++) {
-		bool per_ns = res[i]->namespaced && !cli->all_namespaces;
-		for (size_t j = 0; j < (per_ns ? n_ns : 1); j++) {
-			struct member *m = &s->members[s->n_members];
-			m->res = res[i];
-			if (per_ns) {
-				m->namespace = s->namespaces.n > 0 ? s->namespaces.v[j] :
-					cli->config->namespace;
-			}
-			status = member_init(s, m, s->n_members > 0);
-			s->n_members++;
-			if (status != EXIT_OK) {
-				goto out;
+	for (size_t c = 0; c < n_ctx; c++) {
+		for (size_t i = 0; i < n_res[c]; i++) {
+			bool per_ns = res[c][i]->namespaced && !cli->all_namespaces;
+			for (size_t j = 0; j < (per_ns ? n_ns : 1); j++) {
+				struct member *m = &s->members[s->n_members];
+				bool first_of_context = i == 0 && j == 0;
+				m->cli = s->clis[c];
+				m->res = res[c][i];
+				if (per_ns) {
+					m->namespace = s->namespaces.n > 0 ? s->namespaces.v[j] :
+						m->cli->config->namespace;
+				}
+				status = member_init(s, m, !first_of_context);
+				s->n_members++;
+				if (status != EXIT_OK) {
+					goto out;
+				}
 			}
 		}
 	}
 	cli->several_namespaces = s->namespaces.n > 1 && !cli->all_namespaces;
 	/* so.pushdown is index's, which takes one resource. */
-	if (build_selectors(s, res[0], name) < 0) {
+	if (build_selectors(s, res[0][0], name) < 0) {
 		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 	}
 out:
+	for (size_t c = 0; res && c < n_ctx; c++) {
+		free(res[c]);
+	}
 	free(res);
+	free(n_res);
 	return status;
 }
 
@@ -424,7 +504,10 @@ int session_new(struct cli *cli, const struct session_opts *so,
 	if ((status = cli_parse_selectors(cli)) != EXIT_OK) {
 		goto fail;
 	}
-	if ((status = expand_namespaces(s)) != EXIT_OK) {
+	if ((status = expand_list(cli, cli->namespace_args, cli->n_namespace_args,
+			"namespace", &s->namespaces)) != EXIT_OK ||
+			(status = expand_list(cli, cli->context_args, cli->n_context_args,
+			"context", &s->contexts)) != EXIT_OK) {
 		goto fail;
 	}
 	if (so->from) {
@@ -445,6 +528,7 @@ int session_new(struct cli *cli, const struct session_opts *so,
 			goto fail;
 		}
 		s->members[0].s = s;
+		s->members[0].cli = cli;
 		s->n_members = 1;
 	} else {
 		if (!resource) {
@@ -610,7 +694,7 @@ int session_append_typed(struct session *s, struct kinf_object *obj,
 
 int session_append_source(struct session *s, struct kinf_buf *out) {
 	const struct member *m = &s->members[s->cur];
-	const struct kinf_rest_config *config = s->cli->config;
+	const struct kinf_rest_config *config = m->cli->config;
 	int rc = 0;
 
 	if (!m->res) {
@@ -664,8 +748,14 @@ static void print_stats(struct session *s) {
 		cached += is.cached;
 	}
 	print_stat_lines(&t, pops, s->printed, cached);
+	unsigned long requests = 0;
+	for (size_t i = 0; i < s->n_clis; i++) {
+		if (s->clis[i]->http) {
+			requests += kinf_http_request_count(s->clis[i]->http);
+		}
+	}
 	if (s->cli->http) {
-		fprintf(stderr, "requests %lu\n", kinf_http_request_count(s->cli->http));
+		fprintf(stderr, "requests %lu\n", requests);
 	}
 	for (size_t i = 0; s->n_members > 1 && i < s->n_members; i++) {
 		struct kinf_informer_stats is;
@@ -738,6 +828,12 @@ int session_end(struct session *s, int status) {
 		free(m->label);
 	}
 	free(s->members);
+	for (size_t i = 1; i < s->n_clis; i++) {
+		cli_release(s->clis[i]);
+		free(s->clis[i]);
+	}
+	free(s->clis);
+	kinf_strv_release(&s->contexts);
 	if (s->from_fd > STDIN_FILENO) {
 		close(s->from_fd);
 	}

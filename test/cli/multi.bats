@@ -214,3 +214,48 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 		server_keys configmaps default; server_keys configmaps viewer-ns; } | awk '{ print $2 }' | sort) \
 		<(jq -r '"\(.metadata.namespace)/\(.metadata.name)"' "$BATS_TEST_TMPDIR/cache.json" | sort)
 }
+
+@test "--context a,b: the same resources and namespaces in each context, each line naming its context" {
+	run --separate-stderr kinf watch pods,configmaps --context admin,viewer -n default,viewer-ns -o json --exit-after-sync --stats
+	assert_success
+	got=$(jq -r '"\(.context) \(.resource) \(.key)"' <<<"$output" | sort)
+	want=$( { server_keys pods default; server_keys pods viewer-ns
+		server_keys configmaps default; server_keys configmaps viewer-ns; } |
+		sed 's/^/admin /; p; s/^admin /viewer /' | sort)
+	diff <(echo "$want") <(echo "$got")
+	# Each context's requests with its own credentials.
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list") | .user] | group_by(.) | map(length) == [4, 4]' <<<"$output"
+	[[ $stderr == *'informer pods in namespace "default" of context "viewer": lists 1 '* ]]
+	# --context a --context a,b is a,b.
+	run --separate-stderr kinf watch pods --context viewer --context admin,viewer -n default -o name --exit-after-sync
+	assert_success
+	[ "${#lines[@]}" -eq $((2 * $(server_keys pods default | wc -l))) ]
+}
+
+@test "--context a,b: 403 in one context's namespace is reported once, naming context and namespace" {
+	run --separate-stderr kinf watch pods --context admin,viewer -n default,kube-system -o json --exit-after-sync
+	assert_failure 1
+	assert_equal "$stderr" 'kinf: pods in namespace "kube-system" of context "viewer": pods is forbidden: User "viewer" cannot list resource "pods" in API group "" in the namespace "kube-system" (403 Forbidden)'
+	jq -e -s 'any(.[]; .context == "admin" and (.key | startswith("kube-system/"))) and
+		any(.[]; .context == "viewer" and (.key | startswith("default/"))) and
+		all(.[]; .context == "admin" or (.key | startswith("default/")))' <<<"$output"
+}
+
+@test "bad input: an unknown or empty context in the list, several contexts where one is taken" {
+	run --separate-stderr kinf watch pods --context admin,nope -o json
+	assert_failure 3
+	[[ $stderr == 'kinf: '*'"nope"'* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	run fakeapi_requests
+	jq -e -s 'all(.[]; .verb == "discovery")' <<<"$output"
+	run --separate-stderr kinf watch pods --context admin, -o json
+	assert_failure 2
+	[[ $stderr == 'kinf: empty context name in "admin,"'* ]]
+	run --separate-stderr kinf list pods --context admin,viewer
+	assert_failure 2
+	[[ $stderr == 'kinf: list takes one context'* ]]
+	run --separate-stderr kinf watch pod/web --context admin,viewer --for condition=Ready
+	assert_failure 2
+	[[ $stderr == 'kinf: watch --for takes one resource type in one namespace and context'* ]]
+}
