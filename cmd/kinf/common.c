@@ -513,6 +513,9 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 			(cli->kc.context && strchr(cli->kc.context, ',')))) {
 		return cli_usage_error(cli, "%s takes one context", cli->cmd->name);
 	}
+	if (!cli->takes_lists && resource_name && strchr(resource_name, ',')) {
+		return cli_usage_error(cli, "%s takes one resource type", cli->cmd->name);
+	}
 	rc = kinf_kubeconfig_load(&cli->kc, &cli->config, &err);
 	if (rc < 0) {
 		cli_error(cli, rc, &err, NULL);

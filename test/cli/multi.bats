@@ -78,6 +78,14 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	diff <( { server_keys pods default; server_keys pods viewer-ns; } | sort) <(echo "$got")
 	run fakeapi_requests
 	jq -e -s '[.[] | select(.verb == "list") | .namespace] | sort == ["default", "viewer-ns"]' <<<"$output"
+	# Before the command they add up too; after it they replace those before.
+	run --separate-stderr "$KINF" -n default -n viewer-ns watch pods -o json --exit-after-sync
+	assert_success
+	diff <( { server_keys pods default; server_keys pods viewer-ns; } | sort) \
+		<(jq -r '"pods \(.key)"' <<<"$output" | sort)
+	run --separate-stderr "$KINF" -n default -n viewer-ns watch pods -n kube-system -o json --exit-after-sync
+	assert_success
+	diff <(server_keys pods kube-system | sort) <(jq -r '"pods \(.key)"' <<<"$output" | sort)
 	# pods,po,pod is one resource.
 	run --separate-stderr kinf watch pods,po,pod -n default -o json --exit-after-sync
 	assert_success
@@ -190,6 +198,9 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	[[ $stderr == 'kinf: list takes one namespace'* ]]
 	run --separate-stderr kinf list pods -n default -n viewer-ns
 	assert_failure 2
+	run --separate-stderr kinf list pods,configmaps
+	assert_failure 2
+	[[ $stderr == 'kinf: list takes one resource type'* ]]
 	run fakeapi_requests
 	jq -e -s 'all(.[]; .verb == "discovery")' <<<"$output"
 }
