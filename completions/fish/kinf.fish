@@ -161,12 +161,30 @@ function __kinf_resources
     end | sort -u
 end
 
+# watch and deltas take comma lists (pods,configmaps; -n a,b; --context
+# a,b): the candidates on stdin become the token with its last item
+# completed, those already in the list left out. Other commands take one.
+function __kinf_list_items
+    set -l prefix
+    if __kinf_using watch deltas
+        set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
+        set prefix (string match -r -- '^.*,' "$tok")
+    end
+    set -l done (string split , -- (string replace -r -- ',$' '' "$prefix"))
+    while read -l c
+        contains -- (string split -m1 \t -- $c)[1] $done; and continue
+        printf '%s%s\n' "$prefix" $c
+    end
+end
+
 # Namespaces: ask the server through kinf itself, briefly.
 function __kinf_namespaces
     set -l tokens (commandline -opc)
     set -l conn
     for o in kubeconfig context cluster user server token certificate-authority tls-server-name as as-uid
         set -l v (__kinf_option_value $o)[-1]
+        # Of a list of contexts, the first (kinf list takes one).
+        test $o = context; and set v (string split -m1 , -- "$v")[1]
         test -n "$v"; and set conn $conn --$o $v
     end
     contains -- --insecure-skip-tls-verify $tokens; and set conn $conn --insecure-skip-tls-verify
@@ -231,14 +249,14 @@ complete -c kinf -s h -l help -d 'show the help'
 complete -c kinf -n '__kinf_using help' -a "$__kinf_server_commands"
 
 # The resource type operand.
-complete -c kinf -n '__kinf_using list watch deltas index; and __kinf_needs_resource' -a '(__kinf_resources)' -d 'resource type'
+complete -c kinf -n '__kinf_using list watch deltas index; and __kinf_needs_resource' -a '(__kinf_resources | __kinf_list_items)' -d 'resource type'
 # Object names after it, from the cluster.
 complete -c kinf -n '__kinf_using list watch deltas; and not __kinf_needs_resource' -a '(__kinf_cluster)' -d name
 
 # Connection options.
 set -l c "__kinf_no_command; or __kinf_using $__kinf_server_commands"
 complete -c kinf -n $c -l kubeconfig -r -F -d 'use only this kubeconfig file'
-complete -c kinf -n $c -l context -x -a '(__kinf_contexts)' -d 'kubeconfig context to use'
+complete -c kinf -n $c -l context -x -a '(__kinf_contexts | __kinf_list_items)' -d 'kubeconfig context to use'
 complete -c kinf -n $c -l cluster -x -d 'kubeconfig cluster to use'
 complete -c kinf -n $c -l user -x -d 'kubeconfig user to use'
 complete -c kinf -n $c -l server -x -d 'API server address'
@@ -253,7 +271,7 @@ complete -c kinf -n $c -l request-timeout -x -d 'give up on a request after this
 complete -c kinf -n $c -l refresh -d 'ignore the discovery cache'
 
 # Selection and output options.
-complete -c kinf -n $c -s n -l namespace -x -a '(__kinf_namespaces)' -d namespace
+complete -c kinf -n $c -s n -l namespace -x -a '(__kinf_namespaces | __kinf_list_items)' -d namespace
 complete -c kinf -n $c -s A -l all-namespaces -d 'every namespace'
 complete -c kinf -n $c -s l -l selector -x -d 'label selector'
 complete -c kinf -n $c -l field-selector -x -d 'field selector'

@@ -437,6 +437,28 @@ EOF
 	assert_output ""
 }
 
+@test "bash: comma lists complete their last item: -n a,b, --context a,b, pods,configmaps" {
+	export XDG_CACHE_HOME=$T/cache KUBECONFIG=$T/kubeconfig
+	run bash_complete kinf watch pods,d
+	assert_output pods,deployments
+	# Those already in the list are not offered again.
+	run bash_complete kinf watch pods,
+	assert_output "$(printf '%s\n' pods,deployments pods,namespaces pods,widgets)"
+	run bash_complete kinf watch --context dev-east,
+	assert_output dev-east,prod-west
+	run bash_complete kinf watch --context=dev-east,p
+	assert_output dev-east,prod-west
+	cat >"$T/kinf" <<EOF
+#!/bin/sh
+printf 'namespace/default\nnamespace/kube-system\nnamespace/team-a\n'
+EOF
+	chmod +x "$T/kinf"
+	run bash_complete "$T/kinf" watch pods -n default,kube-system,
+	assert_output default,kube-system,team-a
+	run bash_complete "$T/kinf" deltas pods --namespace team-a,k
+	assert_output team-a,kube-system
+}
+
 @test "bash: --by and --values index names, with those from --index" {
 	run bash_complete kinf index pods --by ''
 	assert_output "$(printf '%s\n' field: label: namespace node owner phase)"
@@ -534,6 +556,10 @@ EOF
 	run zsh_complete "kinf list "
 	assert_success
 	assert_output --regexp "deployments +namespaces +pods +widgets"
+	# watch and deltas: each item of a comma list, those in it left out.
+	run zsh_complete "kinf watch pods,"
+	assert_success
+	assert_output --regexp "deployments +namespaces +widgets"
 }
 
 @test "fish: the completion parses" {
@@ -570,6 +596,13 @@ fish_complete() {
 	assert_output ""
 	run fish_complete "kinf index pods --index sa=x --by "
 	assert_output "$(printf '%s\n' field: label: namespace node owner phase sa)"
+	# watch and deltas: each item of a comma list, those in it left out.
+	run fish_complete "kinf watch pods,"
+	assert_output "$(printf '%s\n' pods,deployments pods,namespaces pods,widgets)"
+	run fish_complete "kinf deltas --context dev-east,"
+	assert_output dev-east,prod-west
+	run fish_complete "kinf deltas --context=dev-east,p"
+	assert_output --context=dev-east,prod-west
 }
 
 @test "kinf __complete: object names, TYPE/NAME, namespaces, as cobra prints them" {
