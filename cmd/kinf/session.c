@@ -692,6 +692,14 @@ int session_append_typed(struct session *s, struct kinf_object *obj,
 	return rc;
 }
 
+const char *session_context(struct session *s) {
+	if (s->n_clis < 2) {
+		return NULL;
+	}
+	const char *name = s->members[s->cur].cli->config->context_name;
+	return name ? name : "";
+}
+
 int session_append_source(struct session *s, struct kinf_buf *out) {
 	const struct member *m = &s->members[s->cur];
 	const struct kinf_rest_config *config = m->cli->config;

@@ -136,5 +136,10 @@ int session_append_typed(struct session *s, struct kinf_object *obj,
  * 0 or -KINF_ENOMEM.
  */
 int session_append_source(struct session *s, struct kinf_buf *out);
+/*
+ * With several contexts, the last event's (for a CONTEXT column; "" for
+ * one without a name); NULL with one.
+ */
+const char *session_context(struct session *s);
 
 #endif

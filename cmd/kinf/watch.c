@@ -291,6 +291,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 			kinf_strv_push_str(&headers, "TIME");
 		}
 		kinf_strv_push_str(&headers, "EVENT");
+		if (session_context(w->session)) {
+			kinf_strv_push_str(&headers, "CONTEXT");
+		}
 		if (cli_namespace_column(&w->cli) || w->so.from) {
 			kinf_strv_push_str(&headers, "NAMESPACE");
 		}
@@ -327,6 +330,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		kinf_strv_push_str(&cells, t);
 	}
 	kinf_strv_push_str(&cells, event_name(ev));
+	if (session_context(w->session)) {
+		kinf_strv_push_str(&cells, session_context(w->session));
+	}
 	if (cli_namespace_column(&w->cli) || w->so.from) {
 		const char *slash = strchr(ev->key, '/');
 		kinf_strv_push(&cells, ev->key, slash ? (size_t)(slash - ev->key) : 0);
@@ -347,6 +353,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		kinf_output_object_wide_columns(w->kind, NULL, &headers);
 	}
 	size_t want = headers.n + 1 + (w->timestamps != TS_NONE) +
+		(session_context(w->session) != NULL) +
 		(cli_namespace_column(&w->cli) || w->so.from);
 	kinf_strv_release(&headers);
 	while (rc == 0 && cells.n < want) {

@@ -270,3 +270,17 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	assert_failure 2
 	[[ $stderr == 'kinf: watch --for takes one resource type in one namespace and context'* ]]
 }
+
+@test "--context a,b: tables gain a CONTEXT column" {
+	run --separate-stderr kinf watch pods --context admin,viewer -n default --exit-after-sync --timestamps none
+	assert_success
+	assert_line --index 0 --regexp '^EVENT +CONTEXT +NAME +READY '
+	n=$(server_keys pods default | wc -l)
+	[ "$(grep -cE '^ADDED +admin +' <<<"$output")" -eq "$n" ]
+	[ "$(grep -cE '^ADDED +viewer +' <<<"$output")" -eq "$n" ]
+	# With several namespaces too, CONTEXT then NAMESPACE.
+	run --separate-stderr kinf watch pods --context admin,viewer -n default,viewer-ns --exit-after-sync --timestamps none
+	assert_success
+	assert_line --index 0 --regexp '^EVENT +CONTEXT +NAMESPACE +NAME '
+	assert_line --regexp '^ADDED +viewer +viewer-ns +viewer-app-'
+}
