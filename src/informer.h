@@ -28,7 +28,9 @@ struct kinf_selector;
  * caller      the thread that calls new, start, next, stop, free. Owns the
  *             informer, and pops: kinf_informer_next() runs processDeltas
  *             under the FIFO's lock, writing the indexer. The typed-JSON
- *             helpers keep a scratch buffer: caller thread only.
+ *             helpers keep a scratch buffer: caller thread only. In a set
+ *             (informerset.h) each member's pump thread is its caller for
+ *             next(); stop() may come from another thread (it wakes next).
  * reflector   reflector.c's run(): list then watch, relist, backoff. Owns
  *             the HTTP client (struct kinf_http) from start to stop and
  *             the reflector's resourceVersion; writes the FIFO (Add,
@@ -42,8 +44,10 @@ struct kinf_selector;
  *             reflector thread then only receives. Owns the decoder and,
  *             during a streaming initial list, its temporary store.
  * list lanes  pager.c during a large list: a parser thread and a second
- *             lane thread with its own connection. They only hand bytes and
- *             pages back to the reflector thread, which writes the FIFO.
+ *             lane thread with its own connection (a clone of the HTTP
+ *             client). They hand the items back to the reflector thread,
+ *             which writes the FIFO; the parser thread calls
+ *             opts.on_list_page for the pages it parses.
  * replay      with a recorded stream that is not a regular file (a pipe):
  *             reads and decodes it, writes the FIFO and the replay stats,
  *             closes the FIFO at the end. A regular file is replayed by
@@ -52,8 +56,9 @@ struct kinf_selector;
  * Lock order (never the other way): the FIFO's lock, then the indexer's
  * rwlock (Pop's process, Delete, Replace and Resync read or write the
  * indexer under the FIFO's lock). The reflector's lock, the bytepipe's and
- * the pager's, the informer's own (fatal error) and http.c's credential
- * lock are leaves: nothing else is taken while one is held, and no callback
+ * the pager's, the informer's own (fatal error; also held while joining
+ * the replay thread, which never takes it) and http.c's credential lock
+ * are leaves: nothing else is taken while one is held, and no callback
  * runs under one. Nothing in here calls out with a lock held.
  */
 struct kinf_informer;
@@ -93,8 +98,9 @@ struct kinf_informer_opts {
 
 	/*
 	 * From the reflector thread: an error it retries (after the first
-	 * sync, or one that may pass: 429, 410, 5xx, the network), and list
-	 * progress. Both optional; they must not call into the informer.
+	 * sync, or one that may pass: 429, 410, 5xx, the network); and list
+	 * progress, from it or the list parser thread. Both optional; they
+	 * must not call into the informer.
 	 */
 	void (*on_retry)(int rc, const struct kinf_error *err, void *userdata);
 	void (*on_list_page)(unsigned pages, size_t items, void *userdata);
