@@ -61,6 +61,9 @@ struct session {
 	struct kinf_strv contexts;	/* --context, the same */
 	struct cli **clis;		/* one per context: clis[0] is cli */
 	size_t n_clis;
+	/* Discoveries replaced by a refresh: the types resolved there point into them. */
+	struct kinf_discovery **stale_discs;
+	size_t n_stale_discs;
 	char *name_selector;		/* NAME and what so.pushdown added, with --field-selector */
 	char *label_selector;		/* -l with what so.pushdown added */
 	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
@@ -216,13 +219,23 @@ static int expand_list(struct cli *cli, const char *const *args, size_t n_args,
 }
 
 /* Resolve one more resource type as cli_connect() resolved the first. */
-static int resolve(struct cli *cli, const char *name, const struct kinf_resource **ret) {
+static int resolve(struct session *s, struct cli *cli, const char *name,
+		const struct kinf_resource **ret) {
 	struct kinf_error err = {0};
 	int rc = kinf_discovery_resolve(cli->disc, name, ret, &err);
 	if (rc == -KINF_ENOTFOUND && kinf_discovery_from_cache(cli->disc)) {
-		/* A new CRD may be missing from a fresh cache: ask the server. */
+		/*
+		 * A new CRD may be missing from a fresh cache: ask the server. The
+		 * types resolved so far point into the old discovery: it stays.
+		 */
 		struct kinf_discovery_opts dopts = { .refresh = true };
-		kinf_discovery_free(cli->disc);
+		struct kinf_discovery **v = realloc(s->stale_discs,
+				(s->n_stale_discs + 1) * sizeof(*v));
+		if (!v) {
+			return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+		}
+		s->stale_discs = v;
+		s->stale_discs[s->n_stale_discs++] = cli->disc;
 		cli->disc = NULL;
 		rc = kinf_discovery_load(cli->http, &dopts, &cli->disc, &err);
 		if (rc < 0) {
@@ -346,7 +359,7 @@ static int resolve_list(struct session *s, struct cli *cli, const char *resource
 			status = cli_connect(cli, one);
 			r = cli->res;
 		} else {
-			status = resolve(cli, one, &r);
+			status = resolve(s, cli, one, &r);
 		}
 		free(one);
 		if (status != EXIT_OK) {
@@ -841,6 +854,10 @@ int session_end(struct session *s, int status) {
 		free(s->clis[i]);
 	}
 	free(s->clis);
+	for (size_t i = 0; i < s->n_stale_discs; i++) {
+		kinf_discovery_free(s->stale_discs[i]);
+	}
+	free(s->stale_discs);
 	kinf_strv_release(&s->contexts);
 	if (s->from_fd > STDIN_FILENO) {
 		close(s->from_fd);

@@ -284,3 +284,20 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	assert_line --index 0 --regexp '^EVENT +CONTEXT +NAMESPACE +NAME '
 	assert_line --regexp '^ADDED +viewer +viewer-ns +viewer-app-'
 }
+
+@test "a type missing from a fresh discovery cache, after one found there: both watched" {
+	# Fill the cache, then take configmaps out of it, as a cache written
+	# before a CRD was added lacks it: the refresh must keep pods' type.
+	run --separate-stderr kinf watch pods -n default -o name --exit-after-sync
+	assert_success
+	f=$(echo "$XDG_CACHE_HOME"/kinf/discovery/*/discovery.json)
+	[ -f "$f" ]
+	jq -c '(.discovery.items[].versions[].resources) |= map(select(.resource != "configmaps"))' \
+		"$f" > "$f.new"
+	mv "$f.new" "$f"
+	! grep -q '"configmaps"' "$f"
+	run --separate-stderr kinf watch pods,configmaps -n default -o json --exit-after-sync
+	assert_success
+	jq -e -s '([.[].resource] | unique) == ["configmaps", "pods"]' <<<"$output"
+	grep -q '"configmaps"' "$f"
+}
