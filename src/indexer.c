@@ -782,18 +782,6 @@ size_t kinf_indexer_len(struct kinf_indexer *idx) {
 	return n;
 }
 
-void kinf_object_list_release(struct kinf_object_list *list) {
-	if (!list) {
-		return;
-	}
-	for (size_t i = 0; i < list->n; i++) {
-		kinf_object_unref(list->v[i]);
-	}
-	free(list->v);
-	list->v = NULL;
-	list->n = 0;
-}
-
 static int cmp_item_key(const void *a, const void *b) {
 	const struct item *x = *(const struct item *const *)a;
 	const struct item *y = *(const struct item *const *)b;

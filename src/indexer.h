@@ -6,6 +6,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "object.h"
 
 struct kinf_object;
 
@@ -62,16 +63,6 @@ int kinf_indexer_replace(struct kinf_indexer *idx,
 struct kinf_object *kinf_indexer_get(struct kinf_indexer *idx, const char *key);
 /* Number of stored objects. */
 size_t kinf_indexer_len(struct kinf_indexer *idx);
-
-/*
- * An owned, key-sorted array of object references. Free with
- * kinf_object_list_release().
- */
-struct kinf_object_list {
-	struct kinf_object **v;
-	size_t n;
-};
-void kinf_object_list_release(struct kinf_object_list *list);
 
 /* Every stored object, sorted by key. */
 int kinf_indexer_list(struct kinf_indexer *idx, struct kinf_object_list *ret);

@@ -936,3 +936,15 @@ int kinf_object_field_values(const struct kinf_object *obj, const char *path,
 	}
 	return rc;
 }
+
+void kinf_object_list_release(struct kinf_object_list *list) {
+	if (!list) {
+		return;
+	}
+	for (size_t i = 0; i < list->n; i++) {
+		kinf_object_unref(list->v[i]);
+	}
+	free(list->v);
+	list->v = NULL;
+	list->n = 0;
+}

@@ -149,4 +149,14 @@ int kinf_object_field_values(const struct kinf_object *obj, const char *path,
 /* Check a field path's syntax without an object. 0 or -KINF_EINVAL. */
 int kinf_field_path_check(const char *path, struct kinf_error *reterr);
 
+/*
+ * An owned array of object references (sorted by key where the producer
+ * says so). kinf_object_list_release() drops each reference and frees v.
+ */
+struct kinf_object_list {
+	struct kinf_object **v;
+	size_t n;
+};
+void kinf_object_list_release(struct kinf_object_list *list);
+
 #endif

@@ -5,7 +5,6 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "indexer.h"
 #include "object.h"
 
 /*
