@@ -7,7 +7,7 @@
 
 #include "jsonpath.h"
 #include "output.h"
-#include "pager.h"
+#include "table.h"
 #include "termsafe.h"
 
 int kinf_output_parse_format(const char *s, enum kinf_output_format *ret,

@@ -11,7 +11,7 @@
 #include "http.h"
 #include "indexer.h"
 #include "log.h"
-#include "pager.h"
+#include "list.h"
 #include "reflector.h"
 #include "watchstream.h"
 

@@ -6,7 +6,7 @@
 
 #include "common.h"
 #include "http.h"
-#include "pager.h"
+#include "list.h"
 #include "termsafe.h"
 
 static const char list_usage[] =

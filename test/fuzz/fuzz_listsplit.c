@@ -1,5 +1,5 @@
 /*
- * The list splitter of the pager (src/pager.c): a List or Table response
+ * The list splitter (src/listsplit.c): a List or Table response
  * split into members and items while it arrives, at arbitrary chunk
  * boundaries, with the items parsed where they lie (element_prefix, the
  * fast path) or gathered first. Input: one flags byte (bit 0 small limits,
@@ -19,7 +19,7 @@
 
 #include "fuzz.h"
 #include "object.h"
-#include "pager.h"
+#include "listsplit.h"
 
 struct trace {
 	uint64_t hash;
@@ -86,18 +86,18 @@ static int on_element_prefix(const char *key, size_t key_len, const char *data,
 	return rc < 0 ? -rc : 0;	/* taken, and stop */
 }
 
-static const struct kinf_list_splitter_ops slow_ops = {
+static const struct kinf_listsplit_ops slow_ops = {
 	.member = on_member, .element = on_element,
 };
-static const struct kinf_list_splitter_ops fast_ops = {
+static const struct kinf_listsplit_ops fast_ops = {
 	.member = on_member, .element = on_element, .element_prefix = on_element_prefix,
 };
 
-static int run(const uint8_t *data, size_t len, const struct kinf_list_splitter_ops *ops,
+static int run(const uint8_t *data, size_t len, const struct kinf_listsplit_ops *ops,
 		const struct kinf_object_limits *limits, uint64_t seed, int chunking,
 		struct trace *t) {
 	struct kinf_error err = {0};
-	struct kinf_list_splitter *s = kinf_list_splitter_new(ops, t, limits->max_bytes);
+	struct kinf_listsplit *s = kinf_listsplit_new(ops, t, limits->max_bytes);
 	int rc = 0;
 
 	FUZZ_CHECK(s != NULL);
@@ -111,17 +111,17 @@ static int run(const uint8_t *data, size_t len, const struct kinf_list_splitter_
 			size_t c = 1 + (size_t)(fuzz_rand(&seed) % 200);
 			n = c < n ? c : n;
 		}
-		rc = kinf_list_splitter_feed(s, (const char *)data + off, n, &err);
+		rc = kinf_listsplit_feed(s, (const char *)data + off, n, &err);
 		if (rc < 0) {
-			FUZZ_CHECK(kinf_list_splitter_feed(s, "{", 1, NULL) < 0);
+			FUZZ_CHECK(kinf_listsplit_feed(s, "{", 1, NULL) < 0);
 			break;
 		}
 		off += n;
 	}
 	if (rc == 0) {
-		rc = kinf_list_splitter_finish(s, &err);
+		rc = kinf_listsplit_finish(s, &err);
 	}
-	kinf_list_splitter_free(s);
+	kinf_listsplit_free(s);
 	return rc;
 }
 
@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	}
 	struct trace t[4];
 	int rc[4];
-	const struct kinf_list_splitter_ops *ops[4] = { &slow_ops, &fast_ops, &slow_ops, &fast_ops };
+	const struct kinf_listsplit_ops *ops[4] = { &slow_ops, &fast_ops, &slow_ops, &fast_ops };
 	int chunking = flags & 2 ? 1 : 2;
 	for (int i = 0; i < 4; i++) {
 		memset(&t[i], 0, sizeof(t[i]));

@@ -1,15 +1,15 @@
-#ifndef KINF_PAGER_H
-#define KINF_PAGER_H
+#ifndef KINF_LIST_H
+#define KINF_LIST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
 #include "err.h"
-#include "indexer.h"
 #include "object.h"
+#include "table.h"
 
 struct kinf_http;
+struct kinf_http_request;
 
 /*
  * The list phase: one consistent list of a collection, paginated as
@@ -45,13 +45,6 @@ struct kinf_list_opts {
 	void *userdata;
 };
 
-/* A Table row's cells as the server sent them, with the key of its object. */
-struct kinf_table_row {
-	char *key;		/* namespace/name */
-	char *json;		/* {"cells":[...]}: the row without its object */
-	size_t len;
-};
-
 struct kinf_list_result {
 	struct kinf_object_list items;	/* sorted by key (not for tables or on_item) */
 	struct kinf_table_row *rows;	/* sorted by key (tables only) */
@@ -77,44 +70,23 @@ struct kinf_list_result {
 int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 		struct kinf_list_result *ret, struct kinf_error *reterr);
 
-void kinf_list_result_release(struct kinf_list_result *result);
-
 /*
- * A streaming splitter for one JSON object whose named array members are
- * split into elements (a List's "items", a Table's "rows"); every other
- * top-level member is handed over whole. Fed in arbitrary pieces.
+ * How kinf_list_with() GETs a page, as kinf_http_get() does it: the body
+ * to req->on_body as it arrives, req->aborted asked between pieces (a
+ * negative code ends the transfer with it); 0 for a 2xx answer, else a
+ * negative KINF_E* with reterr set (-KINF_EGONE for a 410). lane (0 or 1)
+ * names the connection: a large list's pages alternate between two, and
+ * the two lanes call fetch from two threads at once.
  */
-struct kinf_list_splitter;
+typedef int (*kinf_list_fetch_func)(const struct kinf_http_request *req,
+		unsigned lane, void *userdata, struct kinf_error *reterr);
 
-struct kinf_list_splitter_ops {
-	/* A top-level member other than a split array: raw key and value bytes. */
-	int (*member)(const char *key, size_t key_len, const char *value,
-			size_t len, void *userdata);
-	/* One element of a split array. */
-	int (*element)(const char *key, size_t key_len, const char *value,
-			size_t len, void *userdata);
-	/*
-	 * Optional: take the element that data[0..avail) starts with ('{')
-	 * where it lies, without copying it first, and say how many bytes it
-	 * was in *ret_used. Return 0, or <0 when it is cut short or not
-	 * acceptable: then the element is scanned, gathered and handed to
-	 * element(). Return a positive error code when the element was taken
-	 * but the split must stop (with reterr set): feed returns it negated.
-	 * Pieces are then gathered in larger chunks first.
-	 */
-	int (*element_prefix)(const char *key, size_t key_len, const char *data,
-			size_t avail, size_t *ret_used, void *userdata);
-};
-
-struct kinf_list_splitter *kinf_list_splitter_new(
-		const struct kinf_list_splitter_ops *ops, void *userdata,
-		size_t max_element);
-void kinf_list_splitter_free(struct kinf_list_splitter *s);
-/* Feed bytes; returns 0 or the first error (then every later call fails). */
-int kinf_list_splitter_feed(struct kinf_list_splitter *s, const char *data,
-		size_t len, struct kinf_error *reterr);
-/* The input is complete: checks that the object was closed. */
-int kinf_list_splitter_finish(struct kinf_list_splitter *s,
+/* kinf_list() with the pages fetched through fetch (tests, another transport). */
+int kinf_list_with(kinf_list_fetch_func fetch, void *userdata,
+		const struct kinf_list_opts *opts, struct kinf_list_result *ret,
 		struct kinf_error *reterr);
+
+/* Free what ret holds (not ret itself) and zero it; NULL is fine. */
+void kinf_list_result_release(struct kinf_list_result *result);
 
 #endif

@@ -2,13 +2,12 @@
 #include <string.h>
 
 #include "buf.h"
-#include "pager.h"
+#include "listsplit.h"
 #include "tap.h"
 
 /*
- * The pager's list splitter (the list loop itself, with its continue
- * tokens and fallbacks, is tested against test/fixtures/badservers in
- * test/cli/badinput.bats). Members and elements become "key=value" lines.
+ * The list splitter (src/listsplit.c); the lister over it is test-list.c
+ * and test/cli/pager.bats. Members and elements become "key=value" lines.
  */
 static int on_member(const char *key, size_t key_len, const char *value,
 		size_t len, void *userdata) {
@@ -24,7 +23,7 @@ static int on_element(const char *key, size_t key_len, const char *value,
 	return 0;
 }
 
-static const struct kinf_list_splitter_ops ops = {
+static const struct kinf_listsplit_ops ops = {
 	.member = on_member, .element = on_element,
 };
 
@@ -36,15 +35,15 @@ static int split(const char *s, struct kinf_buf *log, struct kinf_error *err, in
 	for (size_t cut = 0; cut <= len; cut++) {
 		struct kinf_buf l = {0};
 		struct kinf_error e = {0};
-		struct kinf_list_splitter *sp = kinf_list_splitter_new(&ops, &l, 0);
-		int rc = kinf_list_splitter_feed(sp, s, cut, &e);
+		struct kinf_listsplit *sp = kinf_listsplit_new(&ops, &l, 0);
+		int rc = kinf_listsplit_feed(sp, s, cut, &e);
 		if (rc == 0) {
-			rc = kinf_list_splitter_feed(sp, s + cut, len - cut, &e);
+			rc = kinf_listsplit_feed(sp, s + cut, len - cut, &e);
 		}
 		if (rc == 0) {
-			rc = kinf_list_splitter_finish(sp, &e);
+			rc = kinf_listsplit_finish(sp, &e);
 		}
-		kinf_list_splitter_free(sp);
+		kinf_listsplit_free(sp);
 		if (cut == 0) {
 			rc0 = rc;
 			*err = e;
