@@ -24,8 +24,9 @@
  * - After a restart (an expired continue token: one full list replaces
  *   the pages), an item whose key was handed to on_item before is dropped,
  *   and the full list's own continue token is not followed.
- * - The page's metadata is read once per splitter: cont and rv are the
- *   last page's until kinf_listpage_done() takes them.
+ * - cont and rv are those of the page being parsed (its metadata member,
+ *   the last one when repeated): kinf_listpage_done() moves rv into the
+ *   result, the lister takes cont to ask for the next page.
  */
 struct kinf_listpage {
 	const struct kinf_list_opts *opts;
