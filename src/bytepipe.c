@@ -4,7 +4,9 @@
  * the lock; the consumer reads the head block below the length it last saw,
  * bytes nobody writes any more, outside the lock. A block is recycled only
  * once it is consumed and is no longer the tail, so the receiver never
- * writes into a block the consumer may drop.
+ * writes into a block the consumer may drop. A mark is a block of its own
+ * (is_mark, its bytes in data), taken out of the queue when it is the head:
+ * every byte before it was consumed then.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,7 +22,8 @@
 struct block {
 	struct block *next;
 	size_t len;		/* filled: written by the receiver under the lock */
-	char data[BLOCK_BYTES];
+	bool is_mark;		/* a mark: len bytes of it in data, never written to */
+	char data[];		/* BLOCK_BYTES, or a mark's len */
 };
 
 struct kinf_bytepipe {
@@ -60,7 +63,30 @@ static void *consumer_main(void *userdata) {
 	pthread_mutex_lock(&p->lock);
 	while (!p->drop) {
 		struct block *b = p->head;
-		if (b && p->head_off < b->len) {
+		if (b && b->is_mark) {
+			p->head = b->next;
+			if (p->tail == b) {
+				p->tail = NULL;
+			}
+			pthread_mutex_unlock(&p->lock);
+			int rc = p->opts.mark ? p->opts.mark(b->data, b->len,
+					p->opts.userdata, &err) : 0;
+			free(b);
+			pthread_mutex_lock(&p->lock);
+			if (rc < 0) {
+				p->err = err;
+				atomic_store(&p->rc, rc);
+				pthread_cond_signal(&p->room_cond);
+				pthread_mutex_unlock(&p->lock);
+				if (p->opts.on_fail) {
+					p->opts.on_fail(p->opts.userdata);
+				}
+				return NULL;
+			}
+			continue;
+		}
+		if (b && p->head_off < b->len && (!p->opts.whole_blocks ||
+				b->len == BLOCK_BYTES || b != p->tail || p->ended)) {
 			size_t off = p->head_off, end = b->len;
 			pthread_mutex_unlock(&p->lock);
 			int rc = p->opts.consume(b->data + off, end - off, p->opts.userdata, &err);
@@ -127,18 +153,19 @@ struct kinf_bytepipe *kinf_bytepipe_start(const struct kinf_bytepipe_opts *opts)
 /* The tail block with room, a new one appended when it is full; under lock. */
 static struct block *tail_with_room_locked(struct kinf_bytepipe *p) {
 	struct block *b = p->tail;
-	if (b && b->len < BLOCK_BYTES) {
+	if (b && !b->is_mark && b->len < BLOCK_BYTES) {
 		return b;
 	}
 	b = p->spare;
 	if (b) {
 		p->spare = b->next;
 		p->n_spare--;
-	} else if (!(b = malloc(sizeof(*b)))) {
+	} else if (!(b = malloc(sizeof(*b) + BLOCK_BYTES))) {
 		return NULL;
 	}
 	b->next = NULL;
 	b->len = 0;
+	b->is_mark = false;
 	if (p->tail) {
 		p->tail->next = b;
 	} else {
@@ -174,12 +201,46 @@ int kinf_bytepipe_write(struct kinf_bytepipe *p, const char *data, size_t len) {
 		p->queued += n;
 		data += n;
 		len -= n;
-		if (p->consumer_waiting) {
+		/* With whole blocks, a block that is not full is nothing to take yet. */
+		if (p->consumer_waiting && (!p->opts.whole_blocks || b->len == BLOCK_BYTES)) {
 			pthread_cond_signal(&p->data_cond);
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	return rc;
+}
+
+int kinf_bytepipe_mark(struct kinf_bytepipe *p, const char *data, size_t len) {
+	struct block *b = malloc(sizeof(*b) + len);
+	int rc;
+
+	if (!b) {
+		return -KINF_ENOMEM;
+	}
+	b->next = NULL;
+	b->len = len;
+	b->is_mark = true;
+	if (len) {
+		memcpy(b->data, data, len);
+	}
+	pthread_mutex_lock(&p->lock);
+	if ((rc = atomic_load(&p->rc)) < 0) {
+		pthread_mutex_unlock(&p->lock);
+		free(b);
+		return rc;
+	}
+	if (p->tail) {
+		p->tail->next = b;
+	} else {
+		p->head = b;
+		p->head_off = 0;
+	}
+	p->tail = b;
+	if (p->consumer_waiting) {
+		pthread_cond_signal(&p->data_cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return 0;
 }
 
 int kinf_bytepipe_failed(struct kinf_bytepipe *p) {

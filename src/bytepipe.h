@@ -19,6 +19,12 @@
  * Once the consumer fails (returns < 0) it is not called again, every
  * later write returns its code and on_fail (if set) is called once from
  * the consumer's thread, so the receiver can stop its transfer.
+ *
+ * A stream may carry marks (kinf_bytepipe_mark: a list's page ends): a
+ * mark reaches opts.mark once every byte written before it was consumed,
+ * and before any byte written after it. With whole_blocks, the consumer
+ * is given whole blocks only (BLOCK_BYTES, or the bytes before a mark or
+ * the end), for a consumer that parses what it is given in place.
  */
 
 struct kinf_bytepipe;
@@ -32,6 +38,9 @@ struct kinf_bytepipe_opts {
 	void *userdata;
 	void (*on_fail)(void *userdata);	/* optional: the consumer failed */
 	size_t max_ahead;	/* bytes queued before a write waits; 0: 8 MiB */
+	/* Optional: a mark's bytes, in the stream's order; fails as consume. */
+	kinf_bytepipe_consume_func mark;
+	bool whole_blocks;	/* consume whole blocks only (see above) */
 };
 
 /* Start the consumer's thread: NULL when memory or a thread is short. */
@@ -52,6 +61,12 @@ int kinf_bytepipe_write(struct kinf_bytepipe *p, const char *data, size_t len);
  * err.
  */
 int kinf_bytepipe_finish(struct kinf_bytepipe *p, bool drain, struct kinf_error *err);
+
+/*
+ * Queue a mark of len bytes (copied; len may be 0), for opts.mark. 0, the
+ * consumer's failure code, or -KINF_ENOMEM. Never waits for room.
+ */
+int kinf_bytepipe_mark(struct kinf_bytepipe *p, const char *data, size_t len);
 
 /* The consumer's failure code, or 0: for a receiver polling between reads. */
 int kinf_bytepipe_failed(struct kinf_bytepipe *p);

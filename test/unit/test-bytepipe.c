@@ -4,7 +4,8 @@
  * writer, across block boundaries and with the writer held back by
  * max_ahead; a failing consumer stops the stream, is told once, and its code
  * and message come back from every later write and from finish; finish
- * without drain drops what is queued.
+ * without drain drops what is queued; marks come in the stream's order,
+ * and whole_blocks hands over full blocks or what a mark or the end cuts.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -140,6 +141,87 @@ static void test_drop(void) {
 	free(data);
 }
 
+/*
+ * Marks: the stream as the consumer sees it, "<mark>" between the bytes,
+ * and the size of each run it was given (whole_blocks: 256 KiB runs, or
+ * the bytes before a mark or the end).
+ */
+struct marked {
+	struct kinf_buf seen;
+	size_t runs, partial_runs;	/* runs of less than a block */
+	size_t fail_at_mark;		/* fail at this mark (1-based); 0 never */
+	size_t marks;
+};
+
+static int marked_bytes(const char *data, size_t len, void *userdata, struct kinf_error *err) {
+	struct marked *m = userdata;
+	(void)err;
+	m->runs++;
+	if (len < ((size_t)256 << 10)) {
+		m->partial_runs++;
+	}
+	return kinf_buf_append(&m->seen, data, len) < 0 ? -KINF_ENOMEM : 0;
+}
+
+static int marked_mark(const char *data, size_t len, void *userdata, struct kinf_error *err) {
+	struct marked *m = userdata;
+	m->marks++;
+	kinf_buf_printf(&m->seen, "<%.*s>", (int)len, data);
+	if (m->fail_at_mark == m->marks) {
+		return kinf_error_set(err, KINF_EJSON, "mark %zu refused", m->marks);
+	}
+	return 0;
+}
+
+static void test_marks(void) {
+	struct marked m = {0};
+	struct kinf_bytepipe_opts opts = {
+		.consume = marked_bytes, .mark = marked_mark, .userdata = &m,
+		.whole_blocks = true,
+	};
+	size_t n = (600 << 10) + 7;
+	char *data = pattern(n);
+	struct kinf_buf want = {0};
+
+	/* Three "pages": 600 KiB + 7 in pieces, an empty one, then 10 bytes. */
+	struct kinf_bytepipe *p = kinf_bytepipe_start(&opts);
+	int wrc = write_pieces(p, data, n, 16 << 10, 11);
+	wrc |= kinf_bytepipe_mark(p, "end 1", 5);
+	wrc |= kinf_bytepipe_mark(p, "", 0);
+	wrc |= kinf_bytepipe_write(p, "0123456789", 10);
+	wrc |= kinf_bytepipe_mark(p, "end 3", 5);
+	int rc = kinf_bytepipe_finish(p, true, NULL);
+	kinf_buf_append(&want, data, n);
+	kinf_buf_append_str(&want, "<end 1><>0123456789<end 3>");
+	is_int(wrc | rc, 0, "marks: written and drained");
+	ok(m.seen.len == want.len && memcmp(m.seen.data, want.data, want.len) == 0,
+			"marks: each after every byte before it and before every byte after it");
+	is_int(m.runs, 4, "whole blocks: two full blocks, the rest before each mark");
+	is_int(m.partial_runs, 2, "whole blocks: only runs cut by a mark are short");
+	kinf_buf_release(&m.seen);
+
+	/* A mark the consumer refuses fails the pipe as a run of bytes would. */
+	memset(&m, 0, sizeof(m));
+	m.fail_at_mark = 1;
+	opts.on_fail = NULL;
+	p = kinf_bytepipe_start(&opts);
+	kinf_bytepipe_write(p, "abc", 3);
+	kinf_bytepipe_mark(p, "x", 1);
+	while (kinf_bytepipe_failed(p) == 0) {
+		nap(100000);
+	}
+	is_int(kinf_bytepipe_mark(p, "y", 1), -KINF_EJSON, "a refused mark: later marks return the code");
+	is_int(kinf_bytepipe_write(p, "d", 1), -KINF_EJSON, "and later writes");
+	struct kinf_error err = {0};
+	rc = kinf_bytepipe_finish(p, true, &err);
+	is_int(rc, -KINF_EJSON, "and finish");
+	is_str(err.message, "mark 1 refused", "with the consumer's message");
+	is_str(m.seen.data, "abc<x>", "nothing after the refused mark");
+	kinf_buf_release(&m.seen);
+	kinf_buf_release(&want);
+	free(data);
+}
+
 int main(void) {
 	test_in_order("small pieces, fast consumer", 1 << 20, 100, 0, 0);
 	test_in_order("pieces across blocks", 5 << 20, 300 << 10, 0, 0);
@@ -147,5 +229,6 @@ int main(void) {
 	test_in_order("one byte at a time", 4096, 1, 0, 0);
 	test_failure();
 	test_drop();
+	test_marks();
 	return tap_done();
 }
