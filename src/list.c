@@ -6,8 +6,9 @@
  * ns') is parsed in the caller's thread, inside libcurl's body callback,
  * one page after the other. A list that proves large moves its parsing to
  * a parser thread, in the middle of a page: the caller's thread keeps
- * receiving and hands the bytes over in BLOCK_BYTES blocks, with a block
- * marking each page's end (or failure). From then on, two connections
+ * receiving and hands the bytes over through a byte pipe (bytepipe.h, in
+ * whole 256 KiB blocks the parser parses where they lie), with a mark at
+ * each page's end (or failure). From then on, two connections
  * ("lanes") take turns: lane 0 is the caller's thread and connection,
  * lane 1 a thread with a clone of it. Each asks for every other page.
  *
@@ -29,7 +30,8 @@
  *   token (a repeated token is an error: pages in a circle), and at most
  *   --max-list-items pages.
  * - The parser sees the pages' bytes in order, each page closed by exactly
- *   one PAGE_END or ERROR block; the receiver is at most AHEAD_BYTES ahead.
+ *   one PAGE_END or ERROR mark; the receiver is at most the pipe's 8 MiB
+ *   ahead.
  * - A page's failure is handled when its turn comes, as if it had been
  *   asked for then; a head token and the parser's must agree.
  * - A 410 after the first page (an expired continue token) restarts the
@@ -47,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytepipe.h"
 #include "http.h"
 #include "json.h"
 #include "list.h"
@@ -55,20 +58,14 @@
 #include "log.h"
 
 #define SWITCH_BYTES ((size_t)2 << 20)
-#define BLOCK_BYTES ((size_t)256 << 10)
-#define AHEAD_BYTES ((size_t)8 << 20)	/* the receiver's lead, at most */
 #define HEAD_BYTES ((size_t)64 << 10)	/* where the metadata is looked for */
 
-enum block_kind { BLOCK_DATA, BLOCK_PAGE_END, BLOCK_ERROR };
-
-struct block {
-	struct block *next;
-	enum block_kind kind;
-	bool token_known;		/* PAGE_END: the receiver read the token */
-	char *token;			/* and asked for the next page with it */
-	size_t len;
-	char data[];
-};
+/*
+ * A page's end in the byte pipe, a mark: its first byte says how it ended,
+ * then, for PAGE_END, whether the receiver read the token (and asked for
+ * the next page with it) and the token, if any.
+ */
+enum { MARK_PAGE_END = 'P', MARK_ERROR = 'E' };
 
 struct lister;
 
@@ -94,18 +91,15 @@ struct lister {
 	/* the receiver (the caller's thread) */
 	size_t inline_bytes;		/* parsed in this thread */
 	bool threaded;			/* the parser thread runs */
-	pthread_t thread;
-	struct block *cur;
+	struct kinf_bytepipe *pipe;	/* to it */
 	struct kinf_buf head_buf;
 	int head_state;			/* 0 looking, 1 found, -1 not at the start */
 	char *head_token;
 	/* shared, under lock */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct block *head, *tail, *spare;
-	size_t queued;			/* bytes of data blocks in the queue */
-	atomic_bool stop;		/* the parser failed or finished */
-	bool receiver_gone;		/* no last block will come (out of memory) */
+	atomic_bool stop;		/* the parser failed */
+	bool receiver_gone;		/* no page end will come (out of memory) */
 	bool parser_done;
 	int parse_rc;
 	struct kinf_error parse_err;
@@ -197,101 +191,6 @@ static int note_token(struct lister *ls, const char *token, unsigned page,
 	return 0;
 }
 
-static void block_free(struct block *b) {
-	if (b) {
-		free(b->token);
-		free(b);
-	}
-}
-
-static struct block *block_new(enum block_kind kind, size_t cap) {
-	struct block *b = malloc(sizeof(*b) + cap);
-	if (b) {
-		memset(b, 0, sizeof(*b));
-		b->kind = kind;
-	}
-	return b;
-}
-
-/* Append b to the queue and wake the parser; under ls->lock. */
-static void pipe_append_locked(struct lister *ls, struct block *b) {
-	b->next = NULL;
-	if (ls->tail) {
-		ls->tail->next = b;
-	} else {
-		ls->head = b;
-	}
-	ls->tail = b;
-	if (b->kind == BLOCK_DATA) {
-		ls->queued += b->len;
-	}
-	pthread_cond_broadcast(&ls->cond);
-}
-
-/* Queue b; waits while the receiver is too far ahead. */
-static void pipe_push(struct lister *ls, struct block *b) {
-	pthread_mutex_lock(&ls->lock);
-	while (b->kind == BLOCK_DATA && ls->queued >= AHEAD_BYTES && !atomic_load(&ls->stop)) {
-		pthread_cond_wait(&ls->cond, &ls->lock);
-	}
-	if (atomic_load(&ls->stop)) {
-		pthread_mutex_unlock(&ls->lock);
-		block_free(b);
-		return;
-	}
-	pipe_append_locked(ls, b);
-	pthread_mutex_unlock(&ls->lock);
-}
-
-/* The next block, or NULL when none will come. */
-static struct block *pipe_pop(struct lister *ls) {
-	pthread_mutex_lock(&ls->lock);
-	while (!ls->head && !ls->receiver_gone) {
-		pthread_cond_wait(&ls->cond, &ls->lock);
-	}
-	struct block *b = ls->head;
-	if (!b) {
-		pthread_mutex_unlock(&ls->lock);
-		return NULL;
-	}
-	ls->head = b->next;
-	if (!ls->head) {
-		ls->tail = NULL;
-	}
-	if (b->kind == BLOCK_DATA) {
-		ls->queued -= b->len;
-	}
-	pthread_cond_broadcast(&ls->cond);
-	pthread_mutex_unlock(&ls->lock);
-	return b;
-}
-
-/*
- * A data block: a consumed one again when there is one. Fresh 256 KiB
- * blocks each cost page faults (and an mmap and munmap while glibc's
- * threshold is below their size).
- */
-static struct block *data_block(struct lister *ls) {
-	pthread_mutex_lock(&ls->lock);
-	struct block *b = ls->spare;
-	if (b) {
-		ls->spare = b->next;
-	}
-	pthread_mutex_unlock(&ls->lock);
-	if (b) {
-		b->len = 0;
-		return b;
-	}
-	return block_new(BLOCK_DATA, BLOCK_BYTES);
-}
-
-static void data_block_done(struct lister *ls, struct block *b) {
-	pthread_mutex_lock(&ls->lock);
-	b->next = ls->spare;
-	ls->spare = b;
-	pthread_mutex_unlock(&ls->lock);
-}
-
 /*
  * The continue token in the start of a page: 1 found (*ret, NULL for the
  * last page), 0 more bytes needed, -1 not there (metadata after the items,
@@ -355,57 +254,12 @@ incomplete:
 }
 
 
-/* The parser thread: blocks in, pages out, until the last page or an error. */
-static void *parser_main(void *userdata) {
-	struct lister *ls = userdata;
-	struct kinf_listpage *ps = ls->ps;
-	int rc = 0;
-
-	for (;;) {
-		if (!ps->splitter && (rc = kinf_listpage_begin(ps)) < 0) {
-			break;
-		}
-		struct block *b;
-		while ((b = pipe_pop(ls)) && b->kind == BLOCK_DATA) {
-			rc = kinf_listsplit_feed_block(ps->splitter, b->data, b->len, ps->reterr);
-			data_block_done(ls, b);
-			if (rc < 0) {
-				break;
-			}
-		}
-		if (rc == 0 && !b) {
-			rc = kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
-		}
-		if (rc < 0 || b->kind == BLOCK_ERROR) {
-			/* Failed here, or the receiver did (and knows why). */
-			block_free(rc < 0 ? NULL : b);
-			break;
-		}
-		rc = kinf_listsplit_finish(ps->splitter, ps->reterr);
-		if (rc == 0 && b->token_known && (!b->token != !ps->cont ||
-				(b->token && strcmp(b->token, ps->cont) != 0))) {
-			rc = kinf_error_set(ps->reterr, KINF_EJSON, "list page %u: two "
-					"different continue tokens in its metadata", ls->ret->pages + 1);
-		}
-		block_free(b);
-		kinf_listsplit_free(ps->splitter);
-		ps->splitter = NULL;
-		if (rc < 0) {
-			break;
-		}
-		kinf_listpage_done(ps);
-		bool more = ps->cont != NULL;
-		pthread_mutex_lock(&ls->lock);
-		free(ls->published_token);
-		ls->published_token = ps->cont;
-		ps->cont = NULL;
-		ls->published = ls->ret->pages;
-		pthread_cond_broadcast(&ls->cond);
-		pthread_mutex_unlock(&ls->lock);
-		if (!more) {
-			break;
-		}
-	}
+/*
+ * The parser (the byte pipe's consumer thread) failed, or the list ended
+ * for it (the last page, or the receiver's error): no page is published
+ * any more. On failure the receiving lanes stop. Returns rc.
+ */
+static int parser_over(struct lister *ls, int rc) {
 	pthread_mutex_lock(&ls->lock);
 	ls->parse_rc = rc;
 	ls->parser_done = true;
@@ -414,12 +268,77 @@ static void *parser_main(void *userdata) {
 	}
 	pthread_cond_broadcast(&ls->cond);
 	pthread_mutex_unlock(&ls->lock);
-	if (rc < 0) {
-		/* The receiving lanes may wait for data. */
-		kinf_http_interrupt(ls->lanes[0].http);
-		kinf_http_interrupt(ls->lanes[1].http);
+	return rc;
+}
+
+/* The pipe's consumer failed: the receiving lanes may wait for data. */
+static void parser_failed(void *userdata) {
+	struct lister *ls = userdata;
+	kinf_http_interrupt(ls->lanes[0].http);
+	kinf_http_interrupt(ls->lanes[1].http);
+}
+
+/* The parser: a page's bytes, in whole blocks (parsed where they lie). */
+static int parse_bytes(const char *data, size_t len, void *userdata,
+		struct kinf_error *err) {
+	struct lister *ls = userdata;
+	struct kinf_listpage *ps = ls->ps;
+	int rc;
+
+	(void)err;	/* the parser's errors go to ls->parse_err */
+	if (ls->parser_done) {
+		return 0;	/* (only this thread sets it while the pipe runs) */
 	}
-	return NULL;
+	if ((!ps->splitter && (rc = kinf_listpage_begin(ps)) < 0) ||
+			(rc = kinf_listsplit_feed_block(ps->splitter, data, len, ps->reterr)) < 0) {
+		return parser_over(ls, rc);
+	}
+	return 0;
+}
+
+/* The parser: a page's end. The page is published, or the list is over. */
+static int parse_mark(const char *data, size_t len, void *userdata,
+		struct kinf_error *err) {
+	struct lister *ls = userdata;
+	struct kinf_listpage *ps = ls->ps;
+	int rc;
+
+	(void)err;
+	if (ls->parser_done) {
+		return 0;
+	}
+	if (data[0] == MARK_ERROR) {
+		/* The receiver failed (and knows why). */
+		return parser_over(ls, 0);
+	}
+	if (!ps->splitter && (rc = kinf_listpage_begin(ps)) < 0) {
+		return parser_over(ls, rc);
+	}
+	rc = kinf_listsplit_finish(ps->splitter, ps->reterr);
+	bool token_known = len >= 2 && data[1];
+	const char *token = data + 2;
+	size_t token_len = len >= 2 ? len - 2 : 0;
+	if (rc == 0 && token_known && ((token_len > 0) != (ps->cont != NULL) ||
+			(ps->cont && (strlen(ps->cont) != token_len ||
+			 memcmp(ps->cont, token, token_len) != 0)))) {
+		rc = kinf_error_set(ps->reterr, KINF_EJSON, "list page %u: two "
+				"different continue tokens in its metadata", ls->ret->pages + 1);
+	}
+	kinf_listsplit_free(ps->splitter);
+	ps->splitter = NULL;
+	if (rc < 0) {
+		return parser_over(ls, rc);
+	}
+	kinf_listpage_done(ps);
+	bool more = ps->cont != NULL;
+	pthread_mutex_lock(&ls->lock);
+	free(ls->published_token);
+	ls->published_token = ps->cont;
+	ps->cont = NULL;
+	ls->published = ls->ret->pages;
+	pthread_cond_broadcast(&ls->cond);
+	pthread_mutex_unlock(&ls->lock);
+	return more ? 0 : parser_over(ls, 0);
 }
 
 /* GET l's page: through the fetch hook, or on l's connection. */
@@ -465,8 +384,6 @@ static void start_lanes(struct lister *ls) {
 static void start_parser(struct lister *ls) {
 	struct kinf_listpage *ps = ls->ps;
 
-	ls->head = ls->tail = ls->spare = ls->cur = NULL;
-	ls->queued = 0;
 	ls->parser_done = false;
 	ls->receiver_gone = false;
 	ls->parse_rc = 0;
@@ -484,7 +401,14 @@ static void start_parser(struct lister *ls) {
 	if (!ls->fetch && !ls->lanes[1].http) {
 		ls->lanes[1].http = kinf_http_clone(ls->lanes[0].http);
 	}
-	if (pthread_create(&ls->thread, NULL, parser_main, ls) != 0) {
+	struct kinf_bytepipe_opts pipe_opts = {
+		.consume = parse_bytes,
+		.mark = parse_mark,
+		.on_fail = parser_failed,
+		.userdata = ls,
+		.whole_blocks = true,
+	};
+	if (!(ls->pipe = kinf_bytepipe_start(&pipe_opts))) {
 		ps->reterr = NULL;	/* restored by the caller */
 		free(ls->head_token);
 		ls->head_token = NULL;
@@ -580,24 +504,11 @@ static int lister_body(const char *data, size_t len, void *userdata) {
 			give_next(ls, lane, ls->head_token);
 		}
 	}
-	while (len > 0) {
-		if (!ls->cur && !(ls->cur = data_block(ls))) {
-			return -KINF_ENOMEM;
-		}
-		size_t n = BLOCK_BYTES - ls->cur->len;
-		if (n > len) {
-			n = len;
-		}
-		memcpy(ls->cur->data + ls->cur->len, data, n);
-		ls->cur->len += n;
-		data += n;
-		len -= n;
-		if (ls->cur->len == BLOCK_BYTES) {
-			pipe_push(ls, ls->cur);
-			ls->cur = NULL;
-		}
+	int rc = kinf_bytepipe_write(ls->pipe, data, len);
+	if (rc < 0 && kinf_bytepipe_failed(ls->pipe) < 0) {
+		return -KINF_ECANCELED;	/* the parser failed: its error is the one */
 	}
-	return 0;
+	return rc;
 }
 
 /*
@@ -615,8 +526,13 @@ static int stop_parser(struct lister *ls, int rc, struct kinf_error *reterr) {
 			*reterr = ls->lanes_err;
 		}
 	}
-	pthread_join(ls->thread, NULL);
+	/* Drained: the parser stops at its failure, an error mark or the last page. */
+	kinf_bytepipe_finish(ls->pipe, true, NULL);
+	ls->pipe = NULL;
 	ls->threaded = false;
+	if (ls->receiver_gone && ls->parse_rc == 0) {
+		ls->parse_rc = kinf_error_set(&ls->parse_err, KINF_ENOMEM, "out of memory");
+	}
 	if (ls->parse_rc < 0) {
 		rc = ls->parse_rc;
 		if (reterr) {
@@ -624,19 +540,6 @@ static int stop_parser(struct lister *ls, int rc, struct kinf_error *reterr) {
 		}
 	}
 	ls->ps->reterr = reterr;
-	while (ls->head) {
-		struct block *b = ls->head;
-		ls->head = b->next;
-		block_free(b);
-	}
-	ls->tail = NULL;
-	block_free(ls->cur);
-	ls->cur = NULL;
-	while (ls->spare) {
-		struct block *b = ls->spare;
-		ls->spare = b->next;
-		block_free(b);
-	}
 	free(ls->published_token);
 	ls->published_token = NULL;
 	free(ls->head_token);
@@ -648,30 +551,27 @@ static int stop_parser(struct lister *ls, int rc, struct kinf_error *reterr) {
 	return rc;
 }
 
-/* Tell the parser this page ended (or failed) and no more comes. */
-static void push_end(struct lister *ls, enum block_kind kind) {
-	if (ls->cur) {
-		pipe_push(ls, ls->cur);
-		ls->cur = NULL;
+/* Tell the parser this page ended (MARK_PAGE_END) or failed (MARK_ERROR). */
+static void push_end(struct lister *ls, char kind) {
+	struct kinf_buf mark = {0};
+	bool token_known = kind == MARK_PAGE_END && ls->head_state == 1;
+	int rc = -KINF_ENOMEM;
+
+	if (kinf_buf_append(&mark, &kind, 1) == 0 &&
+			kinf_buf_append(&mark, token_known ? "\1" : "", 1) == 0 &&
+			(!token_known || !ls->head_token ||
+			 kinf_buf_append_str(&mark, ls->head_token) == 0)) {
+		rc = kinf_bytepipe_mark(ls->pipe, mark.data, mark.len);
 	}
-	struct block *b = block_new(kind, 0);
-	if (!b) {
-		/* Out of memory: the parser ends without its last block. */
+	kinf_buf_release(&mark);
+	if (rc < 0 && kinf_bytepipe_failed(ls->pipe) == 0) {
+		/* Out of memory: the parser ends without this page's end. */
 		pthread_mutex_lock(&ls->lock);
 		atomic_store(&ls->stop, true);
 		ls->receiver_gone = true;
 		pthread_cond_broadcast(&ls->cond);
 		pthread_mutex_unlock(&ls->lock);
-		return;
 	}
-	if (kind == BLOCK_PAGE_END && ls->head_state == 1) {
-		b->token_known = true;
-		b->token = ls->head_token ? strdup(ls->head_token) : NULL;
-	}
-	/* Not pipe_push: the last block must arrive even after a stop. */
-	pthread_mutex_lock(&ls->lock);
-	pipe_append_locked(ls, b);
-	pthread_mutex_unlock(&ls->lock);
 }
 
 /*
@@ -687,7 +587,7 @@ static void lane_page_end(struct lister *ls, struct lane *l, int rc,
 	if (!wait_turn(ls, l)) {
 		return;		/* another page failed or was the last */
 	}
-	push_end(ls, rc < 0 ? BLOCK_ERROR : BLOCK_PAGE_END);
+	push_end(ls, rc < 0 ? MARK_ERROR : MARK_PAGE_END);
 	if (rc == 0 && !l->gave_next) {
 		if (ls->head_state == 1) {
 			next = ls->head_token;
@@ -695,7 +595,8 @@ static void lane_page_end(struct lister *ls, struct lane *l, int rc,
 		} else {
 			/* The token was not at the start: the parser has it at the end. */
 			pthread_mutex_lock(&ls->lock);
-			while (ls->published < l->page && !ls->parser_done) {
+			while (ls->published < l->page && !ls->parser_done &&
+					!ls->receiver_gone) {
 				pthread_cond_wait(&ls->cond, &ls->lock);
 			}
 			if (ls->published >= l->page && ls->published_token &&
@@ -717,7 +618,7 @@ static void lane_page_end(struct lister *ls, struct lane *l, int rc,
 		err = &token_err;
 		/* The parser, done with this page, waits for the next: none comes. */
 		pthread_mutex_unlock(&ls->lock);
-		push_end(ls, BLOCK_ERROR);
+		push_end(ls, MARK_ERROR);
 		pthread_mutex_lock(&ls->lock);
 	}
 	if (rc < 0) {
@@ -911,7 +812,7 @@ expired:
 	rc = 0;
 out:
 	if (ls.threaded) {
-		push_end(&ls, BLOCK_ERROR);
+		push_end(&ls, MARK_ERROR);
 		stop_parser(&ls, rc, NULL);
 	}
 	kinf_buf_release(&ls.head_buf);
