@@ -56,6 +56,18 @@ static void recycle_locked(struct kinf_bytepipe *p, struct block *b) {
 	}
 }
 
+/* The consumer failed with rc (why in err): tell the receiver. Under lock; unlocks. */
+static void *consumer_failed(struct kinf_bytepipe *p, int rc, const struct kinf_error *err) {
+	p->err = *err;
+	atomic_store(&p->rc, rc);
+	pthread_cond_signal(&p->room_cond);
+	pthread_mutex_unlock(&p->lock);
+	if (p->opts.on_fail) {
+		p->opts.on_fail(p->opts.userdata);
+	}
+	return NULL;
+}
+
 static void *consumer_main(void *userdata) {
 	struct kinf_bytepipe *p = userdata;
 	struct kinf_error err = {0};
@@ -74,14 +86,7 @@ static void *consumer_main(void *userdata) {
 			free(b);
 			pthread_mutex_lock(&p->lock);
 			if (rc < 0) {
-				p->err = err;
-				atomic_store(&p->rc, rc);
-				pthread_cond_signal(&p->room_cond);
-				pthread_mutex_unlock(&p->lock);
-				if (p->opts.on_fail) {
-					p->opts.on_fail(p->opts.userdata);
-				}
-				return NULL;
+				return consumer_failed(p, rc, &err);
 			}
 			continue;
 		}
@@ -98,14 +103,7 @@ static void *consumer_main(void *userdata) {
 				pthread_cond_signal(&p->room_cond);
 			}
 			if (rc < 0) {
-				p->err = err;
-				atomic_store(&p->rc, rc);
-				pthread_cond_signal(&p->room_cond);
-				pthread_mutex_unlock(&p->lock);
-				if (p->opts.on_fail) {
-					p->opts.on_fail(p->opts.userdata);
-				}
-				return NULL;
+				return consumer_failed(p, rc, &err);
 			}
 			continue;
 		}
