@@ -43,7 +43,8 @@ struct kinf_selector;
  *             decodes the stream and writes the FIFO, in order; the
  *             reflector thread then only receives. Owns the decoder and,
  *             during a streaming initial list, its temporary store.
- * list lanes  pager.c during a large list: a parser thread and a second
+ * list lanes  list.c during a large list: a parser thread (the consumer
+ *             of a bytepipe.c pipe) and a second
  *             lane thread with its own connection (a clone of the HTTP
  *             client). They hand the items back to the reflector thread,
  *             which writes the FIFO; the parser thread calls
@@ -56,7 +57,7 @@ struct kinf_selector;
  * Lock order (never the other way): the FIFO's lock, then the indexer's
  * rwlock (Pop's process, Delete, Replace and Resync read or write the
  * indexer under the FIFO's lock). The reflector's lock, the bytepipe's and
- * the pager's, the informer's own (fatal error; also held while joining
+ * the lister's, the informer's own (fatal error; also held while joining
  * the replay thread, which never takes it) and http.c's credential lock
  * are leaves: nothing else is taken while one is held, and no callback
  * runs under one. Nothing in here calls out with a lock held.
