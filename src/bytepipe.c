@@ -15,9 +15,9 @@
 
 #include "bytepipe.h"
 
-#define BLOCK_BYTES ((size_t)256 << 10)
+#define BLOCK_BYTES KINF_BYTEPIPE_BLOCK_BYTES
 #define DEFAULT_MAX_AHEAD ((size_t)8 << 20)
-#define MAX_SPARE 2	/* consumed blocks kept for reuse (page faults) */
+#define DEFAULT_MAX_SPARE 2	/* consumed blocks kept for reuse (page faults) */
 
 struct block {
 	struct block *next;
@@ -47,7 +47,7 @@ struct kinf_bytepipe {
 };
 
 static void recycle_locked(struct kinf_bytepipe *p, struct block *b) {
-	if (p->n_spare < MAX_SPARE) {
+	if (p->n_spare < p->opts.max_spare) {
 		b->next = p->spare;
 		p->spare = b;
 		p->n_spare++;
@@ -133,6 +133,9 @@ struct kinf_bytepipe *kinf_bytepipe_start(const struct kinf_bytepipe_opts *opts)
 	p->opts = *opts;
 	if (!p->opts.max_ahead) {
 		p->opts.max_ahead = DEFAULT_MAX_AHEAD;
+	}
+	if (!p->opts.max_spare) {
+		p->opts.max_spare = DEFAULT_MAX_SPARE;
 	}
 	atomic_init(&p->rc, 0);
 	pthread_mutex_init(&p->lock, NULL);

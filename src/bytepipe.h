@@ -29,6 +29,9 @@
 
 struct kinf_bytepipe;
 
+/* The size of the pipe's blocks (a whole-block consumer's runs). */
+#define KINF_BYTEPIPE_BLOCK_BYTES ((size_t)256 << 10)
+
 /* Consume len bytes (len > 0): 0, or < 0 with err filled to stop. */
 typedef int (*kinf_bytepipe_consume_func)(const char *data, size_t len,
 		void *userdata, struct kinf_error *err);
@@ -41,6 +44,13 @@ struct kinf_bytepipe_opts {
 	/* Optional: a mark's bytes, in the stream's order; fails as consume. */
 	kinf_bytepipe_consume_func mark;
 	bool whole_blocks;	/* consume whole blocks only (see above) */
+	/*
+	 * Consumed blocks kept for reuse rather than freed; 0: 2. A stream
+	 * that runs far ahead for long (a large list) keeps its lead's worth
+	 * (max_ahead / KINF_BYTEPIPE_BLOCK_BYTES): fresh blocks cost page
+	 * faults, and a watch that went quiet should give its memory back.
+	 */
+	unsigned max_spare;
 };
 
 /* Start the consumer's thread: NULL when memory or a thread is short. */

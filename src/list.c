@@ -407,6 +407,8 @@ static void start_parser(struct lister *ls) {
 		.on_fail = parser_failed,
 		.userdata = ls,
 		.whole_blocks = true,
+		/* The default 8 MiB lead, in blocks: no page faults per block. */
+		.max_spare = ((size_t)8 << 20) / KINF_BYTEPIPE_BLOCK_BYTES,
 	};
 	if (!(ls->pipe = kinf_bytepipe_start(&pipe_opts))) {
 		ps->reterr = NULL;	/* restored by the caller */
