@@ -729,6 +729,14 @@ static json_t *row_cells(const struct kinf_table_row *row) {
 int kinf_output_server_table(FILE *out, const char *columns_json,
 		const struct kinf_table_row *rows, size_t n_rows, bool wide,
 		bool with_namespace, bool no_headers, struct kinf_error *reterr) {
+	return kinf_output_server_table_kind(out, columns_json, rows, n_rows, wide,
+			with_namespace, no_headers, NULL, reterr);
+}
+
+int kinf_output_server_table_kind(FILE *out, const char *columns_json,
+		const struct kinf_table_row *rows, size_t n_rows, bool wide,
+		bool with_namespace, bool no_headers, const char *name_prefix,
+		struct kinf_error *reterr) {
 	json_error_t jerr;
 	json_t *cols = json_loads(columns_json ? columns_json : "[]", 0, &jerr);
 	struct kinf_table *t = NULL;
@@ -779,7 +787,21 @@ int kinf_output_server_table(FILE *out, const char *columns_json,
 		}
 		for (size_t i = 0; i < n_shown; i++) {
 			json_t *v = json_array_get(rc_cells, shown[i]);
-			kinf_strv_push_take(&cells, v ? cell_text(v) : strdup(""));
+			char *text = v ? cell_text(v) : strdup("");
+			const char *format = json_string_value(json_object_get(
+					json_array_get(cols, shown[i]), "format"));
+			if (text && name_prefix && format && strcmp(format, "name") == 0) {
+				/* kubectl get pods,svc: kind/name in NAME. */
+				size_t lp = strlen(name_prefix), lt = strlen(text);
+				char *both = malloc(lp + lt + 1);
+				if (both) {
+					memcpy(both, name_prefix, lp);
+					memcpy(both + lp, text, lt + 1);
+				}
+				free(text);
+				text = both;
+			}
+			kinf_strv_push_take(&cells, text);
 		}
 		json_decref(rc_cells);
 		if (cells.n != t->n_columns) {

@@ -10,15 +10,21 @@
 #include "termsafe.h"
 
 static const char list_usage[] =
-	"Usage: kinf list RESOURCE [NAME...] [OPTIONS]\n"
+	"Usage: kinf list RESOURCE[,RESOURCE...] [NAME...] [OPTIONS]\n"
+	"       kinf list TYPE/NAME... [OPTIONS]\n"
 	"\n"
 	"List a resource as one consistent, paginated list (the reflector's list\n"
 	"phase). -o json, yaml and name print each object as it arrives, in the\n"
 	"server's order (namespace, then name); tables and templates print the\n"
-	"whole list sorted by namespace and name.\n"
+	"whole list sorted by namespace and name. Several types (pods,svc) or\n"
+	"TYPE/NAME arguments list each type in turn, as kubectl get: a table per\n"
+	"type, kind/name in NAME, a blank line between; a type that fails is\n"
+	"reported and the others are listed (exit 1).\n"
 	"\n"
 	"Examples:\n"
 	"  kinf list pods -n default\n"
+	"  kinf list pods,deploy -n default\n"
+	"  kinf list deploy/web pod/web-1\n"
 	"  kinf list deploy -A -o wide\n"
 	"  kinf list pods -l app=web -o json | jq .metadata.name\n"
 	"  kinf list nodes -o name\n"
@@ -33,6 +39,18 @@ static const char list_usage[] =
 	"      --watch-only               watch without printing the list first, as\n"
 	"                                 kubectl get --watch-only\n"
 	"\n";
+
+/*
+ * Several types (pods,svc) or TYPE/NAME arguments (deploy/web pod/web-1):
+ * a list per type, run as one list each, tables printed as kubectl prints
+ * several kinds (kind/name in NAME, a blank line between the tables).
+ */
+static struct {
+	bool in_group;		/* run_list runs one group of several */
+	bool show_kind;		/* more than one type: kind/name in NAME */
+	bool table_printed;	/* a table went out: a blank line before the next */
+	bool quiet_empty;	/* no "No resources found" per group */
+} multi;
 
 static const struct option list_options[] = {
 	CLI_COMMON_OPTIONS,
@@ -71,6 +89,20 @@ static bool wants_watch(int argc, char **argv, int *ret_names) {
 	*ret_names = argc - optind - 1;
 	free(copy);
 	return watch;
+}
+
+/* "pod/", "deployment.apps/": what kubectl puts before a name of several kinds. */
+static char *kind_prefix_of(const struct kinf_resource *res) {
+	struct kinf_buf b = {0};
+	for (const char *k = res->kind; *k; k++) {
+		char c = *k >= 'A' && *k <= 'Z' ? (char)(*k - 'A' + 'a') : *k;
+		kinf_buf_append(&b, &c, 1);
+	}
+	if (res->group[0]) {
+		kinf_buf_printf(&b, ".%s", res->group);
+	}
+	kinf_buf_append_str(&b, "/");
+	return kinf_buf_take(&b);
 }
 
 static char *api_version_of(const struct kinf_resource *res) {
@@ -365,6 +397,7 @@ static int print_templated(struct item_printer *p, struct kinf_list_result *res)
  */
 static int print_local_table(struct item_printer *p, struct kinf_list_result *res) {
 	struct cli *cli = p->cli;
+	const struct kinf_resource *res_type = cli->res;
 	const char *kind = cli->res->kind;
 	bool with_ns = cli->all_namespaces && cli->res->namespaced;
 	bool wide = cli->format == KINF_OUTPUT_WIDE;
@@ -400,6 +433,20 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 		if (rc == 0) {
 			rc = kinf_output_object_columns(kind, obj, &cells);
 		}
+		if (rc == 0 && multi.show_kind && cells.n > (with_ns ? 1u : 0u)) {
+			/* kind/name in NAME, the first of kinf's columns. */
+			char *kp = kind_prefix_of(res_type);
+			struct kinf_buf b = {0};
+			kinf_buf_printf(&b, "%s%s", kp ? kp : "", cells.v[with_ns ? 1 : 0]);
+			free(kp);
+			char *named = kinf_buf_take(&b);
+			if (!named) {
+				rc = -KINF_ENOMEM;
+			} else {
+				free(cells.v[with_ns ? 1 : 0]);
+				cells.v[with_ns ? 1 : 0] = named;
+			}
+		}
 		if (rc == 0 && wide) {
 			rc = kinf_output_object_wide_columns(kind, obj, &cells);
 		}
@@ -411,6 +458,10 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 		}
 	}
 	if (rc == 0) {
+		if (multi.table_printed) {
+			putchar('\n');
+		}
+		multi.table_printed = true;
 		rc = kinf_table_print(table, stdout);
 	}
 	kinf_table_free(table);
@@ -449,6 +500,9 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 	if (n == 0 && p->n_names > 0) {
 		return EXIT_OK;	/* each missing name is reported */
 	}
+	if (n == 0 && multi.quiet_empty) {
+		return EXIT_OK;	/* said once for all the groups */
+	}
 	if (n == 0) {
 		if (cli->namespace) {
 			cli_printf_safe(stderr, "No resources found in %s namespace.", cli->namespace);
@@ -457,13 +511,157 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 		}
 		return EXIT_OK;
 	}
-	rc = kinf_output_server_table(stdout, res->columns_json, rows, n,
+	char *kind_prefix = multi.show_kind ? kind_prefix_of(cli->res) : NULL;
+	if (multi.table_printed) {
+		putchar('\n');
+	}
+	multi.table_printed = true;
+	rc = kinf_output_server_table_kind(stdout, res->columns_json, rows, n,
 			cli->format == KINF_OUTPUT_WIDE, cli->all_namespaces && cli->res->namespaced,
-			cli->no_headers, &err);
+			cli->no_headers, kind_prefix, &err);
+	free(kind_prefix);
 	if (rc < 0) {
 		return cli_error(cli, rc, &err, "output");
 	}
 	return EXIT_OK;
+}
+
+static int run_list(int argc, char **argv);
+
+/* One group: the options (argv[0..n_opts)), then type and names. */
+static int run_group(int argc, char **argv, int n_opts, const char *type,
+		char **names, int n_names) {
+	char **v = calloc((size_t)(n_opts + 1 + n_names + 1), sizeof(*v));
+	if (!v) {
+		fprintf(stderr, "kinf: out of memory\n");
+		return EXIT_ERROR;
+	}
+	(void)argc;
+	memcpy(v, argv, (size_t)n_opts * sizeof(*v));
+	v[n_opts] = (char *)type;
+	for (int i = 0; i < n_names; i++) {
+		v[n_opts + 1 + i] = names[i];
+	}
+	multi.in_group = true;
+	int status = run_list(n_opts + 1 + n_names, v);
+	multi.in_group = false;
+	free(v);
+	return status;
+}
+
+/*
+ * kubectl's resource builder rules for the arguments: TYPE[,TYPE...]
+ * [NAME...], or only TYPE/NAME arguments (each a single type and name).
+ * Several types or TYPE/NAME arguments run a list per type (consecutive
+ * TYPE/NAME of one type make one group), in the order given; *handled
+ * says whether it did (one plain type is the caller's).
+ */
+static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool *handled) {
+	char **pos = argv + n_opts;
+	int n_pos = argc - n_opts;
+	int n_slash = 0;
+	for (int i = 0; i < n_pos; i++) {
+		n_slash += strchr(pos[i], '/') != NULL;
+	}
+	*handled = true;
+	if (n_slash > 0 && n_slash != n_pos) {
+		return cli_usage_error(cli, "there is no need to specify a resource type as a "
+				"separate argument when passing arguments in resource/name form "
+				"(e.g. 'kinf list resource/<resource_name>' instead of "
+				"'kinf list resource resource/<resource_name>')");
+	}
+	if (n_slash == 0 && !strchr(pos[0], ',')) {
+		*handled = false;
+		return EXIT_OK;
+	}
+	int status = EXIT_OK, n_types = 0;
+	char **types = calloc((size_t)n_pos + 1, sizeof(*types));
+	int *firsts = calloc((size_t)n_pos + 1, sizeof(*firsts));
+	if (!types || !firsts) {
+		free(types);
+		free(firsts);
+		return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	char *type_list = NULL;
+	if (n_slash == 0) {
+		/* pods,svc [NAME...]: each type with the same names. */
+		type_list = strdup(pos[0]);
+		for (char *t = type_list, *next; t && status == EXIT_OK; t = next) {
+			next = strchr(t, ',');
+			if (next) {
+				*next++ = '\0';
+			}
+			if (!*t) {
+				status = cli_usage_error(cli, "empty resource type in \"%s\"", pos[0]);
+			}
+			types[n_types++] = t;
+		}
+	} else {
+		for (int i = 0; i < n_pos && status == EXIT_OK; i++) {
+			char *slash = strchr(pos[i], '/');
+			if (strchr(slash + 1, '/')) {
+				status = cli_usage_error(cli, "arguments in resource/name form may not "
+						"have more than one slash");
+			} else if (slash == pos[i] || !slash[1] || memchr(pos[i], ',', (size_t)(slash - pos[i]))) {
+				status = cli_usage_error(cli, "arguments in resource/name form must "
+						"have a single resource and name");
+			}
+		}
+		/* Split in place (argv is ours): TYPE\0NAME. */
+		for (int i = 0; i < n_pos && status == EXIT_OK; i++) {
+			*strchr(pos[i], '/') = '\0';
+			if (n_types == 0 || strcmp(types[n_types - 1], pos[i]) != 0) {
+				firsts[n_types] = i;
+				types[n_types++] = pos[i];
+			}
+		}
+		firsts[n_types] = n_pos;
+	}
+	if (status == EXIT_OK) {
+		for (int i = 1; i < n_types && !multi.show_kind; i++) {
+			for (int j = 0; j < i; j++) {
+				multi.show_kind |= strcmp(types[i], types[j]) != 0;
+			}
+		}
+		multi.quiet_empty = n_types > 1;
+		multi.table_printed = false;
+		bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
+		char **names = NULL;
+		if (n_slash > 0 && !(names = calloc((size_t)n_pos + 1, sizeof(*names)))) {
+			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+		}
+		for (int g = 0; g < n_types && status != EXIT_USAGE && status != EXIT_CONFIG &&
+				(n_slash == 0 || names); g++) {
+			int st;
+			if (n_slash == 0) {
+				st = run_group(argc, argv, n_opts, types[g], pos + 1, n_pos - 1);
+			} else {
+				int n = firsts[g + 1] - firsts[g];
+				for (int i = 0; i < n; i++) {
+					names[i] = pos[firsts[g] + i] + strlen(pos[firsts[g] + i]) + 1;
+				}
+				st = run_group(argc, argv, n_opts, types[g], names, n);
+			}
+			if (st != EXIT_OK && (status == EXIT_OK || st != EXIT_ERROR)) {
+				status = st;
+			}
+		}
+		free(names);
+		if (table && multi.quiet_empty && !multi.table_printed && status == EXIT_OK &&
+				n_slash == 0 && n_pos == 1) {
+			if (cli->namespace && !cli->all_namespaces) {
+				cli_printf_safe(stderr, "No resources found in %s namespace.", cli->namespace);
+			} else {
+				fprintf(stderr, "No resources found\n");
+			}
+		}
+		fflush(stdout);
+	}
+	multi.show_kind = multi.quiet_empty = multi.table_printed = false;
+	free(type_list);
+	free(types);
+	free(firsts);
+	return status;
 }
 
 static int run_list(int argc, char **argv) {
@@ -501,6 +699,14 @@ static int run_list(int argc, char **argv) {
 	/* getopt_long moved the positional arguments to the end. */
 	char **pos = argv + optind;
 	int n_pos = argc - optind;
+	if (!multi.in_group && n_pos > 0) {
+		bool handled = false;
+		status = list_groups(&cli, argc, argv, optind, &handled);
+		if (handled) {
+			cli_release(&cli);
+			return status;
+		}
+	}
 	if (n_pos < 1) {
 		return cli_usage_error(&cli, "list needs a resource type, e.g. 'kinf list pods'");
 	}

@@ -32,6 +32,11 @@ teardown() {
 	fi
 }
 
+# A table without its last column (AGE: seconds apart between two commands).
+noage() {
+	sed -E 's/ +[^ ]+$//'
+}
+
 # "resource key" of every object the server has of resource in namespace.
 server_keys() {	# server_keys RESOURCE NAMESPACE
 	fakeapi_ctl GET "/_fake/objects?resource=$1&namespace=$2" |
@@ -198,11 +203,6 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	[[ $stderr == 'kinf: list takes one namespace'* ]]
 	run --separate-stderr kinf list pods -n default -n viewer-ns
 	assert_failure 2
-	run --separate-stderr kinf list pods,configmaps
-	assert_failure 2
-	[[ $stderr == 'kinf: list takes one resource type'* ]]
-	run fakeapi_requests
-	jq -e -s 'all(.[]; .verb == "discovery")' <<<"$output"
 }
 
 @test "a cluster-scoped resource with several namespaces is watched once; tables gain NAMESPACE" {
@@ -300,4 +300,75 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	assert_success
 	jq -e -s '([.[].resource] | unique) == ["configmaps", "pods"]' <<<"$output"
 	grep -q '"configmaps"' "$f"
+}
+
+@test "list pods,deploy: a table per type, kind/name in NAME, a blank line between, as kubectl get" {
+	run --separate-stderr kinf list pods,deploy -n default
+	assert_success
+	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get pods,deploy -n default | noage)"
+	assert_line --index 0 --regexp '^NAME +READY +STATUS '
+	assert_line --regexp '^pod/web-'
+	assert_line --regexp '^deployment.apps/web +3/3 '
+	# -A: NAMESPACE first, as kubectl.
+	run --separate-stderr kinf list pods,configmaps -A
+	assert_success
+	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get pods,configmaps -A | noage)"
+	# Names apply to each type; one plain type keeps its plain names.
+	run --separate-stderr kinf list pods,deploy web -n default
+	assert_failure 1
+	assert_equal "$stderr" 'kinf: pods "web" not found'
+	assert_output --regexp '^NAME +READY +UP-TO-DATE +AVAILABLE +AGE'$'\n''deployment.apps/web '
+	# -o name, json: each object as one type alone prints it.
+	run --separate-stderr kinf list pods,deploy -n default -o name
+	assert_success
+	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get pods,deploy -n default -o name | noage)"
+	run --separate-stderr kinf list pods,deploy -n default -o json
+	assert_success
+	jq -e -s '([.[].kind] | unique) == ["Deployment", "Pod"]' <<<"$output"
+}
+
+@test "list TYPE/NAME TYPE/NAME: each named object, a table per type, as kubectl get" {
+	p=$(server_keys pods default | head -1 | sed 's|.*/||')
+	run --separate-stderr kinf list deploy/web pod/"$p" -n default
+	assert_success
+	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get deploy/web pod/"$p" -n default | noage)"
+	assert_line --index 1 --regexp '^deployment.apps/web '
+	assert_line --regexp "^pod/$p "
+	# One type alone: its plain names, as kubectl.
+	run --separate-stderr kinf list pod/"$p" -n default
+	assert_success
+	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get pod/"$p" -n default | noage)"
+	# Consecutive TYPE/NAME of one type make one table.
+	q=$(server_keys pods default | sed -n 2p | sed 's|.*/||')
+	run --separate-stderr kinf list pod/"$p" pod/"$q" deploy/web -n default
+	assert_success
+	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get pod/"$p" pod/"$q" deploy/web -n default | noage)"
+	# A missing one is reported; the others are printed; exit 1.
+	run --separate-stderr kinf list deploy/web pod/nope -n default
+	assert_failure 1
+	assert_equal "$stderr" 'kinf: pods "nope" not found'
+	assert_line --regexp '^deployment.apps/web '
+}
+
+@test "list: TYPE/NAME mixed with a plain type, or malformed, refused as kubectl's builder refuses" {
+	run --separate-stderr kinf list pods a deploy/b
+	assert_failure 2
+	[[ $stderr == "kinf: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kinf list resource/<resource_name>' instead of 'kinf list resource resource/<resource_name>')"* ]]
+	run kubectl_fake get pods a deploy/b
+	[[ $output == *'there is no need to specify a resource type as a separate argument'* ]]
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	run --separate-stderr kinf list pods/a/b
+	assert_failure 2
+	[[ $stderr == 'kinf: arguments in resource/name form may not have more than one slash'* ]]
+	for arg in pods,svc/a /a pods/; do
+		run --separate-stderr kinf list "$arg"
+		assert_failure 2
+		[[ $stderr == 'kinf: arguments in resource/name form must have a single resource and name'* ]]
+	done
+	run --separate-stderr kinf list pods,,deploy
+	assert_failure 2
+	[[ $stderr == 'kinf: empty resource type in "pods,,deploy"'* ]]
+	# None of these asked the server anything.
+	run fakeapi_requests
+	[ -z "$output" ]
 }
