@@ -10,7 +10,8 @@
 #include "session.h"
 
 static const char watch_usage[] =
-	"Usage: kinf watch RESOURCE[,RESOURCE...] [NAME] [OPTIONS]\n"
+	"Usage: kinf watch RESOURCE[,RESOURCE...] [NAME...] [OPTIONS]\n"
+	"       kinf watch TYPE/NAME... [OPTIONS]   (TYPE/NAME arguments of one type)\n"
 	"\n"
 	"Run an informer (list, then watch from the list's resourceVersion,\n"
 	"reconnecting and relisting as client-go does) and print its events:\n"
@@ -22,6 +23,8 @@ static const char watch_usage[] =
 	"(--context a,b) run an informer each, their events merged; -o json lines name their \"resource\"\n"
 	"and \"context\". One that fails for good (403 in one namespace) is\n"
 	"reported and the others go on; the exit status is then 1.\n"
+	"Several names (deploy a b, deploy/a deploy/b) watch the type and print\n"
+	"only their events; --for waits for all of them, as kubectl wait.\n"
 	"\n"
 	"Examples:\n"
 	"  kinf watch pods -n default\n"
@@ -109,6 +112,9 @@ struct watch {
 	bool no_match;			/* the first look found none to wait for */
 	const char *name;		/* the one object waited for */
 	char *type_buf;			/* TYPE of a TYPE/NAME argument */
+	/* Several names (deploy a b, deploy/a deploy/b): filtered here. */
+	char **names;
+	size_t n_names;
 	bool streaming;		/* the first block is out */
 	size_t block_rows;	/* rows held in the first block */
 	struct kinf_buf line;
@@ -461,6 +467,18 @@ static void object_ref(struct watch *w, const char *name, struct kinf_buf *out) 
  * true for which objects; when met, each object's "condition met" line is
  * printed. KINF_COND_FAILED when one never will be (why says which).
  */
+/* Whether the object of key (namespace/name) is one of the names given. */
+static bool name_wanted(const struct watch *w, const char *key) {
+	const char *slash = key ? strrchr(key, '/') : NULL;
+	const char *name = slash ? slash + 1 : key;
+	for (size_t i = 0; name && i < w->n_names; i++) {
+		if (strcmp(w->names[i], name) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf *why) {
 	struct kinf_indexer *idx = session_indexer(w->session);
 	struct kinf_object_list list = {0};
@@ -468,18 +486,17 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 	struct kinf_buf failed = {0};
 
 	kinf_buf_reset(why);
-	if (w->name) {
-		struct kinf_buf key = {0};
-		if (w->cli.namespace) {
-			kinf_buf_printf(&key, "%s/", w->cli.namespace);
-		}
-		kinf_buf_append_str(&key, w->name);
-		struct kinf_object *obj = kinf_indexer_get(idx, key.data);
-		kinf_buf_release(&key);
-		list.v = calloc(1, sizeof(*list.v));
-		if (list.v) {
-			list.v[0] = obj;
-			list.n = 1;
+	if (w->n_names) {
+		/* Each object named, in the order given; a missing one is NULL. */
+		list.v = calloc(w->n_names, sizeof(*list.v));
+		for (size_t i = 0; list.v && i < w->n_names; i++) {
+			struct kinf_buf key = {0};
+			if (w->cli.namespace) {
+				kinf_buf_printf(&key, "%s/", w->cli.namespace);
+			}
+			kinf_buf_append_str(&key, w->names[i]);
+			list.v[list.n++] = key.data ? kinf_indexer_get(idx, key.data) : NULL;
+			kinf_buf_release(&key);
 		}
 	} else {
 		kinf_indexer_list(idx, &list);
@@ -510,13 +527,13 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 			st = kinf_condition_eval(&w->fors[c], obj, &one);
 		}
 		if (st == KINF_COND_FAILED && !failed.len) {
-			object_ref(w, obj ? kinf_object_name(obj) : w->name, &failed);
+			object_ref(w, obj ? kinf_object_name(obj) : w->names[i], &failed);
 			kinf_buf_printf(&failed, ": %s", one.data ? one.data : "");
 		}
 		if (st != KINF_COND_MET) {
 			if (unmet < 5) {
 				kinf_buf_append_str(why, unmet ? "; " : "");
-				object_ref(w, obj ? kinf_object_name(obj) : w->name, why);
+				object_ref(w, obj ? kinf_object_name(obj) : w->names[i], why);
 				kinf_buf_printf(why, ": %s", one.data);
 			}
 			unmet++;
@@ -536,7 +553,7 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 	if (unmet == 0) {
 		for (size_t i = 0; i < list.n; i++) {
 			struct kinf_buf ref = {0};
-			object_ref(w, list.v[i] ? kinf_object_name(list.v[i]) : w->name, &ref);
+			object_ref(w, list.v[i] ? kinf_object_name(list.v[i]) : w->names[i], &ref);
 			cli_printf_safe(stdout, "%s condition met", ref.data);
 			kinf_buf_release(&ref);
 		}
@@ -615,30 +632,63 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		}
 	}
 	int n_pos = argc - optind;
-	if (n_pos > 2) {
-		return cli_usage_error(&w.cli, "watch takes a resource type and at most one name");
+	char **pos = argv + optind;
+	/*
+	 * TYPE [NAME...], or TYPE/NAME... of one type, with kubectl's resource
+	 * builder rules (no TYPE/NAME after a plain type).
+	 */
+	const char *type = n_pos > 0 ? pos[0] : NULL;
+	const char *name = n_pos > 1 ? pos[1] : NULL;
+	int n_slash = 0;
+	for (int i = 0; i < n_pos; i++) {
+		n_slash += strchr(pos[i], '/') != NULL;
 	}
-	/* TYPE/NAME, as kubectl accepts it. */
-	const char *type = n_pos > 0 ? argv[optind] : NULL;
-	const char *name = n_pos > 1 ? argv[optind + 1] : NULL;
-	if (type && !name && strchr(type, '/')) {
-		w.type_buf = strdup(type);
-		char *slash = w.type_buf ? strchr(w.type_buf, '/') : NULL;
-		if (!slash || !slash[1] || slash == w.type_buf) {
-			return cli_usage_error(&w.cli, "\"%s\": expected TYPE/NAME", type);
+	if (n_slash > 0 && n_slash != n_pos) {
+		return cli_usage_error(&w.cli, "there is no need to specify a resource type as a "
+				"separate argument when passing arguments in resource/name form "
+				"(e.g. 'kinf watch resource/<resource_name>' instead of "
+				"'kinf watch resource resource/<resource_name>')");
+	}
+	w.names = calloc((size_t)n_pos + 1, sizeof(*w.names));
+	if (!w.names) {
+		return cli_error(&w.cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	for (int i = 0; i < n_pos && n_slash > 0; i++) {
+		char *slash = strchr(pos[i], '/');
+		if (strchr(slash + 1, '/')) {
+			return cli_usage_error(&w.cli, "arguments in resource/name form may not "
+					"have more than one slash");
 		}
-		*slash = '\0';
-		type = w.type_buf;
-		name = slash + 1;
+		if (slash == pos[i] || !slash[1] || memchr(pos[i], ',', (size_t)(slash - pos[i]))) {
+			return cli_usage_error(&w.cli, "arguments in resource/name form must "
+					"have a single resource and name");
+		}
+		if (i > 0 && ((size_t)(slash - pos[i]) != strlen(type) ||
+				strncmp(pos[i], type, strlen(type)) != 0)) {
+			return cli_usage_error(&w.cli, "watch takes TYPE/NAME arguments of one "
+					"type (\"%s\" and \"%.*s\")", type, (int)(slash - pos[i]), pos[i]);
+		}
+		if (i == 0) {
+			w.type_buf = strndup(pos[0], (size_t)(slash - pos[0]));
+			if (!w.type_buf) {
+				return cli_error(&w.cli, -KINF_ENOMEM, NULL, NULL);
+			}
+			type = w.type_buf;
+		}
+		w.names[w.n_names++] = slash + 1;
 	}
+	for (int i = 1; i < n_pos && n_slash == 0; i++) {
+		w.names[w.n_names++] = pos[i];
+	}
+	name = w.n_names == 1 ? w.names[0] : NULL;
 	w.name = name;
 	if (w.n_fors) {
 		/* A selector waits for every match, as kubectl wait -l does. */
-		if (!name && !w.all && !w.cli.label_selector && !w.cli.field_selector) {
+		if (!w.n_names && !w.all && !w.cli.label_selector && !w.cli.field_selector) {
 			return cli_usage_error(&w.cli, "--for needs one object (NAME or TYPE/NAME), "
 					"a selector (-l, --field-selector) or --all");
 		}
-		if (name && w.all) {
+		if (w.n_names && w.all) {
 			return cli_usage_error(&w.cli, "--all and a NAME exclude each other");
 		}
 		w.so.one_informer = true;
@@ -709,6 +759,9 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 			if (w.watch_only && ev->initial) {
 				continue;
 			}
+			if (w.n_names > 1 && !name_wanted(&w, ev->key)) {
+				continue;
+			}
 			/*
 			 * client-go hands an update with an unchanged
 			 * resourceVersion (a resync, or an object a relist
@@ -777,6 +830,7 @@ static int run_watch(int argc, char **argv) {
 	}
 	free(w.fors);
 	free(w.type_buf);
+	free(w.names);
 	kinf_table_free(w.table);
 	free(w.kind);
 	kinf_custom_columns_free(w.columns);

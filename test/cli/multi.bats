@@ -372,3 +372,78 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	run fakeapi_requests
 	[ -z "$output" ]
 }
+
+available() {	# available NAME True|False: the Available condition of deploy NAME in viewer-ns
+	kubectl_fake patch deploy "$1" -n viewer-ns --subresource=status --type=merge -p "{\"status\":{
+		\"observedGeneration\":1,\"replicas\":1,\"updatedReplicas\":1,\"readyReplicas\":1,
+		\"availableReplicas\":1,\"conditions\":[
+		{\"type\":\"Available\",\"status\":\"$2\",\"reason\":\"MinimumReplicasAvailable\"}]}}" >/dev/null
+}
+
+@test "watch deploy/a deploy/b --for condition=Available waits for both, as kubectl wait" {
+	for d in one two three; do
+		kubectl_fake delete deploy "$d" -n viewer-ns --ignore-not-found >/dev/null
+		kubectl_fake create deployment "$d" -n viewer-ns --image=nginx --replicas=1 >/dev/null
+	done
+	available one True
+	available two False
+	available three True
+	# --timeout 0: checked once; two is not Available.
+	run --separate-stderr kinf watch deploy/one deploy/two -n viewer-ns --for condition=Available --timeout 0
+	assert_failure 4
+	[[ $stderr == 'kinf: timed out waiting for condition=Available: deployment.apps/two: '* ]]
+	run kubectl_fake wait deploy/one deploy/two -n viewer-ns --for condition=Available --timeout 0
+	assert_failure
+	"$KINF" watch deploy/one deploy/two -n viewer-ns --for condition=Available --timeout 20s \
+		> "$EV" 2> "$ERR" 3>&- &
+	WATCH_PID=$!
+	sleep 1
+	kill -0 "$WATCH_PID"	# still waiting for two
+	[ ! -s "$EV" ]
+	available two True
+	wait "$WATCH_PID"
+	WATCH_PID=
+	run cat "$EV"
+	assert_output - <<-EOF
+		deployment.apps/one condition met
+		deployment.apps/two condition met
+	EOF
+	assert_equal "$(kubectl_fake wait deploy/one deploy/two -n viewer-ns --for condition=Available --timeout 0)" "$output"
+	# TYPE NAME NAME is the same; a missing one is waited for.
+	run --separate-stderr kinf watch deploy one nope -n viewer-ns --for condition=Available --timeout 0
+	assert_failure 4
+	[[ $stderr == *'deployment.apps/nope'* ]]
+	# Without --for: the events of the named objects only (three is left out).
+	run --separate-stderr kinf watch deploy/one deploy/two -n viewer-ns -o name --exit-after-sync
+	assert_success
+	assert_output - <<-EOF
+		deployment.apps/one
+		deployment.apps/two
+	EOF
+	run --separate-stderr kinf watch deploy two one -n viewer-ns -o json --exit-after-sync
+	assert_success
+	jq -e -s '[.[].key] | sort == ["viewer-ns/one", "viewer-ns/two"]' <<<"$output"
+	for d in one two three; do
+		kubectl_fake delete deploy "$d" -n viewer-ns >/dev/null
+	done
+}
+
+@test "watch: TYPE/NAME after a plain type, malformed, or of several types is refused" {
+	run --separate-stderr kinf watch deploy a deploy/b
+	assert_failure 2
+	[[ $stderr == "kinf: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kinf watch resource/<resource_name>' instead of 'kinf watch resource resource/<resource_name>')"* ]]
+	run --separate-stderr kinf watch deploy/a/b
+	assert_failure 2
+	[[ $stderr == 'kinf: arguments in resource/name form may not have more than one slash'* ]]
+	run --separate-stderr kinf watch deploy/
+	assert_failure 2
+	[[ $stderr == 'kinf: arguments in resource/name form must have a single resource and name'* ]]
+	run --separate-stderr kinf watch deploy/a pod/b --for condition=Ready
+	assert_failure 2
+	[[ $stderr == 'kinf: watch takes TYPE/NAME arguments of one type ("deploy" and "pod")'* ]]
+	run --separate-stderr kinf watch deploy/a deploy/b --for condition=Available --all
+	assert_failure 2
+	[[ $stderr == 'kinf: --all and a NAME exclude each other'* ]]
+	run fakeapi_requests
+	[ -z "$output" ]
+}
