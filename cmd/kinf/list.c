@@ -19,12 +19,15 @@ static const char list_usage[] =
 	"whole list sorted by namespace and name. Several types (pods,svc) or\n"
 	"TYPE/NAME arguments list each type in turn, as kubectl get: a table per\n"
 	"type, kind/name in NAME, a blank line between; a type that fails is\n"
-	"reported and the others are listed (exit 1).\n"
+	"reported and the others are listed (exit 1). Several namespaces (-n a,b,\n"
+	"-n a -n b) list each in turn, one table per type with NAMESPACE, as\n"
+	"kubectl get -A shows them; -o json prints the objects, bare, as ever.\n"
 	"\n"
 	"Examples:\n"
 	"  kinf list pods -n default\n"
 	"  kinf list pods,deploy -n default\n"
 	"  kinf list deploy/web pod/web-1\n"
+	"  kinf list pods,deploy -n app,web\n"
 	"  kinf list deploy -A -o wide\n"
 	"  kinf list pods -l app=web -o json | jq .metadata.name\n"
 	"  kinf list nodes -o name\n"
@@ -50,6 +53,14 @@ static struct {
 	bool show_kind;		/* more than one type: kind/name in NAME */
 	bool table_printed;	/* a table went out: a blank line before the next */
 	bool quiet_empty;	/* no "No resources found" per group */
+	/* Several namespaces (-n a,b): a list each, one table per type. */
+	const char *namespace;	/* the group's, or NULL */
+	bool later_namespace;	/* not the first: a cluster-scoped type is listed once */
+	bool listed_once;	/* the cluster-scoped type was */
+	struct kinf_table_row *rows;	/* the type's rows so far */
+	size_t n_rows;
+	char *columns_json;
+	char *kind_prefix;
 } multi;
 
 static const struct option list_options[] = {
@@ -511,6 +522,25 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 		}
 		return EXIT_OK;
 	}
+	if (multi.namespace) {
+		/* Held for the type's one table, NAMESPACE first. */
+		struct kinf_table_row *v = realloc(multi.rows, (multi.n_rows + n) * sizeof(*v));
+		if (!v) {
+			return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+		}
+		multi.rows = v;
+		for (size_t i = 0; i < n; i++) {
+			multi.rows[multi.n_rows++] = rows[i];
+			rows[i] = (struct kinf_table_row){0};
+		}
+		if (!multi.columns_json && res->columns_json) {
+			multi.columns_json = strdup(res->columns_json);
+		}
+		if (!multi.kind_prefix && multi.show_kind) {
+			multi.kind_prefix = kind_prefix_of(cli->res);
+		}
+		return EXIT_OK;
+	}
 	char *kind_prefix = multi.show_kind ? kind_prefix_of(cli->res) : NULL;
 	if (multi.table_printed) {
 		putchar('\n');
@@ -527,6 +557,11 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 }
 
 static int run_list(int argc, char **argv);
+
+static int row_cmp(const void *a, const void *b) {
+	const struct kinf_table_row *x = a, *y = b;
+	return strcmp(x->key, y->key);
+}
 
 /* One group: the options (argv[0..n_opts)), then type and names. */
 static int run_group(int argc, char **argv, int n_opts, const char *type,
@@ -570,9 +605,36 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 				"(e.g. 'kinf list resource/<resource_name>' instead of "
 				"'kinf list resource resource/<resource_name>')");
 	}
-	if (n_slash == 0 && !strchr(pos[0], ',')) {
+	/* -n a,b and -n a -n b: each namespace once, in the order given. */
+	struct kinf_strv nss = {0};
+	for (size_t i = 0; i < cli->n_namespace_args && !cli->all_namespaces; i++) {
+		for (const char *p = cli->namespace_args[i];;) {
+			size_t len = strcspn(p, ",");
+			if (len == 0) {
+				kinf_strv_release(&nss);
+				return cli_usage_error(cli, "empty namespace name in \"%s\"",
+						cli->namespace_args[i]);
+			}
+			char *ns = strndup(p, len);
+			if (ns && kinf_strv_contains(&nss, ns)) {
+				free(ns);
+			} else if (kinf_strv_push_take(&nss, ns) < 0) {
+				kinf_strv_release(&nss);
+				return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			}
+			if (!p[len]) {
+				break;
+			}
+			p += len + 1;
+		}
+	}
+	if (nss.n < 2 && n_slash == 0 && !strchr(pos[0], ',')) {
+		kinf_strv_release(&nss);
 		*handled = false;
 		return EXIT_OK;
+	}
+	if (nss.n < 2) {
+		kinf_strv_release(&nss);
 	}
 	int status = EXIT_OK, n_types = 0;
 	char **types = calloc((size_t)n_pos + 1, sizeof(*types));
@@ -623,7 +685,7 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 				multi.show_kind |= strcmp(types[i], types[j]) != 0;
 			}
 		}
-		multi.quiet_empty = n_types > 1;
+		multi.quiet_empty = n_types > 1 || nss.n > 1;
 		multi.table_printed = false;
 		bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
 		char **names = NULL;
@@ -632,16 +694,50 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 		}
 		for (int g = 0; g < n_types && status != EXIT_USAGE && status != EXIT_CONFIG &&
 				(n_slash == 0 || names); g++) {
-			int st;
-			if (n_slash == 0) {
-				st = run_group(argc, argv, n_opts, types[g], pos + 1, n_pos - 1);
-			} else {
-				int n = firsts[g + 1] - firsts[g];
+			int st = EXIT_OK, n = n_pos - 1;
+			char **gnames = pos + 1;
+			if (n_slash > 0) {
+				n = firsts[g + 1] - firsts[g];
 				for (int i = 0; i < n; i++) {
 					names[i] = pos[firsts[g] + i] + strlen(pos[firsts[g] + i]) + 1;
 				}
-				st = run_group(argc, argv, n_opts, types[g], names, n);
+				gnames = names;
 			}
+			multi.listed_once = false;
+			for (size_t j = 0; j < (nss.n > 1 ? nss.n : 1) && st != EXIT_USAGE &&
+					st != EXIT_CONFIG; j++) {
+				multi.namespace = nss.n > 1 ? nss.v[j] : NULL;
+				int one = run_group(argc, argv, n_opts, types[g], gnames, n);
+				if (one != EXIT_OK && (st == EXIT_OK || one != EXIT_ERROR)) {
+					st = one;
+				}
+			}
+			multi.namespace = NULL;
+			if (multi.n_rows > 0) {
+				/* The type's rows of every namespace, sorted as one -A list is. */
+				qsort(multi.rows, multi.n_rows, sizeof(*multi.rows), row_cmp);
+				if (multi.table_printed) {
+					putchar('\n');
+				}
+				multi.table_printed = true;
+				struct kinf_error err = {0};
+				int rc = kinf_output_server_table_kind(stdout, multi.columns_json,
+						multi.rows, multi.n_rows, cli->format == KINF_OUTPUT_WIDE,
+						true, cli->no_headers, multi.kind_prefix, &err);
+				if (rc < 0) {
+					st = cli_error(cli, rc, &err, "output");
+				}
+			}
+			for (size_t i = 0; i < multi.n_rows; i++) {
+				free(multi.rows[i].key);
+				free(multi.rows[i].json);
+			}
+			free(multi.rows);
+			free(multi.columns_json);
+			free(multi.kind_prefix);
+			multi.rows = NULL;
+			multi.n_rows = 0;
+			multi.columns_json = multi.kind_prefix = NULL;
 			if (st != EXIT_OK && (status == EXIT_OK || st != EXIT_ERROR)) {
 				status = st;
 			}
@@ -649,7 +745,7 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 		free(names);
 		if (table && multi.quiet_empty && !multi.table_printed && status == EXIT_OK &&
 				n_slash == 0 && n_pos == 1) {
-			if (cli->namespace && !cli->all_namespaces) {
+			if (cli->namespace && !cli->all_namespaces && nss.n < 2) {
 				cli_printf_safe(stderr, "No resources found in %s namespace.", cli->namespace);
 			} else {
 				fprintf(stderr, "No resources found\n");
@@ -658,6 +754,7 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 		fflush(stdout);
 	}
 	multi.show_kind = multi.quiet_empty = multi.table_printed = false;
+	kinf_strv_release(&nss);
 	free(type_list);
 	free(types);
 	free(firsts);
@@ -710,9 +807,21 @@ static int run_list(int argc, char **argv) {
 	if (n_pos < 1) {
 		return cli_usage_error(&cli, "list needs a resource type, e.g. 'kinf list pods'");
 	}
+	if (multi.in_group && multi.namespace) {
+		cli.kc.namespace = multi.namespace;
+		cli.namespace_args[0] = multi.namespace;
+		cli.n_namespace_args = 1;
+	}
 	status = cli_connect(&cli, pos[0]);
 	if (status != EXIT_OK) {
 		goto out;
+	}
+	if (multi.in_group && multi.namespace && !cli.res->namespaced) {
+		if (multi.listed_once) {
+			goto out;	/* a cluster-scoped type, listed for the first namespace */
+		}
+		multi.listed_once = true;
+		multi.namespace = NULL;	/* its own table, no NAMESPACE */
 	}
 	path = kinf_resource_path(cli.res, cli.namespace);
 	printer = (struct item_printer){

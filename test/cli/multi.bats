@@ -198,11 +198,9 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	run --separate-stderr kinf index pods,configmaps --by namespace
 	assert_failure 2
 	[[ $stderr == 'kinf: index takes one resource type in one namespace'* ]]
-	run --separate-stderr kinf list pods -n default,viewer-ns
+	run --separate-stderr kinf list pods -n default,
 	assert_failure 2
-	[[ $stderr == 'kinf: list takes one namespace'* ]]
-	run --separate-stderr kinf list pods -n default -n viewer-ns
-	assert_failure 2
+	[[ $stderr == 'kinf: empty namespace name in "default,"'* ]]
 }
 
 @test "a cluster-scoped resource with several namespaces is watched once; tables gain NAMESPACE" {
@@ -446,4 +444,35 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	[[ $stderr == 'kinf: --all and a NAME exclude each other'* ]]
 	run fakeapi_requests
 	[ -z "$output" ]
+}
+
+@test "list -n a,b: one table per type with NAMESPACE, as kubectl get -A shows those namespaces" {
+	run --separate-stderr kinf list pods,deploy -n viewer-ns,default -n default
+	assert_success
+	[ -z "$stderr" ]
+	# (kubectl's columns are wider for kube-system's names: spaces squeezed)
+	want=$(kubectl_fake get pods,deploy -A | awk '$0 == "" || $1 == "NAMESPACE" || $1 == "default" || $1 == "viewer-ns"' | noage | tr -s ' ')
+	assert_equal "$(noage <<<"$output" | tr -s ' ')" "$want"
+	# One list per type and namespace; a cluster-scoped type once, its own table.
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	kinf list pods,deploy -n viewer-ns,default -n default >/dev/null
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list") | "\(.resource)/\(.namespace)"] | sort ==
+		["deployments/default", "deployments/viewer-ns", "pods/default", "pods/viewer-ns"]' <<<"$output"
+	run --separate-stderr kinf list nodes,pods -n default,viewer-ns
+	assert_success
+	assert_line --index 0 --regexp '^NAME +STATUS +ROLES '
+	assert_line --regexp '^node/node-0 '
+	assert_line --regexp '^NAMESPACE +NAME +READY '
+	assert_line --regexp '^viewer-ns +pod/viewer-app-'
+	# -o name, json: each namespace's objects in turn.
+	run --separate-stderr kinf list pods -n default,viewer-ns -o json
+	assert_success
+	diff <( { server_keys pods default; server_keys pods viewer-ns; } | awk '{ print $2 }') \
+		<(jq -r '"\(.metadata.namespace)/\(.metadata.name)"' <<<"$output")
+	# None anywhere: said once.
+	run --separate-stderr kinf list pods -n kube-public,kube-node-lease
+	assert_success
+	[ -z "$output" ]
+	assert_equal "$stderr" "No resources found"
 }
