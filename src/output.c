@@ -730,13 +730,13 @@ int kinf_output_server_table(FILE *out, const char *columns_json,
 		const struct kinf_table_row *rows, size_t n_rows, bool wide,
 		bool with_namespace, bool no_headers, struct kinf_error *reterr) {
 	return kinf_output_server_table_kind(out, columns_json, rows, n_rows, wide,
-			with_namespace, no_headers, NULL, reterr);
+			with_namespace, no_headers, NULL, NULL, reterr);
 }
 
 int kinf_output_server_table_kind(FILE *out, const char *columns_json,
 		const struct kinf_table_row *rows, size_t n_rows, bool wide,
 		bool with_namespace, bool no_headers, const char *name_prefix,
-		struct kinf_error *reterr) {
+		const char *const *contexts, struct kinf_error *reterr) {
 	json_error_t jerr;
 	json_t *cols = json_loads(columns_json ? columns_json : "[]", 0, &jerr);
 	struct kinf_table *t = NULL;
@@ -759,12 +759,15 @@ int kinf_output_server_table_kind(FILE *out, const char *columns_json,
 			shown[n_shown++] = i;
 		}
 	}
-	t = kinf_table_new(n_shown + (with_namespace ? 1 : 0));
+	t = kinf_table_new(n_shown + (with_namespace ? 1 : 0) + (contexts ? 1 : 0));
 	if (!t) {
 		rc = -KINF_ENOMEM;
 		goto out;
 	}
 	if (!no_headers) {
+		if (contexts) {
+			kinf_strv_push_str(&cells, "CONTEXT");
+		}
 		if (with_namespace) {
 			kinf_strv_push_str(&cells, "NAMESPACE");
 		}
@@ -780,6 +783,9 @@ int kinf_output_server_table_kind(FILE *out, const char *columns_json,
 	for (size_t r = 0; r < n_rows; r++) {
 		json_t *rc_cells = row_cells(&rows[r]);
 		kinf_strv_reset(&cells);
+		if (contexts) {
+			kinf_strv_push_str(&cells, contexts[r] ? contexts[r] : "");
+		}
 		if (with_namespace) {
 			/* The key is namespace/name (the pager read it from the row's object). */
 			const char *slash = strchr(rows[r].key, '/');

@@ -96,11 +96,14 @@ int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *o
 int kinf_output_server_table(FILE *out, const char *columns_json,
 		const struct kinf_table_row *rows, size_t n_rows, bool wide,
 		bool with_namespace, bool no_headers, struct kinf_error *reterr);
-/* The same, the NAME ("format": "name") cells after name_prefix ("pod/") unless NULL. */
+/*
+ * The same, the NAME ("format": "name") cells after name_prefix ("pod/")
+ * unless NULL, and with contexts (one per row) a CONTEXT column first.
+ */
 int kinf_output_server_table_kind(FILE *out, const char *columns_json,
 		const struct kinf_table_row *rows, size_t n_rows, bool wide,
 		bool with_namespace, bool no_headers, const char *name_prefix,
-		struct kinf_error *reterr);
+		const char *const *contexts, struct kinf_error *reterr);
 
 /*
  * A duration in kubectl's human form (duration.HumanDuration): "5s",

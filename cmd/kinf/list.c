@@ -21,7 +21,9 @@ static const char list_usage[] =
 	"type, kind/name in NAME, a blank line between; a type that fails is\n"
 	"reported and the others are listed (exit 1). Several namespaces (-n a,b,\n"
 	"-n a -n b) list each in turn, one table per type with NAMESPACE, as\n"
-	"kubectl get -A shows them; -o json prints the objects, bare, as ever.\n"
+	"kubectl get -A shows them; several contexts (--context a,b) add a\n"
+	"CONTEXT column first. -o json prints the objects, bare, as ever (for a\n"
+	"\"context\" per line: kinf watch ... -o json --exit-after-sync).\n"
 	"\n"
 	"Examples:\n"
 	"  kinf list pods -n default\n"
@@ -55,6 +57,10 @@ static struct {
 	bool quiet_empty;	/* no "No resources found" per group */
 	/* Several namespaces (-n a,b): a list each, one table per type. */
 	const char *namespace;	/* the group's, or NULL */
+	const char *context;	/* the group's, of several, or NULL */
+	bool merge;		/* several namespaces or contexts: rows held */
+	bool namespaced;	/* the held rows' type */
+	const char **row_contexts;	/* per held row */
 	bool later_namespace;	/* not the first: a cluster-scoped type is listed once */
 	bool listed_once;	/* the cluster-scoped type was */
 	struct kinf_table_row *rows;	/* the type's rows so far */
@@ -522,14 +528,22 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 		}
 		return EXIT_OK;
 	}
-	if (multi.namespace) {
-		/* Held for the type's one table, NAMESPACE first. */
+	if (multi.merge) {
+		/* Held for the type's one table, CONTEXT and NAMESPACE first. */
 		struct kinf_table_row *v = realloc(multi.rows, (multi.n_rows + n) * sizeof(*v));
-		if (!v) {
+		if (v) {
+			multi.rows = v;
+		}
+		const char **c = realloc(multi.row_contexts, (multi.n_rows + n) * sizeof(*c));
+		if (c) {
+			multi.row_contexts = c;
+		}
+		if (!v || !c) {
 			return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 		}
-		multi.rows = v;
+		multi.namespaced = cli->res->namespaced;
 		for (size_t i = 0; i < n; i++) {
+			multi.row_contexts[multi.n_rows] = multi.context;
 			multi.rows[multi.n_rows++] = rows[i];
 			rows[i] = (struct kinf_table_row){0};
 		}
@@ -548,7 +562,7 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 	multi.table_printed = true;
 	rc = kinf_output_server_table_kind(stdout, res->columns_json, rows, n,
 			cli->format == KINF_OUTPUT_WIDE, cli->all_namespaces && cli->res->namespaced,
-			cli->no_headers, kind_prefix, &err);
+			cli->no_headers, kind_prefix, NULL, &err);
 	free(kind_prefix);
 	if (rc < 0) {
 		return cli_error(cli, rc, &err, "output");
@@ -561,6 +575,15 @@ static int run_list(int argc, char **argv);
 static int row_cmp(const void *a, const void *b) {
 	const struct kinf_table_row *x = a, *y = b;
 	return strcmp(x->key, y->key);
+}
+
+/* Held rows by namespace/name within each context's run, contexts as given. */
+static void sort_rows(void) {
+	for (size_t i = 0, j; i < multi.n_rows; i = j) {
+		for (j = i + 1; j < multi.n_rows && multi.row_contexts[j] == multi.row_contexts[i]; j++) {
+		}
+		qsort(multi.rows + i, j - i, sizeof(*multi.rows), row_cmp);
+	}
 }
 
 /* One group: the options (argv[0..n_opts)), then type and names. */
@@ -628,13 +651,55 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 			p += len + 1;
 		}
 	}
-	if (nss.n < 2 && n_slash == 0 && !strchr(pos[0], ',')) {
+	if (nss.n < 2) {
 		kinf_strv_release(&nss);
+	}
+	/* --context a,b: the same, each context once. */
+	struct kinf_strv ctxs = {0};
+	for (size_t i = 0; i < cli->n_context_args; i++) {
+		for (const char *p = cli->context_args[i];;) {
+			size_t len = strcspn(p, ",");
+			if (len == 0) {
+				kinf_strv_release(&nss);
+				kinf_strv_release(&ctxs);
+				return cli_usage_error(cli, "empty context name in \"%s\"",
+						cli->context_args[i]);
+			}
+			char *ctx = strndup(p, len);
+			if (ctx && kinf_strv_contains(&ctxs, ctx)) {
+				free(ctx);
+			} else if (kinf_strv_push_take(&ctxs, ctx) < 0) {
+				kinf_strv_release(&nss);
+				kinf_strv_release(&ctxs);
+				return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			}
+			if (!p[len]) {
+				break;
+			}
+			p += len + 1;
+		}
+	}
+	if (ctxs.n < 2) {
+		kinf_strv_release(&ctxs);
+	}
+	if (nss.n < 2 && ctxs.n < 2 && n_slash == 0 && !strchr(pos[0], ',')) {
 		*handled = false;
 		return EXIT_OK;
 	}
-	if (nss.n < 2) {
-		kinf_strv_release(&nss);
+	/* Every context known before any list: an unknown one is exit 3, naming it. */
+	for (size_t c = 0; c < ctxs.n; c++) {
+		struct kinf_kubeconfig_opts kc = cli->kc;
+		struct kinf_rest_config *config = NULL;
+		struct kinf_error err = {0};
+		kc.context = ctxs.v[c];
+		int rc = kinf_kubeconfig_load(&kc, &config, &err);
+		kinf_rest_config_free(config);
+		if (rc < 0) {
+			cli_error(cli, rc, &err, NULL);
+			kinf_strv_release(&nss);
+			kinf_strv_release(&ctxs);
+			return EXIT_CONFIG;
+		}
 	}
 	int status = EXIT_OK, n_types = 0;
 	char **types = calloc((size_t)n_pos + 1, sizeof(*types));
@@ -679,15 +744,16 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 		}
 		firsts[n_types] = n_pos;
 	}
+	bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
 	if (status == EXIT_OK) {
 		for (int i = 1; i < n_types && !multi.show_kind; i++) {
 			for (int j = 0; j < i; j++) {
 				multi.show_kind |= strcmp(types[i], types[j]) != 0;
 			}
 		}
-		multi.quiet_empty = n_types > 1 || nss.n > 1;
+		multi.quiet_empty = n_types > 1 || nss.n > 1 || ctxs.n > 1;
+		multi.merge = table && (nss.n > 1 || ctxs.n > 1);
 		multi.table_printed = false;
-		bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
 		char **names = NULL;
 		if (n_slash > 0 && !(names = calloc((size_t)n_pos + 1, sizeof(*names)))) {
 			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
@@ -703,19 +769,26 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 				}
 				gnames = names;
 			}
-			multi.listed_once = false;
-			for (size_t j = 0; j < (nss.n > 1 ? nss.n : 1) && st != EXIT_USAGE &&
-					st != EXIT_CONFIG; j++) {
-				multi.namespace = nss.n > 1 ? nss.v[j] : NULL;
-				int one = run_group(argc, argv, n_opts, types[g], gnames, n);
-				if (one != EXIT_OK && (st == EXIT_OK || one != EXIT_ERROR)) {
-					st = one;
+			for (size_t c = 0; c < (ctxs.n > 1 ? ctxs.n : 1) && st != EXIT_USAGE &&
+					st != EXIT_CONFIG; c++) {
+				multi.context = ctxs.n > 1 ? ctxs.v[c] : NULL;
+				multi.listed_once = false;
+				for (size_t j = 0; j < (nss.n > 1 ? nss.n : 1) && st != EXIT_USAGE &&
+						st != EXIT_CONFIG; j++) {
+					multi.namespace = nss.n > 1 ? nss.v[j] : NULL;
+					int one = run_group(argc, argv, n_opts, types[g], gnames, n);
+					if (one != EXIT_OK && (st == EXIT_OK || one != EXIT_ERROR)) {
+						st = one;
+					}
 				}
 			}
-			multi.namespace = NULL;
-			if (multi.n_rows > 0) {
-				/* The type's rows of every namespace, sorted as one -A list is. */
-				qsort(multi.rows, multi.n_rows, sizeof(*multi.rows), row_cmp);
+			multi.namespace = multi.context = NULL;
+			if (multi.n_rows > 0 && st != EXIT_USAGE && st != EXIT_CONFIG) {
+				/*
+				 * The type's rows of every namespace, sorted as one -A list
+				 * is; contexts in the order given.
+				 */
+				sort_rows();
 				if (multi.table_printed) {
 					putchar('\n');
 				}
@@ -723,7 +796,9 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 				struct kinf_error err = {0};
 				int rc = kinf_output_server_table_kind(stdout, multi.columns_json,
 						multi.rows, multi.n_rows, cli->format == KINF_OUTPUT_WIDE,
-						true, cli->no_headers, multi.kind_prefix, &err);
+						multi.namespaced && (nss.n > 1 || cli->all_namespaces),
+						cli->no_headers, multi.kind_prefix,
+						ctxs.n > 1 ? multi.row_contexts : NULL, &err);
 				if (rc < 0) {
 					st = cli_error(cli, rc, &err, "output");
 				}
@@ -733,6 +808,8 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 				free(multi.rows[i].json);
 			}
 			free(multi.rows);
+			free(multi.row_contexts);
+			multi.row_contexts = NULL;
 			free(multi.columns_json);
 			free(multi.kind_prefix);
 			multi.rows = NULL;
@@ -754,7 +831,9 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 		fflush(stdout);
 	}
 	multi.show_kind = multi.quiet_empty = multi.table_printed = false;
+	multi.merge = false;
 	kinf_strv_release(&nss);
+	kinf_strv_release(&ctxs);
 	free(type_list);
 	free(types);
 	free(firsts);
@@ -812,6 +891,11 @@ static int run_list(int argc, char **argv) {
 		cli.namespace_args[0] = multi.namespace;
 		cli.n_namespace_args = 1;
 	}
+	if (multi.in_group && multi.context) {
+		cli.kc.context = multi.context;
+		cli.context_args[0] = multi.context;
+		cli.n_context_args = 1;
+	}
 	status = cli_connect(&cli, pos[0]);
 	if (status != EXIT_OK) {
 		goto out;
@@ -821,7 +905,6 @@ static int run_list(int argc, char **argv) {
 			goto out;	/* a cluster-scoped type, listed for the first namespace */
 		}
 		multi.listed_once = true;
-		multi.namespace = NULL;	/* its own table, no NAMESPACE */
 	}
 	path = kinf_resource_path(cli.res, cli.namespace);
 	printer = (struct item_printer){
@@ -889,7 +972,20 @@ static int run_list(int argc, char **argv) {
 		goto out;
 	}
 	if (rc < 0) {
-		status = cli_error(&cli, rc, &err, NULL);
+		/* Of several namespaces or contexts: which one, as watch names it. */
+		struct kinf_buf what = {0};
+		if (multi.in_group && (multi.namespace || multi.context)) {
+			kinf_buf_printf(&what, "%s%s%s", cli.res->resource,
+					cli.res->group[0] ? "." : "", cli.res->group);
+			if (multi.namespace && cli.res->namespaced) {
+				kinf_buf_printf(&what, " in namespace \"%s\"", multi.namespace);
+			}
+			if (multi.context) {
+				kinf_buf_printf(&what, " of context \"%s\"", multi.context);
+			}
+		}
+		status = cli_error(&cli, rc, &err, what.data);
+		kinf_buf_release(&what);
 		goto out;
 	}
 	if (result.fell_back_to_full_list && streamed && result.n_items > 0) {

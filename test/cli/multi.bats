@@ -261,9 +261,12 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	run --separate-stderr kinf watch pods --context admin, -o json
 	assert_failure 2
 	[[ $stderr == 'kinf: empty context name in "admin,"'* ]]
-	run --separate-stderr kinf list pods --context admin,viewer
+	run --separate-stderr kinf list pods --context admin,nope
+	assert_failure 3
+	assert_equal "$stderr" 'kinf: context "nope" does not exist'
+	run --separate-stderr kinf list pods --context ,admin
 	assert_failure 2
-	[[ $stderr == 'kinf: list takes one context'* ]]
+	[[ $stderr == 'kinf: empty context name in ",admin"'* ]]
 	run --separate-stderr kinf watch pod/web --context admin,viewer --for condition=Ready
 	assert_failure 2
 	[[ $stderr == 'kinf: watch --for takes one resource type in one namespace and context'* ]]
@@ -475,4 +478,33 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	assert_success
 	[ -z "$output" ]
 	assert_equal "$stderr" "No resources found"
+}
+
+@test "list --context a,b: one table per type with CONTEXT first; a failing one named, the others listed, exit 1" {
+	run --separate-stderr kinf list pods --context admin,viewer -n default
+	assert_success
+	assert_line --index 0 --regexp '^CONTEXT +NAME +READY +STATUS '
+	n=$(server_keys pods default | wc -l)
+	[ "$(grep -cE '^admin +' <<<"$output")" -eq "$n" ]
+	[ "$(grep -cE '^viewer +' <<<"$output")" -eq "$n" ]
+	[ "${#lines[@]}" -eq $((2 * n + 1)) ]
+	# Each context's list with its own credentials.
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list") | .user] | sort == ["admin", "viewer"]' <<<"$output"
+	# viewer may not list kube-system nor nodes: each reported once, naming it.
+	run --separate-stderr kinf list pods,nodes -n default,kube-system --context admin,viewer
+	assert_failure 1
+	assert_equal "${stderr_lines[0]}" 'kinf: pods in namespace "kube-system" of context "viewer": pods is forbidden: User "viewer" cannot list resource "pods" in API group "" in the namespace "kube-system" (403 Forbidden)'
+	[[ ${stderr_lines[1]} == 'kinf: nodes of context "viewer": nodes is forbidden: User "viewer" cannot list resource "nodes" '* ]]
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	assert_line --index 0 --regexp '^CONTEXT +NAMESPACE +NAME +READY '
+	assert_line --regexp '^admin +kube-system +pod/coredns-'
+	assert_line --regexp '^viewer +default +pod/web-'
+	assert_line --regexp '^CONTEXT +NAME +STATUS +ROLES '
+	assert_line --regexp '^admin +node/node-0 '
+	refute_line --regexp '^viewer +(kube-system|node/)'
+	# -o name: each context's in turn.
+	run --separate-stderr kinf list pods -n default --context admin,viewer -o name
+	assert_success
+	[ "${#lines[@]}" -eq $((2 * n)) ]
 }
