@@ -52,13 +52,13 @@ int kinf_buf_append_char(struct kinf_buf *buf, char c) {
 	return kinf_buf_append(buf, &c, 1);
 }
 
-int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...) {
-	va_list ap;
+int kinf_buf_vprintf(struct kinf_buf *buf, const char *fmt, va_list ap) {
+	va_list ap2;
 	int n, r;
 
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
 	if (n < 0) {
 		return -KINF_EINVAL;
 	}
@@ -66,11 +66,19 @@ int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...) {
 	if (r < 0) {
 		return r;
 	}
-	va_start(ap, fmt);
 	vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
 	buf->len += (size_t)n;
 	return 0;
+}
+
+int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...) {
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = kinf_buf_vprintf(buf, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str) {

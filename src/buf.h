@@ -1,8 +1,12 @@
 #ifndef KINF_BUF_H
 #define KINF_BUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/* curl's dynbuf does the same: an append that fails must not go unseen. */
+#define KINF_MUST_CHECK __attribute__((warn_unused_result))
 
 /*
  * A growable byte buffer, always NUL-terminated when data is not NULL.
@@ -21,6 +25,8 @@ int kinf_buf_append_str(struct kinf_buf *buf, const char *str);
 int kinf_buf_append_char(struct kinf_buf *buf, char c);
 int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+KINF_MUST_CHECK int kinf_buf_vprintf(struct kinf_buf *buf, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 /* Append str percent-encoded for a URL query value (RFC 3986 unreserved kept). */
 int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str);
 /* Forget the contents, keep the allocation. */

@@ -1,4 +1,5 @@
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -125,6 +126,30 @@ int kinf_condition_bind(struct kinf_condition *c, const char *group,
 	return c->name ? 0 : -KINF_ENOMEM;
 }
 
+/*
+ * The reason a condition is not met, for the message only: when memory
+ * runs out the reason is left empty rather than cut, and the state
+ * stands.
+ */
+static void explain(struct kinf_buf *why, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void explain(struct kinf_buf *why, const char *fmt, ...) {
+	va_list ap;
+
+	if (!why) {
+		return;
+	}
+	size_t len = why->len;
+	va_start(ap, fmt);
+	if (kinf_buf_vprintf(why, fmt, ap) < 0) {
+		why->len = len;
+		if (why->data) {
+			why->data[len] = '\0';
+		}
+	}
+	va_end(ap);
+}
+
 static json_int_t int_at(json_t *o, const char *a, const char *b) {
 	return json_integer_value(json_object_get(json_object_get(o, a), b));
 }
@@ -140,7 +165,7 @@ static enum kinf_condition_state deployment_rollout(json_t *d, struct kinf_buf *
 	json_t *cond;
 
 	if (int_at(d, "metadata", "generation") > int_at(d, "status", "observedGeneration")) {
-		kinf_buf_append_str(why, "spec update not observed yet");
+		explain(why, "spec update not observed yet");
 		return KINF_COND_NOT_MET;
 	}
 	json_array_foreach(json_object_get(status, "conditions"), i, cond) {
@@ -148,18 +173,18 @@ static enum kinf_condition_state deployment_rollout(json_t *d, struct kinf_buf *
 		const char *reason = json_string_value(json_object_get(cond, "reason"));
 		if (type && strcmp(type, "Progressing") == 0 && reason &&
 				strcmp(reason, "ProgressDeadlineExceeded") == 0) {
-			kinf_buf_append_str(why, "exceeded its progress deadline");
+			explain(why, "exceeded its progress deadline");
 			return KINF_COND_FAILED;
 		}
 	}
 	if (json_is_integer(replicas) && updated < json_integer_value(replicas)) {
-		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " out of %" JSON_INTEGER_FORMAT
+		explain(why, "%" JSON_INTEGER_FORMAT " out of %" JSON_INTEGER_FORMAT
 				" new replicas have been updated", updated, json_integer_value(replicas));
 	} else if (total > updated) {
-		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " old replicas are pending termination",
+		explain(why, "%" JSON_INTEGER_FORMAT " old replicas are pending termination",
 				total - updated);
 	} else if (available < updated) {
-		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+		explain(why, "%" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
 				" updated replicas are available", available, updated);
 	} else {
 		return KINF_COND_MET;
@@ -173,7 +198,7 @@ static bool rolling_update(json_t *o, struct kinf_buf *why) {
 	if (type && strcmp(type, "RollingUpdate") == 0) {
 		return true;
 	}
-	kinf_buf_printf(why, "rollout status is only available for the RollingUpdate "
+	explain(why, "rollout status is only available for the RollingUpdate "
 			"update strategy, not %s", type ? type : "none");
 	return false;
 }
@@ -188,12 +213,12 @@ static enum kinf_condition_state daemonset_rollout(json_t *d, struct kinf_buf *w
 		return KINF_COND_FAILED;
 	}
 	if (int_at(d, "metadata", "generation") > int_at(d, "status", "observedGeneration")) {
-		kinf_buf_append_str(why, "spec update not observed yet");
+		explain(why, "spec update not observed yet");
 	} else if (updated < desired) {
-		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " out of %" JSON_INTEGER_FORMAT
+		explain(why, "%" JSON_INTEGER_FORMAT " out of %" JSON_INTEGER_FORMAT
 				" new pods have been updated", updated, desired);
 	} else if (available < desired) {
-		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
+		explain(why, "%" JSON_INTEGER_FORMAT " of %" JSON_INTEGER_FORMAT
 				" updated pods are available", available, desired);
 	} else {
 		return KINF_COND_MET;
@@ -214,11 +239,11 @@ static enum kinf_condition_state statefulset_rollout(json_t *s, struct kinf_buf 
 		return KINF_COND_FAILED;
 	}
 	if (observed == 0 || int_at(s, "metadata", "generation") > observed) {
-		kinf_buf_append_str(why, "spec update not observed yet");
+		explain(why, "spec update not observed yet");
 		return KINF_COND_NOT_MET;
 	}
 	if (json_is_integer(replicas) && ready < json_integer_value(replicas)) {
-		kinf_buf_printf(why, "%" JSON_INTEGER_FORMAT " pods not ready",
+		explain(why, "%" JSON_INTEGER_FORMAT " pods not ready",
 				json_integer_value(replicas) - ready);
 		return KINF_COND_NOT_MET;
 	}
@@ -227,7 +252,7 @@ static enum kinf_condition_state statefulset_rollout(json_t *s, struct kinf_buf 
 		if (json_is_integer(replicas) && json_is_integer(partition)) {
 			json_int_t want = json_integer_value(replicas) - json_integer_value(partition);
 			if (updated < want) {
-				kinf_buf_printf(why, "partitioned roll out: %" JSON_INTEGER_FORMAT
+				explain(why, "partitioned roll out: %" JSON_INTEGER_FORMAT
 						" out of %" JSON_INTEGER_FORMAT " new pods have been updated",
 						updated, want);
 				return KINF_COND_NOT_MET;
@@ -238,7 +263,7 @@ static enum kinf_condition_state statefulset_rollout(json_t *s, struct kinf_buf 
 	const char *cur = json_string_value(json_object_get(status, "currentRevision"));
 	const char *upd = json_string_value(json_object_get(status, "updateRevision"));
 	if (strcmp(cur ? cur : "", upd ? upd : "") != 0) {
-		kinf_buf_printf(why, "rolling update: %" JSON_INTEGER_FORMAT
+		explain(why, "rolling update: %" JSON_INTEGER_FORMAT
 				" pods at revision %s", updated, upd ? upd : "");
 		return KINF_COND_NOT_MET;
 	}
@@ -261,7 +286,7 @@ static enum kinf_condition_state rollout(const struct kinf_condition *c,
 	} else if (kind && strcmp(kind, "DaemonSet") == 0) {
 		st = daemonset_rollout(root, why);
 	} else {
-		kinf_buf_printf(why, "%s has no rollout status", kind ? kind : "the object");
+		explain(why, "%s has no rollout status", kind ? kind : "the object");
 		st = KINF_COND_FAILED;
 	}
 	kinf_buf_release(&scratch);
@@ -273,12 +298,12 @@ enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 	switch (c->kind) {
 	case KINF_COND_CREATE:
 		if (!obj && why) {
-			kinf_buf_append_str(why, "not found");
+			explain(why, "not found");
 		}
 		return obj ? KINF_COND_MET : KINF_COND_NOT_MET;
 	case KINF_COND_DELETE:
 		if (obj && why) {
-			kinf_buf_append_str(why, "still exists");
+			explain(why, "still exists");
 		}
 		return obj ? KINF_COND_NOT_MET : KINF_COND_MET;
 	default:
@@ -286,7 +311,7 @@ enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 	}
 	if (!obj) {
 		if (why) {
-			kinf_buf_append_str(why, "not found");
+			explain(why, "not found");
 		}
 		return KINF_COND_NOT_MET;
 	}
@@ -312,9 +337,9 @@ enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 		st = met ? KINF_COND_MET : KINF_COND_NOT_MET;
 		if (!met && why) {
 			if (status) {
-				kinf_buf_printf(why, "%s=%s", c->name, status);
+				explain(why, "%s=%s", c->name, status);
 			} else {
-				kinf_buf_printf(why, "no %s condition", c->name);
+				explain(why, "no %s condition", c->name);
 			}
 		}
 	} else {
@@ -329,7 +354,7 @@ enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 			met = json_array_size(vals) > 0;
 		}
 		if (!met && why) {
-			kinf_buf_printf(why, "%s=%s", c->name, json_array_size(vals) ?
+			explain(why, "%s=%s", c->name, json_array_size(vals) ?
 					(text.data ? text.data : "") : "<none>");
 		}
 		st = met ? KINF_COND_MET : KINF_COND_NOT_MET;

@@ -151,8 +151,8 @@ int kinf_index_spec_resolve(const char *name, const struct kinf_strv *custom_nam
 				"\"%s\" is not an index: use namespace, node, owner, phase, "
 				"a label key, label:KEY, field:PATH or a --index name", name);
 	}
-	kinf_buf_printf(&b, "label:%s", key);
-	ret->index_name = kinf_buf_take(&b);
+	ret->index_name = kinf_buf_printf(&b, "label:%s", key) == 0 ? kinf_buf_take(&b) : NULL;
+	kinf_buf_release(&b);
 	ret->arg = strdup(key);
 	ret->fn = index_label;
 	return ret->index_name && ret->arg ? 0 : -KINF_ENOMEM;

@@ -127,21 +127,26 @@ static bool field_end(char c, const char *stop) {
 static char *scan_field(struct parser *ps, const char *stop, bool *ret_raw_star) {
 	struct kinf_buf b = {0};
 	const char *s = ps->p;
-	while (!field_end(*ps->p, stop)) {
+	int rc = 0;
+	while (rc == 0 && !field_end(*ps->p, stop)) {
 		if (*ps->p == '\\') {
 			ps->p++;
 			if (!*ps->p) {
 				break;
 			}
 			if (*ps->p != '\\') {
-				kinf_buf_append_char(&b, *ps->p);
+				rc = kinf_buf_append_char(&b, *ps->p);
 			}
 			ps->p++;
 			continue;
 		}
-		kinf_buf_append_char(&b, *ps->p++);
+		rc = kinf_buf_append_char(&b, *ps->p++);
 	}
 	*ret_raw_star = ps->p - s == 1 && *s == '*';
+	if (rc < 0) {
+		kinf_buf_release(&b);
+		return NULL;
+	}
 	return kinf_buf_take(&b);
 }
 
@@ -150,22 +155,30 @@ static int hexval(char c) {
 		c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-static void append_utf8(struct kinf_buf *b, unsigned long r) {
+static int append_utf8(struct kinf_buf *b, unsigned long r) {
+	char u[4];
+	size_t n;
+
 	if (r < 0x80) {
-		kinf_buf_append_char(b, (char)r);
+		u[0] = (char)r;
+		n = 1;
 	} else if (r < 0x800) {
-		kinf_buf_append_char(b, (char)(0xc0 | (r >> 6)));
-		kinf_buf_append_char(b, (char)(0x80 | (r & 0x3f)));
+		u[0] = (char)(0xc0 | (r >> 6));
+		u[1] = (char)(0x80 | (r & 0x3f));
+		n = 2;
 	} else if (r < 0x10000) {
-		kinf_buf_append_char(b, (char)(0xe0 | (r >> 12)));
-		kinf_buf_append_char(b, (char)(0x80 | ((r >> 6) & 0x3f)));
-		kinf_buf_append_char(b, (char)(0x80 | (r & 0x3f)));
+		u[0] = (char)(0xe0 | (r >> 12));
+		u[1] = (char)(0x80 | ((r >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (r & 0x3f));
+		n = 3;
 	} else {
-		kinf_buf_append_char(b, (char)(0xf0 | (r >> 18)));
-		kinf_buf_append_char(b, (char)(0x80 | ((r >> 12) & 0x3f)));
-		kinf_buf_append_char(b, (char)(0x80 | ((r >> 6) & 0x3f)));
-		kinf_buf_append_char(b, (char)(0x80 | (r & 0x3f)));
+		u[0] = (char)(0xf0 | (r >> 18));
+		u[1] = (char)(0x80 | ((r >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((r >> 6) & 0x3f));
+		u[3] = (char)(0x80 | (r & 0x3f));
+		n = 4;
 	}
+	return kinf_buf_append(b, u, n);
 }
 
 /*
@@ -202,8 +215,7 @@ static int unescape(struct parser *ps, char q, struct kinf_buf *b) {
 		if (c == 'x') {
 			return kinf_buf_append_char(b, (char)r);
 		}
-		append_utf8(b, r);
-		return 0;
+		return append_utf8(b, r);
 	}
 	if (c >= '0' && c <= '7') {
 		unsigned r = 0;
@@ -226,8 +238,8 @@ static int unescape(struct parser *ps, char q, struct kinf_buf *b) {
 static json_t *parse_quoted(struct parser *ps) {
 	char q = *ps->p++;
 	struct kinf_buf b = {0};
-	kinf_buf_append_str(&b, "");
-	while (*ps->p && *ps->p != q && *ps->p != '\n' && *ps->p != '\r') {
+	int rc = kinf_buf_append_str(&b, "");
+	while (rc == 0 && *ps->p && *ps->p != q && *ps->p != '\n' && *ps->p != '\r') {
 		if (*ps->p == '\\') {
 			ps->p++;
 			if (unescape(ps, q, &b) < 0) {
@@ -236,7 +248,12 @@ static json_t *parse_quoted(struct parser *ps) {
 			}
 			continue;
 		}
-		kinf_buf_append_char(&b, *ps->p++);
+		rc = kinf_buf_append_char(&b, *ps->p++);
+	}
+	if (rc < 0) {
+		kinf_buf_release(&b);
+		kinf_error_set(ps->err, KINF_ENOMEM, "out of memory");
+		return NULL;
 	}
 	if (*ps->p != q) {
 		kinf_buf_release(&b);
@@ -261,10 +278,7 @@ static json_t *parse_literal(struct parser *ps) {
 	while (*ps->p && *ps->p != ')' && *ps->p != ']' && *ps->p != ' ') {
 		ps->p++;
 	}
-	struct kinf_buf b = {0};
-	kinf_buf_append(&b, s, (size_t)(ps->p - s));
-	json_t *v = json_loads(b.data ? b.data : "", JSON_DECODE_ANY, NULL);
-	kinf_buf_release(&b);
+	json_t *v = json_loadb(s, (size_t)(ps->p - s), JSON_DECODE_ANY, NULL);
 	if (!v) {
 		perr(ps, "a number, true, false, null or a quoted string expected");
 	}
@@ -298,8 +312,8 @@ static json_t *parse_number(struct parser *ps) {
 		v = json_real(strtod(text, NULL));
 	} else {
 		struct kinf_buf what = {0};
-		kinf_buf_printf(&what, "cannot parse number %s", text);
-		perr(ps, what.data ? what.data : "cannot parse number");
+		perr(ps, kinf_buf_printf(&what, "cannot parse number %s", text) == 0 ?
+				what.data : "cannot parse number");
 		kinf_buf_release(&what);
 		free(text);
 		return NULL;
@@ -530,9 +544,10 @@ static struct expr *parse_path(struct parser *ps, const char *stop) {
 				s.literal = json_boolean(len == 4);
 			} else {
 				struct kinf_buf what = {0};
-				kinf_buf_printf(&what, "unrecognized identifier %.*s", (int)len, id);
+				bool have_what = kinf_buf_printf(&what, "unrecognized identifier %.*s",
+						(int)len, id) == 0;
 				ps->p = id;
-				perr(ps, what.data ? what.data : "unrecognized identifier");
+				perr(ps, have_what ? what.data : "unrecognized identifier");
 				kinf_buf_release(&what);
 				expr_free(e);
 				return NULL;
@@ -853,13 +868,14 @@ int kinf_jsonpath_print_values(json_t *values, struct kinf_buf *out) {
 
 static int run_nodes(const struct kinf_jsonpath *jp, size_t from, size_t to,
 		json_t *cur, json_t *root, struct kinf_buf *out) {
-	for (size_t i = from; i < to; i++) {
+	int rc = 0;
+	for (size_t i = from; rc == 0 && i < to; i++) {
 		const struct node *n = &jp->nodes[i];
 		if (n->kind == NODE_TEXT) {
-			kinf_buf_append_str(out, n->text);
+			rc = kinf_buf_append_str(out, n->text);
 		} else if (n->kind == NODE_EXPR) {
 			json_t *vals = eval_expr(n->expr, cur, root);
-			kinf_jsonpath_print_values(vals, out);
+			rc = kinf_jsonpath_print_values(vals, out);
 			json_decref(vals);
 		} else if (n->kind == NODE_RANGE) {
 			/* Find the matching end. */
@@ -875,18 +891,24 @@ static int run_nodes(const struct kinf_jsonpath *jp, size_t from, size_t to,
 			size_t j;
 			json_t *v;
 			json_array_foreach(vals, j, v) {
-				run_nodes(jp, i + 1, end, v, root, out);
+				if ((rc = run_nodes(jp, i + 1, end, v, root, out)) < 0) {
+					break;
+				}
 			}
 			json_decref(vals);
 			i = end;
 		}
 	}
-	return 0;
+	return rc;
 }
 
 int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
 		struct kinf_buf *out, struct kinf_error *reterr) {
-	return run_nodes(jp, 0, jp->n, data, data, out);
+	int rc = run_nodes(jp, 0, jp->n, data, data, out);
+	if (rc < 0) {
+		return kinf_error_set(reterr, -rc, "out of memory");
+	}
+	return 0;
 }
 
 json_t *kinf_jsonpath_values(const char *expression, json_t *data,
@@ -916,8 +938,7 @@ json_t *kinf_jsonpath_values(const char *expression, json_t *data,
 		inner++;
 		len--;
 	}
-	kinf_buf_printf(&t, "{.%.*s}", (int)len, inner);
-	if (!t.data) {
+	if (kinf_buf_printf(&t, "{.%.*s}", (int)len, inner) < 0) {
 		kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	} else if (kinf_jsonpath_parse(t.data, &jp, reterr) == 0) {
 		if (jp->n == 1 && jp->nodes[0].kind == NODE_EXPR) {

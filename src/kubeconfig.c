@@ -1806,11 +1806,12 @@ static int errlist_finish(struct errlist *el, struct kinf_error *reterr) {
 	if (el->msgs.n == 1) {
 		r = kinf_error_set(reterr, KINF_ECONFIG, "invalid configuration: %s", el->msgs.v[0]);
 	} else {
-		for (size_t i = 0; i < el->msgs.n; i++) {
-			kinf_buf_printf(&b, "%s%s", i ? ", " : "", el->msgs.v[i]);
+		int brc = 0;
+		for (size_t i = 0; brc == 0 && i < el->msgs.n; i++) {
+			brc = kinf_buf_printf(&b, "%s%s", i ? ", " : "", el->msgs.v[i]);
 		}
-		r = kinf_error_set(reterr, KINF_ECONFIG, "invalid configuration: [%s]",
-				b.data ? b.data : "");
+		r = brc < 0 ? kinf_error_set(reterr, KINF_ENOMEM, "out of memory") :
+			kinf_error_set(reterr, KINF_ECONFIG, "invalid configuration: [%s]", b.data);
 	}
 	kinf_buf_release(&b);
 	kinf_strv_release(&el->msgs);

@@ -10,6 +10,7 @@
 #include "json.h"
 #include "listpage.h"
 #include "log.h"
+#include "urlquery.h"
 
 size_t kinf_listpage_max_items(const struct kinf_list_opts *opts) {
 	return opts->limits.max_list_items ? opts->limits.max_list_items :
@@ -291,25 +292,19 @@ static int on_element(const char *key, size_t key_len, const char *value,
 	if (rc == 0 && ((ns.len && (bad_ns = (why = kinf_object_name_problem(ns.data,
 			ns.len)) != NULL)) ||
 			(why = kinf_object_name_problem(name.data ? name.data : "", name.len)))) {
-		/* The key JSON-quoted: a NUL shows as \u0000. */
-		if (ns.len) {
-			kinf_buf_append(&k, ns.data, ns.len);
-			kinf_buf_append_char(&k, '/');
-		}
-		kinf_buf_append(&k, name.data ? name.data : "", name.len);
-		kinf_json_quote(&row, k.data ? k.data : "", k.len);
 		rc = kinf_error_set(ps->reterr, KINF_EJSON, "table row %zu: object %s: "
-				"metadata.%s %s", ps->n_items, row.data ? row.data : "\"\"",
+				"metadata.%s %s", ps->n_items,
+				kinf_object_key_quoted(&row, ns.len ? ns.data : NULL, ns.len,
+					name.data, name.len),
 				bad_ns ? "namespace" : "name", why);
 		kinf_buf_release(&k);
 		kinf_buf_release(&row);
 	}
 	if (rc == 0) {
-		if (ns.len) {
-			kinf_buf_printf(&k, "%s/", ns.data);
-		}
-		kinf_buf_append_str(&k, name.data ? name.data : "");
-		tr.key = kinf_buf_take(&k);
+		bool key_ok = (!ns.len || kinf_buf_printf(&k, "%s/", ns.data) == 0) &&
+			kinf_buf_append_str(&k, name.data ? name.data : "") == 0;
+		tr.key = key_ok ? kinf_buf_take(&k) : NULL;
+		kinf_buf_release(&k);
 		bool ok = kinf_buf_append_str(&row, "{") == 0 && (!cells ||
 				(kinf_buf_append_str(&row, "\"cells\":") == 0 &&
 				 kinf_buf_append(&row, cells, cells_len) == 0)) &&
@@ -383,47 +378,25 @@ void kinf_listpage_drop(struct kinf_listpage *ps) {
 /* The request path of a page: the first (cont NULL) or a continued one. */
 int kinf_listpage_path(const struct kinf_list_opts *opts, long limit,
 		const char *cont, struct kinf_buf *path) {
-	char sep = strchr(opts->path, '?') ? '&' : '?';
-	int rc;
+	struct kinf_urlquery q;
 
-	kinf_buf_reset(path);
-	rc = kinf_buf_append_str(path, opts->path);
-#define PARAM(name, value) do { \
-		if (rc == 0) { \
-			rc = kinf_buf_printf(path, "%c%s=", sep, name); \
-			sep = '&'; \
-		} \
-		if (rc == 0) { \
-			rc = kinf_buf_append_urlenc(path, value); \
-		} \
-	} while (0)
-	if (opts->label_selector && opts->label_selector[0]) {
-		PARAM("labelSelector", opts->label_selector);
-	}
-	if (opts->field_selector && opts->field_selector[0]) {
-		PARAM("fieldSelector", opts->field_selector);
-	}
+	kinf_urlquery_start(&q, path, opts->path);
+	kinf_urlquery_add(&q, "labelSelector", opts->label_selector);
+	kinf_urlquery_add(&q, "fieldSelector", opts->field_selector);
 	if (limit > 0) {
-		char n[32];
-		snprintf(n, sizeof(n), "%ld", limit);
-		PARAM("limit", n);
+		kinf_urlquery_add_long(&q, "limit", limit);
 	}
 	if (cont) {
-		PARAM("continue", cont);
+		kinf_urlquery_add(&q, "continue", cont);
 	} else {
 		/*
 		 * As client-go's pager: the resourceVersion only on the first
 		 * page; the continue token carries it after that.
 		 */
-		if (opts->resource_version && opts->resource_version[0]) {
-			PARAM("resourceVersion", opts->resource_version);
-		}
-		if (opts->resource_version_match && opts->resource_version_match[0]) {
-			PARAM("resourceVersionMatch", opts->resource_version_match);
-		}
+		kinf_urlquery_add(&q, "resourceVersion", opts->resource_version);
+		kinf_urlquery_add(&q, "resourceVersionMatch", opts->resource_version_match);
 	}
-#undef PARAM
-	return rc;
+	return kinf_urlquery_finish(&q);
 }
 
 const char *kinf_listpage_accept(const struct kinf_list_opts *opts) {

@@ -299,6 +299,17 @@ static int cmp_label(const void *a, const void *b) {
 
 static const char empty[] = "";
 
+const char *kinf_object_key_quoted(struct kinf_buf *buf, const char *ns, size_t ns_len,
+		const char *name, size_t name_len) {
+	struct kinf_buf key = {0};
+	bool ok = (!ns_len || (kinf_buf_append(&key, ns, ns_len) == 0 &&
+			kinf_buf_append_char(&key, '/') == 0)) &&
+		kinf_buf_append(&key, name ? name : "", name_len) == 0 &&
+		kinf_json_quote(buf, key.data ? key.data : "", key.len) == 0;
+	kinf_buf_release(&key);
+	return ok ? buf->data : "\"\"";
+}
+
 const char *kinf_object_name_problem(const char *s, size_t len) {
 	if (memchr(s, '\0', len)) {
 		return "may not contain \\u0000";
@@ -349,18 +360,14 @@ static int check_record(const struct scratch *s, struct kinf_error *reterr) {
 	if (!problem) {
 		return 0;
 	}
-	/* The object by its key, JSON-quoted: a NUL shows as \u0000. */
-	struct kinf_buf key = {0}, quoted = {0};
-	if (s->field[F_NAMESPACE] && s->field_len[F_NAMESPACE]) {
-		kinf_buf_append(&key, s->arena.data + s->field[F_NAMESPACE] - 1,
-				s->field_len[F_NAMESPACE]);
-		kinf_buf_append_char(&key, '/');
-	}
-	kinf_buf_append(&key, s->arena.data + s->field[F_NAME] - 1, s->field_len[F_NAME]);
-	kinf_json_quote(&quoted, key.data ? key.data : "", key.len);
+	struct kinf_buf quoted = {0};
+	bool has_ns = s->field[F_NAMESPACE] && s->field_len[F_NAMESPACE];
 	kinf_error_set(reterr, KINF_EJSON, "object %s: %s %s",
-			quoted.data ? quoted.data : "\"\"", field, problem);
-	kinf_buf_release(&key);
+			kinf_object_key_quoted(&quoted,
+				has_ns ? s->arena.data + s->field[F_NAMESPACE] - 1 : NULL,
+				has_ns ? s->field_len[F_NAMESPACE] : 0,
+				s->arena.data + s->field[F_NAME] - 1, s->field_len[F_NAME]),
+			field, problem);
 	kinf_buf_release(&quoted);
 	return -KINF_EJSON;
 }

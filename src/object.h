@@ -91,6 +91,14 @@ int kinf_object_without_managed_fields(struct kinf_object *obj,
  */
 const char *kinf_object_name_problem(const char *s, size_t len);
 
+/*
+ * An object's key for an error message: "ns/name" (or "name"), JSON-quoted
+ * so that a NUL or a control shows as an escape. Always a string: "\"\""
+ * when memory runs out. The caller releases buf.
+ */
+const char *kinf_object_key_quoted(struct kinf_buf *buf, const char *ns, size_t ns_len,
+		const char *name, size_t name_len);
+
 struct kinf_object *kinf_object_ref(struct kinf_object *obj);
 /* Drop one reference; frees at zero. Accepts NULL. Returns NULL. */
 struct kinf_object *kinf_object_unref(struct kinf_object *obj);

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "list.h"
 #include "reflector.h"
+#include "urlquery.h"
 #include "watchstream.h"
 
 /* reflector.go: defaultBackoffInit, defaultBackoffMax, defaultBackoffReset. */
@@ -465,22 +466,22 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 		goto out;
 	}
 	long timeout = watch_timeout(r);
-	kinf_buf_printf(&path, "%s?watch=1&allowWatchBookmarks=true&timeoutSeconds=%ld",
-			r->opts.path, timeout);
-	if (rv[0]) {
-		kinf_buf_append_str(&path, "&resourceVersion=");
-		kinf_buf_append_urlenc(&path, rv);
-	}
+	struct kinf_urlquery q;
+	kinf_urlquery_start(&q, &path, r->opts.path);
+	kinf_urlquery_add(&q, "watch", "1");
+	kinf_urlquery_add(&q, "allowWatchBookmarks", "true");
+	kinf_urlquery_add_long(&q, "timeoutSeconds", timeout);
+	kinf_urlquery_add(&q, "resourceVersion", rv);
 	if (initial) {
-		kinf_buf_append_str(&path, "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan");
+		kinf_urlquery_add(&q, "sendInitialEvents", "true");
+		kinf_urlquery_add(&q, "resourceVersionMatch", "NotOlderThan");
 	}
-	if (r->opts.label_selector && r->opts.label_selector[0]) {
-		kinf_buf_append_str(&path, "&labelSelector=");
-		kinf_buf_append_urlenc(&path, r->opts.label_selector);
-	}
-	if (r->opts.field_selector && r->opts.field_selector[0]) {
-		kinf_buf_append_str(&path, "&fieldSelector=");
-		kinf_buf_append_urlenc(&path, r->opts.field_selector);
+	kinf_urlquery_add(&q, "labelSelector", r->opts.label_selector);
+	kinf_urlquery_add(&q, "fieldSelector", r->opts.field_selector);
+	if (kinf_urlquery_finish(&q) < 0) {
+		*ret_rc = -KINF_ENOMEM;
+		outcome = WATCH_STOP;
+		goto out;
 	}
 	STAT_INC(r, watches);
 	kinf_log(1, "%s %s from resourceVersion \"%s\" (timeout %ld s)",

@@ -172,7 +172,10 @@ static int parse_labels(const char *text, struct kinf_selector *sel,
 					return fail(reterr, text, v_at, "an integer expected");
 				}
 			}
-			kinf_strv_push_take(&r.values, v);
+			if (kinf_strv_push_take(&r.values, v) < 0) {
+				free(r.key);
+				return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+			}
 		} else if (r.op == OP_IN || r.op == OP_NOTIN) {
 			if (*p != '(') {
 				free(r.key);
@@ -189,7 +192,11 @@ static int parse_labels(const char *text, struct kinf_selector *sel,
 					kinf_strv_release(&r.values);
 					return fail(reterr, text, v_at, "invalid label value");
 				}
-				kinf_strv_push_take(&r.values, v);
+				if (kinf_strv_push_take(&r.values, v) < 0) {
+					free(r.key);
+					kinf_strv_release(&r.values);
+					return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+				}
 				skip_space(&p);
 				if (*p == ',') {
 					p++;
@@ -239,7 +246,10 @@ static int parse_fields(const char *text, struct kinf_selector *sel,
 		struct kinf_buf key = {0}, val = {0};
 		const char *start = p;
 		while (*p && *p != '=' && *p != '!' && *p != ',') {
-			kinf_buf_append_char(&key, *p++);
+			p++;
+		}
+		if (kinf_buf_append(&key, start, (size_t)(p - start)) < 0) {
+			return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 		}
 		if (p[0] == '!' && p[1] == '=') {
 			r.op = OP_NE;
@@ -258,8 +268,8 @@ static int parse_fields(const char *text, struct kinf_selector *sel,
 			kinf_buf_release(&key);
 			return fail(reterr, text, start, "invalid field path");
 		}
-		kinf_buf_append_str(&val, "");
-		while (*p && *p != ',') {
+		int rc = kinf_buf_append_str(&val, "");
+		while (rc == 0 && *p && *p != ',') {
 			if (*p == '\\' && (p[1] == ',' || p[1] == '=' || p[1] == '!' || p[1] == '\\')) {
 				p++;
 			} else if (*p == '=' || (*p == '!' && p[1] == '=')) {
@@ -267,14 +277,15 @@ static int parse_fields(const char *text, struct kinf_selector *sel,
 				kinf_buf_release(&val);
 				return fail(reterr, text, p, "unescaped operator in value");
 			}
-			kinf_buf_append_char(&val, *p++);
+			rc = kinf_buf_append_char(&val, *p++);
 		}
 		r.key = kinf_buf_take(&key);
-		kinf_strv_push_take(&r.values, kinf_buf_take(&val));
-		if (push(sel, &r) < 0) {
+		if (rc < 0 || !r.key || kinf_strv_push_take(&r.values, kinf_buf_take(&val)) < 0 ||
+				push(sel, &r) < 0) {
+			kinf_buf_release(&val);
 			free(r.key);
 			kinf_strv_release(&r.values);
-			return -KINF_ENOMEM;
+			return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 		}
 		if (*p == ',') {
 			p++;

@@ -589,16 +589,10 @@ void cli_print_name(const struct kinf_resource *res, const struct kinf_object *o
 	bool plain = !kinf_termsafe_needed(name, strlen(name)) &&
 		!kinf_termsafe_needed(res->kind, strlen(res->kind)) &&
 		!kinf_termsafe_needed(res->group, strlen(res->group));
-	struct kinf_buf b = {0};
-	for (const char *p = res->kind; *p; p++) {
-		char c = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
-		if (plain) {
-			fputc(c, out);
-		} else {
-			kinf_buf_append_char(&b, c);
-		}
-	}
 	if (plain) {
+		for (const char *p = res->kind; *p; p++) {
+			fputc(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p, out);
+		}
 		if (res->group[0]) {
 			fputc('.', out);
 			fputs(res->group, out);
@@ -608,9 +602,14 @@ void cli_print_name(const struct kinf_resource *res, const struct kinf_object *o
 		fputc('\n', out);
 		return;
 	}
-	cli_printf_safe(out, "%s%s%s/%s", b.data ? b.data : "", res->group[0] ? "." : "",
+	/* Lower case, as kubectl prints it; the kind as it is if memory runs out. */
+	char *kind = strdup(res->kind);
+	for (char *p = kind; p && *p; p++) {
+		*p = *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p;
+	}
+	cli_printf_safe(out, "%s%s%s/%s", kind ? kind : res->kind, res->group[0] ? "." : "",
 			res->group, name);
-	kinf_buf_release(&b);
+	free(kind);
 }
 
 int cli_finish_stdout(int status) {

@@ -61,7 +61,15 @@ struct comp {
 	bool all_namespaces;
 	struct kinf_strv out;		/* candidates */
 	int directive;
+	int rc;				/* the first allocation that failed */
 };
+
+/* Remember the first failure: a completion that ran out of memory offers nothing. */
+static void keep(struct comp *c, int r) {
+	if (r < 0 && c->rc == 0) {
+		c->rc = r;
+	}
+}
 
 /*
  * The options a help text lists: "  -n, --namespace NS   ..." or
@@ -128,10 +136,11 @@ static void offer(struct comp *c, const char *prefix, const char *word, const ch
 	if (strncmp(word, partial, strlen(partial)) != 0) {
 		return;
 	}
-	kinf_buf_printf(&b, "%s%s", prefix, word);
-	if (b.data && !kinf_strv_contains(&c->out, b.data)) {
-		kinf_strv_push_take(&c->out, kinf_buf_take(&b));
+	int r = kinf_buf_printf(&b, "%s%s", prefix, word);
+	if (r == 0 && !kinf_strv_contains(&c->out, b.data)) {
+		r = kinf_strv_push_take(&c->out, kinf_buf_take(&b));
 	}
+	keep(c, r);
 	kinf_buf_release(&b);
 }
 
@@ -145,11 +154,15 @@ static void note_option(struct comp *c, const struct opt *o, const char *val) {
 	for (size_t i = 0; i < sizeof(conn) / sizeof(*conn); i++) {
 		if (strcmp(o->name, conn[i]) == 0) {
 			struct kinf_buf b = {0};
-			kinf_buf_printf(&b, "--%s", o->name);
-			kinf_strv_push_take(&c->conn, kinf_buf_take(&b));
-			if (o->value) {
-				kinf_strv_push_str(&c->conn, val);
+			int r = kinf_buf_printf(&b, "--%s", o->name);
+			if (r == 0) {
+				r = kinf_strv_push_take(&c->conn, kinf_buf_take(&b));
 			}
+			if (r == 0 && o->value) {
+				r = kinf_strv_push_str(&c->conn, val);
+			}
+			keep(c, r);
+			kinf_buf_release(&b);
 		}
 	}
 	if (strcmp(o->name, "kubeconfig") == 0) {
@@ -161,7 +174,7 @@ static void note_option(struct comp *c, const struct opt *o, const char *val) {
 	} else if (strcmp(o->name, "all-namespaces") == 0) {
 		c->all_namespaces = true;
 	} else if (strcmp(o->name, "index") == 0) {
-		kinf_strv_push_str(&c->indexes, val);
+		keep(c, kinf_strv_push_str(&c->indexes, val));
 	}
 }
 
@@ -183,22 +196,29 @@ static char *ask_kinf(struct comp *c, const char *const *args, bool namespaced) 
 	pid_t pid;
 	int status = 0;
 
-	kinf_strv_push_str(&argv, "kinf");
-	for (size_t i = 0; args[i]; i++) {
-		kinf_strv_push_str(&argv, args[i]);
+	int r = kinf_strv_push_str(&argv, "kinf");
+	for (size_t i = 0; r == 0 && args[i]; i++) {
+		r = kinf_strv_push_str(&argv, args[i]);
 	}
-	kinf_strv_push_str(&argv, "--request-timeout");
-	kinf_strv_push_str(&argv, "3s");
-	for (size_t i = 0; i < c->conn.n; i++) {
-		kinf_strv_push_str(&argv, c->conn.v[i]);
+	if (r == 0) {
+		r = kinf_strv_push_str(&argv, "--request-timeout");
 	}
-	if (namespaced && c->all_namespaces) {
-		kinf_strv_push_str(&argv, "-A");
-	} else if (namespaced && c->namespace) {
-		kinf_strv_push_str(&argv, "-n");
-		kinf_strv_push_str(&argv, c->namespace);
+	if (r == 0) {
+		r = kinf_strv_push_str(&argv, "3s");
 	}
-	char **av = calloc(argv.n + 1, sizeof(*av));
+	for (size_t i = 0; r == 0 && i < c->conn.n; i++) {
+		r = kinf_strv_push_str(&argv, c->conn.v[i]);
+	}
+	if (r == 0 && namespaced && c->all_namespaces) {
+		r = kinf_strv_push_str(&argv, "-A");
+	} else if (r == 0 && namespaced && c->namespace) {
+		r = kinf_strv_push_str(&argv, "-n");
+		if (r == 0) {
+			r = kinf_strv_push_str(&argv, c->namespace);
+		}
+	}
+	keep(c, r);
+	char **av = r == 0 ? calloc(argv.n + 1, sizeof(*av)) : NULL;
 	if (!av || pipe(fds) < 0) {
 		free(av);
 		kinf_strv_release(&argv);
@@ -318,7 +338,7 @@ static void offer_resources(struct comp *c, const char *partial) {
 				listable |= strcmp(r->verbs[v], "list") == 0;
 			}
 			if (listable) {
-				kinf_strv_push_str(&names, r->resource);
+				keep(c, kinf_strv_push_str(&names, r->resource));
 			}
 		}
 		kinf_strv_sort_unique(&names);
@@ -381,8 +401,18 @@ static void offer_indexes(struct comp *c, bool by, const char *prefix, const cha
 	}
 	struct kinf_buf idx = {0}, pre = {0};
 	if (eq) {
-		kinf_buf_append(&idx, partial, (size_t)(eq - partial));
-		kinf_buf_printf(&pre, "%s%s=", prefix, idx.data);
+		int r = kinf_buf_append(&idx, partial, (size_t)(eq - partial));
+		if (r == 0) {
+			r = kinf_buf_printf(&pre, "%s%s=", prefix, idx.data);
+		}
+		keep(c, r);
+		if (r < 0) {
+			kinf_buf_release(&idx);
+			kinf_buf_release(&pre);
+			free(text);
+			free(type);
+			return;
+		}
 	}
 	const char *key = idx.data ? idx.data : "";
 	struct kinf_strv found = {0};	/* keys, or values of the index */
@@ -406,13 +436,13 @@ static void offer_indexes(struct comp *c, bool by, const char *prefix, const cha
 		json_t *v;
 		if (!eq) {
 			json_object_foreach(labels, k, v) {
-				kinf_strv_push_str(&found, k);
+				keep(c, kinf_strv_push_str(&found, k));
 			}
 		} else if (strcmp(idx.data, "node") == 0 || strcmp(idx.data, "phase") == 0 ||
 				strcmp(idx.data, "namespace") == 0) {
 			int col = idx.data[1] == 'o' ? 1 : idx.data[1] == 'h' ? 2 : 3;
 			if (f[col] && f[col][0]) {
-				kinf_strv_push_str(&found, f[col]);
+				keep(c, kinf_strv_push_str(&found, f[col]));
 			}
 		} else if (strcmp(idx.data, "owner") == 0) {
 			for (char *o = f[4], *sp; o && *o; o = sp) {
@@ -420,10 +450,11 @@ static void offer_indexes(struct comp *c, bool by, const char *prefix, const cha
 				if (sp) {
 					*sp++ = '\0';
 				}
-				kinf_strv_push_str(&found, o);
+				keep(c, kinf_strv_push_str(&found, o));
 			}
 		} else if (json_is_string(json_object_get(labels, key))) {
-			kinf_strv_push_str(&found, json_string_value(json_object_get(labels, key)));
+			keep(c, kinf_strv_push_str(&found,
+					json_string_value(json_object_get(labels, key))));
 		}
 		json_decref(labels);
 	}
@@ -629,7 +660,7 @@ static int run_complete(int argc, char **argv) {
 			note_option(&c, pending, a);
 			pending = NULL;
 		} else if (operands_only || a[0] != '-' || !a[1]) {
-			kinf_strv_push_str(&c.pos, a);
+			keep(&c, kinf_strv_push_str(&c.pos, a));
 		} else if (strcmp(a, "--") == 0) {
 			operands_only = true;
 		} else {
@@ -643,22 +674,31 @@ static int run_complete(int argc, char **argv) {
 		const struct opt *o = find_long(&c, cur + 2, (size_t)(eq - cur - 2));
 		if (o && o->value) {
 			struct kinf_buf prefix = {0};
-			kinf_buf_append(&prefix, cur, (size_t)(eq - cur + 1));
-			offer_value(&c, o, prefix.data, eq + 1);
+			int r = kinf_buf_append(&prefix, cur, (size_t)(eq - cur + 1));
+			keep(&c, r);
+			if (r == 0) {
+				offer_value(&c, o, prefix.data, eq + 1);
+			}
 			kinf_buf_release(&prefix);
 		}
 	} else if (cur[0] == '-') {
 		for (size_t k = 0; k < c.n_opts; k++) {
 			struct kinf_buf b = {0};
-			kinf_buf_printf(&b, "--%s", c.opts[k].name);
-			offer(&c, "", b.data, cur);
+			int r = kinf_buf_printf(&b, "--%s", c.opts[k].name);
+			keep(&c, r);
+			if (r == 0) {
+				offer(&c, "", b.data, cur);
+			}
 			kinf_buf_release(&b);
 		}
 	} else {
 		offer_operand(&c, cur);
 	}
 done:
-	for (size_t k = 0; k < c.out.n; k++) {
+	if (c.rc < 0) {
+		fprintf(stderr, "kinf: __complete: out of memory\n");
+	}
+	for (size_t k = 0; c.rc == 0 && k < c.out.n; k++) {
 		printf("%s\n", c.out.v[k]);
 	}
 	printf(":%d\n", c.directive);

@@ -70,8 +70,11 @@ int main(int argc, char **argv) {
 					continue;
 				}
 				struct kinf_buf p = {0};
-				kinf_buf_printf(&p, "%s/%s", argv[i], e->d_name);
-				kinf_strv_push_take(&files, kinf_buf_take(&p));
+				if (kinf_buf_printf(&p, "%s/%s", argv[i], e->d_name) < 0 ||
+						kinf_strv_push_take(&files, kinf_buf_take(&p)) < 0) {
+					kinf_buf_release(&p);
+					bad = 1;
+				}
 			}
 			if (d) {
 				closedir(d);
@@ -82,7 +85,7 @@ int main(int argc, char **argv) {
 				qsort(files.v, files.n, sizeof(*files.v), cmp);
 			}
 		} else {
-			kinf_strv_push_str(&files, argv[i]);
+			bad |= kinf_strv_push_str(&files, argv[i]) < 0;
 		}
 		for (size_t j = 0; j < files.n; j++) {
 			if (run_file(files.v[j]) < 0) {

@@ -76,7 +76,7 @@ static void remove_tree(const char *dir) {
 			continue;
 		}
 		struct kinf_buf p = {0};
-		kinf_buf_printf(&p, "%s/%s", dir, e->d_name);
+		FUZZ_CHECK(kinf_buf_printf(&p, "%s/%s", dir, e->d_name) == 0);
 		if (unlink(p.data) < 0) {
 			remove_tree(p.data);
 		}
@@ -111,7 +111,7 @@ static void check_resolves(const struct kinf_discovery *disc) {
 			continue;
 		}
 		struct kinf_buf full = {0};
-		kinf_buf_printf(&full, "%s.%s.%s", r->resource, r->version, r->group);
+		FUZZ_CHECK(kinf_buf_printf(&full, "%s.%s.%s", r->resource, r->version, r->group) == 0);
 		struct kinf_error err = {0};
 		int rc = kinf_discovery_resolve(disc, full.data, &got, &err);
 		if (rc != 0) {
@@ -171,7 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		char *dir = kinf_discovery_cache_dir(SERVER, &opts);
 		struct kinf_buf file = {0};
 		FUZZ_CHECK(dir != NULL);
-		kinf_buf_printf(&file, "%s/discovery.json", dir);
+		FUZZ_CHECK(kinf_buf_printf(&file, "%s/discovery.json", dir) == 0);
 		bool written = access(file.data, F_OK) == 0;
 		kinf_buf_release(&file);
 		free(dir);

@@ -61,9 +61,9 @@ static void check_record(const struct kinf_object *obj, json_t *root) {
 	if (name && (ns || !ns_v || json_is_null(ns_v))) {
 		struct kinf_buf key = {0};
 		if (ns && ns[0]) {
-			kinf_buf_printf(&key, "%s/%s", ns, name);
+			FUZZ_CHECK(kinf_buf_printf(&key, "%s/%s", ns, name) == 0);
 		} else {
-			kinf_buf_append_str(&key, name);
+			FUZZ_CHECK(kinf_buf_append_str(&key, name) == 0);
 		}
 		FUZZ_CHECK(key.data && strcmp(kinf_object_key(obj), key.data) == 0);
 		kinf_buf_release(&key);

@@ -52,9 +52,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		if (!strchr(text, '(')) {
 			struct kinf_buf spaced = {0};
 			for (const char *p = text; *p; p++) {
-				kinf_buf_append_char(&spaced, *p);
+				FUZZ_CHECK(kinf_buf_append_char(&spaced, *p) == 0);
 				if (*p == ',') {
-					kinf_buf_append_char(&spaced, ' ');
+					FUZZ_CHECK(kinf_buf_append_char(&spaced, ' ') == 0);
 				}
 			}
 			struct kinf_selector *sel2 = NULL;

@@ -8,6 +8,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_n, tap_failed;
@@ -28,6 +29,14 @@ static inline int tap_ok(int cond, const char *file, int line, const char *fmt, 
 	fflush(stdout);
 	return cond;
 }
+
+/* A setup step that must work (an append, say): else the test bails out. */
+#define must(expr) do { \
+		if ((expr) < 0) { \
+			printf("Bail out! %s:%d: %s failed\n", __FILE__, __LINE__, #expr); \
+			exit(1); \
+		} \
+	} while (0)
 
 #define ok(cond, ...) tap_ok(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
 #define is_str(got, want, ...) do { \

@@ -51,7 +51,7 @@ static char *read_file(const char *path) {
 		return NULL;
 	}
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		kinf_buf_append(&b, chunk, n);
+		must(kinf_buf_append(&b, chunk, n));
 	}
 	fclose(f);
 	return kinf_buf_take(&b);

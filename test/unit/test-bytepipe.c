@@ -166,7 +166,7 @@ static int marked_bytes(const char *data, size_t len, void *userdata, struct kin
 static int marked_mark(const char *data, size_t len, void *userdata, struct kinf_error *err) {
 	struct marked *m = userdata;
 	m->marks++;
-	kinf_buf_printf(&m->seen, "<%.*s>", (int)len, data);
+	must(kinf_buf_printf(&m->seen, "<%.*s>", (int)len, data));
 	if (m->fail_at_mark == m->marks) {
 		return kinf_error_set(err, KINF_EJSON, "mark %zu refused", m->marks);
 	}
@@ -191,8 +191,8 @@ static void test_marks(void) {
 	wrc |= kinf_bytepipe_write(p, "0123456789", 10);
 	wrc |= kinf_bytepipe_mark(p, "end 3", 5);
 	int rc = kinf_bytepipe_finish(p, true, NULL);
-	kinf_buf_append(&want, data, n);
-	kinf_buf_append_str(&want, "<end 1><>0123456789<end 3>");
+	must(kinf_buf_append(&want, data, n));
+	must(kinf_buf_append_str(&want, "<end 1><>0123456789<end 3>"));
 	is_int(wrc | rc, 0, "marks: written and drained");
 	ok(m.seen.len == want.len && memcmp(m.seen.data, want.data, want.len) == 0,
 			"marks: each after every byte before it and before every byte after it");

@@ -34,15 +34,15 @@ static struct kinf_object *mkobj(const char *spec) {
 	}
 	if (name) {
 		*name++ = '\0';
-		kinf_buf_printf(&json, "{\"metadata\":{\"namespace\":\"%s\","
-				"\"name\":\"%s\"", copy, name);
+		must(kinf_buf_printf(&json, "{\"metadata\":{\"namespace\":\"%s\","
+				"\"name\":\"%s\"", copy, name));
 	} else {
-		kinf_buf_printf(&json, "{\"metadata\":{\"name\":\"%s\"", copy);
+		must(kinf_buf_printf(&json, "{\"metadata\":{\"name\":\"%s\"", copy));
 	}
 	if (rv) {
-		kinf_buf_printf(&json, ",\"resourceVersion\":\"%s\"", rv);
+		must(kinf_buf_printf(&json, ",\"resourceVersion\":\"%s\"", rv));
 	}
-	kinf_buf_append_str(&json, "}}");
+	must(kinf_buf_append_str(&json, "}}"));
 	if (kinf_object_parse(json.data, json.len, NULL, &obj, &err) < 0) {
 		printf("# cannot parse %s: %s\n", json.data, err.message);
 		abort();
@@ -54,12 +54,12 @@ static struct kinf_object *mkobj(const char *spec) {
 
 /* "key Type@rv ..." for a popped set of deltas. */
 static void show_deltas(struct kinf_buf *out, const struct kinf_deltas *d) {
-	kinf_buf_append_str(out, d->key);
+	must(kinf_buf_append_str(out, d->key));
 	for (size_t i = 0; i < d->n; i++) {
 		const struct kinf_delta *x = &d->v[i];
-		kinf_buf_printf(out, " %s%s@%s", kinf_delta_type_name(x->type),
+		must(kinf_buf_printf(out, " %s%s@%s", kinf_delta_type_name(x->type),
 				x->final_state_unknown ? "!" : "",
-				x->obj ? kinf_object_resource_version(x->obj) : "nil");
+				x->obj ? kinf_object_resource_version(x->obj) : "nil"));
 	}
 }
 
@@ -428,12 +428,12 @@ static void run_fcase(const struct fcase *c) {
 		case OP_KNOWN: {
 			struct kinf_object_list list = {0};
 			kinf_buf_reset(&got);
-			kinf_buf_append_str(&got, "");
+			must(kinf_buf_append_str(&got, ""));
 			kinf_indexer_list(known, &list);
 			for (size_t k = 0; k < list.n; k++) {
-				kinf_buf_printf(&got, "%s%s@%s", k ? " " : "",
+				must(kinf_buf_printf(&got, "%s%s@%s", k ? " " : "",
 						kinf_object_key(list.v[k]),
-						kinf_object_resource_version(list.v[k]));
+						kinf_object_resource_version(list.v[k])));
 			}
 			kinf_object_list_release(&list);
 			is_str(got.data, op->want, "%s: op %zu known objects",

@@ -132,8 +132,8 @@ static int fake_fetch(const char *path, const char *accept,
 	char *body;
 
 	f->requests++;
-	kinf_strv_push_str(&f->paths, path);
-	kinf_strv_push_str(&f->accepts, accept ? accept : "(null)");
+	must(kinf_strv_push_str(&f->paths, path));
+	must(kinf_strv_push_str(&f->accepts, accept ? accept : "(null)"));
 	if (f->fail_path && strcmp(path, f->fail_path) == 0) {
 		ret_resp->status = f->fail_status;
 		return kinf_error_set(reterr, f->fail_code, "injected failure %ld",
@@ -151,13 +151,13 @@ static int fake_fetch(const char *path, const char *accept,
 	if (top && f->mode != FAKE_LEGACY && accept &&
 			strstr(accept, "g=apidiscovery.k8s.io;v=v2")) {
 		agg = true;
-		kinf_buf_printf(&file, FIXTURES "/aggregated-%s.json", path + 1);
+		must(kinf_buf_printf(&file, FIXTURES "/aggregated-%s.json", path + 1));
 	} else {
-		kinf_buf_append_str(&file, FIXTURES "/legacy/");
+		must(kinf_buf_append_str(&file, FIXTURES "/legacy/"));
 		for (const char *p = path + 1; *p; p++) {
-			kinf_buf_append_char(&file, *p == '/' ? '_' : *p);
+			must(kinf_buf_append_char(&file, *p == '/' ? '_' : *p));
 		}
-		kinf_buf_append_str(&file, ".json");
+		must(kinf_buf_append_str(&file, ".json"));
 	}
 	body = slurp(file.data, &len);
 	kinf_buf_release(&file);
@@ -769,7 +769,7 @@ static void test_cache_dirs(const char *tmp) {
 	ok(kinf_discovery_cache_dir(SERVER, &opts) == NULL, "\"\" disables the cache");
 
 	setenv("XDG_CACHE_HOME", tmp, 1);
-	kinf_buf_printf(&want, "%s/kinf/discovery/127.0.0.1_6443", tmp);
+	must(kinf_buf_printf(&want, "%s/kinf/discovery/127.0.0.1_6443", tmp));
 	dir = kinf_discovery_cache_dir(SERVER, NULL);
 	is_str(dir, want.data, "$XDG_CACHE_HOME/kinf");
 	free(dir);
@@ -911,7 +911,7 @@ static void test_load_legacy(const char *tmp) {
 	f.body_path = NULL;
 
 	/* An unavailable aggregated API: that version is left out. */
-	kinf_buf_printf(&dir, "%s/legacy-partial", tmp);
+	must(kinf_buf_printf(&dir, "%s/legacy-partial", tmp));
 	d = NULL;
 	f.fail_path = "/apis/stable.example.com/v1";
 	f.fail_code = KINF_EHTTP;
@@ -922,8 +922,8 @@ static void test_load_legacy(const char *tmp) {
 	ok(rc == 0 && kinf_discovery_resolve(d, "ct", &r, NULL) == 0 &&
 			strcmp(r->version, "v1beta1") == 0,
 			"the other version of that group still resolves");
-	kinf_buf_printf(&file, "%s/discovery/127.0.0.1_6443/discovery.json",
-			dir.data);
+	must(kinf_buf_printf(&file, "%s/discovery/127.0.0.1_6443/discovery.json",
+			dir.data));
 	ok(stat(file.data, &st) < 0 && errno == ENOENT,
 			"a partial result is not cached");
 	kinf_discovery_free(d);
@@ -1069,9 +1069,9 @@ static void test_cache(const char *tmp) {
 	time_t now = time(NULL);
 	int rc;
 
-	kinf_buf_printf(&base, "%s/cache", tmp);
-	kinf_buf_printf(&dir, "%s/discovery/127.0.0.1_6443", base.data);
-	kinf_buf_printf(&file, "%s/discovery.json", dir.data);
+	must(kinf_buf_printf(&base, "%s/cache", tmp));
+	must(kinf_buf_printf(&dir, "%s/discovery/127.0.0.1_6443", base.data));
+	must(kinf_buf_printf(&file, "%s/discovery.json", dir.data));
 
 	/* Cold: fetch and write. */
 	rc = load(&f, base.data, false, 0, &d, &err);
@@ -1177,7 +1177,7 @@ static void test_cache(const char *tmp) {
 		};
 		for (size_t i = 0; i < sizeof(corrupt) / sizeof(corrupt[0]); i++) {
 			struct kinf_buf text = {0};
-			kinf_buf_printf(&text, corrupt[i], (long long)now);
+			must(kinf_buf_printf(&text, corrupt[i], (long long)now));
 			ok(spew(file.data, text.data) == 0, "corrupt cache %zu written", i);
 			rc = load(&f, base.data, false, 0, &d, &err);
 			ok(rc == 0 && f.requests == 2 && !kinf_discovery_from_cache(d) &&
@@ -1196,7 +1196,7 @@ static void test_cache(const char *tmp) {
 	/* A cache path that cannot be created is not fatal either. */
 	{
 		struct kinf_buf blocked = {0};
-		kinf_buf_printf(&blocked, "%s/blocked", tmp);
+		must(kinf_buf_printf(&blocked, "%s/blocked", tmp));
 		spew(blocked.data, "a file, not a directory");
 		rc = load(&f, blocked.data, false, 0, &d, &err);
 		ok(rc == 0 && f.requests == 2, "unwritable cache dir: loads anyway");
@@ -1214,7 +1214,7 @@ static void test_cache(const char *tmp) {
 	/* A legacy server's discovery round-trips through the cache too. */
 	{
 		struct kinf_buf lbase = {0};
-		kinf_buf_printf(&lbase, "%s/legacy-cache", tmp);
+		must(kinf_buf_printf(&lbase, "%s/legacy-cache", tmp));
 		f.mode = FAKE_LEGACY;
 		rc = load(&f, lbase.data, false, 0, &d, &err);
 		ok(rc == 0 && f.requests == 3 + N_GROUP_VERSIONS, "legacy: cold");

@@ -74,9 +74,9 @@ static bool read_head(struct server *s, int c, struct kinf_buf *head) {
 		if (read(c, &ch, 1) != 1) {
 			return false;
 		}
-		kinf_buf_append(head, &ch, 1);
+		must(kinf_buf_append(head, &ch, 1));
 		if (head->len >= 4 && memcmp(head->data + head->len - 4, "\r\n\r\n", 4) == 0) {
-			kinf_buf_append(head, "", 0);
+			must(kinf_buf_append(head, "", 0));
 			return true;
 		}
 	}
@@ -99,7 +99,7 @@ static void *server_main(void *userdata) {
 		/* Keep-alive: requests on one connection until the client closes it. */
 		while (read_head(s, c, &head)) {
 			pthread_mutex_lock(&s->lock);
-			kinf_strv_push_str(&s->heads, head.data);
+			must(kinf_strv_push_str(&s->heads, head.data));
 			const char *resp = s->script[s->next] ? s->script[s->next++] :
 				"HTTP/1.1 599 Script Ended\r\nContent-Length: 0\r\n\r\n";
 			pthread_mutex_unlock(&s->lock);

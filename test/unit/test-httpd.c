@@ -458,8 +458,8 @@ static void handler(struct kinf_httpd_req *req, void *userdata) {
 	}
 	size_t bl = 0;
 	kinf_httpd_req_body(req, &bl);
-	kinf_buf_printf(&body, "%s %s %zu %s", h->method, h->path, bl,
-		kinf_httpd_req_is_unix(req) ? "unix" : "tcp");
+	must(kinf_buf_printf(&body, "%s %s %zu %s", h->method, h->path, bl,
+		kinf_httpd_req_is_unix(req) ? "unix" : "tcp"));
 	kinf_httpd_respond(req, 200, "text/plain", "X-Test: 1\r\n", body.data, body.len);
 	kinf_buf_release(&body);
 }
@@ -551,7 +551,7 @@ static ssize_t read_some(int fd, struct kinf_buf *b, int ms) {
 	char tmp[65536];
 	ssize_t n = read(fd, tmp, sizeof(tmp));
 	if (n > 0) {
-		kinf_buf_append(b, tmp, (size_t)n);
+		must(kinf_buf_append(b, tmp, (size_t)n));
 	}
 	return n == 0 ? -1 : n;
 }
@@ -753,11 +753,11 @@ static void test_auth_and_keepalive(void) {
 static void test_limits_on_the_wire(void) {
 	int fd = connect_unix();
 	struct kinf_buf big = {0};
-	kinf_buf_append_str(&big, "GET / HTTP/1.1\r\nHost: h\r\n");
+	must(kinf_buf_append_str(&big, "GET / HTTP/1.1\r\nHost: h\r\n"));
 	for (int i = 0; i < 30; i++) {
-		kinf_buf_printf(&big, "X-%d: %d\r\n", i, i);
+		must(kinf_buf_printf(&big, "X-%d: %d\r\n", i, i));
 	}
-	kinf_buf_append_str(&big, "\r\n");
+	must(kinf_buf_append_str(&big, "\r\n"));
 	char *r = roundtrip(fd, big.data);
 	ok(r && starts(r, "HTTP/1.1 431 Request Header Fields Too Large\r\n"),
 		"too many headers: 431");

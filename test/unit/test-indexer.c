@@ -39,27 +39,27 @@ static struct kinf_object *mkobj(const char *spec) {
 	} else {
 		name = copy;
 	}
-	kinf_buf_printf(&json, "{\"metadata\":{\"name\":\"%s\"", name);
+	must(kinf_buf_printf(&json, "{\"metadata\":{\"name\":\"%s\"", name));
 	if (ns) {
-		kinf_buf_printf(&json, ",\"namespace\":\"%s\"", ns);
+		must(kinf_buf_printf(&json, ",\"namespace\":\"%s\"", ns));
 	}
 	if (rv) {
-		kinf_buf_printf(&json, ",\"resourceVersion\":\"%s\"", rv);
+		must(kinf_buf_printf(&json, ",\"resourceVersion\":\"%s\"", rv));
 	}
 	if (labels && *labels) {
 		const char *sep = "";
-		kinf_buf_append_str(&json, ",\"labels\":{");
+		must(kinf_buf_append_str(&json, ",\"labels\":{"));
 		for (char *kv = strtok(labels, ","); kv; kv = strtok(NULL, ",")) {
 			char *v = strchr(kv, '=');
 			if (v) {
 				*v++ = '\0';
 			}
-			kinf_buf_printf(&json, "%s\"%s\":\"%s\"", sep, kv, v ? v : "");
+			must(kinf_buf_printf(&json, "%s\"%s\":\"%s\"", sep, kv, v ? v : ""));
 			sep = ",";
 		}
-		kinf_buf_append_char(&json, '}');
+		must(kinf_buf_append_char(&json, '}'));
 	}
-	kinf_buf_append_str(&json, "}}");
+	must(kinf_buf_append_str(&json, "}}"));
 	if (kinf_object_parse(json.data, json.len, NULL, &obj, &err) < 0) {
 		printf("# cannot parse %s: %s\n", json.data, err.message);
 		abort();
@@ -124,15 +124,15 @@ static int add_named_index(struct kinf_indexer *idx, const char *name) {
 
 static void show_objects(struct kinf_buf *out, const struct kinf_object_list *l) {
 	for (size_t i = 0; i < l->n; i++) {
-		kinf_buf_printf(out, "%s%s@%s", i ? " " : "",
+		must(kinf_buf_printf(out, "%s%s@%s", i ? " " : "",
 				kinf_object_key(l->v[i]),
-				kinf_object_resource_version(l->v[i]));
+				kinf_object_resource_version(l->v[i])));
 	}
 }
 
 static void show_keys(struct kinf_buf *out, const struct kinf_strv *sv) {
 	for (size_t i = 0; i < sv->n; i++) {
-		kinf_buf_printf(out, "%s%s", i ? " " : "", sv->v[i]);
+		must(kinf_buf_printf(out, "%s%s", i ? " " : "", sv->v[i]));
 	}
 }
 
@@ -346,18 +346,18 @@ static void run_icase(const struct icase *c) {
 		int r = 0;
 
 		kinf_buf_reset(&got);
-		kinf_buf_append_str(&got, "");
+		must(kinf_buf_append_str(&got, ""));
 		switch (op->kind) {
 		case I_END:
 			break;
 		case I_ADD:
 			obj = mkobj(op->a);
 			r = kinf_indexer_update(idx, obj);
-			kinf_buf_append_str(&got, err_name(r));
+			must(kinf_buf_append_str(&got, err_name(r)));
 			break;
 		case I_DEL:
 			r = kinf_indexer_delete(idx, op->a);
-			kinf_buf_append_str(&got, err_name(r));
+			must(kinf_buf_append_str(&got, err_name(r)));
 			break;
 		case I_REPLACE: {
 			struct kinf_object *objs[16];
@@ -372,12 +372,12 @@ static void run_icase(const struct icase *c) {
 				kinf_object_unref(objs[k]);
 			}
 			free(specs);
-			kinf_buf_append_str(&got, err_name(r));
+			must(kinf_buf_append_str(&got, err_name(r)));
 			break;
 		}
 		case I_ADD_INDEX:
 			r = add_named_index(idx, op->a);
-			kinf_buf_append_str(&got, err_name(r));
+			must(kinf_buf_append_str(&got, err_name(r)));
 			break;
 		case I_LIST:
 			r = kinf_indexer_list(idx, &list);
@@ -399,30 +399,30 @@ static void run_icase(const struct icase *c) {
 		case I_VALUES:
 			r = kinf_indexer_values(idx, op->a, &vals, &nvals, &err);
 			for (size_t k = 0; r == 0 && k < nvals; k++) {
-				kinf_buf_printf(&got, "%s%s:%zu", k ? " " : "",
-						vals[k].value, vals[k].count);
+				must(kinf_buf_printf(&got, "%s%s:%zu", k ? " " : "",
+						vals[k].value, vals[k].count));
 			}
 			kinf_index_values_free(vals, nvals);
 			break;
 		case I_COUNT:
 			r = kinf_indexer_index_count(idx, op->a, op->b, &count, &err);
 			if (r == 0) {
-				kinf_buf_printf(&got, "%zu", count);
+				must(kinf_buf_printf(&got, "%zu", count));
 			}
 			break;
 		case I_GET:
 			obj = kinf_indexer_get(idx, op->a);
 			if (obj) {
-				kinf_buf_printf(&got, "%s@%s", kinf_object_key(obj),
-						kinf_object_resource_version(obj));
+				must(kinf_buf_printf(&got, "%s@%s", kinf_object_key(obj),
+						kinf_object_resource_version(obj)));
 			} else {
-				kinf_buf_append_str(&got, "(null)");
+				must(kinf_buf_append_str(&got, "(null)"));
 			}
 			break;
 		}
 		if (r < 0 && op->kind >= I_LIST) {
 			kinf_buf_reset(&got);
-			kinf_buf_append_str(&got, err_name(r));
+			must(kinf_buf_append_str(&got, err_name(r)));
 			if (r == -KINF_ENOTFOUND) {
 				char want[128];
 				snprintf(want, sizeof(want),

@@ -30,7 +30,7 @@ static char *keys_of(struct kinf_indexer *idx, const char *index, const char *va
 		return strdup("<error>");
 	}
 	for (size_t i = 0; i < keys.n; i++) {
-		kinf_buf_printf(&b, "%s%s", i ? " " : "", keys.v[i]);
+		must(kinf_buf_printf(&b, "%s%s", i ? " " : "", keys.v[i]));
 	}
 	kinf_strv_release(&keys);
 	return kinf_buf_take(&b);

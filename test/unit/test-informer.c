@@ -66,9 +66,9 @@ static int drain(struct kinf_informer *inf, int wait_ms, struct kinf_buf *out,
 			return rc;
 		}
 		for (size_t i = 0; i < batch.n; i++) {
-			kinf_buf_printf(out, "%s%s %s%s", out->len ? "; " : "",
+			must(kinf_buf_printf(out, "%s%s %s%s", out->len ? "; " : "",
 					type_name(batch.v[i].type), batch.v[i].key,
-					batch.v[i].initial ? " (initial)" : "");
+					batch.v[i].initial ? " (initial)" : ""));
 		}
 		kinf_informer_batch_release(&batch);
 	}

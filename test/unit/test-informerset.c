@@ -29,14 +29,14 @@ static char *list_of(const char *ns, const char *names) {
 	char *copy = strdup(names);
 	char *save = NULL;
 	int n = 0;
-	kinf_buf_append_str(&b, "{\"apiVersion\":\"v1\",\"kind\":\"List\","
-			"\"metadata\":{\"resourceVersion\":\"10\"},\"items\":[");
+	must(kinf_buf_append_str(&b, "{\"apiVersion\":\"v1\",\"kind\":\"List\","
+			"\"metadata\":{\"resourceVersion\":\"10\"},\"items\":["));
 	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-		kinf_buf_printf(&b, "%s{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
-				"\"resourceVersion\":\"%d\"}}", n ? "," : "", t, ns, n + 1);
+		must(kinf_buf_printf(&b, "%s{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+				"\"resourceVersion\":\"%d\"}}", n ? "," : "", t, ns, n + 1));
 		n++;
 	}
-	kinf_buf_append_str(&b, "]}\n");
+	must(kinf_buf_append_str(&b, "]}\n"));
 	free(copy);
 	return kinf_buf_take(&b);
 }
@@ -91,12 +91,12 @@ static int drain(struct kinf_informerset *set, struct kinf_buf *out, int *counts
 			continue;
 		}
 		if (ev.rc < 0) {
-			kinf_buf_printf(out, "%s%zu!%s", out->len ? " " : "", ev.member,
-					ev.err.message);
+			must(kinf_buf_printf(out, "%s%zu!%s", out->len ? " " : "", ev.member,
+					ev.err.message));
 		}
 		for (size_t i = 0; i < ev.batch.n; i++) {
-			kinf_buf_printf(out, "%s%zu:%s", out->len ? " " : "", ev.member,
-					ev.batch.v[i].key);
+			must(kinf_buf_printf(out, "%s%zu:%s", out->len ? " " : "", ev.member,
+					ev.batch.v[i].key));
 		}
 		if (ev.member < ncounts) {
 			counts[ev.member]++;
@@ -148,8 +148,8 @@ static void test_one_fails(void) {
 	struct src s[2];
 	char *l0 = list_of("a", "p1");
 	struct kinf_buf bad = {0};
-	kinf_buf_append_str(&bad, l0);
-	kinf_buf_append_str(&bad, "{\"type\":\"ADDED\",\"object\":{");
+	must(kinf_buf_append_str(&bad, l0));
+	must(kinf_buf_append_str(&bad, "{\"type\":\"ADDED\",\"object\":{"));
 	add_pipe(set, &s[0], bad.data, false);
 	close(s[0].wr);		/* end of input: the truncated event fails */
 	s[0].wr = -1;
@@ -260,8 +260,8 @@ static void test_single(void) {
 	struct src s;
 	char *l0 = list_of("a", "p1 p2");
 	struct kinf_buf text = {0};
-	kinf_buf_append_str(&text, l0);
-	kinf_buf_append_str(&text, "{\"type\":");
+	must(kinf_buf_append_str(&text, l0));
+	must(kinf_buf_append_str(&text, "{\"type\":"));
 	add_pipe(set, &s, text.data, false);
 	close(s.wr);
 	s.wr = -1;

@@ -105,7 +105,7 @@ static char *slurp(const char *path) {
 		return NULL;
 	}
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		kinf_buf_append(&b, chunk, n);
+		must(kinf_buf_append(&b, chunk, n));
 	}
 	fclose(f);
 	return kinf_buf_take(&b);
@@ -403,7 +403,7 @@ static void test_context_names(void) {
 	r = kinf_kubeconfig_context_names(&o, &names, &e);
 	is_int(r, 0, "context names");
 	for (char **n = names; n && *n; n++) {
-		kinf_buf_printf(&b, "%s%s", n == names ? "" : " ", *n);
+		must(kinf_buf_printf(&b, "%s%s", n == names ? "" : " ", *n));
 		free(*n);
 	}
 	free(names);
@@ -1177,7 +1177,7 @@ static void bound_fails(const char *what, struct kinf_buf *b, const char *where_
 
 /* A context whose cluster carries extension (YAML text) for an exec plugin. */
 static void exec_config(struct kinf_buf *b, const char *extension) {
-	kinf_buf_printf(b, "current-context: x\n"
+	must(kinf_buf_printf(b, "current-context: x\n"
 		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
 		"users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, "
 		"command: /bin/true, interactiveMode: Never, provideClusterInfo: true}}}]\n"
@@ -1187,7 +1187,7 @@ static void exec_config(struct kinf_buf *b, const char *extension) {
 		"    server: https://c\n"
 		"    extensions:\n"
 		"    - name: client.authentication.k8s.io/exec\n"
-		"      extension: %s\n", extension);
+		"      extension: %s\n", extension));
 }
 
 /*
@@ -1207,51 +1207,51 @@ static void test_bounds(void) {
 	/* a billion laughs in the exec extension: 10^9 scalars from 90 aliases */
 	exec_config(&b, "&a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]");
 	for (int i = 1; i < 10; i++) {
-		kinf_buf_printf(&b, "x%d: &a%d [", i, i);
+		must(kinf_buf_printf(&b, "x%d: &a%d [", i, i));
 		for (int j = 0; j < 10; j++) {
-			kinf_buf_printf(&b, "%s*a%d", j ? ", " : "", i - 1);
+			must(kinf_buf_printf(&b, "%s*a%d", j ? ", " : "", i - 1));
 		}
-		kinf_buf_append_str(&b, "]\n");
+		must(kinf_buf_append_str(&b, "]\n"));
 	}
 	bound_fails("billion laughs", &b, "line 15, column 10: more than 200000 nodes, an alias "
 			"counting as the nodes it names (the kubeconfig limit)");
 
 	/* the same in a part of the file nothing reads */
-	kinf_buf_append_str(&b, "apiVersion: v1\nunused:\n  a0: &a0 [lol, lol, lol, lol, lol, "
-			"lol, lol, lol, lol, lol]\n");
+	must(kinf_buf_append_str(&b, "apiVersion: v1\nunused:\n  a0: &a0 [lol, lol, lol, lol, lol, "
+			"lol, lol, lol, lol, lol]\n"));
 	for (int i = 1; i < 10; i++) {
-		kinf_buf_printf(&b, "  a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, "
+		must(kinf_buf_printf(&b, "  a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, "
 				"*a%d, *a%d]\n", i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
-				i - 1, i - 1, i - 1);
+				i - 1, i - 1, i - 1));
 	}
 	bound_fails("billion laughs, unused", &b, "line 8, column 12: more than 200000 nodes, an "
 			"alias counting as the nodes it names (the kubeconfig limit)");
 
 	/* few nodes, big scalars: 1 MiB named 65 times */
-	kinf_buf_append_str(&b, "apiVersion: v1\nbig: &big \"");
+	must(kinf_buf_append_str(&b, "apiVersion: v1\nbig: &big \""));
 	for (int i = 0; i < 1 << 20; i++) {
-		kinf_buf_append_char(&b, 'x');
+		must(kinf_buf_append_char(&b, 'x'));
 	}
-	kinf_buf_append_str(&b, "\"\nmany: [");
+	must(kinf_buf_append_str(&b, "\"\nmany: ["));
 	for (int i = 0; i < 65; i++) {
-		kinf_buf_append_str(&b, i ? ", *big" : "*big");
+		must(kinf_buf_append_str(&b, i ? ", *big" : "*big"));
 	}
-	kinf_buf_append_str(&b, "]\n");
+	must(kinf_buf_append_str(&b, "]\n"));
 	bound_fails("aliases of a big scalar", &b, "line 3, column 380: more than 64 MiB of "
 			"scalars, an alias counting as the scalars it names (the kubeconfig limit)");
 
 	/* more aliases than allowed, each of them small */
-	kinf_buf_append_str(&b, "apiVersion: v1\nx: &x 1\ny: [");
+	must(kinf_buf_append_str(&b, "apiVersion: v1\nx: &x 1\ny: ["));
 	for (int i = 0; i < KINF_KUBECONFIG_MAX_ALIASES + 1; i++) {
-		kinf_buf_append_str(&b, i ? ",*x" : "*x");
+		must(kinf_buf_append_str(&b, i ? ",*x" : "*x"));
 	}
-	kinf_buf_append_str(&b, "]\n");
+	must(kinf_buf_append_str(&b, "]\n"));
 	snprintf(msg, sizeof(msg), "line 3, column %d: more than %d aliases (the kubeconfig "
 			"limit)", 5 + 3 * KINF_KUBECONFIG_MAX_ALIASES, KINF_KUBECONFIG_MAX_ALIASES);
 	bound_fails("too many aliases", &b, msg);
 
 	/* an alias inside the node it names */
-	kinf_buf_append_str(&b, "apiVersion: v1\nloop: &l [a, [b, *l]]\n");
+	must(kinf_buf_append_str(&b, "apiVersion: v1\nloop: &l [a, [b, *l]]\n"));
 	bound_fails("alias loop", &b, "line 2, column 18: alias *l is inside the node it names "
 			"(a loop)");
 
@@ -1260,50 +1260,50 @@ static void test_bounds(void) {
 	{
 		struct kinf_buf deep = { 0 };
 		for (int i = 0; i < 100; i++) {
-			kinf_buf_append_char(&deep, '[');
+			must(kinf_buf_append_char(&deep, '['));
 		}
 		for (int i = 0; i < 100; i++) {
-			kinf_buf_append_char(&deep, ']');
+			must(kinf_buf_append_char(&deep, ']'));
 		}
 		exec_config(&b, deep.data);
 		bound_fails("deep exec extension", &b, "line 10, column 112: nested more than 100 "
 				"levels deep (the kubeconfig limit)");
 		kinf_buf_release(&deep);
 	}
-	kinf_buf_append_str(&b, "apiVersion: v1\nunused: ");
+	must(kinf_buf_append_str(&b, "apiVersion: v1\nunused: "));
 	for (int i = 0; i < 100000; i++) {
-		kinf_buf_append_char(&b, '[');
+		must(kinf_buf_append_char(&b, '['));
 	}
 	for (int i = 0; i < 100000; i++) {
-		kinf_buf_append_char(&b, ']');
+		must(kinf_buf_append_char(&b, ']'));
 	}
-	kinf_buf_append_char(&b, '\n');
+	must(kinf_buf_append_char(&b, '\n'));
 	bound_fails("100,000 levels, unused", &b, "line 2, column 108: nested more than 100 "
 			"levels deep (the kubeconfig limit)");
-	kinf_buf_append_str(&b, "apiVersion: v1\nd: &d ");
+	must(kinf_buf_append_str(&b, "apiVersion: v1\nd: &d "));
 	for (int i = 0; i < 60; i++) {
-		kinf_buf_append_char(&b, '[');
+		must(kinf_buf_append_char(&b, '['));
 	}
 	for (int i = 0; i < 60; i++) {
-		kinf_buf_append_char(&b, ']');
+		must(kinf_buf_append_char(&b, ']'));
 	}
-	kinf_buf_append_str(&b, "\ne: ");
+	must(kinf_buf_append_str(&b, "\ne: "));
 	for (int i = 0; i < 45; i++) {
-		kinf_buf_append_char(&b, '[');
+		must(kinf_buf_append_char(&b, '['));
 	}
-	kinf_buf_append_str(&b, "*d");
+	must(kinf_buf_append_str(&b, "*d"));
 	for (int i = 0; i < 45; i++) {
-		kinf_buf_append_char(&b, ']');
+		must(kinf_buf_append_char(&b, ']'));
 	}
-	kinf_buf_append_char(&b, '\n');
+	must(kinf_buf_append_char(&b, '\n'));
 	bound_fails("deep through an alias", &b, "line 3, column 49: nested more than 100 levels "
 			"deep with aliases expanded (the kubeconfig limit)");
 
 	/* within the limits: anchors shared by users, a 99-deep extension */
-	kinf_buf_append_str(&b, "current-context: x\n"
+	must(kinf_buf_append_str(&b, "current-context: x\n"
 		"contexts: [{name: x, context: {cluster: c, user: u}}]\n"
 		"clusters: [{name: c, cluster: &cl {server: 'https://c'}}, {name: d, cluster: *cl}]\n"
-		"users: [{name: u, user: &u {token: shared}}, {name: v, user: *u}]\n");
+		"users: [{name: u, user: &u {token: shared}}, {name: v, user: *u}]\n"));
 	r = load_yaml(b.data, &o, &c, &e);
 	is_int(r, 0, "anchors and aliases within the limits load");
 	is_str(c ? c->token : NULL, "shared", "an aliased user's token");
@@ -1313,10 +1313,10 @@ static void test_bounds(void) {
 		struct kinf_buf deep = { 0 };
 		/* 6 levels of kubeconfig around it */
 		for (int i = 0; i < KINF_KUBECONFIG_MAX_DEPTH - 6; i++) {
-			kinf_buf_append_char(&deep, '[');
+			must(kinf_buf_append_char(&deep, '['));
 		}
 		for (int i = 0; i < KINF_KUBECONFIG_MAX_DEPTH - 6; i++) {
-			kinf_buf_append_char(&deep, ']');
+			must(kinf_buf_append_char(&deep, ']'));
 		}
 		exec_config(&b, deep.data);
 		kinf_buf_release(&deep);

@@ -45,37 +45,37 @@ static void server_release(struct server *s) {
 }
 
 static void item(struct kinf_buf *b, unsigned n, size_t pad) {
-	kinf_buf_printf(b, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
+	must(kinf_buf_printf(b, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":"
 			"{\"name\":\"p-%06u\",\"namespace\":\"ns\",\"resourceVersion\":\"%u\"},"
-			"\"spec\":{\"pad\":\"", n, n);
+			"\"spec\":{\"pad\":\"", n, n));
 	for (size_t i = 0; i < pad; i++) {
-		kinf_buf_append(b, "x", 1);
+		must(kinf_buf_append(b, "x", 1));
 	}
-	kinf_buf_append_str(b, "\"}}");
+	must(kinf_buf_append_str(b, "\"}}"));
 }
 
 /* Items first..last (1-based, inclusive), token NULL for none. */
 static void page(struct kinf_buf *b, const struct server *s, unsigned first,
 		unsigned last, const char *token) {
 	struct kinf_buf md = {0};
-	kinf_buf_printf(&md, "\"metadata\":{\"resourceVersion\":\"100\"%s%s%s}",
-			token ? ",\"continue\":\"" : "", token ? token : "", token ? "\"" : "");
-	kinf_buf_append_str(b, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",");
+	must(kinf_buf_printf(&md, "\"metadata\":{\"resourceVersion\":\"100\"%s%s%s}",
+			token ? ",\"continue\":\"" : "", token ? token : "", token ? "\"" : ""));
+	must(kinf_buf_append_str(b, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\","));
 	if (!s->md_last) {
-		kinf_buf_printf(b, "%s,", md.data);
+		must(kinf_buf_printf(b, "%s,", md.data));
 	}
-	kinf_buf_append_str(b, "\"items\":[");
+	must(kinf_buf_append_str(b, "\"items\":["));
 	for (unsigned i = first; i <= last; i++) {
 		if (i > first) {
-			kinf_buf_append(b, ",", 1);
+			must(kinf_buf_append(b, ",", 1));
 		}
 		item(b, i, s->pad);
 	}
-	kinf_buf_append_str(b, "]");
+	must(kinf_buf_append_str(b, "]"));
 	if (s->md_last) {
-		kinf_buf_printf(b, ",%s", md.data);
+		must(kinf_buf_printf(b, ",%s", md.data));
 	}
-	kinf_buf_append_str(b, "}");
+	must(kinf_buf_append_str(b, "}"));
 	kinf_buf_release(&md);
 }
 
@@ -90,7 +90,7 @@ static int fetch(const struct kinf_http_request *req, unsigned lane, void *userd
 	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
-	kinf_strv_push_str(&s->paths, req->path);
+	must(kinf_strv_push_str(&s->paths, req->path));
 	s->lane_pages[lane]++;
 	s->full_lists += full;
 	pthread_mutex_unlock(&s->lock);

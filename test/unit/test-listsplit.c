@@ -12,14 +12,14 @@
 static int on_member(const char *key, size_t key_len, const char *value,
 		size_t len, void *userdata) {
 	struct kinf_buf *log = userdata;
-	kinf_buf_printf(log, "%.*s=%.*s\n", (int)key_len, key, (int)len, value);
+	must(kinf_buf_printf(log, "%.*s=%.*s\n", (int)key_len, key, (int)len, value));
 	return 0;
 }
 
 static int on_element(const char *key, size_t key_len, const char *value,
 		size_t len, void *userdata) {
 	struct kinf_buf *log = userdata;
-	kinf_buf_printf(log, "%.*s[]=%.*s\n", (int)key_len, key, (int)len, value);
+	must(kinf_buf_printf(log, "%.*s[]=%.*s\n", (int)key_len, key, (int)len, value));
 	return 0;
 }
 
@@ -48,8 +48,8 @@ static int split(const char *s, struct kinf_buf *log, struct kinf_error *err, in
 			rc0 = rc;
 			*err = e;
 			kinf_buf_reset(log);
-			kinf_buf_append(log, l.data ? l.data : "", l.len);
-			kinf_buf_append(log, "", 0);
+			must(kinf_buf_append(log, l.data ? l.data : "", l.len));
+			must(kinf_buf_append(log, "", 0));
 		} else if (rc != rc0 || (rc == 0 && strcmp(l.data ? l.data : "", log->data) != 0)) {
 			(*ret_bad)++;
 		}

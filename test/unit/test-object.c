@@ -155,14 +155,14 @@ static void test_limits(void) {
 	struct kinf_error err = {0};
 	struct kinf_object_limits lim = { .max_depth = 64 };
 
-	kinf_buf_append_str(&b, "{\"metadata\":{\"name\":\"deep\"},\"x\":");
+	must(kinf_buf_append_str(&b, "{\"metadata\":{\"name\":\"deep\"},\"x\":"));
 	for (int i = 0; i < 10000; i++) {
-		kinf_buf_append_char(&b, '[');
+		must(kinf_buf_append_char(&b, '['));
 	}
 	for (int i = 0; i < 10000; i++) {
-		kinf_buf_append_char(&b, ']');
+		must(kinf_buf_append_char(&b, ']'));
 	}
-	kinf_buf_append_char(&b, '}');
+	must(kinf_buf_append_char(&b, '}'));
 	ok(kinf_object_parse(b.data, b.len, &lim, &obj, &err) == -KINF_EJSON &&
 		strstr(err.message, "nesting too deep"), "10,000 levels rejected: %s", err.message);
 	lim = (struct kinf_object_limits){ .max_bytes = 10 };

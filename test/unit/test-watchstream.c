@@ -10,23 +10,23 @@ static int record(const struct kinf_watch_event *ev, void *userdata) {
 	struct kinf_buf *log = userdata;
 	static const char *const names[] = { "ADDED", "MODIFIED", "DELETED",
 		"BOOKMARK", "ERROR", "LIST" };
-	kinf_buf_printf(log, "%s", names[ev->type]);
+	must(kinf_buf_printf(log, "%s", names[ev->type]));
 	if (ev->obj) {
-		kinf_buf_printf(log, " %s", kinf_object_key(ev->obj));
+		must(kinf_buf_printf(log, " %s", kinf_object_key(ev->obj)));
 	}
 	if (ev->type == KINF_WATCH_LIST) {
-		kinf_buf_printf(log, " %zu", ev->items.n);
+		must(kinf_buf_printf(log, " %zu", ev->items.n));
 	}
 	if (ev->resource_version) {
-		kinf_buf_printf(log, " %s", ev->resource_version);
+		must(kinf_buf_printf(log, " %s", ev->resource_version));
 	}
 	if (ev->initial_events_end) {
-		kinf_buf_printf(log, " end");
+		must(kinf_buf_printf(log, " end"));
 	}
 	if (ev->type == KINF_WATCH_ERROR) {
-		kinf_buf_printf(log, " %d %s", ev->status.http_status, ev->status.reason);
+		must(kinf_buf_printf(log, " %d %s", ev->status.http_status, ev->status.reason));
 	}
-	kinf_buf_append_char(log, '\n');
+	must(kinf_buf_append_char(log, '\n'));
 	return 0;
 }
 
@@ -127,9 +127,9 @@ static void test_errors(void) {
 	}
 	struct kinf_object_limits lim = { .max_bytes = 100 };
 	struct kinf_buf big = {0};
-	kinf_buf_append_str(&big, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"");
+	must(kinf_buf_append_str(&big, "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\""));
 	for (int i = 0; i < 10000; i++) {
-		kinf_buf_append_char(&big, 'x');
+		must(kinf_buf_append_char(&big, 'x'));
 	}
 	struct kinf_error err = {0};
 	struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, NULL, &lim);
@@ -194,8 +194,8 @@ static void test_line_mode_back_to_back(void) {
 
 	for (size_t k = 0; k < sizeof(seps) / sizeof(*seps); k++) {
 		struct kinf_buf in = {0};
-		kinf_buf_printf(&in, "%s%s%s%s%s%s%s", ev_a, seps[k], ev_b, seps[k], ev_bm,
-				seps[k], ev_err);
+		must(kinf_buf_printf(&in, "%s%s%s%s%s%s%s", ev_a, seps[k], ev_b, seps[k], ev_bm,
+				seps[k], ev_err));
 		size_t len = in.len;
 		int bad = 0;
 		for (size_t cut = 0; cut <= len; cut++) {
