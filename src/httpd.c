@@ -19,6 +19,7 @@
 
 #include "buf.h"
 #include "httpd.h"
+#include "tls.h"
 
 /*
  * One piece of queued output, one allocation: a body part (a copy in
@@ -44,12 +45,15 @@ static size_t seg_total(const struct seg *s) {
 struct listener {
 	int fd;
 	bool is_unix;
+	bool tls;		/* tcp: connections start with a TLS handshake */
 	char *path;		/* unix: the socket we made, unlinked at the end */
 	char *addr;		/* "unix:PATH", "tcp:127.0.0.1:PORT" */
+	char *url;		/* tcp: "https://127.0.0.1:PORT" */
 	int port;
 };
 
 enum cstate {
+	C_HANDSHAKE,	/* TLS handshake under way; no HTTP yet */
 	C_HEAD,		/* reading a request head (or idle between requests) */
 	C_BODY,		/* reading a Content-Length body */
 	C_HANDLER,	/* the handler has the request, no response yet */
@@ -73,6 +77,9 @@ struct conn {
 	struct kinf_httpd *srv;
 	int fd;
 	bool is_unix;
+	struct kinf_tls_conn *tls;	/* NULL: plain */
+	bool rd_wants_write;	/* TLS: the last read waits for POLLOUT */
+	bool wr_wants_read;	/* TLS: the last write waits for POLLIN */
 	bool dead;		/* closed: swept at the end of the loop iteration */
 	bool kick;		/* parse buffered input at the next iteration */
 	bool peer_eof;
@@ -183,6 +190,9 @@ struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts) {
 		}
 	}
 	srv->opts.token = srv->token;
+	if (opts->tls) {
+		kinf_tls_ref(opts->tls);
+	}
 	if (!srv->opts.max_conns) {
 		srv->opts.max_conns = 1024;
 	}
@@ -201,6 +211,9 @@ struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts) {
 	if (srv->opts.shutdown_grace_ms <= 0) {
 		srv->opts.shutdown_grace_ms = 1000;
 	}
+	if (srv->opts.handshake_timeout_ms <= 0) {
+		srv->opts.handshake_timeout_ms = 10000;
+	}
 	struct kinf_httpreq_limits *l = &srv->opts.limits;
 	l->max_line = l->max_line ? l->max_line : KINF_HTTPREQ_MAX_LINE;
 	l->max_head = l->max_head ? l->max_head : KINF_HTTPREQ_MAX_HEAD;
@@ -211,6 +224,7 @@ struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts) {
 			close(srv->wake[0]);
 			close(srv->wake[1]);
 		}
+		kinf_tls_unref(srv->opts.tls);
 		kinf_free_secret(srv->token);
 		free(srv);
 		return NULL;
@@ -317,6 +331,7 @@ static void conn_free(struct conn *c) {
 	free(c->req.body);
 	queue_clear(c);
 	kinf_buf_release(&c->in);
+	kinf_tls_conn_free(c->tls);
 	if (c->fd >= 0) {
 		close(c->fd);
 	}
@@ -719,6 +734,52 @@ static size_t read_cap(const struct conn *c) {
 	return cap;
 }
 
+/* read(2) on c, through TLS when it has it. */
+static ssize_t conn_recv(struct conn *c, void *buf, size_t len) {
+	if (!c->tls) {
+		return read(c->fd, buf, len);
+	}
+	ssize_t n = kinf_tls_conn_read(c->tls, buf, len);
+	c->rd_wants_write = n < 0 && errno == EAGAIN && kinf_tls_conn_events(c->tls) == POLLOUT;
+	return n;
+}
+
+/*
+ * sendmsg(2) of iov on c. Through TLS, up to 16 KiB (one record) of small
+ * pieces are gathered into one write, a big piece goes as it is. A write
+ * that waits is retried with the same queue head, so the same bytes come
+ * first again and no fewer of them, as OpenSSL requires.
+ */
+static ssize_t conn_send(struct conn *c, const struct iovec *iov, int n) {
+	if (!c->tls) {
+		struct msghdr mh = { .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
+		return sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+	}
+	char stage[16384];
+	const void *p = iov[0].iov_base;
+	size_t len = iov[0].iov_len;
+	if (len < sizeof(stage)) {
+		len = 0;
+		for (int i = 0; i < n && len < sizeof(stage); i++) {
+			size_t k = iov[i].iov_len < sizeof(stage) - len ? iov[i].iov_len :
+				sizeof(stage) - len;
+			memcpy(stage + len, iov[i].iov_base, k);
+			len += k;
+		}
+		p = stage;
+	}
+	ssize_t w = kinf_tls_conn_write(c->tls, p, len);
+	c->wr_wants_read = w < 0 && errno == EAGAIN && kinf_tls_conn_events(c->tls) == POLLIN;
+	return w;
+}
+
+/* Decrypted input waits in OpenSSL, and c has room for it. */
+static bool tls_pending(const struct conn *c) {
+	return c->tls && !c->dead && c->state != C_HANDSHAKE && c->state != C_LINGER &&
+		!c->peer_eof && c->in.len - c->in_off < read_cap(c) &&
+		kinf_tls_conn_pending(c->tls);
+}
+
 static void conn_read(struct conn *c) {
 	struct kinf_httpd *srv = c->srv;
 	for (int round = 0; round < 4; round++) {
@@ -749,7 +810,7 @@ static void conn_read(struct conn *c) {
 			conn_kill(c);
 			return;
 		}
-		ssize_t n = read(c->fd, c->in.data + c->in.len, want);
+		ssize_t n = conn_recv(c, c->in.data + c->in.len, want);
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
 				conn_kill(c);
@@ -774,11 +835,19 @@ static void conn_read(struct conn *c) {
 		}
 		c->in.len += (size_t)n;
 		c->in.data[c->in.len] = '\0';
-		if ((size_t)n < want) {
+		/* A TLS read stops at a record's end: read on to EAGAIN. */
+		if ((size_t)n < want && !c->tls) {
 			break;
 		}
 	}
 	conn_process(c);
+}
+
+/* Half-close after what is queued and read until EOF or a deadline. */
+static void conn_linger(struct conn *c) {
+	shutdown(c->fd, SHUT_WR);
+	c->state = C_LINGER;
+	c->deadline = now_ms() + 1000;
 }
 
 static void conn_write(struct conn *c) {
@@ -800,8 +869,7 @@ static void conn_write(struct conn *c) {
 				o = 0;
 			}
 		}
-		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+		ssize_t w = conn_send(c, iov, n);
 		if (w < 0) {
 			if (errno == EINTR) {
 				continue;
@@ -832,11 +900,39 @@ static void conn_write(struct conn *c) {
 	if (!c->qhead && c->state == C_DONE && !c->dead) {
 		/* Half-close and read what the client still sends, so a close
 		 * with unread input does not reset the response away (Go's
-		 * closeWriteAndWait). */
-		shutdown(c->fd, SHUT_WR);
-		c->state = C_LINGER;
-		c->deadline = now_ms() + 1000;
+		 * closeWriteAndWait), after TLS's close_notify. */
+		if (c->tls) {
+			kinf_tls_conn_close_notify(c->tls);
+		}
+		conn_linger(c);
 	}
+}
+
+/* Go's answer to plain HTTP on a TLS port (net/http's serve). */
+#define PLAIN_ON_TLS "HTTP/1.0 400 Bad Request\r\n\r\n" \
+	"Client sent an HTTP request to an HTTPS server.\n"
+
+/* Go on with c's TLS handshake; once done, c reads its first request. */
+static void conn_handshake(struct conn *c) {
+	struct kinf_httpd *srv = c->srv;
+	int rc = kinf_tls_conn_handshake(c->tls, NULL);
+	if (rc == 0) {
+		return;
+	}
+	if (rc < 0) {
+		srv->stats.tls_failures++;
+		if (rc == -KINF_EUNSUPPORTED) {
+			ssize_t w = send(c->fd, PLAIN_ON_TLS, strlen(PLAIN_ON_TLS), MSG_NOSIGNAL);
+			(void)w;	/* best effort, as Go's */
+			conn_linger(c);
+		} else {
+			conn_kill(c);
+		}
+		return;
+	}
+	c->state = C_HEAD;
+	c->deadline = now_ms() + srv->opts.header_timeout_ms;
+	conn_read(c);	/* the request may have come with the handshake's end */
 }
 
 static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
@@ -850,6 +946,13 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 			continue;
 		}
 		srv->stats.connections++;
+		if (srv->stats.open >= srv->opts.max_conns && l->tls) {
+			/* Plain text would be noise to a TLS client; a close
+			 * is what it sees of a full Go server too. */
+			srv->stats.rejected++;
+			close(fd);
+			continue;
+		}
 		if (srv->stats.open >= srv->opts.max_conns) {
 			/* The apiserver's max-in-flight answer, best effort. */
 			char busy[256];
@@ -873,9 +976,23 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 		c->is_unix = l->is_unix;
 		c->state = C_HEAD;
 		c->deadline = now_ms() + srv->opts.header_timeout_ms;
+		if (l->tls) {
+			c->tls = kinf_tls_conn_new(srv->opts.tls, fd);
+			if (!c->tls) {
+				close(fd);
+				free(c);
+				continue;
+			}
+			c->state = C_HANDSHAKE;
+			c->deadline = now_ms() + srv->opts.handshake_timeout_ms;
+		}
 		c->next = srv->conns;
 		srv->conns = c;
 		srv->stats.open++;
+		if (c->tls) {
+			/* The ClientHello is often in already. */
+			conn_handshake(c);
+		}
 	}
 }
 
@@ -997,9 +1114,14 @@ static void check_deadlines(struct kinf_httpd *srv, long long now) {
 		if (c->dead) {
 			continue;
 		}
-		bool reading = c->state == C_HEAD || c->state == C_BODY || c->state == C_LINGER;
+		bool reading = c->state == C_HEAD || c->state == C_BODY || c->state == C_LINGER ||
+			c->state == C_HANDSHAKE;
 		if (reading && c->deadline && now >= c->deadline) {
-			if (c->state != C_LINGER && (c->in.len > c->in_off || c->state == C_BODY)) {
+			if (c->state == C_HANDSHAKE) {
+				srv->stats.tls_failures++;
+				srv->stats.timeouts++;
+			} else if (c->state != C_LINGER &&
+					(c->in.len > c->in_off || c->state == C_BODY)) {
 				srv->stats.timeouts++;
 			}
 			conn_kill(c);
@@ -1014,7 +1136,8 @@ static int next_timeout(struct kinf_httpd *srv, long long now) {
 	long long t = -1;
 	for (struct conn *c = srv->conns; c; c = c->next) {
 		long long d = -1;
-		if ((c->state == C_HEAD || c->state == C_BODY || c->state == C_LINGER) && c->deadline) {
+		if ((c->state == C_HEAD || c->state == C_BODY || c->state == C_LINGER ||
+				c->state == C_HANDSHAKE) && c->deadline) {
 			d = c->deadline - now;
 		}
 		if (c->qhead) {
@@ -1024,7 +1147,7 @@ static int next_timeout(struct kinf_httpd *srv, long long now) {
 		if (d >= 0 && (t < 0 || d < t)) {
 			t = d;
 		}
-		if (c->kick) {
+		if (c->kick || tls_pending(c)) {
 			t = 0;
 		}
 	}
@@ -1090,6 +1213,11 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		if (c->qhead) {
 			ev |= POLLOUT;
 		}
+		if (c->state == C_HANDSHAKE) {
+			ev = kinf_tls_conn_events(c->tls);
+		} else if (c->tls && c->state != C_LINGER) {
+			ev |= (c->rd_wants_write ? POLLOUT : 0) | (c->wr_wants_read ? POLLIN : 0);
+		}
 		srv->pconns[k] = c;
 		srv->pfds[k++] = (struct pollfd){ .fd = c->fd, .events = ev };
 	}
@@ -1115,18 +1243,25 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		if (c->dead || !re) {
 			continue;
 		}
-		if (re & (POLLIN | POLLHUP | POLLERR)) {
+		if (c->state == C_HANDSHAKE) {
+			conn_handshake(c);
+			continue;
+		}
+		if ((re & (POLLIN | POLLHUP | POLLERR)) || (c->rd_wants_write && (re & POLLOUT))) {
 			conn_read(c);
 		}
 		if (!c->dead && (re & (POLLHUP | POLLERR))) {
 			/* Closed both ways: nothing can be answered any more. */
 			conn_kill(c);
 		}
-		if (!c->dead && (re & POLLOUT)) {
+		if (!c->dead && ((re & POLLOUT) || (c->wr_wants_read && (re & POLLIN)))) {
 			conn_write(c);
 		}
 	}
 	for (struct conn *c = srv->conns; c; c = c->next) {
+		if (tls_pending(c)) {
+			conn_read(c);	/* decrypted bytes poll cannot see */
+		}
 		if (c->kick && !c->dead) {
 			c->kick = false;
 			conn_process(c);
@@ -1189,7 +1324,8 @@ int kinf_httpd_run(struct kinf_httpd *srv, struct kinf_error *reterr) {
 			if (fn) {
 				fn(&c->req, arg);
 			}
-		} else if (c->state == C_HANDLER || c->state == C_HEAD || c->state == C_BODY) {
+		} else if (c->state == C_HANDLER || c->state == C_HEAD || c->state == C_BODY ||
+				c->state == C_HANDSHAKE) {
 			conn_kill(c);
 		}
 	}
@@ -1227,6 +1363,7 @@ void kinf_httpd_free(struct kinf_httpd *srv) {
 	close_listeners(srv);
 	for (size_t i = 0; i < srv->n_ls; i++) {
 		free(srv->ls[i].addr);
+		free(srv->ls[i].url);
 	}
 	free(srv->ls);
 	free(srv->pfds);
@@ -1234,27 +1371,28 @@ void kinf_httpd_free(struct kinf_httpd *srv) {
 	close(srv->wake[0]);
 	close(srv->wake[1]);
 	pthread_mutex_destroy(&srv->lock);
+	kinf_tls_unref(srv->opts.tls);
 	kinf_free_secret(srv->token);
 	free(srv);
 }
 
 /* ---- listeners ---- */
 
-static int add_listener(struct kinf_httpd *srv, int fd, bool is_unix, char *path, char *addr,
-		int port, struct kinf_error *reterr) {
+/* Add listener l (its strings taken: freed, its fd closed on failure). */
+static int add_listener(struct kinf_httpd *srv, struct listener l, struct kinf_error *reterr) {
 	struct listener *ls = realloc(srv->ls, (srv->n_ls + 1) * sizeof(*ls));
 	if (!ls) {
-		close(fd);
-		if (path) {
-			unlink(path);
+		close(l.fd);
+		if (l.path) {
+			unlink(l.path);
 		}
-		free(path);
-		free(addr);
+		free(l.path);
+		free(l.addr);
+		free(l.url);
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
 	srv->ls = ls;
-	ls[srv->n_ls++] = (struct listener){ .fd = fd, .is_unix = is_unix, .path = path,
-		.addr = addr, .port = port };
+	ls[srv->n_ls++] = l;
 	return 0;
 }
 
@@ -1336,7 +1474,8 @@ static int listen_unix(struct kinf_httpd *srv, const char *path, struct kinf_err
 		close(fd);
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
-	return add_listener(srv, fd, true, p, kinf_buf_take(&addr), 0, reterr);
+	return add_listener(srv, (struct listener){ .fd = fd, .is_unix = true, .path = p,
+		.addr = kinf_buf_take(&addr) }, reterr);
 fail:;
 	int rc = kinf_error_set(reterr, errno == EADDRINUSE ? KINF_EEXISTS : KINF_EIO, "'%s': %s",
 		path, strerror(errno));
@@ -1404,24 +1543,30 @@ static int listen_tcp(struct kinf_httpd *srv, const char *hostport, struct kinf_
 	socklen_t sl = sizeof(ss);
 	char ip[INET6_ADDRSTRLEN] = "?";
 	int bound = 0;
-	struct kinf_buf addr = {0};
+	struct kinf_buf addr = {0}, url = {0};
+	const char *scheme = srv->opts.tls ? "https" : "http";
 	getsockname(fd, (struct sockaddr *)&ss, &sl);
 	if (ss.ss_family == AF_INET6) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
 		bound = ntohs(s6->sin6_port);
 		err = kinf_buf_printf(&addr, "tcp:[%s]:%d", ip, bound);
+		err = err ? err : kinf_buf_printf(&url, "%s://[%s]:%d", scheme, ip, bound);
 	} else {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
 		bound = ntohs(s4->sin_port);
 		err = kinf_buf_printf(&addr, "tcp:%s:%d", ip, bound);
+		err = err ? err : kinf_buf_printf(&url, "%s://%s:%d", scheme, ip, bound);
 	}
 	if (err < 0) {
+		kinf_buf_release(&addr);
+		kinf_buf_release(&url);
 		close(fd);
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
-	return add_listener(srv, fd, false, NULL, kinf_buf_take(&addr), bound, reterr);
+	return add_listener(srv, (struct listener){ .fd = fd, .tls = srv->opts.tls != NULL,
+		.addr = kinf_buf_take(&addr), .url = kinf_buf_take(&url), .port = bound }, reterr);
 }
 
 int kinf_httpd_listen(struct kinf_httpd *srv, const char *addr, struct kinf_error *reterr) {
@@ -1440,4 +1585,8 @@ const char *kinf_httpd_address(const struct kinf_httpd *srv, size_t i) {
 
 int kinf_httpd_port(const struct kinf_httpd *srv, size_t i) {
 	return i < srv->n_ls ? srv->ls[i].port : 0;
+}
+
+const char *kinf_httpd_url(const struct kinf_httpd *srv, size_t i) {
+	return i < srv->n_ls ? srv->ls[i].url : NULL;
 }

@@ -8,10 +8,14 @@
 #include "err.h"
 #include "httpreq.h"
 
+struct kinf_tls;
+
 /*
  * The HTTP/1.1 server under `kinf serve`: listeners on unix:PATH and
  * tcp:HOST:PORT, keep-alive, bounded request parsing (httpreq.h), plain
- * and chunked (streaming) responses, a bearer token on TCP listeners.
+ * and chunked (streaming) responses, a bearer token on TCP listeners,
+ * TLS on them when opts.tls is set (kubectl and client-go send a token
+ * only over https).
  *
  * Design: one thread runs a poll(2) loop over every socket; all sockets
  * are non-blocking and nothing in the loop blocks. Chosen over a thread
@@ -53,6 +57,11 @@ struct kinf_httpd_opts {
 	void *userdata;
 	/* Required of every request on a TCP listener (Authorization: Bearer). */
 	const char *token;
+	/*
+	 * When set, TCP listeners speak TLS with this certificate (tls.h; the
+	 * server takes its own reference). Unix sockets stay plain.
+	 */
+	struct kinf_tls *tls;
 	struct kinf_httpreq_limits limits;	/* 0 fields: httpreq.h defaults */
 	size_t max_conns;		/* default 1024; past it: 429 and close */
 	size_t max_queue;		/* per-connection output bytes, default 1 MiB */
@@ -60,6 +69,7 @@ struct kinf_httpd_opts {
 	int idle_timeout_ms;		/* keep-alive between requests, default 90 s */
 	int write_timeout_ms;		/* queued output making no progress, default 30 s */
 	int shutdown_grace_ms;		/* flushing queues at stop, default 1 s */
+	int handshake_timeout_ms;	/* accept to end of the TLS handshake, default 10 s */
 };
 
 /* A new server with no listeners (opts copied, token included); NULL for out of memory. */
@@ -76,7 +86,8 @@ void kinf_httpd_free(struct kinf_httpd *srv);
  * Listen on addr: "unix:PATH" (PATH's directory is made 0700 when
  * missing; a stale socket is replaced, a live one is -KINF_EXISTS; the
  * socket is made 0600) or "tcp:HOST:PORT" (HOST a name, an IPv4 address
- * or [IPv6]; port 0 picks a free one; needs opts.token). Returns 0,
+ * or [IPv6]; port 0 picks a free one; needs opts.token; TLS when
+ * opts.tls is set, its certificate naming the HOST). Returns 0,
  * -KINF_EINVAL (bad address, no token), -KINF_EEXISTS (in use), -KINF_EIO.
  */
 int kinf_httpd_listen(struct kinf_httpd *srv, const char *addr, struct kinf_error *reterr);
@@ -85,6 +96,13 @@ int kinf_httpd_listen(struct kinf_httpd *srv, const char *addr, struct kinf_erro
 const char *kinf_httpd_address(const struct kinf_httpd *srv, size_t i);
 /* The bound TCP port of listener i, 0 for a unix one. */
 int kinf_httpd_port(const struct kinf_httpd *srv, size_t i);
+/*
+ * The URL a client reaches TCP listener i at, for a kubeconfig's server:
+ * "https://127.0.0.1:43121" ("http://" without TLS, "[::1]" for IPv6, the
+ * bound address, so a wildcard bind gives "0.0.0.0"); NULL for a unix
+ * listener or past the end. Borrowed.
+ */
+const char *kinf_httpd_url(const struct kinf_httpd *srv, size_t i);
 
 /*
  * Serve until kinf_httpd_stop(): then stop accepting, end streams with
@@ -127,6 +145,7 @@ struct kinf_httpd_stats {
 	unsigned long long timeouts;		/* closed on a deadline */
 	unsigned long long open;		/* connections now */
 	unsigned long long streams;		/* streams now */
+	unsigned long long tls_failures;	/* TLS handshakes failed or timed out */
 };
 void kinf_httpd_stats(const struct kinf_httpd *srv, struct kinf_httpd_stats *ret);
 

@@ -7,7 +7,14 @@
  * keep-alive and pipelining, limits answered on the wire, a slowloris
  * client timed out while others are served, chunked streams, a reader
  * that stops reading detected as too far behind while a second stream
- * keeps its pace, on-close on disconnect, and a clean shutdown.
+ * keeps its pace, on-close on disconnect, and a clean shutdown. Then
+ * the same server over TLS (src/tls.c): libcurl with the CA and the token
+ * (200, keep-alive, a body of megabytes), without the token (401), with
+ * another CA (refused), pipelining through an OpenSSL client, a client
+ * that never says hello dropped at the handshake deadline while others
+ * are served, plain HTTP answered as Go answers it, the unix socket still
+ * plain and tokenless; and kubectl itself through a kubeconfig from
+ * kinf_kubeconfig_write(), proving it sends the token over this TLS.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -24,10 +31,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+
 #include "apistatus.h"
 #include "buf.h"
 #include "httpd.h"
 #include "httpreq.h"
+#include "kubeconfig_write.h"
+#include "tls.h"
 #include "tap.h"
 
 /* ---- parser ---- */
@@ -448,6 +462,17 @@ static void handler(struct kinf_httpd_req *req, void *userdata) {
 		kinf_apistatus_not_found(&body, "", "pods", "foo");
 		kinf_httpd_respond_status_body(req, 404, body.data, body.len, 0);
 		kinf_buf_release(&body);
+		return;
+	}
+	if (strncmp(h->path, "/big/", 5) == 0) {
+		/* N MiB of a pattern the client checks. */
+		size_t n = (size_t)atoi(h->path + 5) << 20;
+		char *big = malloc(n);
+		for (size_t i = 0; big && i < n; i++) {
+			big[i] = (char)('a' + (i * 7 + i / 1000) % 26);
+		}
+		kinf_httpd_respond(req, 200, "application/octet-stream", NULL, big, big ? n : 0);
+		free(big);
 		return;
 	}
 	if (strcmp(h->path, "/busy") == 0) {
@@ -1116,9 +1141,9 @@ static void test_streams(void) {
 	rmdir(sockdir);
 }
 
-static void test_max_conns(void) {
-	struct kinf_httpd_opts o = { .handler = handler, .max_conns = 2, .token = "t" };
-	srv = kinf_httpd_new(&o);
+/* A new srv listening on s.sock in a new sockdir; the listen's result. */
+static int new_server_unix(const struct kinf_httpd_opts *o) {
+	srv = kinf_httpd_new(o);
 	snprintf(sockdir, sizeof(sockdir), "/tmp/kinf-httpd-XXXXXX");
 	if (!mkdtemp(sockdir)) {
 		abort();
@@ -1126,7 +1151,12 @@ static void test_max_conns(void) {
 	snprintf(sockpath, sizeof(sockpath), "%s/s.sock", sockdir);
 	char addr[160];
 	snprintf(addr, sizeof(addr), "unix:%s", sockpath);
-	kinf_httpd_listen(srv, addr, NULL);
+	return kinf_httpd_listen(srv, addr, NULL);
+}
+
+static void test_max_conns(void) {
+	struct kinf_httpd_opts o = { .handler = handler, .max_conns = 2, .token = "t" };
+	new_server_unix(&o);
 	pthread_create(&loop_thread, NULL, loop_main, srv);
 	int a = connect_unix(), b = connect_unix();
 	char *r = roundtrip(a, "GET /1 HTTP/1.1\r\nHost: h\r\n\r\n");
@@ -1148,6 +1178,288 @@ static void test_max_conns(void) {
 	rmdir(sockdir);
 }
 
+/* ---- over TLS ---- */
+
+static struct kinf_tls *tls, *other_tls;
+static char tls_url[80];
+
+static size_t curl_sink(char *data, size_t size, size_t n, void *arg) {
+	return kinf_buf_append(arg, data, size * n) == 0 ? size * n : 0;
+}
+
+/* A curl handle for path on the TLS listener, trusting t's CA, with token (or none). */
+static CURL *tls_curl(CURL *h, struct kinf_tls *t, const char *token, const char *path,
+		struct kinf_buf *body, struct curl_slist **hdrs) {
+	char url[160], auth[128];
+	size_t ca_len = 0;
+	const char *ca = kinf_tls_ca_pem(t, &ca_len);
+	struct curl_blob blob = { .data = (void *)ca, .len = ca_len, .flags = CURL_BLOB_COPY };
+	if (!h) {
+		h = curl_easy_init();
+	}
+	snprintf(url, sizeof(url), "%s%s", tls_url, path);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, curl_sink);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, body);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 10L);
+	curl_slist_free_all(*hdrs);
+	*hdrs = NULL;
+	if (token) {
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
+		*hdrs = curl_slist_append(NULL, auth);
+	}
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, *hdrs);
+	return h;
+}
+
+/* An OpenSSL client on the TLS listener (blocking), trusting our CA; NULL if it fails. */
+static SSL *ssl_connect(SSL_CTX **ret_ctx, int *ret_fd) {
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	size_t ca_len = 0;
+	const char *ca = kinf_tls_ca_pem(tls, &ca_len);
+	BIO *b = BIO_new_mem_buf(ca, (int)ca_len);
+	X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
+	X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), x);
+	X509_free(x);
+	BIO_free(b);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	int fd = connect_tcp(tcp_port);
+	SSL *ssl = SSL_new(ctx);
+	SSL_set_fd(ssl, fd);
+	SSL_set1_host(ssl, "127.0.0.1");
+	if (SSL_connect(ssl) != 1) {
+		SSL_free(ssl);
+		SSL_CTX_free(ctx);
+		close(fd);
+		return NULL;
+	}
+	*ret_ctx = ctx;
+	*ret_fd = fd;
+	return ssl;
+}
+
+static void start_tls_server(void) {
+	struct kinf_error err = {0};
+	const char *names[] = { "127.0.0.1" };
+	struct kinf_tls_opts to = { .names = names, .n_names = 1 };
+	is_int(kinf_tls_new(&to, &tls, &err), 0, "TLS: a CA and certificate (%s)", err.message);
+	kinf_tls_new(NULL, &other_tls, &err);
+	struct kinf_httpd_opts o = {
+		.handler = handler,
+		.token = "tok-tls",
+		.tls = tls,
+		.max_queue = 64 * 1024,
+		.header_timeout_ms = 2000,
+		.handshake_timeout_ms = 300,
+	};
+	is_int(new_server_unix(&o), 0, "TLS server: a unix socket too");
+	is_int(kinf_httpd_listen(srv, "tcp:127.0.0.1:0", &err), 0, "  and a TCP port");
+	tcp_port = kinf_httpd_port(srv, 1);
+	snprintf(tls_url, sizeof(tls_url), "https://127.0.0.1:%d", tcp_port);
+	is_str(kinf_httpd_url(srv, 1), tls_url, "  its URL is https");
+	ok(kinf_httpd_url(srv, 0) == NULL && kinf_httpd_url(srv, 2) == NULL,
+		"  no URL for the unix socket or past the end");
+	pthread_create(&loop_thread, NULL, loop_main, srv);
+}
+
+static void test_tls_requests(void) {
+	struct kinf_buf body = {0};
+	struct curl_slist *hdrs = NULL;
+	long code = 0, version = 0, conns = -1;
+
+	CURL *h = tls_curl(NULL, tls, "tok-tls", "/x", &body, &hdrs);
+	CURLcode cc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &version);
+	ok(cc == CURLE_OK && code == 200, "curl with the CA and the token: 200 (%s)",
+		curl_easy_strerror(cc));
+	is_str(body.data, "GET /x 0 tcp", "  the handler's answer");
+	ok(version == CURL_HTTP_VERSION_1_1, "  over HTTP/1.1 (ALPN; curl offered h2 too)");
+
+	kinf_buf_reset(&body);
+	tls_curl(h, tls, "tok-tls", "/big/4", &body, &hdrs);
+	cc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_NUM_CONNECTS, &conns);
+	bool same = cc == CURLE_OK && body.len == (size_t)4 << 20;
+	for (size_t i = 0; same && i < body.len; i++) {
+		same = body.data[i] == (char)('a' + (i * 7 + i / 1000) % 26);
+	}
+	ok(same, "a 4 MiB body arrives whole through TLS records (%zu bytes)", body.len);
+	is_int(conns, 0, "  on the same connection (keep-alive)");
+
+	kinf_buf_reset(&body);
+	tls_curl(h, tls, NULL, "/x", &body, &hdrs);
+	cc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	ok(cc == CURLE_OK && code == 401, "no token: 401");
+	is_str(body.data, STATUS_HEAD "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\","
+		"\"code\":401}\n", "  with the apiserver's Status");
+	kinf_buf_reset(&body);
+	tls_curl(h, tls, "tok-tl", "/x", &body, &hdrs);
+	cc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	ok(cc == CURLE_OK && code == 401, "a wrong token: 401");
+	curl_easy_cleanup(h);
+
+	kinf_buf_reset(&body);
+	h = tls_curl(NULL, other_tls, "tok-tls", "/x", &body, &hdrs);
+	cc = curl_easy_perform(h);
+	ok(cc == CURLE_PEER_FAILED_VERIFICATION && !body.len, "another CA: verification fails (%s)",
+		curl_easy_strerror(cc));
+	curl_easy_cleanup(h);
+
+	kinf_buf_reset(&body);
+	h = curl_easy_init();
+	char url[80];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/x", tcp_port);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, curl_sink);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, 10L);
+	cc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+	ok(cc == CURLE_OK && code == 400, "plain HTTP to the TLS port: 400 (%s)", curl_easy_strerror(cc));
+	is_str(body.data, "Client sent an HTTP request to an HTTPS server.\n", "  Go's words");
+	curl_easy_cleanup(h);
+	curl_slist_free_all(hdrs);
+	kinf_buf_release(&body);
+
+	/* Two requests in one TLS record, answered in order. */
+	SSL_CTX *ctx = NULL;
+	int fd = -1;
+	SSL *ssl = ssl_connect(&ctx, &fd);
+	ok(ssl != NULL, "an OpenSSL client connects, verifying 127.0.0.1");
+	if (ssl) {
+		const char *two = "GET /p1 HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-tls\r\n\r\n"
+			"GET /p2 HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-tls\r\n"
+			"Connection: close\r\n\r\n";
+		SSL_write(ssl, two, (int)strlen(two));
+		struct kinf_buf got = {0};
+		char tmp[4096];
+		int n;
+		while ((n = SSL_read(ssl, tmp, sizeof(tmp))) > 0) {
+			kinf_buf_append(&got, tmp, (size_t)n);
+		}
+		const char *p1 = got.data ? strstr(got.data, "GET /p1 0 tcp") : NULL;
+		const char *p2 = got.data ? strstr(got.data, "GET /p2 0 tcp") : NULL;
+		ok(p1 && p2 && p1 < p2, "pipelined over TLS: both answered, in order");
+		ok(SSL_get_error(ssl, n) == SSL_ERROR_ZERO_RETURN, "  then close_notify");
+		kinf_buf_release(&got);
+		SSL_free(ssl);
+		SSL_CTX_free(ctx);
+		close(fd);
+	}
+	ERR_clear_error();
+
+	/* The unix socket: plain, no token. */
+	fd = connect_unix();
+	char *r = roundtrip(fd, "GET /u HTTP/1.1\r\nHost: h\r\n\r\n");
+	is_str(body_of(r), "GET /u 0 unix", "the unix socket stays plain and tokenless");
+	free(r);
+	close(fd);
+}
+
+static void test_tls_handshake_timeout(void) {
+	struct kinf_httpd_stats st0, st;
+	on_loop(NULL, NULL);
+	kinf_httpd_stats(srv, &st0);
+	/* One says nothing, one sends half a ClientHello, one garbage. */
+	int mute = connect_tcp(tcp_port), half = connect_tcp(tcp_port), junk = connect_tcp(tcp_port);
+	ssize_t w = send(half, "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11, 0);
+	w += send(junk, "\x17\x03\x03\x00\x05hello", 10, 0);	/* application data first */
+	ok(w == 21, "three clients that will not finish a handshake");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct kinf_buf body = {0};
+	struct curl_slist *hdrs = NULL;
+	CURL *h = tls_curl(NULL, tls, "tok-tls", "/while", &body, &hdrs);
+	CURLcode cc = curl_easy_perform(h);
+	ok(cc == CURLE_OK && body.data && strcmp(body.data, "GET /while 0 tcp") == 0,
+		"others are served while handshakes hang");
+	curl_easy_cleanup(h);
+	curl_slist_free_all(hdrs);
+	kinf_buf_release(&body);
+	ok(wait_eof(junk, 200), "a client sending data before its hello is closed at once");
+	bool m = wait_eof(mute, 2000), hf = wait_eof(half, 2000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long el = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	ok(m && hf && el >= 250 && el < 2000,
+		"a silent client and a half hello are dropped at the 300 ms handshake deadline (%ld ms)", el);
+	close(mute);
+	close(half);
+	close(junk);
+	on_loop(NULL, NULL);
+	kinf_httpd_stats(srv, &st);
+	ok(st.tls_failures - st0.tls_failures == 3 && st.timeouts - st0.timeouts == 2,
+		"  counted: %llu TLS failures, %llu timeouts", st.tls_failures - st0.tls_failures,
+		st.timeouts - st0.timeouts);
+}
+
+/* kubectl reads the kubeconfig kinf writes and sends the token over this TLS. */
+static void test_kubectl(void) {
+	if (access("/usr/bin/kubectl", X_OK) != 0) {
+		skip("no /usr/bin/kubectl", "kubectl get --raw through TLS");
+		return;
+	}
+	struct kinf_error err = {0};
+	char path[160], cmd[512];
+	size_t ca_len = 0;
+	const char *ca = kinf_tls_ca_pem(tls, &ca_len);
+	snprintf(path, sizeof(path), "%s/kubeconfig", sockdir);
+	const struct kinf_kubeconfig_entry e[] = {
+		{ "up-a", kinf_httpd_url(srv, 1), NULL }, { "up-b", kinf_httpd_url(srv, 1), "ns" },
+	};
+	struct kinf_kubeconfig_write_opts o = { .entries = e, .n_entries = 2, .token = "tok-tls",
+		.ca_pem = ca, .ca_pem_len = ca_len };
+	is_int(kinf_kubeconfig_write(path, &o, &err), 0, "kubeconfig written (%s)", err.message);
+	static const struct {
+		const char *ctx, *path, *want;
+	} runs[] = {
+		{ "up-a", "/version", "GET /version 0 tcp" },
+		{ "up-b", "/api/v1/pods?limit=1", "GET /api/v1/pods 0 tcp" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), "HOME=%s /usr/bin/kubectl --kubeconfig %s --context %s "
+			"--request-timeout 10s get --raw '%s' 2>&1", sockdir, path, runs[i].ctx,
+			runs[i].path);
+		FILE *f = popen(cmd, "r");
+		char out[512] = "";
+		size_t n = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
+		out[n] = '\0';
+		int status = f ? pclose(f) : -1;
+		ok(status == 0 && strcmp(out, runs[i].want) == 0,
+			"kubectl --context %s get --raw %s: authorized over TLS (%s)", runs[i].ctx,
+			runs[i].path, out);
+	}
+	/* The same kubeconfig with another token: the server says no. */
+	o.token = "tok-wrong";
+	kinf_kubeconfig_write(path, &o, &err);
+	snprintf(cmd, sizeof(cmd), "HOME=%s /usr/bin/kubectl --kubeconfig %s --request-timeout 10s "
+		"get --raw /version 2>&1", sockdir, path);
+	FILE *f = popen(cmd, "r");
+	char out[512] = "";
+	size_t n = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
+	out[n] = '\0';
+	int status = f ? pclose(f) : -1;
+	ok(status != 0 && strstr(out, "Unauthorized"), "a wrong token: kubectl says %s", out);
+	unlink(path);
+	/* kubectl's HOME: its cache, if it made one. */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/.kube'", sockdir);
+	if (system(cmd) != 0) {
+		ok(false, "clean %s/.kube", sockdir);
+	}
+}
+
+static void stop_tls_server(void) {
+	kinf_httpd_stop(srv);
+	pthread_join(loop_thread, NULL);
+	kinf_httpd_free(srv);
+	kinf_tls_unref(tls);
+	kinf_tls_unref(other_tls);
+	rmdir(sockdir);
+}
+
 int main(void) {
 	test_parser();
 	test_query();
@@ -1161,5 +1473,12 @@ int main(void) {
 	test_held();
 	test_streams();
 	test_max_conns();
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	start_tls_server();
+	test_tls_requests();
+	test_tls_handshake_timeout();
+	test_kubectl();
+	stop_tls_server();
+	curl_global_cleanup();
 	return tap_done();
 }
