@@ -99,9 +99,9 @@ int main(void) {
 	};
 	umask(022);
 	is_int(kinf_kubeconfig_write(path, &o, &err), 0, "written (%s)", err.message);
-	struct stat st;
-	ok(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600, "mode 0600 (%o)",
-		(unsigned)(st.st_mode & 0777));
+	struct stat st = {0};
+	int sr = stat(path, &st);
+	ok(sr == 0 && (st.st_mode & 0777) == 0600, "mode 0600 (%o)", (unsigned)(st.st_mode & 0777));
 	is_int(count_files(), 1, "no temporary file left");
 	char *text = slurp(path);
 	ok(text && strncmp(text, KINF_KUBECONFIG_WRITE_MARK "\n", strlen(KINF_KUBECONFIG_WRITE_MARK) + 1) == 0,
