@@ -87,7 +87,8 @@ void kinf_httpd_free(struct kinf_httpd *srv);
  * missing; a stale socket is replaced, a live one is -KINF_EXISTS; the
  * socket is made 0600) or "tcp:HOST:PORT" (HOST a name, an IPv4 address
  * or [IPv6]; port 0 picks a free one; needs opts.token; TLS when
- * opts.tls is set, its certificate naming the HOST). Returns 0,
+ * opts.tls is set, whose certificate should name HOST: pass it in
+ * kinf_tls_opts.names). Returns 0,
  * -KINF_EINVAL (bad address, no token), -KINF_EEXISTS (in use), -KINF_EIO.
  */
 int kinf_httpd_listen(struct kinf_httpd *srv, const char *addr, struct kinf_error *reterr);
