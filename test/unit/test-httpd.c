@@ -17,6 +17,7 @@
  * kinf_kubeconfig_write(), proving it sends the token over this TLS.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <poll.h>
 #include <pthread.h>
@@ -1213,8 +1214,12 @@ static CURL *tls_curl(CURL *h, struct kinf_tls *t, const char *token, const char
 	return h;
 }
 
-/* An OpenSSL client on the TLS listener (blocking), trusting our CA; NULL if it fails. */
-static SSL *ssl_connect(SSL_CTX **ret_ctx, int *ret_fd) {
+/*
+ * An OpenSSL client on the TLS listener (blocking for the handshake), trusting
+ * our CA, with a receive buffer of rcvbuf bytes (0: the default); NULL if
+ * it fails.
+ */
+static SSL *ssl_connect(SSL_CTX **ret_ctx, int *ret_fd, int rcvbuf) {
 	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 	size_t ca_len = 0;
 	const char *ca = kinf_tls_ca_pem(tls, &ca_len);
@@ -1224,7 +1229,15 @@ static SSL *ssl_connect(SSL_CTX **ret_ctx, int *ret_fd) {
 	X509_free(x);
 	BIO_free(b);
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	int fd = connect_tcp(tcp_port);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((unsigned short)tcp_port) };
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (rcvbuf) {
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		abort();
+	}
 	SSL *ssl = SSL_new(ctx);
 	SSL_set_fd(ssl, fd);
 	SSL_set1_host(ssl, "127.0.0.1");
@@ -1328,7 +1341,7 @@ static void test_tls_requests(void) {
 	/* Two requests in one TLS record, answered in order. */
 	SSL_CTX *ctx = NULL;
 	int fd = -1;
-	SSL *ssl = ssl_connect(&ctx, &fd);
+	SSL *ssl = ssl_connect(&ctx, &fd, 0);
 	ok(ssl != NULL, "an OpenSSL client connects, verifying 127.0.0.1");
 	if (ssl) {
 		const char *two = "GET /p1 HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-tls\r\n\r\n"
@@ -1358,6 +1371,118 @@ static void test_tls_requests(void) {
 	is_str(body_of(r), "GET /u 0 unix", "the unix socket stays plain and tokenless");
 	free(r);
 	close(fd);
+}
+
+/* Read what a non-blocking TLS client has (whole records) into b; false at its end. */
+static bool ssl_drain(SSL *ssl, struct kinf_buf *b) {
+	char tmp[65536];
+	int n;
+	while ((n = SSL_read(ssl, tmp, sizeof(tmp))) > 0) {
+		kinf_buf_append(b, tmp, (size_t)n);
+	}
+	int e = SSL_get_error(ssl, n);
+	ERR_clear_error();
+	return e == SSL_ERROR_WANT_READ;
+}
+
+static void do_abort(void *p) {
+	int i = (int)(long)p;
+	if (streams[i]) {
+		kinf_httpd_req_abort(streams[i]);
+		streams[i] = NULL;
+	}
+}
+
+/*
+ * Watch streams over TLS: one client stops reading and is found too far
+ * behind by its own queue (its socket full, OpenSSL's write waiting), the
+ * other gets every event whole, in records written as its socket drains.
+ */
+static void test_tls_streams(void) {
+	SSL_CTX *sctx = NULL, *fctx = NULL;
+	int sfd = -1, ffd = -1;
+	SSL *slow = ssl_connect(&sctx, &sfd, 4096), *fast = ssl_connect(&fctx, &ffd, 0);
+	if (!ok(slow && fast, "two TLS watch clients")) {
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		streams[i] = NULL;
+		write_rc[i] = 0;
+		writes_done[i] = 0;
+		closed_calls[i] = 0;
+	}
+	const char *auth = " HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer tok-tls\r\n\r\n";
+	char req[160];
+	snprintf(req, sizeof(req), "GET /stream/0%s", auth);
+	SSL_write(slow, req, (int)strlen(req));
+	snprintf(req, sizeof(req), "GET /stream/1%s", auth);
+	SSL_write(fast, req, (int)strlen(req));
+	for (int i = 0; i < 400 && (!streams[0] || !streams[1]); i++) {
+		on_loop(NULL, NULL);
+		nap_ms(5);
+	}
+	fcntl(ffd, F_SETFL, fcntl(ffd, F_GETFL) | O_NONBLOCK);
+	struct kinf_buf b = {0};
+	static char event[8192];
+	memset(event, 'w', sizeof(event));
+	struct wr ws = { 0, event, sizeof(event), true };
+	struct wr wf = { 1, event, sizeof(event), false };
+	int n, toobig_at = -1;
+	for (n = 0; n < 600; n++) {
+		on_loop(do_write, &ws);
+		if (write_rc[0] == -KINF_ETOOBIG && toobig_at < 0) {
+			toobig_at = n;
+		}
+		on_loop(do_write, &wf);
+		ssl_drain(fast, &b);
+		if (toobig_at >= 0 && n >= toobig_at + 20) {
+			break;
+		}
+	}
+	ok(toobig_at > 0, "over TLS the reader that stopped is too far behind after %d events",
+		toobig_at);
+	ok(write_rc[1] == 0 && writes_done[1] == (size_t)n + 1,
+		"  the other's writes all succeeded (%zu of %d)", writes_done[1], n + 1);
+	on_loop(do_abort, (void *)0L);
+	on_loop(do_end, (void *)1L);
+	size_t want = (size_t)(n + 1) * (sizeof(event) + 8) + 5;
+	const char *body = NULL;
+	for (int i = 0; i < 500; i++) {
+		bool open = ssl_drain(fast, &b);
+		body = b.data ? strstr(b.data, "\r\n\r\n") : NULL;
+		if (!open || (body && (size_t)(b.data + b.len - body - 4) >= want)) {
+			break;
+		}
+		nap_ms(10);
+	}
+	bool whole = body && (size_t)(b.data + b.len - body - 4) == want;
+	for (const char *p = body ? body + 4 : NULL; whole && p < b.data + b.len - 5;
+			p += sizeof(event) + 8) {
+		whole = memcmp(p, "2000\r\n", 6) == 0 && memcmp(p + 6, event, sizeof(event)) == 0 &&
+			memcmp(p + 6 + sizeof(event), "\r\n", 2) == 0;
+	}
+	ok(whole && memcmp(b.data + b.len - 5, "0\r\n\r\n", 5) == 0,
+		"  and received every event whole, then the last chunk");
+	/* The slow one, aborted as a caller ends a watcher too far behind. */
+	fcntl(sfd, F_SETFL, fcntl(sfd, F_GETFL) | O_NONBLOCK);
+	kinf_buf_reset(&b);
+	bool open = true;
+	for (int i = 0; i < 500 && open; i++) {
+		open = ssl_drain(slow, &b);
+		if (open) {
+			nap_ms(10);
+		}
+	}
+	ok(!open && closed_calls[0] == 0, "the aborted slow stream's connection is closed (%zu bytes read)",
+		b.len);
+	kinf_buf_release(&b);
+	SSL_free(slow);
+	SSL_free(fast);
+	SSL_CTX_free(sctx);
+	SSL_CTX_free(fctx);
+	close(sfd);
+	close(ffd);
+	ERR_clear_error();
 }
 
 static void test_tls_handshake_timeout(void) {
@@ -1476,6 +1601,7 @@ int main(void) {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	start_tls_server();
 	test_tls_requests();
+	test_tls_streams();
 	test_tls_handshake_timeout();
 	test_kubectl();
 	stop_tls_server();
