@@ -3,7 +3,7 @@
  * certificate read back with OpenSSL (a CA, P-256, SANs, validity, server
  * auth), bad names refused, tokens; and handshakes over a socketpair with
  * an OpenSSL client in the same thread, both sides non-blocking: ALPN
- * http/1.1, a client that trusts another CA, TLS 1.1, plain HTTP, an
+ * http/1.1, a client that trusts another CA, TLS 1.2 and 1.1, plain HTTP, an
  * h2-only client, data both ways in partial writes, and the client's close.
  */
 #include <errno.h>
@@ -324,6 +324,14 @@ static void test_handshakes(void) {
 	is_int(handshake(&p, &crc, &err), -KINF_ETLS, "a client trusting another CA: the handshake fails");
 	ok(crc == -1, "  the client refused the certificate");
 	ok(strstr(err.message, "unknown ca") != NULL, "  the server says: %s", err.message);
+	pair_close(&p);
+
+	pair_open(&p, tls, ca, ca_len, TLS1_2_VERSION, NULL, 0);
+	is_int(handshake(&p, &crc, &err), 1, "a TLS 1.2 client connects (%s)", err.message);
+	const char *cipher = SSL_get_cipher_name(p.client);
+	ok(SSL_version(p.client) == TLS1_2_VERSION && cipher &&
+		strncmp(cipher, "ECDHE-ECDSA-", 12) == 0 && strstr(cipher, "GCM"),
+		"  with ECDHE-ECDSA and AES-GCM (%s)", cipher ? cipher : "none");
 	pair_close(&p);
 
 	pair_open(&p, tls, ca, ca_len, TLS1_1_VERSION, NULL, 0);
