@@ -15,6 +15,7 @@
 #include "http.h"
 #include "kubeconfig.h"
 #include "tap.h"
+#include "testserver.h"
 
 /*
  * The HTTP layer: what can be checked without a server, then kinf_http_get
@@ -47,102 +48,6 @@ static void test_retry_after(void) {
 				cases[i].want, "Retry-After case %zu", i + 1);
 	}
 	is_int(kinf_http_parse_retry_after("12", 1), 1, "Retry-After: only len bytes read");
-}
-
-/* The test server ------------------------------------------------------ */
-
-struct server {
-	int fd;
-	int port;
-	pthread_t thread;
-	atomic_bool stop;
-	const char *const *script;	/* raw responses, one per request, NULL-ended */
-	size_t next;
-	pthread_mutex_t lock;
-	struct kinf_strv heads;		/* the request heads, in order */
-};
-
-/* Read one request head from c into head: false at EOF or on stop. */
-static bool read_head(struct server *s, int c, struct kinf_buf *head) {
-	kinf_buf_reset(head);
-	while (!atomic_load(&s->stop)) {
-		struct pollfd p = { .fd = c, .events = POLLIN };
-		if (poll(&p, 1, 50) <= 0) {
-			continue;
-		}
-		char ch;
-		if (read(c, &ch, 1) != 1) {
-			return false;
-		}
-		must(kinf_buf_append(head, &ch, 1));
-		if (head->len >= 4 && memcmp(head->data + head->len - 4, "\r\n\r\n", 4) == 0) {
-			must(kinf_buf_append(head, "", 0));
-			return true;
-		}
-	}
-	return false;
-}
-
-static void *server_main(void *userdata) {
-	struct server *s = userdata;
-	struct kinf_buf head = {0};
-
-	while (!atomic_load(&s->stop)) {
-		struct pollfd p = { .fd = s->fd, .events = POLLIN };
-		if (poll(&p, 1, 50) <= 0) {
-			continue;
-		}
-		int c = accept(s->fd, NULL, NULL);
-		if (c < 0) {
-			continue;
-		}
-		/* Keep-alive: requests on one connection until the client closes it. */
-		while (read_head(s, c, &head)) {
-			pthread_mutex_lock(&s->lock);
-			must(kinf_strv_push_str(&s->heads, head.data));
-			const char *resp = s->script[s->next] ? s->script[s->next++] :
-				"HTTP/1.1 599 Script Ended\r\nContent-Length: 0\r\n\r\n";
-			pthread_mutex_unlock(&s->lock);
-			size_t off = 0, len = strlen(resp);
-			while (off < len) {
-				ssize_t n = write(c, resp + off, len - off);
-				if (n <= 0) {
-					break;
-				}
-				off += (size_t)n;
-			}
-		}
-		close(c);
-	}
-	kinf_buf_release(&head);
-	return NULL;
-}
-
-static void server_start(struct server *s, const char *const *script) {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t alen = sizeof(a);
-
-	memset(s, 0, sizeof(*s));
-	s->script = script;
-	atomic_init(&s->stop, false);
-	pthread_mutex_init(&s->lock, NULL);
-	s->fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (s->fd < 0 || bind(s->fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-			listen(s->fd, 8) < 0 ||
-			getsockname(s->fd, (struct sockaddr *)&a, &alen) < 0) {
-		perror("test server");
-		exit(1);
-	}
-	s->port = ntohs(a.sin_port);
-	pthread_create(&s->thread, NULL, server_main, s);
-}
-
-static void server_stop(struct server *s) {
-	atomic_store(&s->stop, true);
-	pthread_join(s->thread, NULL);
-	close(s->fd);
-	kinf_strv_release(&s->heads);
-	pthread_mutex_destroy(&s->lock);
 }
 
 /* A client of s, with opts (may be NULL); userinfo goes before the host. */
