@@ -179,8 +179,12 @@ same_as_kubectl() {
 @test "-o json prints each page as it comes and stops at a closed pipe" {
 	fakeapi_ctl DELETE /_fake/requests
 	# head exits after the first page: kinf's next write fails and it ends
-	# quietly, without asking for the remaining pages.
+	# quietly, without asking for the remaining pages. The continued pages
+	# come slowly, so a loaded machine cannot fetch them all before head
+	# has exited.
+	fakeapi_ctl POST /_fake/faults '{"stall":{"seconds":0.3,"count":1000,"verb":"list","path":"/api/v1/pods","continue":true}}'
 	run --separate-stderr bash -c '"$KINF" list pods -A -o name --chunk-size 2 | head -1; echo "status ${PIPESTATUS[0]}"'
+	fakeapi_ctl POST /_fake/faults '{"reset":true}'
 	assert_success
 	[ "${lines[0]}" = "$(kubectl_fake get pods -A -o name | head -1)" ]
 	[ "${lines[1]}" = "status 0" ]
