@@ -37,6 +37,7 @@ extern const struct cmd cmd_complete;	/* hidden: kinf __complete */
 extern const struct cmd cmd_deltas;
 extern const struct cmd cmd_index;
 extern const struct cmd cmd_list;
+extern const struct cmd cmd_serve;
 extern const struct cmd cmd_version;
 extern const struct cmd cmd_watch;
 

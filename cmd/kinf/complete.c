@@ -37,7 +37,7 @@ enum {
 #define CHILD_DEADLINE_MS 5000
 
 static const struct cmd *const commands[] = {
-	&cmd_deltas, &cmd_index, &cmd_list, &cmd_version, &cmd_watch,
+	&cmd_deltas, &cmd_index, &cmd_list, &cmd_serve, &cmd_version, &cmd_watch,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(*commands))
@@ -488,7 +488,7 @@ static void offer_formats(struct comp *c, const char *prefix, const char *partia
 static void offer_value(struct comp *c, const struct opt *o, const char *prefix,
 		const char *partial) {
 	static const char *const files[] = {
-		"kubeconfig", "certificate-authority", "from", "dump-on-exit", NULL,
+		"kubeconfig", "certificate-authority", "from", "dump-on-exit", "write-kubeconfig", NULL,
 	};
 	static const char *const fors[] = { "create", "delete", "rollout", "condition=Ready",
 		"condition=", "jsonpath=", NULL };

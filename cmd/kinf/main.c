@@ -11,6 +11,7 @@ static const struct cmd *const commands[] = {
 	&cmd_deltas,
 	&cmd_index,
 	&cmd_list,
+	&cmd_serve,
 	&cmd_version,
 	&cmd_watch,
 };

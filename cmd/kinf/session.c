@@ -136,6 +136,10 @@ static bool stdout_closed(void) {
 static void on_retry(int rc, const struct kinf_error *err, void *userdata) {
 	struct member *m = userdata;
 	bool several = m->s->n_members > 1;
+	if (m->s->so.on_retry) {
+		m->s->so.on_retry((size_t)(m - m->s->members), rc, err, m->s->so.on_retry_data);
+		return;
+	}
 	cli_printf_safe(stderr, "kinf: warning: %s%s%s%s%s; retrying",
 			several ? m->label : "", several ? ": " : "",
 			err->message[0] ? err->message : kinf_strerror(rc),
@@ -572,6 +576,23 @@ fail:
 	return status;
 }
 
+size_t session_n_members(struct session *s) {
+	return s->n_members;
+}
+
+void session_member_info(struct session *s, size_t i, struct session_member_info *ret) {
+	const struct member *m = &s->members[i];
+	ret->res = m->res;
+	ret->namespace = m->namespace;
+	ret->context = m->cli->config ? m->cli->config->context_name : NULL;
+	ret->server = m->cli->config ? m->cli->config->server : NULL;
+	ret->informer = kinf_informerset_get(s->set, i);
+}
+
+size_t session_member(struct session *s) {
+	return s->cur;
+}
+
 static struct kinf_informer *current(struct session *s) {
 	return kinf_informerset_get(s->set, s->cur);
 }
@@ -632,6 +653,13 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		if (rc == -KINF_ETIMEDOUT) {
 			if (stdout_closed()) {
 				return 0;	/* `| head` went away: end quietly */
+			}
+			if (s->so.wake_on_idle) {
+				memset(ret_batch, 0, sizeof(*ret_batch));
+				if (ret_deltas) {
+					*ret_deltas = NULL;
+				}
+				return 1;
 			}
 			if (s->so.wake_on_sync && !s->woke &&
 					kinf_informerset_has_synced(s->set)) {

@@ -50,6 +50,15 @@ struct session_opts {
 	 */
 	bool one_informer;
 	const char *one_informer_why;
+	/*
+	 * Called from a reflector thread instead of the warning line when
+	 * member's informer retries after an error (serve tracks upstreams).
+	 */
+	void (*on_retry)(size_t member, int rc, const struct kinf_error *err,
+			void *userdata);
+	void *on_retry_data;
+	/* session_next returns an empty batch after every idle wait (200 ms). */
+	bool wake_on_idle;
 };
 
 /* Long options of the session, for the commands' getopt tables. */
@@ -109,6 +118,20 @@ int session_start(struct session *s);
  */
 int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		struct kinf_deltas **ret_deltas);
+/* One informer of the session, as session_member_info() describes it. */
+struct session_member_info {
+	const struct kinf_resource *res;	/* NULL with --from */
+	const char *namespace;			/* NULL: all, or cluster-scoped */
+	const char *context;			/* NULL without a name */
+	const char *server;			/* the upstream URL, NULL with --from */
+	struct kinf_informer *informer;
+};
+size_t session_n_members(struct session *s);
+/* Member i (borrowed, valid until session_end). */
+void session_member_info(struct session *s, size_t i, struct session_member_info *ret);
+/* The member of the last event. */
+size_t session_member(struct session *s);
+
 /* Count one printed event towards --count. */
 void session_count(struct session *s);
 bool session_synced(struct session *s);

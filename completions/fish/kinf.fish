@@ -1,6 +1,6 @@
 # fish completion for kinf(1)
 
-set -l __kinf_server_commands deltas index list version watch
+set -l __kinf_server_commands deltas index list serve version watch
 set -l __kinf_informer_commands deltas index watch
 
 # True when option NAME (without dashes) takes its value in the next word.
@@ -9,7 +9,8 @@ function __kinf_takes_value -a name
         tls-server-name as as-group as-uid request-timeout namespace selector field-selector \
         output chunk-size max-object-size max-depth max-list-items idle-timeout from resync \
         timeout count \
-        dump-on-exit watch-timeout timestamps color by index values
+        dump-on-exit watch-timeout timestamps color by index values listen write-kubeconfig \
+        window max-lag bookmark-interval
 end
 
 # The index of the first operand in TOKENS (the shared options may come
@@ -242,6 +243,7 @@ complete -c kinf -n __kinf_no_command -a deltas -d 'print the raw DeltaFIFO pops
 complete -c kinf -n __kinf_no_command -a help -d 'show the help of a command'
 complete -c kinf -n __kinf_no_command -a index -d "answer questions from the informer's indexes"
 complete -c kinf -n __kinf_no_command -a list -d 'list a resource once, consistently'
+complete -c kinf -n __kinf_no_command -a serve -d "serve the informers' caches as a read-only Kubernetes API"
 complete -c kinf -n __kinf_no_command -a version -d "print kinf's version and the server's"
 complete -c kinf -n __kinf_no_command -a watch -d "print the informer's events as they happen"
 complete -c kinf -n __kinf_no_command -l version -d 'print the version'
@@ -249,7 +251,7 @@ complete -c kinf -s h -l help -d 'show the help'
 complete -c kinf -n '__kinf_using help' -a "$__kinf_server_commands"
 
 # The resource type operand.
-complete -c kinf -n '__kinf_using list watch deltas index; and __kinf_needs_resource' -a '(__kinf_resources | __kinf_list_items)' -d 'resource type'
+complete -c kinf -n '__kinf_using list watch deltas index serve; and __kinf_needs_resource' -a '(__kinf_resources | __kinf_list_items)' -d 'resource type'
 # Object names after it, from the cluster.
 complete -c kinf -n '__kinf_using list watch deltas; and not __kinf_needs_resource' -a '(__kinf_cluster)' -d name
 
@@ -277,6 +279,7 @@ complete -c kinf -n $c -s l -l selector -x -d 'label selector'
 complete -c kinf -n $c -l field-selector -x -d 'field selector'
 complete -c kinf -n '__kinf_using list index watch' -s o -l output -x -a 'table wide json yaml name jsonpath= custom-columns=' -d 'output format'
 complete -c kinf -n '__kinf_using deltas' -s o -l output -x -a 'table json' -d 'output format'
+complete -c kinf -n '__kinf_using serve' -s o -l output -x -d 'refused: serve prints nothing'
 complete -c kinf -n '__kinf_using version' -s o -l output -x -a 'json yaml' -d 'output format'
 complete -c kinf -n $c -l no-headers -d 'no header line in table output'
 complete -c kinf -n $c -l show-managed-fields -d 'keep metadata.managedFields in json and yaml'
@@ -314,6 +317,18 @@ complete -c kinf -n $w -l timestamps -x -a 'none local utc rfc3339' -d 'when to 
 complete -c kinf -n $w -l color -x -a 'auto always never' -d 'when to color'
 complete -c kinf -n $w -l for -x -a 'create delete rollout condition=Ready condition= jsonpath=' -d 'wait until a condition holds'
 complete -c kinf -n $w -l all -d 'with --for, every object'
+
+# kinf serve
+set -l v '__kinf_using serve'
+complete -c kinf -n $v -l resync -x -d 'resync period'
+complete -c kinf -n $v -l watch-list -d 'streaming initial list (sendInitialEvents)'
+complete -c kinf -n $v -l timeout -x -d 'stop after this long'
+complete -c kinf -n $v -l stats -d 'print counters to stderr at exit'
+complete -c kinf -n $v -l listen -x -a 'unix: tcp:127.0.0.1:' -d 'listen on unix:PATH or tcp:HOST:PORT'
+complete -c kinf -n $v -l write-kubeconfig -r -F -d 'write a kubeconfig for kubectl'
+complete -c kinf -n $v -l window -x -d 'events kept per resource for watches'
+complete -c kinf -n $v -l max-lag -x -d 'events a watch client may fall behind'
+complete -c kinf -n $v -l bookmark-interval -x -d 'between BOOKMARK events'
 
 # kinf deltas
 complete -c kinf -n '__kinf_using deltas' -l emit-replaced -d 'relists queue Replaced instead of Sync'

@@ -174,7 +174,7 @@ bash_complete_words() {
 @test "bash: commands after 'kinf '" {
 	run bash_complete kinf ''
 	assert_success
-	assert_output "$(printf '%s\n' deltas help index list version watch)"
+	assert_output "$(printf '%s\n' deltas help index list serve version watch)"
 	run bash_complete kinf w
 	assert_output watch
 	run bash_complete kinf -
@@ -183,7 +183,7 @@ bash_complete_words() {
 	assert_line -- -h
 	assert_line --namespace
 	run bash_complete kinf help ''
-	assert_output "$(printf '%s\n' deltas index list version watch)"
+	assert_output "$(printf '%s\n' deltas index list serve version watch)"
 }
 
 @test "bash: watch options after 'kinf watch --'" {
@@ -360,7 +360,7 @@ EOF
 	run bash_complete kinf -n default li
 	assert_output list
 	run bash_complete kinf -n default help ''
-	assert_output "$(printf '%s\n' deltas index list version watch)"
+	assert_output "$(printf '%s\n' deltas index list serve version watch)"
 	run bash_complete kinf -n default list --watch-o
 	assert_output --watch-only
 	# before the command: its value, and the shared options
@@ -576,7 +576,7 @@ fish_complete() {
 	command -v fish >/dev/null || skip "fish is not installed"
 	export XDG_CACHE_HOME=$T/cache KUBECONFIG=$T/kubeconfig
 	run fish_complete "kinf "
-	assert_output "$(printf '%s\n' deltas help index list version watch)"
+	assert_output "$(printf '%s\n' deltas help index list serve version watch)"
 	run fish_complete "kinf watch --tim"
 	assert_output "$(printf '%s\n' --timeout --timestamps)"
 	run fish_complete "kinf watch --timestamps "
@@ -673,7 +673,7 @@ fish_complete() {
 
 @test "kinf __complete: commands, options and values without a cluster" {
 	run "$KINF" __complete ''
-	assert_output "$(printf '%s\n' deltas index list version watch help :4)"
+	assert_output "$(printf '%s\n' deltas index list serve version watch help :4)"
 	run complete_kinf watch --ti
 	assert_output "$(printf '%s\n' --timestamps --timeout)"
 	run complete_kinf index --no
@@ -750,7 +750,7 @@ fish_complete() {
 	export PATH=$T/bin:$PATH
 	run --separate-stderr kubectl __complete kinf ''
 	assert_success
-	assert_output "$(printf '%s\n' deltas index list version watch help :4)"
+	assert_output "$(printf '%s\n' deltas index list serve version watch help :4)"
 	run --separate-stderr kubectl __complete kinf list pods ''
 	assert_output "$(complete_kinf list pods ''; echo :4)"
 	run --separate-stderr kubectl __complete kinf index pods --by ti

@@ -1,0 +1,534 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buildinfo.h"
+#include "serve.h"
+#include "session.h"
+
+static const char serve_usage[] =
+	"Usage: kinf serve RESOURCE[,RESOURCE...] [OPTIONS]\n"
+	"\n"
+	"Run the informers (as kinf watch does: -n, -A, --context, -l and\n"
+	"--field-selector choose what they cache) and answer a read-only subset of\n"
+	"the Kubernetes API from their caches: discovery, get, list (selectors,\n"
+	"limit and continue, Tables for kubectl get) and watch (from a\n"
+	"resourceVersion within a window of recent events, bookmarks). Writes get\n"
+	"405, other types 404. While an upstream is away the cache keeps\n"
+	"answering, with a Warning header, and /readyz says why it is not ready.\n"
+	"Runs until SIGINT or SIGTERM (or --timeout).\n"
+	"\n"
+	"Every TCP listener requires a bearer token generated at start;\n"
+	"--write-kubeconfig writes it, with the address, for kubectl. Whoever\n"
+	"holds the token reads what the upstream identity may read.\n"
+	"\n"
+	"Examples:\n"
+	"  kinf serve pods,deployments -A --write-kubeconfig ~/.kube/kinf.yaml\n"
+	"  KUBECONFIG=~/.kube/kinf.yaml kubectl get pods -l app=web\n"
+	"  curl --unix-socket $XDG_RUNTIME_DIR/kinf/serve.sock http://kinf/api/v1/pods\n"
+	"\n"
+	"Serve options:\n"
+	"      --listen ADDR              unix:PATH or tcp:HOST:PORT, repeatable (default\n"
+	"                                 unix:$XDG_RUNTIME_DIR/kinf/serve.sock and\n"
+	"                                 tcp:127.0.0.1:0, a free port)\n"
+	"      --write-kubeconfig FILE    write a kubeconfig (mode 0600) for the first TCP\n"
+	"                                 listener: a context per upstream context\n"
+	"      --window N                 events kept per resource for watches from a\n"
+	"                                 resourceVersion (default 10000); older: 410\n"
+	"      --max-lag N                events a watch client may fall behind before it\n"
+	"                                 is ended with 410 Expired (default: the window)\n"
+	"      --bookmark-interval DURATION  between BOOKMARK events (default 1m)\n"
+	"\n"
+	"Informer options:\n"
+	"      --resync DURATION          resync period (0: off)\n"
+	"      --watch-list               streaming initial list (sendInitialEvents), with fallback\n"
+	"      --timeout DURATION         stop after this long, exit status 0\n"
+	"      --stats                    print counters to stderr at exit\n"
+	"\n";
+
+enum {
+	OPT_LISTEN = OPT_CMD_FIRST,
+	OPT_WRITE_KUBECONFIG,
+	OPT_WINDOW,
+	OPT_MAX_LAG,
+	OPT_BOOKMARK_INTERVAL,
+};
+
+static const struct option serve_options[] = {
+	CLI_COMMON_OPTIONS,
+	{ "resync", required_argument, NULL, OPT_RESYNC },
+	{ "watch-list", no_argument, NULL, OPT_WATCH_LIST },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "write-kubeconfig", required_argument, NULL, OPT_WRITE_KUBECONFIG },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "max-lag", required_argument, NULL, OPT_MAX_LAG },
+	{ "bookmark-interval", required_argument, NULL, OPT_BOOKMARK_INTERVAL },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* An upstream's state as the informers' thread sees it (for the log and /readyz). */
+struct upstream {
+	atomic_bool down;
+	atomic_ulong errors_at;		/* the informer's error count when it went down */
+	unsigned long watches_at, lists_at, events_at;
+	long long since_ms;
+};
+
+struct serve {
+	struct cli cli;
+	struct session_opts so;
+	struct session *session;
+	struct kinf_serve *srv;
+	const char *listen[CLI_MAX_LIST_ARGS];
+	size_t n_listen;
+	const char *kubeconfig_out;
+	size_t window, max_lag;
+	long bookmark_ms;
+	char token[65];
+	char *default_socket;
+	size_t n_members;
+	bool *synced;
+	struct upstream *up;
+	pthread_mutex_t lock;		/* guards up[].*_at and since_ms */
+};
+
+static long long mono_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void log_line(const char *line, void *userdata) {
+	(void)userdata;
+	cli_printf_safe(stderr, "kinf: serve: %s", line);
+}
+
+/* A reflector retries: its upstream is away (logged once, by the server). */
+static void on_retry(size_t member, int rc, const struct kinf_error *err, void *userdata) {
+	struct serve *sv = userdata;
+	struct upstream *u = &sv->up[member];
+	struct session_member_info mi;
+	struct kinf_informer_stats st;
+	char why[600];
+
+	session_member_info(sv->session, member, &mi);
+	kinf_informer_get_stats(mi.informer, &st);
+	pthread_mutex_lock(&sv->lock);
+	atomic_store(&u->errors_at, st.source.errors);
+	u->watches_at = st.source.watches;
+	u->lists_at = st.source.lists;
+	u->events_at = st.source.events;
+	u->since_ms = mono_ms();
+	pthread_mutex_unlock(&sv->lock);
+	snprintf(why, sizeof(why), "%s%s%s", err && err->message[0] ? err->message : kinf_strerror(rc),
+			err && err->http_status ? " " : "", err && err->http_status ? err->reason : "");
+	atomic_store(&u->down, true);
+	kinf_serve_upstream(sv->srv, member, false, why);	/* logged once per change */
+}
+
+/*
+ * Whether a member that went down is back: it listed or received events
+ * since, or a watch it opened since has stayed open 3 s without an error.
+ */
+static void check_upstreams(struct serve *sv) {
+	for (size_t i = 0; i < sv->n_members; i++) {
+		struct upstream *u = &sv->up[i];
+		struct session_member_info mi;
+		struct kinf_informer_stats st;
+		if (!atomic_load(&u->down)) {
+			continue;
+		}
+		session_member_info(sv->session, i, &mi);
+		kinf_informer_get_stats(mi.informer, &st);
+		pthread_mutex_lock(&sv->lock);
+		bool back = st.source.errors == atomic_load(&u->errors_at) &&
+			(st.source.lists > u->lists_at || st.source.events > u->events_at ||
+			(st.source.watches > u->watches_at && mono_ms() - u->since_ms > 3000));
+		pthread_mutex_unlock(&sv->lock);
+		if (back) {
+			atomic_store(&u->down, false);
+			kinf_serve_upstream(sv->srv, i, true, NULL);
+		}
+	}
+}
+
+static void mark_synced(struct serve *sv, size_t member) {
+	struct session_member_info mi;
+	if (sv->synced[member]) {
+		return;
+	}
+	session_member_info(sv->session, member, &mi);
+	if (kinf_informer_has_synced(mi.informer)) {
+		sv->synced[member] = true;
+		kinf_serve_synced(sv->srv, member);
+	}
+}
+
+static void *run_loop(void *arg) {
+	struct serve *sv = arg;
+	struct kinf_error err = {0};
+	if (kinf_serve_run(sv->srv, &err) < 0) {
+		cli_printf_safe(stderr, "kinf: serve: %s", err.message);
+	}
+	return NULL;
+}
+
+/*
+ * The default socket: $XDG_RUNTIME_DIR/kinf/serve.sock, else
+ * /tmp/kinf-UID/serve.sock, whose directory must be ours and private.
+ */
+static int default_socket(struct serve *sv) {
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct kinf_buf b = {0};
+	char dir[256];
+	struct stat st;
+
+	if (xdg && xdg[0] == '/') {
+		snprintf(dir, sizeof(dir), "%s/kinf", xdg);
+	} else {
+		snprintf(dir, sizeof(dir), "/tmp/kinf-%u", (unsigned)getuid());
+	}
+	if (lstat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+			(st.st_mode & 077))) {
+		fprintf(stderr, "kinf: serve: %s is not a directory of mode 0700 owned by you; "
+				"pass --listen unix:PATH\n", dir);
+		return EXIT_ERROR;
+	}
+	kinf_buf_printf(&b, "unix:%s/serve.sock", dir);
+	sv->default_socket = kinf_buf_take(&b);
+	if (!sv->default_socket) {
+		return cli_error(&sv->cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	sv->listen[sv->n_listen++] = sv->default_socket;
+	sv->listen[sv->n_listen++] = "tcp:127.0.0.1:0";
+	return EXIT_OK;
+}
+
+/* A YAML double-quoted scalar (the kubeconfig's strings: names, URLs, the token). */
+static void yaml_quote(FILE *f, const char *s) {
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\') {
+			fputc('\\', f);
+		}
+		if ((unsigned char)*s < 0x20) {
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+		} else {
+			fputc(*s, f);
+		}
+	}
+	fputc('"', f);
+}
+
+/*
+ * --write-kubeconfig: a cluster, a context and one user (the token) per
+ * upstream context, for the first TCP listener; written to a temporary
+ * file of mode 0600 and renamed over FILE.
+ */
+static int write_kubeconfig(struct serve *sv) {
+	const char *tcp = NULL;
+	for (size_t i = 0; kinf_serve_address(sv->srv, i); i++) {
+		if (strncmp(kinf_serve_address(sv->srv, i), "tcp:", 4) == 0) {
+			tcp = kinf_serve_address(sv->srv, i) + 4;
+			break;
+		}
+	}
+	if (!tcp) {
+		fprintf(stderr, "kinf: serve: --write-kubeconfig needs a tcp: listener\n");
+		return EXIT_USAGE;
+	}
+	struct kinf_buf tmp = {0};
+	kinf_buf_printf(&tmp, "%s.XXXXXX", sv->kubeconfig_out);
+	int fd = tmp.data ? mkstemp(tmp.data) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		fprintf(stderr, "kinf: serve: --write-kubeconfig %s: %s\n", sv->kubeconfig_out,
+				strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp.data);
+		}
+		kinf_buf_release(&tmp);
+		return EXIT_ERROR;
+	}
+	fchmod(fd, 0600);
+	size_t n = kinf_serve_n_contexts(sv->srv);
+	fputs("apiVersion: v1\nkind: Config\nclusters:\n", f);
+	for (size_t i = 0; i < n; i++) {
+		char *prefix = kinf_serve_context_prefix(sv->srv, i);
+		struct kinf_buf url = {0};
+		kinf_buf_printf(&url, "http://%s%s", tcp, prefix ? prefix : "");
+		fprintf(f, "- name: kinf-serve-%zu\n  cluster:\n    server: ", i);
+		yaml_quote(f, url.data ? url.data : "");
+		fputc('\n', f);
+		kinf_buf_release(&url);
+		free(prefix);
+	}
+	fputs("users:\n- name: kinf-serve\n  user:\n    token: ", f);
+	yaml_quote(f, sv->token);
+	fputs("\ncontexts:\n", f);
+	const char *first = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = kinf_serve_context_name(sv->srv, i);
+		name = name ? name : "kinf-serve";
+		first = first ? first : name;
+		fputs("- name: ", f);
+		yaml_quote(f, name);
+		fprintf(f, "\n  context:\n    cluster: kinf-serve-%zu\n    user: kinf-serve\n", i);
+		if (sv->cli.n_namespace_args == 1 && !strchr(sv->cli.namespace_args[0], ',')) {
+			fputs("    namespace: ", f);
+			yaml_quote(f, sv->cli.namespace_args[0]);
+			fputc('\n', f);
+		}
+	}
+	fputs("current-context: ", f);
+	yaml_quote(f, first ? first : "kinf-serve");
+	fputc('\n', f);
+	int bad = ferror(f);
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp.data, sv->kubeconfig_out) < 0) {
+		fprintf(stderr, "kinf: serve: --write-kubeconfig %s: %s\n", sv->kubeconfig_out,
+				strerror(errno));
+		unlink(tmp.data);
+		kinf_buf_release(&tmp);
+		return EXIT_ERROR;
+	}
+	kinf_buf_release(&tmp);
+	return EXIT_OK;
+}
+
+static int parse_count(struct serve *sv, const char *opt, const char *arg, size_t *ret) {
+	char *end;
+	errno = 0;
+	long long v = strtoll(arg, &end, 10);
+	if (end == arg || *end || errno || v < 1 || v > 100000000) {
+		return cli_usage_error(&sv->cli, "--%s must be a whole number from 1 to 100000000, "
+				"not \"%s\"", opt, arg);
+	}
+	*ret = (size_t)v;
+	return EXIT_OK;
+}
+
+/* Set up the server over the session's informers; listeners opened. */
+static int setup(struct serve *sv) {
+	struct kinf_error err = {0};
+	struct kinf_serve_opts o = {
+		.token = sv->token,
+		.window = sv->window,
+		.max_lag = sv->max_lag,
+		.bookmark_ms = sv->bookmark_ms,
+		.version = KINF_VERSION,
+		.log = log_line,
+	};
+	int rc = kinf_serve_new(&o, &sv->srv, &err);
+	if (rc < 0) {
+		return cli_error(&sv->cli, rc, &err, "serve");
+	}
+	sv->n_members = session_n_members(sv->session);
+	sv->synced = calloc(sv->n_members, sizeof(*sv->synced));
+	sv->up = calloc(sv->n_members, sizeof(*sv->up));
+	if (!sv->synced || !sv->up) {
+		return cli_error(&sv->cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	for (size_t i = 0; i < sv->n_members; i++) {
+		struct session_member_info mi;
+		session_member_info(sv->session, i, &mi);
+		struct kinf_serve_source src = {
+			.context = mi.context,
+			.upstream = mi.server,
+			.group = mi.res->group,
+			.version = mi.res->version,
+			.resource = mi.res->resource,
+			.singular = mi.res->singular,
+			.kind = mi.res->kind,
+			.namespaced = mi.res->namespaced,
+			.short_names = mi.res->short_names,
+			.namespace = mi.namespace,
+			.informer = mi.informer,
+		};
+		if ((rc = kinf_serve_add_source(sv->srv, &src, NULL, &err)) < 0) {
+			return cli_error(&sv->cli, rc, &err, "serve");
+		}
+	}
+	for (size_t i = 0; i < sv->n_listen; i++) {
+		if ((rc = kinf_serve_listen(sv->srv, sv->listen[i], &err)) < 0) {
+			cli_printf_safe(stderr, "kinf: serve: --listen %s: %s%s", sv->listen[i],
+					err.message[0] ? err.message : kinf_strerror(rc),
+					rc == -KINF_EEXISTS ? " (another kinf serve?)" : "");
+			return rc == -KINF_EINVAL ? EXIT_USAGE : EXIT_ERROR;
+		}
+	}
+	for (size_t i = 0; kinf_serve_address(sv->srv, i); i++) {
+		cli_printf_safe(stderr, "kinf: serve: listening on %s", kinf_serve_address(sv->srv, i));
+	}
+	return sv->kubeconfig_out ? write_kubeconfig(sv) : EXIT_OK;
+}
+
+static int serve_loop(struct serve *sv) {
+	pthread_t loop;
+	int status = EXIT_OK;
+
+	if (pthread_create(&loop, NULL, run_loop, sv) != 0) {
+		return cli_error(&sv->cli, -KINF_ENOMEM, NULL, "serve");
+	}
+	status = session_start(sv->session);
+	while (status == EXIT_OK) {
+		struct kinf_informer_batch batch;
+		int r = session_next(sv->session, &batch, NULL);
+		if (r < 0) {
+			status = -r;
+			break;
+		}
+		if (r == 0) {
+			break;
+		}
+		size_t m = session_member(sv->session);
+		if (batch.n) {
+			kinf_serve_publish(sv->srv, m, &batch);
+			if (!batch.in_initial_list) {
+				mark_synced(sv, m);
+			}
+		} else {
+			for (size_t i = 0; i < sv->n_members; i++) {
+				mark_synced(sv, i);
+			}
+		}
+		kinf_informer_batch_release(&batch);
+		check_upstreams(sv);
+	}
+	kinf_serve_stop(sv->srv);
+	pthread_join(loop, NULL);
+	return status;
+}
+
+static int serve_main(struct serve *sv, int argc, char **argv) {
+	int opt, status;
+
+	cli_init(&sv->cli, &cmd_serve);
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, serve_options, NULL)) != -1) {
+		int r;
+		switch (opt) {
+		case 'h':
+			cli_print_help(&cmd_serve);
+			return EXIT_OK;
+		case 'o':
+			return cli_usage_error(&sv->cli, "serve prints nothing: -o does not apply");
+		case OPT_LISTEN:
+			if (strncmp(optarg, "unix:", 5) != 0 && strncmp(optarg, "tcp:", 4) != 0) {
+				return cli_usage_error(&sv->cli, "--listen takes unix:PATH or "
+						"tcp:HOST:PORT, not \"%s\"", optarg);
+			}
+			if (sv->n_listen == CLI_MAX_LIST_ARGS) {
+				return cli_usage_error(&sv->cli, "too many --listen");
+			}
+			sv->listen[sv->n_listen++] = optarg;
+			continue;
+		case OPT_WRITE_KUBECONFIG:
+			sv->kubeconfig_out = optarg;
+			continue;
+		case OPT_WINDOW:
+			if ((r = parse_count(sv, "window", optarg, &sv->window)) != EXIT_OK) {
+				return r;
+			}
+			continue;
+		case OPT_MAX_LAG:
+			if ((r = parse_count(sv, "max-lag", optarg, &sv->max_lag)) != EXIT_OK) {
+				return r;
+			}
+			continue;
+		case OPT_BOOKMARK_INTERVAL: {
+			long long v = cli_parse_duration(optarg);
+			if (v < 100) {
+				return cli_usage_error(&sv->cli, "invalid duration \"%s\" for "
+						"--bookmark-interval (e.g. 30s, 1m; at least 100ms)", optarg);
+			}
+			sv->bookmark_ms = (long)v;
+			continue;
+		}
+		}
+		r = session_option(&sv->cli, &sv->so, opt, optarg);
+		if (r == 0) {
+			r = cli_common_option(&sv->cli, opt, optarg);
+		}
+		if (r < 0) {
+			return -r;
+		}
+		if (r == 0) {
+			return cli_bad_option(&sv->cli, argc, argv, serve_options);
+		}
+	}
+	if (argc - optind != 1) {
+		return cli_usage_error(&sv->cli, argc - optind < 1 ? "serve needs a resource type "
+				"(pods, or several: pods,deployments)" : "serve takes one argument, "
+				"RESOURCE[,RESOURCE...] (no names)");
+	}
+	if (sv->max_lag && sv->window && sv->max_lag > sv->window) {
+		return cli_usage_error(&sv->cli, "--max-lag (%zu) cannot exceed --window (%zu)",
+				sv->max_lag, sv->window);
+	}
+	if (sv->n_listen == 0 && (status = default_socket(sv)) != EXIT_OK) {
+		return status;
+	}
+	unsigned char raw[32];
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		fprintf(stderr, "kinf: serve: no random bytes for the token: %s\n", strerror(errno));
+		return EXIT_ERROR;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++) {
+		snprintf(sv->token + 2 * i, 3, "%02x", raw[i]);
+	}
+	kinf_explicit_bzero(raw, sizeof(raw));
+	sv->so.on_retry = on_retry;
+	sv->so.on_retry_data = sv;
+	sv->so.wake_on_idle = true;
+	/* The API serves managedFields: keep them. */
+	sv->so.keep_managed_fields = true;
+	cli_managed_fields(&sv->cli, true);
+	sv->cli.format = KINF_OUTPUT_JSON;	/* nothing printed; several types are fine */
+	status = session_new(&sv->cli, &sv->so, argv[optind], NULL, &sv->session);
+	if (status != EXIT_OK) {
+		return status;
+	}
+	status = setup(sv);
+	if (status == EXIT_OK) {
+		status = serve_loop(sv);
+	}
+	status = session_end(sv->session, status);
+	sv->session = NULL;
+	return status;
+}
+
+static int run_serve(int argc, char **argv) {
+	struct serve sv = {0};
+	pthread_mutex_init(&sv.lock, NULL);
+	int status = serve_main(&sv, argc, argv);
+	if (sv.session) {
+		status = session_end(sv.session, status);
+	}
+	kinf_serve_free(sv.srv);
+	free(sv.default_socket);
+	free(sv.synced);
+	free(sv.up);
+	kinf_explicit_bzero(sv.token, sizeof(sv.token));
+	pthread_mutex_destroy(&sv.lock);
+	return status;
+}
+
+const struct cmd cmd_serve = {
+	.name = "serve",
+	.summary = "serve the informers' caches as a read-only Kubernetes API",
+	.usage = serve_usage,
+	.run = run_serve,
+	.options = serve_options,
+};

@@ -1,0 +1,1196 @@
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "indexfuncs.h"
+#include "json.h"
+#include "serveint.h"
+
+/*
+ * serve.c: the server's sources and collections, the hand-over of events
+ * from the informers' thread, routing, and the answers that are not about
+ * one resource type (health, version, metrics).
+ */
+
+#define DEFAULT_WINDOW 10000
+#define DEFAULT_BOOKMARK_MS 60000
+
+long long serve_now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static long long now_us(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- events ---- */
+
+struct serve_event *serve_event_ref(struct serve_event *ev) {
+	atomic_fetch_add(&ev->refs, 1);
+	return ev;
+}
+
+void serve_event_unref(struct serve_event *ev) {
+	if (!ev || atomic_fetch_sub(&ev->refs, 1) != 1) {
+		return;
+	}
+	kinf_object_unref(ev->obj);
+	kinf_object_unref(ev->old);
+	kinf_buf_release(&ev->line);
+	kinf_buf_release(&ev->added);
+	kinf_buf_release(&ev->deleted);
+	for (int i = 0; i < 3; i++) {
+		kinf_buf_release(&ev->table_head[i]);
+		kinf_buf_release(&ev->table_row[i]);
+	}
+	free(ev);
+}
+
+void serve_event_release(void *arg) {
+	serve_event_unref(arg);
+}
+
+bool serve_parse_rv(const char *s, unsigned long long *ret) {
+	unsigned long long v = 0;
+	if (!s || !*s || strlen(s) > 19) {
+		return false;
+	}
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9') {
+			return false;
+		}
+		v = v * 10 + (unsigned long long)(*p - '0');
+	}
+	*ret = v;
+	return true;
+}
+
+/* ---- setup ---- */
+
+int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
+		struct kinf_error *reterr) {
+	struct kinf_serve *srv = calloc(1, sizeof(*srv));
+	if (!srv) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	srv->opts = *opts;
+	if (!srv->opts.window) {
+		srv->opts.window = DEFAULT_WINDOW;
+	}
+	if (!srv->opts.max_lag || srv->opts.max_lag > srv->opts.window) {
+		srv->opts.max_lag = srv->opts.window;
+	}
+	if (srv->opts.bookmark_ms <= 0) {
+		srv->opts.bookmark_ms = DEFAULT_BOOKMARK_MS;
+	}
+	srv->token = opts->token ? strdup(opts->token) : NULL;
+	srv->version = strdup(opts->version ? opts->version : "unknown");
+	srv->opts.token = srv->token;
+	srv->opts.version = srv->version;
+	atomic_init(&srv->stopping, false);
+	struct kinf_httpd_opts ho = {
+		.userdata = srv,
+		.token = srv->token,
+		/* A watch client's queue: its lag is counted in events, this is the slack. */
+		.max_queue = 4u << 20,
+	};
+	ho.handler = serve_handle;
+	srv->httpd = kinf_httpd_new(&ho);
+	if (!srv->httpd || !srv->version || (opts->token && !srv->token)) {
+		kinf_serve_free(srv);
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	*ret = srv;
+	return 0;
+}
+
+static void coll_free(struct serve_coll *c) {
+	if (!c) {
+		return;
+	}
+	free(c->group);
+	free(c->version);
+	free(c->resource);
+	free(c->singular);
+	free(c->kind);
+	free(c->api_version);
+	free(c->list_kind);
+	kinf_strv_release(&c->short_names);
+	kinf_strv_release(&c->namespaces);
+	kinf_indexer_free(c->store);
+	for (size_t i = 0; i < c->n; i++) {
+		serve_event_unref(c->ring[(c->head + i) % c->cap]);
+	}
+	free(c->ring);
+	free(c);
+}
+
+void kinf_serve_free(struct kinf_serve *srv) {
+	if (!srv) {
+		return;
+	}
+	/* Connections close first: their on-close callbacks unlink watches. */
+	kinf_httpd_free(srv->httpd);
+	serve_snapshots_release(srv);
+	for (size_t i = 0; i < srv->n_colls; i++) {
+		coll_free(srv->colls[i]);
+	}
+	free(srv->colls);
+	for (size_t i = 0; i < srv->n_sources; i++) {
+		free(srv->sources[i].namespace);
+		free(srv->sources[i].why);
+	}
+	free(srv->sources);
+	for (size_t i = 0; i < srv->n_ctxs; i++) {
+		free(srv->ctxs[i].name);
+		free(srv->ctxs[i].upstream);
+		free(srv->ctxs[i].down_why);
+	}
+	free(srv->ctxs);
+	kinf_free_secret(srv->token);
+	free(srv->version);
+	free(srv);
+}
+
+static bool str_eq(const char *a, const char *b) {
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The context named name (NULL: none), added when new; SIZE_MAX when out of memory. */
+static size_t find_ctx(struct kinf_serve *srv, const char *name, const char *upstream) {
+	for (size_t i = 0; i < srv->n_ctxs; i++) {
+		if (str_eq(srv->ctxs[i].name, name)) {
+			return i;
+		}
+	}
+	struct serve_ctx *v = realloc(srv->ctxs, (srv->n_ctxs + 1) * sizeof(*v));
+	if (!v) {
+		return SIZE_MAX;
+	}
+	srv->ctxs = v;
+	struct serve_ctx *c = &v[srv->n_ctxs];
+	memset(c, 0, sizeof(*c));
+	c->name = name ? strdup(name) : NULL;
+	c->upstream = strdup(upstream ? upstream : "");
+	if ((name && !c->name) || !c->upstream) {
+		free(c->name);
+		free(c->upstream);
+		return SIZE_MAX;
+	}
+	return srv->n_ctxs++;
+}
+
+/* Install the indexes a kind's field selectors are answered from. */
+static int install_indexes(struct serve_coll *c) {
+	static const char *const pod_indexes[] = { "node", "phase", NULL };
+	if (c->group[0] || strcmp(c->kind, "Pod") != 0) {
+		return 0;
+	}
+	for (size_t i = 0; pod_indexes[i]; i++) {
+		struct kinf_index_spec spec = {0};
+		int rc = kinf_index_spec_resolve(pod_indexes[i], NULL, NULL, &spec, NULL);
+		if (rc == 0) {
+			rc = kinf_index_spec_install(&spec, c->store, NULL);
+		}
+		kinf_index_spec_release(&spec);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static struct serve_coll *coll_new(struct kinf_serve *srv, size_t ctx,
+		const struct kinf_serve_source *src) {
+	struct serve_coll *c = calloc(1, sizeof(*c));
+	struct kinf_buf b = {0};
+	if (!c) {
+		return NULL;
+	}
+	c->srv = srv;
+	c->ctx = ctx;
+	c->group = strdup(src->group ? src->group : "");
+	c->version = strdup(src->version);
+	c->resource = strdup(src->resource);
+	c->singular = strdup(src->singular && src->singular[0] ? src->singular : "");
+	c->kind = strdup(src->kind);
+	c->namespaced = src->namespaced;
+	c->rv_numeric = true;
+	c->next_seq = 1;
+	c->cap = srv->opts.window;
+	c->ring = calloc(c->cap, sizeof(*c->ring));
+	c->store = kinf_indexer_new();
+	if (c->group && c->group[0]) {
+		kinf_buf_printf(&b, "%s/%s", c->group, c->version);
+	} else {
+		kinf_buf_append_str(&b, src->version);
+	}
+	c->api_version = kinf_buf_take(&b);
+	kinf_buf_printf(&b, "%sList", src->kind);
+	c->list_kind = kinf_buf_take(&b);
+	bool ok = c->group && c->version && c->resource && c->singular && c->kind &&
+		c->ring && c->store && c->api_version && c->list_kind;
+	for (size_t i = 0; ok && src->short_names && src->short_names[i]; i++) {
+		ok = kinf_strv_push_str(&c->short_names, src->short_names[i]) == 0;
+	}
+	if (!ok || install_indexes(c) < 0) {
+		coll_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+int kinf_serve_add_source(struct kinf_serve *srv, const struct kinf_serve_source *src,
+		size_t *ret_id, struct kinf_error *reterr) {
+	size_t ctx = find_ctx(srv, src->context, src->upstream);
+	struct serve_coll *c = NULL;
+
+	if (ctx == SIZE_MAX) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < srv->n_colls && !c; i++) {
+		struct serve_coll *o = srv->colls[i];
+		if (o->ctx == ctx && strcmp(o->group, src->group ? src->group : "") == 0 &&
+				strcmp(o->resource, src->resource) == 0) {
+			c = o;
+		}
+	}
+	if (!c) {
+		struct serve_coll **v = realloc(srv->colls, (srv->n_colls + 1) * sizeof(*v));
+		if (!v) {
+			return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		}
+		srv->colls = v;
+		if (!(c = coll_new(srv, ctx, src))) {
+			return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		}
+		srv->colls[srv->n_colls++] = c;
+	}
+	struct serve_source *v = realloc(srv->sources, (srv->n_sources + 1) * sizeof(*v));
+	if (!v) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	srv->sources = v;
+	struct serve_source *s = &v[srv->n_sources];
+	memset(s, 0, sizeof(*s));
+	s->coll = c;
+	s->ctx = ctx;
+	s->informer = src->informer;
+	s->up = true;
+	if (src->namespace && c->namespaced) {
+		if (!(s->namespace = strdup(src->namespace)) ||
+				(!kinf_strv_contains(&c->namespaces, src->namespace) &&
+				kinf_strv_push_str(&c->namespaces, src->namespace) < 0)) {
+			free(s->namespace);
+			return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		}
+	} else if (c->namespaced) {
+		c->namespaces.n = 0;	/* all of them: the namespace list no longer limits */
+		kinf_strv_release(&c->namespaces);
+	}
+	c->n_sources++;
+	if (ret_id) {
+		*ret_id = srv->n_sources;
+	}
+	srv->n_sources++;
+	return 0;
+}
+
+int kinf_serve_listen(struct kinf_serve *srv, const char *addr, struct kinf_error *reterr) {
+	return kinf_httpd_listen(srv->httpd, addr, reterr);
+}
+
+const char *kinf_serve_address(const struct kinf_serve *srv, size_t i) {
+	return kinf_httpd_address(srv->httpd, i);
+}
+
+size_t kinf_serve_n_contexts(const struct kinf_serve *srv) {
+	return srv->n_ctxs;
+}
+
+const char *kinf_serve_context_name(const struct kinf_serve *srv, size_t i) {
+	return i < srv->n_ctxs ? srv->ctxs[i].name : NULL;
+}
+
+char *kinf_serve_context_prefix(const struct kinf_serve *srv, size_t i) {
+	struct kinf_buf b = {0};
+	if (i > 0 && i < srv->n_ctxs) {
+		kinf_buf_append_str(&b, "/clusters/");
+		kinf_buf_append_urlenc(&b, srv->ctxs[i].name ? srv->ctxs[i].name : "");
+	}
+	kinf_buf_append_str(&b, "");
+	return kinf_buf_take(&b);
+}
+
+int kinf_serve_run(struct kinf_serve *srv, struct kinf_error *reterr) {
+	int rc = kinf_httpd_run(srv->httpd, reterr);
+	return rc;
+}
+
+void kinf_serve_stop(struct kinf_serve *srv) {
+	atomic_store(&srv->stopping, true);
+	kinf_httpd_stop(srv->httpd);
+}
+
+/* ---- hand-over from the informers' thread ---- */
+
+struct publish {
+	struct kinf_serve *srv;
+	size_t source;
+	struct serve_event **v;
+	size_t n;
+};
+
+static void apply_publish(void *arg) {
+	struct publish *p = arg;
+	struct serve_source *s = &p->srv->sources[p->source];
+	struct serve_coll *c = s->coll;
+	bool stopping = atomic_load(&p->srv->stopping);
+
+	for (size_t i = 0; i < p->n; i++) {
+		struct serve_event *ev = p->v[i];
+		if (stopping) {
+			serve_event_unref(ev);
+			continue;
+		}
+		const char *key = kinf_object_key(ev->obj);
+		struct kinf_object *prev = kinf_indexer_get(c->store, key);
+		size_t len = 0;
+		if (prev) {
+			kinf_object_json(prev, &len);
+			c->bytes -= len;
+			kinf_object_unref(prev);
+		}
+		if (ev->type == SERVE_DELETED) {
+			kinf_indexer_delete(c->store, key);
+		} else if (kinf_indexer_add(c->store, ev->obj) == 0) {
+			kinf_object_json(ev->obj, &len);
+			c->bytes += len;
+		}
+		c->last_event_ms = serve_now_ms();
+		unsigned long long rv;
+		if (serve_parse_rv(kinf_object_resource_version(ev->obj), &rv)) {
+			if (rv > c->rv) {
+				c->rv = rv;
+			}
+		} else {
+			c->rv_numeric = false;
+		}
+		/* A tombstone's last state is older than its delete: it happened now. */
+		if (ev->rv < c->rv && ev->type == SERVE_DELETED) {
+			ev->rv = c->rv;
+		}
+		c->events++;
+		if (c->synced) {
+			serve_coll_push(c, ev);	/* takes the reference */
+		} else {
+			serve_event_unref(ev);
+		}
+	}
+	free(p->v);
+	free(p);
+}
+
+static enum serve_ev_type ev_type(const struct kinf_informer_event *ev) {
+	switch (ev->type) {
+	case KINF_INFORMER_ADD: return SERVE_ADDED;
+	case KINF_INFORMER_UPDATE: return SERVE_MODIFIED;
+	default: return SERVE_DELETED;
+	}
+}
+
+static const char *const type_names[] = { "ADDED", "MODIFIED", "DELETED" };
+
+int kinf_serve_publish(struct kinf_serve *srv, size_t source,
+		const struct kinf_informer_batch *batch) {
+	struct serve_coll *c = srv->sources[source].coll;
+	struct publish *p = calloc(1, sizeof(*p));
+	int rc = 0;
+
+	if (!p || !(p->v = calloc(batch->n ? batch->n : 1, sizeof(*p->v)))) {
+		free(p);
+		return -KINF_ENOMEM;
+	}
+	p->srv = srv;
+	p->source = source;
+	for (size_t i = 0; i < batch->n && rc == 0; i++) {
+		const struct kinf_informer_event *ie = &batch->v[i];
+		/* A resync's unchanged object is no change on the wire. */
+		if (!ie->obj || (ie->is_sync && ie->type == KINF_INFORMER_UPDATE)) {
+			continue;
+		}
+		struct serve_event *ev = calloc(1, sizeof(*ev));
+		if (!ev) {
+			rc = -KINF_ENOMEM;
+			break;
+		}
+		atomic_init(&ev->refs, 1);
+		ev->type = ev_type(ie);
+		ev->obj = kinf_object_ref(ie->obj);
+		ev->old = ie->old ? kinf_object_ref(ie->old) : NULL;
+		serve_parse_rv(kinf_object_resource_version(ie->obj), &ev->rv);
+		rc |= kinf_buf_printf(&ev->line, "{\"type\":\"%s\",\"object\":", type_names[ev->type]);
+		rc |= serve_append_typed(c, ev->obj, &ev->line);
+		rc |= kinf_buf_append_str(&ev->line, "}\n");
+		p->v[p->n++] = ev;
+		rc = rc < 0 ? -KINF_ENOMEM : 0;
+	}
+	if (rc == 0) {
+		rc = kinf_httpd_post(srv->httpd, apply_publish, p);
+	}
+	if (rc < 0) {
+		for (size_t i = 0; i < p->n; i++) {
+			serve_event_unref(p->v[i]);
+		}
+		free(p->v);
+		free(p);
+	}
+	return rc;
+}
+
+struct note {
+	struct kinf_serve *srv;
+	size_t source;
+	bool up;
+	char *why;
+};
+
+static void apply_synced(void *arg) {
+	struct note *n = arg;
+	struct serve_source *s = &n->srv->sources[n->source];
+	struct serve_coll *c = s->coll;
+	if (!s->synced) {
+		s->synced = true;
+		if (++c->n_synced == c->n_sources) {
+			c->synced = true;
+			c->window_rv = c->rv;
+			serve_coll_release_pending(c);
+		}
+	}
+	free(n);
+}
+
+int kinf_serve_synced(struct kinf_serve *srv, size_t source) {
+	struct note *n = calloc(1, sizeof(*n));
+	if (!n) {
+		return -KINF_ENOMEM;
+	}
+	n->srv = srv;
+	n->source = source;
+	int rc = kinf_httpd_post(srv->httpd, apply_synced, n);
+	if (rc < 0) {
+		free(n);
+	}
+	return rc;
+}
+
+static void logf_(struct kinf_serve *srv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void logf_(struct kinf_serve *srv, const char *fmt, ...) {
+	char line[1024];
+	va_list ap;
+	if (!srv->opts.log) {
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	srv->opts.log(line, srv->opts.log_data);
+}
+
+/* `context "admin" (https://...)`, or the URL alone without a context name. */
+static void describe_ctx(const struct serve_ctx *x, char *buf, size_t size) {
+	if (x->name) {
+		snprintf(buf, size, "context \"%s\" (%s)", x->name, x->upstream);
+	} else {
+		snprintf(buf, size, "%s", x->upstream);
+	}
+}
+
+static void apply_upstream(void *arg) {
+	struct note *n = arg;
+	struct kinf_serve *srv = n->srv;
+	struct serve_source *s = &srv->sources[n->source];
+	struct serve_ctx *x = &srv->ctxs[s->ctx];
+	char desc[600];
+
+	s->up = n->up;
+	free(s->why);
+	s->why = n->why;
+	n->why = NULL;
+	bool any_down = false;
+	const char *why = NULL;
+	for (size_t i = 0; i < srv->n_sources; i++) {
+		if (srv->sources[i].ctx == s->ctx && !srv->sources[i].up) {
+			any_down = true;
+			why = why ? why : srv->sources[i].why;
+		}
+	}
+	describe_ctx(x, desc, sizeof(desc));
+	if (any_down && !x->down_since) {
+		x->down_since = serve_now_ms();
+		free(x->down_why);
+		x->down_why = strdup(why ? why : "unreachable");
+		x->state_changes++;
+		logf_(srv, "upstream %s unreachable: %s; answering from the cache", desc,
+				x->down_why ? x->down_why : "unreachable");
+	} else if (!any_down && x->down_since) {
+		long long s_ = (serve_now_ms() - x->down_since) / 1000;
+		x->down_since = 0;
+		free(x->down_why);
+		x->down_why = NULL;
+		x->state_changes++;
+		logf_(srv, "upstream %s is back after %llds", desc, s_);
+	}
+	free(n);
+}
+
+int kinf_serve_upstream(struct kinf_serve *srv, size_t source, bool up, const char *why) {
+	struct note *n = calloc(1, sizeof(*n));
+	if (!n) {
+		return -KINF_ENOMEM;
+	}
+	n->srv = srv;
+	n->source = source;
+	n->up = up;
+	n->why = why ? strdup(why) : NULL;
+	int rc = kinf_httpd_post(srv->httpd, apply_upstream, n);
+	if (rc < 0) {
+		free(n->why);
+		free(n);
+	}
+	return rc;
+}
+
+/* ---- answers ---- */
+
+void serve_warning_headers(struct kinf_serve *srv, size_t ctx, struct kinf_buf *out) {
+	const struct serve_ctx *x = &srv->ctxs[ctx];
+	char desc[600];
+	if (!x->down_since) {
+		return;
+	}
+	describe_ctx(x, desc, sizeof(desc));
+	kinf_buf_append_str(out, "Warning: 299 - \"");
+	struct kinf_buf text = {0};
+	kinf_buf_printf(&text, "kinf serve: upstream %s unreachable for %llds (%s): "
+			"answering from the cache", desc,
+			(serve_now_ms() - x->down_since) / 1000, x->down_why ? x->down_why : "");
+	/* NewWarningHeader: backslash and quote escaped; no control characters. */
+	for (size_t i = 0; i < text.len; i++) {
+		char ch = text.data[i];
+		if (ch == '"' || ch == '\\') {
+			kinf_buf_append_char(out, '\\');
+		}
+		kinf_buf_append_char(out, (unsigned char)ch < 0x20 ? ' ' : ch);
+	}
+	kinf_buf_release(&text);
+	kinf_buf_append_str(out, "\"\r\n");
+}
+
+static const double latency_bounds[] = {
+	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+	0.25, 0.5, 1, 2.5, 5,
+};
+#define N_BOUNDS (sizeof(latency_bounds) / sizeof(latency_bounds[0]))
+
+void serve_count(struct kinf_serve *srv, int code, long long start_us) {
+	double s = (double)(now_us() - start_us) / 1e6;
+	srv->requests++;
+	if (code >= 100 && code < 600) {
+		srv->requests_by_code[code / 100]++;
+	}
+	srv->latency_count++;
+	srv->latency_sum += s;
+	for (size_t i = 0; i < N_BOUNDS; i++) {
+		if (s <= latency_bounds[i]) {
+			srv->latency_buckets[i]++;
+		}
+	}
+}
+
+void serve_respond(struct serve_request *r, int code, const char *content_type,
+		const char *body, size_t len) {
+	struct kinf_buf h = {0};
+	serve_warning_headers(r->srv, r->ctx, &h);
+	serve_count(r->srv, code, r->start_ms);
+	kinf_httpd_respond(r->req, code, content_type ? content_type : "application/json",
+			h.len ? h.data : NULL, body, len);
+	kinf_buf_release(&h);
+}
+
+/* The "code" of a Status body kinf_apistatus_* made. */
+static int status_code(const struct kinf_buf *b) {
+	const char *p = NULL;
+	for (const char *q = b->data; q && (q = strstr(q, "\"code\":")); q++) {
+		p = q;
+	}
+	return p ? atoi(p + 7) : 500;
+}
+
+void serve_respond_status(struct serve_request *r, struct kinf_buf *status) {
+	if (!status->len) {
+		kinf_apistatus_internal(status, "out of memory");
+	}
+	int code = status_code(status);
+	struct kinf_buf h = {0};
+	serve_warning_headers(r->srv, r->ctx, &h);
+	/* client-go retries a 429 or 5xx that says when. */
+	if (strstr(status->data, "\"retryAfterSeconds\":1")) {
+		kinf_buf_append_str(&h, "Retry-After: 1\r\n");
+	}
+	serve_count(r->srv, code, r->start_ms);
+	kinf_httpd_respond(r->req, code, "application/json", h.len ? h.data : NULL,
+			status->data, status->len);
+	kinf_buf_release(&h);
+}
+
+static void respond_text(struct serve_request *r, int code, const char *text, size_t len) {
+	serve_respond(r, code, "text/plain; charset=utf-8", text, len);
+}
+
+/* What the server caches, for messages: "pods, configmaps of context \"a\" (URL)". */
+static void describe_cache(struct kinf_serve *srv, size_t ctx, struct kinf_buf *out) {
+	char desc[600];
+	size_t k = 0;
+	for (size_t i = 0; i < srv->n_colls; i++) {
+		const struct serve_coll *c = srv->colls[i];
+		if (c->ctx != ctx) {
+			continue;
+		}
+		kinf_buf_printf(out, "%s%s%s%s", k++ ? ", " : "", c->resource,
+				c->group[0] ? "." : "", c->group);
+	}
+	describe_ctx(&srv->ctxs[ctx], desc, sizeof(desc));
+	kinf_buf_printf(out, " of %s", desc);
+}
+
+static void respond_not_served(struct serve_request *r, const char *what) {
+	struct kinf_buf msg = {0}, body = {0};
+	kinf_buf_printf(&msg, "the server could not find the requested resource%s%s: "
+			"kinf serve is a read-only cache of ", what ? " " : "", what ? what : "");
+	describe_cache(r->srv, r->ctx, &msg);
+	struct kinf_apistatus st = {
+		.code = 404, .reason = "NotFound", .message = msg.data, .details = true,
+	};
+	kinf_apistatus_format(&st, &body);
+	serve_respond_status(r, &body);
+	kinf_buf_release(&msg);
+	kinf_buf_release(&body);
+}
+
+static void respond_page_not_found(struct serve_request *r) {
+	respond_text(r, 404, KINF_APISTATUS_PAGE_NOT_FOUND,
+			strlen(KINF_APISTATUS_PAGE_NOT_FOUND));
+}
+
+/* ---- health, version, metrics ---- */
+
+static bool ctx_synced(struct kinf_serve *srv, struct kinf_buf *why) {
+	bool ok = true;
+	for (size_t i = 0; i < srv->n_colls; i++) {
+		const struct serve_coll *c = srv->colls[i];
+		if (!c->synced) {
+			char desc[600];
+			describe_ctx(&srv->ctxs[c->ctx], desc, sizeof(desc));
+			kinf_buf_printf(why, "%s%s%s%s of %s: initial list not done",
+					ok ? "" : "; ", c->resource, c->group[0] ? "." : "",
+					c->group, desc);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+static bool upstreams_up(struct kinf_serve *srv, struct kinf_buf *why) {
+	bool ok = true;
+	for (size_t i = 0; i < srv->n_ctxs; i++) {
+		const struct serve_ctx *x = &srv->ctxs[i];
+		if (x->down_since) {
+			char desc[600];
+			describe_ctx(x, desc, sizeof(desc));
+			kinf_buf_printf(why, "%supstream %s unreachable for %llds: %s", ok ? "" : "; ",
+					desc, (serve_now_ms() - x->down_since) / 1000,
+					x->down_why ? x->down_why : "");
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+/*
+ * /healthz and /livez: the process answers. /readyz: every collection
+ * synced and every upstream reachable; unlike the apiserver the failure
+ * says why (reason withheld there).
+ */
+static void health(struct serve_request *r, bool ready) {
+	const char *name = r->path.kind == KINF_APIPATH_HEALTHZ ? "healthz" :
+		r->path.kind == KINF_APIPATH_LIVEZ ? "livez" : "readyz";
+	struct kinf_buf why_sync = {0}, why_up = {0}, out = {0};
+	bool synced = !ready || ctx_synced(r->srv, &why_sync);
+	bool up = !ready || upstreams_up(r->srv, &why_up);
+	const char *check = r->path.rest && r->path.rest[0] ? r->path.rest : NULL;
+	bool verbose = kinf_httpreq_param(r->head, "verbose") != NULL;
+
+	if (check && strcmp(check, "ping") != 0 && (!ready ||
+			(strcmp(check, "informer-sync") != 0 && strcmp(check, "upstream") != 0))) {
+		respond_page_not_found(r);
+		return;
+	}
+	if (check && strcmp(check, "informer-sync") == 0) {
+		up = true;
+	} else if (check && strcmp(check, "upstream") == 0) {
+		synced = true;
+	} else if (check) {
+		synced = up = true;
+	}
+	bool ok = synced && up;
+	if (ok && !verbose) {
+		respond_text(r, 200, "ok", 2);
+		return;
+	}
+	kinf_buf_append_str(&out, "[+]ping ok\n");
+	if (ready) {
+		if (synced) {
+			kinf_buf_append_str(&out, "[+]informer-sync ok\n");
+		} else {
+			kinf_buf_printf(&out, "[-]informer-sync failed: %s\n", why_sync.data);
+		}
+		if (up) {
+			kinf_buf_append_str(&out, "[+]upstream ok\n");
+		} else {
+			kinf_buf_printf(&out, "[-]upstream failed: %s\n", why_up.data);
+		}
+	}
+	kinf_buf_printf(&out, "%s check %s\n", name, ok ? "passed" : "failed");
+	respond_text(r, ok ? 200 : 500, out.data, out.len);
+	kinf_buf_release(&out);
+	kinf_buf_release(&why_sync);
+	kinf_buf_release(&why_up);
+}
+
+static void version(struct serve_request *r) {
+	struct kinf_buf b = {0};
+	char date[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* The apiserver's shape; the numbers are kinf's, not the upstream's. */
+	kinf_buf_append_str(&b, "{\n  \"major\": \"\",\n  \"minor\": \"\",\n  \"gitVersion\": ");
+	struct kinf_buf v = {0};
+	kinf_buf_printf(&v, "kinf-serve-%s", r->srv->version);
+	kinf_apistatus_quote(&b, v.data);
+	kinf_buf_release(&v);
+	kinf_buf_printf(&b, ",\n  \"gitCommit\": \"\",\n  \"gitTreeState\": \"\",\n"
+			"  \"buildDate\": \"\",\n  \"goVersion\": \"\",\n  \"compiler\": \"\",\n"
+			"  \"platform\": \"linux\"\n}");
+	serve_respond(r, 200, "application/json", b.data, b.len);
+	kinf_buf_release(&b);
+}
+
+/* A Prometheus label value: backslash, quote and newline escaped. */
+static void label(struct kinf_buf *out, const char *name, const char *value) {
+	kinf_buf_printf(out, "%s=\"", name);
+	for (const char *p = value ? value : ""; *p; p++) {
+		if (*p == '\\' || *p == '"') {
+			kinf_buf_append_char(out, '\\');
+			kinf_buf_append_char(out, *p);
+		} else if (*p == '\n') {
+			kinf_buf_append_str(out, "\\n");
+		} else {
+			kinf_buf_append_char(out, *p);
+		}
+	}
+	kinf_buf_append_char(out, '"');
+}
+
+static void source_labels(struct kinf_serve *srv, const struct serve_source *s,
+		struct kinf_buf *out) {
+	const struct serve_coll *c = s->coll;
+	char res[300];
+	snprintf(res, sizeof(res), "%s%s%s", c->resource, c->group[0] ? "." : "", c->group);
+	kinf_buf_append_char(out, '{');
+	label(out, "context", srv->ctxs[s->ctx].name);
+	kinf_buf_append_char(out, ',');
+	label(out, "resource", res);
+	kinf_buf_append_char(out, ',');
+	label(out, "namespace", s->namespace);
+	kinf_buf_append_char(out, '}');
+}
+
+static void metric_head(struct kinf_buf *out, const char *name, const char *type,
+		const char *help) {
+	kinf_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One line per source for a counter or gauge read from its informer's stats. */
+enum src_field {
+	F_LISTS, F_RELISTS, F_WATCHES, F_EVENTS, F_ERRORS, F_EXPIRED, F_OBJECTS, F_UP,
+};
+
+static double source_value(const struct serve_source *s, enum src_field f) {
+	struct kinf_informer_stats st = {0};
+	if (s->informer) {
+		kinf_informer_get_stats(s->informer, &st);
+	}
+	switch (f) {
+	case F_LISTS: return (double)st.source.lists;
+	case F_RELISTS: return (double)st.source.relists;
+	case F_WATCHES: return (double)st.source.watches;
+	case F_EVENTS: return (double)st.source.events;
+	case F_ERRORS: return (double)st.source.errors;
+	case F_EXPIRED: return (double)st.source.expired;
+	case F_OBJECTS: return (double)st.cached;
+	case F_UP: return s->up ? 1 : 0;
+	}
+	return 0;
+}
+
+static void metrics(struct serve_request *r) {
+	static const struct {
+		const char *name, *type, *help;
+		enum src_field f;
+	} per_source[] = {
+		{ "kinf_informer_lists_total", "counter", "Lists completed (the first and relists).", F_LISTS },
+		{ "kinf_informer_relists_total", "counter", "Lists after the first.", F_RELISTS },
+		{ "kinf_informer_watches_total", "counter", "Watch requests opened.", F_WATCHES },
+		{ "kinf_informer_events_total", "counter", "Watch events received from the upstream.", F_EVENTS },
+		{ "kinf_informer_errors_total", "counter", "Failed list or watch attempts.", F_ERRORS },
+		{ "kinf_informer_expired_total", "counter", "410 Gone answers from the upstream.", F_EXPIRED },
+		{ "kinf_informer_objects", "gauge", "Objects in the informer's cache.", F_OBJECTS },
+		{ "kinf_informer_up", "gauge", "1 while the upstream answers, 0 while it is away.", F_UP },
+	};
+	struct kinf_serve *srv = r->srv;
+	struct kinf_buf b = {0};
+	long long now = serve_now_ms();
+
+	for (size_t m = 0; m < sizeof(per_source) / sizeof(per_source[0]); m++) {
+		metric_head(&b, per_source[m].name, per_source[m].type, per_source[m].help);
+		for (size_t i = 0; i < srv->n_sources; i++) {
+			kinf_buf_append_str(&b, per_source[m].name);
+			source_labels(srv, &srv->sources[i], &b);
+			kinf_buf_printf(&b, " %.0f\n", source_value(&srv->sources[i], per_source[m].f));
+		}
+	}
+	metric_head(&b, "kinf_serve_resource_version", "gauge",
+			"Newest resourceVersion of the collection.");
+	for (size_t i = 0; i < srv->n_colls; i++) {
+		const struct serve_coll *c = srv->colls[i];
+		char res[300];
+		snprintf(res, sizeof(res), "%s%s%s", c->resource, c->group[0] ? "." : "", c->group);
+		kinf_buf_append_str(&b, "kinf_serve_resource_version{");
+		label(&b, "context", srv->ctxs[c->ctx].name);
+		kinf_buf_append_char(&b, ',');
+		label(&b, "resource", res);
+		kinf_buf_printf(&b, "} %llu\n", c->rv);
+	}
+	struct { const char *name, *type, *help; } per_coll[] = {
+		{ "kinf_serve_seconds_since_last_event", "gauge",
+			"Seconds since the collection's last event (-1: none yet)." },
+		{ "kinf_serve_objects", "gauge", "Objects served." },
+		{ "kinf_serve_bytes", "gauge", "Bytes of the objects served (their JSON)." },
+		{ "kinf_serve_window_events", "gauge", "Events in the watch window." },
+		{ "kinf_serve_events_total", "counter", "Events applied to the served cache." },
+		{ "kinf_serve_watch_clients", "gauge", "Watch clients now." },
+		{ "kinf_serve_evicted_clients_total", "counter",
+			"Watch clients ended for falling too far behind." },
+	};
+	for (size_t m = 0; m < sizeof(per_coll) / sizeof(per_coll[0]); m++) {
+		metric_head(&b, per_coll[m].name, per_coll[m].type, per_coll[m].help);
+		for (size_t i = 0; i < srv->n_colls; i++) {
+			const struct serve_coll *c = srv->colls[i];
+			char res[300];
+			snprintf(res, sizeof(res), "%s%s%s", c->resource, c->group[0] ? "." : "",
+					c->group);
+			kinf_buf_append_str(&b, per_coll[m].name);
+			kinf_buf_append_char(&b, '{');
+			label(&b, "context", srv->ctxs[c->ctx].name);
+			kinf_buf_append_char(&b, ',');
+			label(&b, "resource", res);
+			kinf_buf_append_str(&b, "} ");
+			switch (m) {
+			case 0:
+				kinf_buf_printf(&b, "%.3f\n", c->last_event_ms ?
+						(double)(now - c->last_event_ms) / 1000 : -1.0);
+				break;
+			case 1: kinf_buf_printf(&b, "%zu\n", kinf_indexer_len(c->store)); break;
+			case 2: kinf_buf_printf(&b, "%llu\n", c->bytes); break;
+			case 3: kinf_buf_printf(&b, "%zu\n", c->n); break;
+			case 4: kinf_buf_printf(&b, "%llu\n", c->events); break;
+			case 5: kinf_buf_printf(&b, "%zu\n", c->n_watches); break;
+			default: kinf_buf_printf(&b, "%llu\n", c->evicted); break;
+			}
+		}
+	}
+	struct kinf_httpd_stats hs;
+	kinf_httpd_stats(srv->httpd, &hs);
+	metric_head(&b, "kinf_serve_connections_total", "counter", "Connections accepted.");
+	kinf_buf_printf(&b, "kinf_serve_connections_total %llu\n", hs.connections);
+	metric_head(&b, "kinf_serve_clients", "gauge", "Open connections.");
+	kinf_buf_printf(&b, "kinf_serve_clients %llu\n", hs.open);
+	metric_head(&b, "kinf_serve_rejected_total", "counter",
+			"Requests refused before routing (bad requests, limits, tokens).");
+	kinf_buf_printf(&b, "kinf_serve_rejected_total %llu\n", hs.rejected);
+	metric_head(&b, "kinf_serve_requests_total", "counter", "Requests answered, by status class.");
+	for (int k = 1; k < 6; k++) {
+		kinf_buf_printf(&b, "kinf_serve_requests_total{code=\"%dxx\"} %llu\n", k,
+				srv->requests_by_code[k]);
+	}
+	metric_head(&b, "kinf_serve_watch_clients_total", "gauge", "Watch clients now, all collections.");
+	kinf_buf_printf(&b, "kinf_serve_watch_clients_total %llu\n", srv->watch_clients);
+	metric_head(&b, "kinf_serve_request_duration_seconds", "histogram",
+			"Time to answer a request (a watch: to its headers).");
+	for (size_t i = 0; i < N_BOUNDS; i++) {
+		kinf_buf_printf(&b, "kinf_serve_request_duration_seconds_bucket{le=\"%g\"} %llu\n",
+				latency_bounds[i], srv->latency_buckets[i]);
+	}
+	kinf_buf_printf(&b, "kinf_serve_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
+			"kinf_serve_request_duration_seconds_sum %.6f\n"
+			"kinf_serve_request_duration_seconds_count %llu\n",
+			srv->latency_count, srv->latency_sum, srv->latency_count);
+	serve_respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", b.data, b.len);
+	kinf_buf_release(&b);
+}
+
+/* ---- routing ---- */
+
+static struct serve_coll *find_coll(struct serve_request *r, bool *ret_gv_known) {
+	struct kinf_serve *srv = r->srv;
+	*ret_gv_known = false;
+	for (size_t i = 0; i < srv->n_colls; i++) {
+		struct serve_coll *c = srv->colls[i];
+		if (c->ctx != r->ctx || strcmp(c->group, r->path.group ? r->path.group : "") != 0 ||
+				strcmp(c->version, r->path.version ? r->path.version : "") != 0) {
+			continue;
+		}
+		*ret_gv_known = true;
+		if (strcmp(c->resource, r->path.resource) == 0) {
+			return c;
+		}
+	}
+	return NULL;
+}
+
+static void pending_closed(struct kinf_httpd_req *req, void *arg) {
+	struct serve_pending *p = arg;
+	(void)req;
+	if (p->prev) {
+		p->prev->next = p->next;
+	} else {
+		p->coll->pending = p->next;
+	}
+	if (p->next) {
+		p->next->prev = p->prev;
+	}
+	free(p);
+}
+
+void serve_coll_release_pending(struct serve_coll *c) {
+	struct serve_pending *p = c->pending;
+	c->pending = NULL;
+	while (p) {
+		struct serve_pending *next = p->next;
+		kinf_httpd_req_on_close(p->req, NULL, NULL);
+		serve_handle(p->req, c->srv);
+		free(p);
+		p = next;
+	}
+}
+
+static bool namespace_served(const struct serve_coll *c, const char *ns) {
+	return !ns || c->namespaces.n == 0 || kinf_strv_contains(&c->namespaces, ns);
+}
+
+static void resource(struct serve_request *r) {
+	bool gv_known;
+	struct serve_coll *c = find_coll(r, &gv_known);
+	const char *verb = kinf_apipath_verb(&r->path, r->head->method, r->query.watch);
+	struct kinf_buf body = {0};
+
+	if (!c) {
+		if (!gv_known && (r->path.group == NULL || !r->path.group[0]) &&
+				strcmp(r->path.version ? r->path.version : "", "v1") != 0) {
+			respond_page_not_found(r);
+			return;
+		}
+		struct kinf_buf what = {0};
+		kinf_buf_printf(&what, "(%s%s%s)", r->path.resource,
+				r->path.group && r->path.group[0] ? "." : "",
+				r->path.group ? r->path.group : "");
+		respond_not_served(r, what.data);
+		kinf_buf_release(&what);
+		return;
+	}
+	if (kinf_apipath_verb_is_write(verb)) {
+		char desc[600];
+		describe_ctx(&r->srv->ctxs[r->ctx], desc, sizeof(desc));
+		kinf_apistatus_read_only(&body, desc);
+		serve_respond_status(r, &body);
+		kinf_buf_release(&body);
+		return;
+	}
+	if (r->path.subresource) {
+		struct kinf_buf what = {0};
+		kinf_buf_printf(&what, "(%s/%s)", c->resource, r->path.subresource);
+		respond_not_served(r, what.data);
+		kinf_buf_release(&what);
+		return;
+	}
+	if (!c->namespaced && r->path.namespace_ && !(strcmp(c->resource, "namespaces") == 0)) {
+		respond_page_not_found(r);
+		return;
+	}
+	const char *ns = c->namespaced ? r->path.namespace_ : NULL;
+	if (!namespace_served(c, ns)) {
+		struct kinf_buf msg = {0};
+		kinf_buf_printf(&msg, "the server could not find the requested resource: kinf serve "
+				"caches %s in namespace", c->resource);
+		for (size_t i = 0; i < c->namespaces.n; i++) {
+			kinf_buf_printf(&msg, "%s \"%s\"", i ? "," : (c->namespaces.n > 1 ? "s" : ""),
+					c->namespaces.v[i]);
+		}
+		kinf_buf_append_str(&msg, " only");
+		struct kinf_apistatus st = { .code = 404, .reason = "NotFound",
+			.message = msg.data, .details = true };
+		kinf_apistatus_format(&st, &body);
+		serve_respond_status(r, &body);
+		kinf_buf_release(&msg);
+		kinf_buf_release(&body);
+		return;
+	}
+	if (!c->synced) {
+		/* As the apiserver's cacher waits until it is ready. */
+		struct serve_pending *p = calloc(1, sizeof(*p));
+		if (!p) {
+			kinf_apistatus_internal(&body, "out of memory");
+			serve_respond_status(r, &body);
+			kinf_buf_release(&body);
+			return;
+		}
+		p->req = r->req;
+		p->coll = c;
+		p->next = c->pending;
+		if (p->next) {
+			p->next->prev = p;
+		}
+		c->pending = p;
+		kinf_httpd_req_on_close(r->req, pending_closed, p);
+		return;
+	}
+	if (strcmp(verb, "watch") == 0) {
+		serve_watch(r, c);
+	} else if (strcmp(verb, "get") == 0) {
+		serve_get(r, c);
+	} else {
+		serve_list(r, c);
+	}
+}
+
+static void root(struct serve_request *r) {
+	struct kinf_buf b = {0};
+	kinf_buf_append_str(&b, "{\n  \"paths\": [\n    \"/api\",\n    \"/api/v1\",\n    \"/apis\"");
+	for (size_t i = 0; i < r->srv->n_colls; i++) {
+		const struct serve_coll *c = r->srv->colls[i];
+		if (c->ctx == r->ctx && c->group[0]) {
+			kinf_buf_printf(&b, ",\n    \"/apis/%s/%s\"", c->group, c->version);
+		}
+	}
+	kinf_buf_append_str(&b, ",\n    \"/healthz\",\n    \"/livez\",\n    \"/metrics\",\n"
+			"    \"/readyz\",\n    \"/version\"\n  ]\n}");
+	serve_respond(r, 200, "application/json", b.data, b.len);
+	kinf_buf_release(&b);
+}
+
+/*
+ * "/clusters/NAME/rest" names context NAME (the first context is also
+ * served without a prefix). Returns the path after the prefix, or NULL
+ * for an unknown context.
+ */
+static const char *strip_context(struct serve_request *r, const char *path, char **ret_prefix) {
+	struct kinf_serve *srv = r->srv;
+	*ret_prefix = NULL;
+	r->ctx = 0;
+	if (strncmp(path, "/clusters/", 10) != 0) {
+		return path;
+	}
+	const char *name = path + 10;
+	size_t len = strcspn(name, "/");
+	for (size_t i = 0; i < srv->n_ctxs; i++) {
+		const char *n = srv->ctxs[i].name ? srv->ctxs[i].name : "";
+		if (strlen(n) == len && strncmp(n, name, len) == 0) {
+			r->ctx = i;
+			*ret_prefix = strndup(path, (size_t)(name + len - path));
+			return name[len] ? name + len : "/";
+		}
+	}
+	return NULL;
+}
+
+void serve_handle(struct kinf_httpd_req *req, void *userdata) {
+	struct serve_request r = {
+		.srv = userdata,
+		.req = req,
+		.head = kinf_httpd_req_head(req),
+		.start_ms = now_us(),
+	};
+	struct kinf_error err = {0};
+	struct kinf_buf body = {0};
+	char *prefix = NULL;
+
+	const char *path = strip_context(&r, r.head->path, &prefix);
+	r.prefix = prefix ? prefix : "";
+	if (!path) {
+		respond_page_not_found(&r);
+		return;
+	}
+	if (kinf_apipath_parse(path, &r.path) < 0) {
+		kinf_httpd_req_abort(req);
+		free(prefix);
+		return;
+	}
+	kinf_accept_parse(kinf_httpreq_header(r.head, "Accept"), &r.accept);
+	if (kinf_apiquery_parse(r.head, &r.query, &err) < 0) {
+		kinf_apistatus_bad_request(&body, err.message);
+		serve_respond_status(&r, &body);
+		goto out;
+	}
+	bool get = strcmp(r.head->method, "GET") == 0 || strcmp(r.head->method, "HEAD") == 0;
+	if (r.path.kind != KINF_APIPATH_RESOURCE && r.path.kind != KINF_APIPATH_UNKNOWN && !get) {
+		char desc[600];
+		describe_ctx(&r.srv->ctxs[r.ctx], desc, sizeof(desc));
+		kinf_apistatus_read_only(&body, desc);
+		serve_respond_status(&r, &body);
+		goto out;
+	}
+	switch (r.path.kind) {
+	case KINF_APIPATH_ROOT: root(&r); break;
+	case KINF_APIPATH_API:
+	case KINF_APIPATH_APIS:
+	case KINF_APIPATH_GROUP:
+	case KINF_APIPATH_GROUP_VERSION:
+		serve_discovery(&r);
+		break;
+	case KINF_APIPATH_RESOURCE: resource(&r); break;
+	case KINF_APIPATH_VERSION: version(&r); break;
+	case KINF_APIPATH_HEALTHZ:
+	case KINF_APIPATH_LIVEZ:
+		health(&r, false);
+		break;
+	case KINF_APIPATH_READYZ: health(&r, true); break;
+	case KINF_APIPATH_METRICS: metrics(&r); break;
+	default: respond_page_not_found(&r); break;
+	}
+out:
+	kinf_buf_release(&body);
+	kinf_apipath_release(&r.path);
+	free(prefix);
+}

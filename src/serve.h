@@ -1,0 +1,119 @@
+#ifndef KINF_SERVE_H
+#define KINF_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "informer.h"
+
+/*
+ * `kinf serve`: informers' caches spoken as a read-only subset of the
+ * Kubernetes API (discovery, get, list, watch, Tables, health, metrics),
+ * over httpd.h's poll loop. See ../shared/research/apiserver-serving.md
+ * for the apiserver behaviour followed here.
+ *
+ * Threads: the loop thread runs kinf_serve_run() and owns everything the
+ * answers read: per collection (a resource type of one upstream context)
+ * a store of its own (an indexer fed only on the loop thread, so a list,
+ * its resourceVersion and the event window always agree), the window of
+ * recent events, and the watch clients. The informers' thread (the one
+ * that calls kinf_informerset_next()) hands events over with
+ * kinf_serve_publish(), which builds each event's wire bytes there and
+ * posts them to the loop thread; kinf_serve_synced() and
+ * kinf_serve_upstream() go the same way, so they apply in order with the
+ * events. Any thread may call kinf_serve_stop().
+ *
+ * Files: serve.c (sources, routing, health, version, metrics),
+ * servedisc.c (discovery), servelist.c (get and list, selectors, Tables),
+ * servewatch.c (the window and watch clients).
+ */
+struct kinf_serve;
+
+struct kinf_serve_opts {
+	/* Bearer token every TCP listener requires (copied). */
+	const char *token;
+	/* Events kept per collection for watches from a resourceVersion; 0: 10000. */
+	size_t window;
+	/*
+	 * Events a watch client may fall behind the newest before it is
+	 * ended with a 410 Expired Status, as the apiserver ends slow
+	 * watchers; 0: the window (it is ended once its next event leaves
+	 * the window).
+	 */
+	size_t max_lag;
+	long bookmark_ms;		/* between BOOKMARK events; 0: 60 s */
+	const char *version;		/* kinf's version, for /version */
+	/*
+	 * One line for each upstream state change and each evicted client,
+	 * on the loop thread (NULL: none). line has no newline.
+	 */
+	void (*log)(const char *line, void *userdata);
+	void *log_data;
+};
+
+/* One informer's collection: a resource type in a namespace (or all) of a context. */
+struct kinf_serve_source {
+	const char *context;		/* upstream context name, NULL for none */
+	const char *upstream;		/* its server URL, for messages */
+	const char *group;		/* "" for core */
+	const char *version;
+	const char *resource;		/* plural */
+	const char *singular;
+	const char *kind;
+	bool namespaced;
+	const char *const *short_names;	/* NULL-terminated or NULL */
+	const char *namespace;		/* NULL: all namespaces (or cluster-scoped) */
+	struct kinf_informer *informer;	/* borrowed, for /metrics; may be NULL */
+};
+
+/* A new server (opts copied). 0, -KINF_ENOMEM or -KINF_EINVAL with reterr. */
+int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
+		struct kinf_error *reterr);
+
+/* Free it (not while kinf_serve_run() runs). NULL is fine. */
+void kinf_serve_free(struct kinf_serve *srv);
+
+/*
+ * Add an informer's source before kinf_serve_run(); its id (0, 1, ... in
+ * order) goes to *ret_id. Sources of one context and type share a
+ * collection (-n a,b). 0 or -KINF_ENOMEM.
+ */
+int kinf_serve_add_source(struct kinf_serve *srv, const struct kinf_serve_source *src,
+		size_t *ret_id, struct kinf_error *reterr);
+
+/* Listen on "unix:PATH" or "tcp:HOST:PORT" (kinf_httpd_listen). */
+int kinf_serve_listen(struct kinf_serve *srv, const char *addr, struct kinf_error *reterr);
+
+/* Listener i's bound address ("tcp:127.0.0.1:41234"), NULL past the end. Borrowed. */
+const char *kinf_serve_address(const struct kinf_serve *srv, size_t i);
+
+/* The URL prefix of context i's API ("" for the first, "/clusters/NAME"). Caller frees. */
+char *kinf_serve_context_prefix(const struct kinf_serve *srv, size_t i);
+/* How many upstream contexts; the name of i (NULL for none). */
+size_t kinf_serve_n_contexts(const struct kinf_serve *srv);
+const char *kinf_serve_context_name(const struct kinf_serve *srv, size_t i);
+
+/* Serve until kinf_serve_stop(); watch streams end cleanly. 0 or -KINF_EIO. */
+int kinf_serve_run(struct kinf_serve *srv, struct kinf_error *reterr);
+
+/* Make kinf_serve_run() return. Any thread, async-signal-safe. */
+void kinf_serve_stop(struct kinf_serve *srv);
+
+/*
+ * Hand source's popped batch over (the informers' thread): objects are
+ * referenced, the batch stays the caller's. 0 or -KINF_ENOMEM.
+ */
+int kinf_serve_publish(struct kinf_serve *srv, size_t source,
+		const struct kinf_informer_batch *batch);
+
+/* source's initial list is all published. 0 or -KINF_ENOMEM. */
+int kinf_serve_synced(struct kinf_serve *srv, size_t source);
+
+/*
+ * source's upstream went away (up false, why says how: "connection
+ * refused") or came back. Logged once per change. Any thread.
+ */
+int kinf_serve_upstream(struct kinf_serve *srv, size_t source, bool up, const char *why);
+
+#endif

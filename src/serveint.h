@@ -1,0 +1,235 @@
+#ifndef KINF_SERVEINT_H
+#define KINF_SERVEINT_H
+
+/*
+ * Private to serve*.c: the structures the loop thread owns. Nothing here
+ * is touched off the loop thread except where a comment says so.
+ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "apistatus.h"
+#include "buf.h"
+#include "httpd.h"
+#include "httpreq.h"
+#include "indexer.h"
+#include "informer.h"
+#include "selector.h"
+#include "serve.h"
+
+struct serve_coll;
+
+/* An upstream context: a URL prefix of its own (/clusters/NAME). */
+struct serve_ctx {
+	char *name;			/* NULL for none */
+	char *upstream;			/* server URL */
+	/* Down since (ms, monotonic) and why; 0 when up. */
+	long long down_since;
+	char *down_why;
+	unsigned long state_changes;
+};
+
+struct serve_source {
+	struct serve_coll *coll;
+	size_t ctx;
+	char *namespace;		/* NULL: all */
+	struct kinf_informer *informer;
+	bool synced;
+	bool up;
+	char *why;			/* while down */
+	long long down_since;
+};
+
+/*
+ * One event as the window keeps it: immutable once made (on the
+ * informers' thread), refcounted because every watch client's queue
+ * holds it until its bytes are written. The wire forms other than the
+ * plain line are made on the loop thread the first time a client needs
+ * them.
+ */
+enum serve_ev_type { SERVE_ADDED, SERVE_MODIFIED, SERVE_DELETED };
+
+struct serve_event {
+	atomic_uint refs;
+	enum serve_ev_type type;
+	struct kinf_object *obj;	/* the new state; for a delete the last */
+	struct kinf_object *old;	/* previous state of an update, or NULL */
+	unsigned long long rv;
+	unsigned long long seq;		/* position in its collection's stream */
+	struct kinf_buf line;		/* {"type":...,"object":...}\n */
+	/* Made lazily on the loop thread. */
+	struct kinf_buf added;		/* ADDED with obj (an object entering a selector) */
+	struct kinf_buf deleted;	/* DELETED with old (leaving it) */
+	struct kinf_buf table_head[3];	/* {"type":T,"object":{"kind":"Table",...,"metadata":{...}}, */
+	struct kinf_buf table_row[3];	/* "rows":[...]}}\n, per type: as sent, added, deleted */
+};
+
+struct serve_event *serve_event_ref(struct serve_event *ev);
+void serve_event_unref(struct serve_event *ev);
+/* The release callback of kinf_httpd_stream_write_ref for an event's bytes. */
+void serve_event_release(void *arg);
+
+/* Selectors and type of one request, as the list and the watch filter. */
+struct serve_filter {
+	const char *namespace;		/* from the path, NULL: all */
+	struct kinf_selector *labels;
+	struct kinf_selector *fields;
+	/* An equality on an indexed field, to start from the index. */
+	const char *index_name;		/* "node", "phase", "namespace", or NULL */
+	char *index_value;
+};
+
+void serve_filter_release(struct serve_filter *f);
+bool serve_filter_matches(const struct serve_filter *f, const struct kinf_object *obj);
+
+struct serve_watch;
+
+/* A resource type of one context: the sources feeding it and what it serves. */
+struct serve_coll {
+	struct kinf_serve *srv;
+	size_t ctx;
+	char *group, *version, *resource, *singular, *kind;
+	char *api_version;		/* "v1", "apps/v1" */
+	char *list_kind;		/* "PodList" */
+	bool namespaced;
+	struct kinf_strv short_names;
+	struct kinf_strv namespaces;	/* served namespaces; empty: all */
+	size_t n_sources, n_synced;
+	bool synced;
+	struct kinf_indexer *store;	/* loop thread only */
+	unsigned long long rv;		/* newest resourceVersion seen */
+	bool rv_numeric;		/* every one parsed as a number */
+	/* The window: events with rv > window_rv are all in the ring. */
+	struct serve_event **ring;
+	size_t cap, head, n;		/* head: index of the oldest */
+	unsigned long long next_seq;	/* seq of the next event */
+	unsigned long long window_rv;
+	struct serve_watch *watches;	/* doubly linked */
+	size_t n_watches;
+	/* Requests that came before the sync, answered once it is done. */
+	struct serve_pending *pending;
+	/* Counters. */
+	unsigned long long events, lists, gets, watch_total, evicted;
+	unsigned long long bytes;	/* JSON bytes of the stored objects */
+	long long last_event_ms;
+};
+
+/* The event at seq, or NULL when it left the window (or is not yet). */
+struct serve_event *serve_coll_event_at(struct serve_coll *c, unsigned long long seq);
+/* The seq of the oldest event in the window. */
+unsigned long long serve_coll_oldest_seq(const struct serve_coll *c);
+
+struct serve_pending {
+	struct serve_pending *next, *prev;
+	struct kinf_httpd_req *req;
+	struct serve_coll *coll;
+};
+
+/* A list kept for limit and continue (servelist.c). */
+struct serve_snapshot {
+	unsigned long long id;		/* 0: free slot */
+	struct serve_coll *coll;
+	unsigned long long rv;
+	struct kinf_object_list objs;	/* sorted by key */
+	long long created_ms;
+};
+
+#define SERVE_MAX_SNAPSHOTS 16
+
+struct kinf_serve {
+	struct kinf_serve_opts opts;
+	struct serve_snapshot snaps[SERVE_MAX_SNAPSHOTS];
+	unsigned long long next_snap;
+	char *token;
+	char *version;
+	struct kinf_httpd *httpd;
+	struct serve_ctx *ctxs;
+	size_t n_ctxs;
+	struct serve_source *sources;
+	size_t n_sources;
+	struct serve_coll **colls;
+	size_t n_colls;
+	atomic_bool stopping;
+	/* Counters for /metrics (loop thread). */
+	unsigned long long requests;
+	unsigned long long requests_by_code[6];	/* 1xx..5xx, index code/100 */
+	unsigned long long watch_clients;	/* now */
+	unsigned long long evicted;
+	unsigned long long latency_count;
+	double latency_sum;
+	unsigned long long latency_buckets[16];
+};
+
+/* One request being answered, as the handlers share it. */
+struct serve_request {
+	struct kinf_serve *srv;
+	struct kinf_httpd_req *req;
+	const struct kinf_httpreq *head;
+	size_t ctx;
+	const char *prefix;		/* "/clusters/NAME" or "" */
+	struct kinf_apipath path;
+	struct kinf_apiquery query;
+	struct kinf_accept accept;
+	long long start_ms;
+};
+
+long long serve_now_ms(void);
+
+/*
+ * Answer with a body (JSON unless content_type says otherwise), adding the
+ * upstream Warning header while the context's upstream is away.
+ */
+void serve_respond(struct serve_request *r, int code, const char *content_type,
+		const char *body, size_t len);
+/* Answer with a Status body made by kinf_apistatus_* (its code read back). */
+void serve_respond_status(struct serve_request *r, struct kinf_buf *status);
+/* The extra header lines every answer of ctx carries (Warning), into out. */
+void serve_warning_headers(struct kinf_serve *srv, size_t ctx, struct kinf_buf *out);
+/* Count a finished request in the metrics. */
+void serve_count(struct kinf_serve *srv, int code, long long start_ms);
+
+/* servedisc.c: /api, /apis, /apis/G, /api/v1, /apis/G/V for context r->ctx. */
+void serve_discovery(struct serve_request *r);
+
+/* servelist.c */
+/*
+ * Build the filter of a read: the path's namespace, labelSelector and
+ * fieldSelector checked against the fields the apiserver offers for the
+ * kind. 0, or -KINF_EINVAL with a 400/422 Status already in *ret_status.
+ */
+int serve_filter_init(struct serve_coll *c, const char *namespace, const char *labels,
+		const char *fields, struct serve_filter *ret, struct kinf_buf *ret_status);
+void serve_get(struct serve_request *r, struct serve_coll *c);
+void serve_list(struct serve_request *r, struct serve_coll *c);
+/* The Table's columnDefinitions JSON array for c's kind (wide columns priority 1). */
+int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out);
+/*
+ * One Table row {"cells":[...],"object":...} of obj; include is "None",
+ * "Metadata" or "Object".
+ */
+int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
+		const char *include, struct kinf_buf *out);
+/* obj's JSON with apiVersion and kind of c. */
+int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj,
+		struct kinf_buf *out);
+/* 422 Invalid: `ListOptions.meta.k8s.io "" is invalid: DETAIL`. */
+void serve_invalid_options(struct serve_request *r, const char *detail);
+/* Drop the continue snapshots. */
+void serve_snapshots_release(struct kinf_serve *srv);
+/* Parse a resourceVersion; false when it is not a decimal number. */
+bool serve_parse_rv(const char *s, unsigned long long *ret);
+
+/* servewatch.c */
+void serve_watch(struct serve_request *r, struct serve_coll *c);
+/* Append ev to the window and pass it to the watch clients. */
+void serve_coll_push(struct serve_coll *c, struct serve_event *ev);
+/* End every watch of c (stop) with its last chunk. */
+void serve_coll_end_watches(struct serve_coll *c);
+
+/* serve.c: the httpd handler. */
+void serve_handle(struct kinf_httpd_req *req, void *userdata);
+/* serve.c: re-run the handler for requests held until c synced. */
+void serve_coll_release_pending(struct serve_coll *c);
+
+#endif

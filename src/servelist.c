@@ -1,0 +1,737 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "output.h"
+#include "serveint.h"
+
+/*
+ * Get and list from a collection's store: selectors (field names checked
+ * as the apiserver checks them per kind; an equality on an indexed field
+ * starts from the index), the resourceVersion rules of a cache, limit and
+ * continue over a snapshot, and Tables with kinf's columns for the kind.
+ */
+
+/* ---- selectors ---- */
+
+/* The field labels the apiserver offers beyond metadata.name and metadata.namespace. */
+static const struct {
+	const char *group, *kind;
+	const char *const fields[12];
+	bool no_namespace;		/* metadata.namespace refused (cluster-scoped kinds) */
+} field_labels[] = {
+	{ "", "Pod", { "spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+		"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
+		"status.podIPs", "status.nominatedNodeName", "spec.host", NULL }, false },
+	{ "", "Node", { "spec.unschedulable", NULL }, true },
+	{ "", "Namespace", { "status.phase", NULL }, true },
+	{ "", "Secret", { "type", NULL }, false },
+	{ "", "Event", { "involvedObject.kind", "involvedObject.namespace",
+		"involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion",
+		"involvedObject.resourceVersion", "involvedObject.fieldPath", "reason",
+		"reportingComponent", "source", "type", NULL }, false },
+	{ "", "ReplicationController", { "status.replicas", NULL }, false },
+	{ "batch", "Job", { "status.successful", NULL }, false },
+	{ "certificates.k8s.io", "CertificateSigningRequest", { "spec.signerName", NULL }, true },
+};
+
+/* The index an equality on field is answered from, or NULL. */
+static const char *index_of(const struct serve_coll *c, const char *field) {
+	if (strcmp(field, "metadata.namespace") == 0) {
+		return KINF_INDEX_NAMESPACE;
+	}
+	if (!c->group[0] && strcmp(c->kind, "Pod") == 0) {
+		if (strcmp(field, "spec.nodeName") == 0) {
+			return "node";
+		}
+		if (strcmp(field, "status.phase") == 0) {
+			return "phase";
+		}
+	}
+	return NULL;
+}
+
+/* Check field against the kind's labels; a 400 Status in ret_status when refused. */
+static bool field_allowed(const struct serve_coll *c, const char *field,
+		struct kinf_buf *ret_status) {
+	struct kinf_buf msg = {0};
+	for (size_t i = 0; i < sizeof(field_labels) / sizeof(field_labels[0]); i++) {
+		if (strcmp(field_labels[i].group, c->group) || strcmp(field_labels[i].kind, c->kind)) {
+			continue;
+		}
+		if (strcmp(field, "metadata.name") == 0 ||
+				(strcmp(field, "metadata.namespace") == 0 && !field_labels[i].no_namespace)) {
+			return true;
+		}
+		for (size_t k = 0; field_labels[i].fields[k]; k++) {
+			if (strcmp(field, field_labels[i].fields[k]) == 0) {
+				return true;
+			}
+		}
+		kinf_buf_printf(&msg, "field label not supported: %s", field);
+		kinf_apistatus_bad_request(ret_status, msg.data);
+		kinf_buf_release(&msg);
+		return false;
+	}
+	if (strcmp(field, "metadata.name") == 0 || strcmp(field, "metadata.namespace") == 0) {
+		return true;
+	}
+	kinf_buf_printf(&msg, "\"%s\" is not a known field selector: only \"metadata.name\", "
+			"\"metadata.namespace\"", field);
+	kinf_apistatus_bad_request(ret_status, msg.data);
+	kinf_buf_release(&msg);
+	return false;
+}
+
+void serve_filter_release(struct serve_filter *f) {
+	kinf_selector_free(f->labels);
+	kinf_selector_free(f->fields);
+	free(f->index_value);
+	memset(f, 0, sizeof(*f));
+}
+
+bool serve_filter_matches(const struct serve_filter *f, const struct kinf_object *obj) {
+	if (f->namespace && strcmp(kinf_object_namespace(obj), f->namespace) != 0) {
+		return false;
+	}
+	return kinf_selector_matches(f->labels, obj) && kinf_selector_matches(f->fields, obj);
+}
+
+/*
+ * Go's fields.ParseSelector terms: "f=v", "f==v", "f!=v", comma-separated
+ * (a backslash escapes a comma or an equals sign in a value). Each field
+ * checked, spec.host written as spec.nodeName, and the first equality on
+ * an indexed field remembered.
+ */
+static int parse_fields(struct serve_coll *c, const char *text, struct serve_filter *f,
+		struct kinf_buf *norm, struct kinf_buf *ret_status) {
+	const char *p = text;
+	while (*p) {
+		const char *start = p;
+		while (*p && *p != ',') {
+			p += (*p == '\\' && p[1]) ? 2 : 1;
+		}
+		size_t len = (size_t)(p - start);
+		char *term = strndup(start, len);
+		if (!term) {
+			return -KINF_ENOMEM;
+		}
+		char *op = strstr(term, "!=");
+		size_t op_len = 2;
+		bool eq = false;
+		if (!op && (op = strstr(term, "=="))) {
+			eq = true;
+		} else if (!op && (op = strchr(term, '='))) {
+			op_len = 1;
+			eq = true;
+		}
+		if (!op) {
+			struct kinf_buf msg = {0};
+			kinf_buf_printf(&msg, "invalid selector: '%s'; can't understand '%s'", text, term);
+			kinf_apistatus_bad_request(ret_status, msg.data);
+			kinf_buf_release(&msg);
+			free(term);
+			return -KINF_EINVAL;
+		}
+		*op = '\0';
+		const char *field = term;
+		const char *value = op + op_len;
+		if (strcmp(field, "spec.host") == 0 && !c->group[0] && strcmp(c->kind, "Pod") == 0) {
+			field = "spec.nodeName";
+		}
+		if (!field_allowed(c, field, ret_status)) {
+			free(term);
+			return -KINF_EINVAL;
+		}
+		const char *idx = eq ? index_of(c, field) : NULL;
+		if (idx && !f->index_name && !strchr(value, '\\')) {
+			f->index_name = idx;
+			f->index_value = strdup(value);
+		}
+		kinf_buf_printf(norm, "%s%s%s%s", norm->len ? "," : "", field, eq ? "=" : "!=", value);
+		free(term);
+		if (*p == ',') {
+			p++;
+		}
+	}
+	return 0;
+}
+
+int serve_filter_init(struct serve_coll *c, const char *namespace, const char *labels,
+		const char *fields, struct serve_filter *ret, struct kinf_buf *ret_status) {
+	struct kinf_error err = {0};
+	struct kinf_buf norm = {0};
+	int rc = 0;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->namespace = namespace;
+	if (labels && labels[0] && kinf_label_selector_parse(labels, &ret->labels, &err) < 0) {
+		kinf_apistatus_bad_request(ret_status, err.message);
+		rc = -KINF_EINVAL;
+	}
+	if (rc == 0 && fields && fields[0]) {
+		rc = parse_fields(c, fields, ret, &norm, ret_status);
+		if (rc == 0 && norm.len &&
+				kinf_field_selector_parse(norm.data, &ret->fields, &err) < 0) {
+			kinf_apistatus_bad_request(ret_status, err.message);
+			rc = -KINF_EINVAL;
+		}
+	}
+	if (rc == 0 && !ret->index_name && namespace) {
+		ret->index_name = KINF_INDEX_NAMESPACE;
+		ret->index_value = strdup(namespace);
+	}
+	if (rc == 0 && ret->index_name && !ret->index_value) {
+		rc = -KINF_ENOMEM;
+	}
+	kinf_buf_release(&norm);
+	if (rc < 0) {
+		serve_filter_release(ret);
+	}
+	return rc;
+}
+
+/* The objects the filter may match, sorted by key: an index bucket or everything. */
+static int candidates(struct serve_coll *c, const struct serve_filter *f,
+		struct kinf_object_list *ret) {
+	if (f->index_name) {
+		return kinf_indexer_by_index(c->store, f->index_name, f->index_value, ret, NULL);
+	}
+	return kinf_indexer_list(c->store, ret);
+}
+
+/* ---- typed JSON and Tables ---- */
+
+int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj,
+		struct kinf_buf *out) {
+	struct kinf_buf prefix = {0};
+	size_t skip = 0, len;
+	const char *json = kinf_object_json(obj, &len);
+	int rc = kinf_object_type_prefix(obj, c->api_version, c->kind, &prefix, &skip);
+	if (rc == 0) {
+		rc = kinf_buf_append(out, prefix.data ? prefix.data : "", prefix.len);
+	}
+	if (rc == 0) {
+		rc = kinf_buf_append(out, json + skip, len - skip);
+	}
+	kinf_buf_release(&prefix);
+	return rc;
+}
+
+/* "NOMINATED NODE" -> "Nominated node": the apiserver's column names; kubectl upper-cases them. */
+static void column_name(const char *header, struct kinf_buf *out) {
+	for (const char *p = header; *p; p++) {
+		char ch = *p;
+		if (p != header && ch >= 'A' && ch <= 'Z') {
+			ch = (char)(ch - 'A' + 'a');
+		}
+		kinf_buf_append_char(out, ch);
+	}
+}
+
+int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out) {
+	struct kinf_strv base = {0}, wide = {0};
+	int rc = kinf_output_object_columns(c->kind, NULL, &base);
+	if (rc == 0) {
+		rc = kinf_output_object_wide_columns(c->kind, NULL, &wide);
+	}
+	kinf_buf_append_char(out, '[');
+	for (size_t i = 0; rc == 0 && i < base.n + wide.n; i++) {
+		const char *h = i < base.n ? base.v[i] : wide.v[i - base.n];
+		struct kinf_buf name = {0};
+		column_name(h, &name);
+		kinf_buf_append_str(out, i ? ",{\"name\":" : "{\"name\":");
+		kinf_apistatus_quote(out, name.data ? name.data : "");
+		kinf_buf_printf(out, ",\"type\":\"string\",\"format\":\"%s\",\"description\":\"\","
+				"\"priority\":%d}", i == 0 ? "name" : "", i < base.n ? 0 : 1);
+		kinf_buf_release(&name);
+	}
+	kinf_buf_append_char(out, ']');
+	kinf_strv_release(&base);
+	kinf_strv_release(&wide);
+	return rc;
+}
+
+/* The raw bytes of obj's "metadata" object, or "{}" when it has none. */
+static void metadata_span(const struct kinf_object *obj, const char **ret, size_t *ret_len) {
+	struct kinf_json_reader rd;
+	struct kinf_json_span key;
+	size_t len;
+	const char *json = kinf_object_json(obj, &len);
+	*ret = "{}";
+	*ret_len = 2;
+	kinf_json_reader_init(&rd, json, len, 0);
+	if (kinf_json_object_begin(&rd) < 0) {
+		return;
+	}
+	while (kinf_json_member(&rd, &key) == 1) {
+		if (kinf_json_span_eq(&key, "metadata")) {
+			kinf_json_skip_span(&rd, ret, ret_len);
+			return;
+		}
+		if (kinf_json_skip(&rd) < 0) {
+			return;
+		}
+	}
+}
+
+int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
+		const char *include, struct kinf_buf *out) {
+	struct kinf_strv cells = {0};
+	int rc = kinf_output_object_columns(c->kind, obj, &cells);
+	if (rc == 0) {
+		rc = kinf_output_object_wide_columns(c->kind, obj, &cells);
+	}
+	kinf_buf_append_str(out, "{\"cells\":[");
+	for (size_t i = 0; rc == 0 && i < cells.n; i++) {
+		if (i) {
+			kinf_buf_append_char(out, ',');
+		}
+		kinf_apistatus_quote(out, cells.v[i] ? cells.v[i] : "<none>");
+	}
+	kinf_buf_append_char(out, ']');
+	if (strcmp(include, "Object") == 0) {
+		kinf_buf_append_str(out, ",\"object\":");
+		rc = serve_append_typed(c, obj, out);
+	} else if (strcmp(include, "None") != 0) {
+		const char *meta;
+		size_t len;
+		metadata_span(obj, &meta, &len);
+		kinf_buf_append_str(out, ",\"object\":{\"kind\":\"PartialObjectMetadata\","
+				"\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":");
+		kinf_buf_append(out, meta, len);
+		kinf_buf_append_char(out, '}');
+	}
+	kinf_buf_append_char(out, '}');
+	kinf_strv_release(&cells);
+	return rc;
+}
+
+/* ---- media types and options ---- */
+
+enum answer { ANSWER_JSON, ANSWER_TABLE, ANSWER_NONE };
+
+/* What the client prefers of what kinf writes; table_version "v1" or "v1beta1". */
+static enum answer negotiate(const struct kinf_accept *acc, const char **table_version) {
+	*table_version = "v1";
+	if (acc->n == 0) {
+		return ANSWER_JSON;
+	}
+	for (size_t i = 0; i < acc->n; i++) {
+		const struct kinf_accept_range *ar = &acc->ranges[i];
+		if (ar->kind == KINF_ACCEPT_TABLE) {
+			*table_version = strcmp(ar->version, "v1beta1") == 0 ? "v1beta1" : "v1";
+			return ANSWER_TABLE;
+		}
+		if (ar->kind == KINF_ACCEPT_JSON || ar->kind == KINF_ACCEPT_YAML) {
+			return ANSWER_JSON;
+		}
+	}
+	return ANSWER_NONE;
+}
+
+static void respond_not_acceptable(struct serve_request *r) {
+	struct kinf_buf b = {0};
+	struct kinf_apistatus st = { .code = 406, .reason = "NotAcceptable",
+		.message = "only the following media types are accepted: application/json, "
+			"application/json;as=Table;v=v1;g=meta.k8s.io" };
+	kinf_apistatus_format(&st, &b);
+	serve_respond_status(r, &b);
+	kinf_buf_release(&b);
+}
+
+/* includeObject's value, or NULL after answering 400. */
+static const char *include_object(struct serve_request *r) {
+	const char *inc = r->query.include_object;
+	if (!inc || !inc[0]) {
+		return "Metadata";
+	}
+	if (strcmp(inc, "None") && strcmp(inc, "Metadata") && strcmp(inc, "Object")) {
+		struct kinf_buf b = {0}, msg = {0};
+		kinf_buf_printf(&msg, "includeObject: Unsupported value: \"%s\": supported values: "
+				"\"None\", \"Metadata\", \"Object\"", inc);
+		kinf_apistatus_bad_request(&b, msg.data);
+		serve_respond_status(r, &b);
+		kinf_buf_release(&b);
+		kinf_buf_release(&msg);
+		return NULL;
+	}
+	return inc;
+}
+
+void serve_invalid_options(struct serve_request *r, const char *detail) {
+	struct kinf_buf b = {0}, msg = {0};
+	kinf_buf_printf(&msg, "ListOptions.meta.k8s.io \"\" is invalid: %s", detail);
+	struct kinf_apistatus st = { .code = 422, .reason = "Invalid", .message = msg.data,
+		.details = true, .kind = "ListOptions", .group = "meta.k8s.io" };
+	kinf_apistatus_format(&st, &b);
+	serve_respond_status(r, &b);
+	kinf_buf_release(&b);
+	kinf_buf_release(&msg);
+}
+
+static void expired(struct serve_request *r, const char *message) {
+	struct kinf_buf b = {0};
+	kinf_apistatus_expired(&b, message);
+	serve_respond_status(r, &b);
+	kinf_buf_release(&b);
+}
+
+/* 504 for a resourceVersion the cache has not reached (client-go retries it). */
+static void too_large(struct serve_request *r, const char *rv, unsigned long long current) {
+	struct kinf_buf b = {0}, msg = {0};
+	kinf_buf_printf(&msg, "Timeout: Too large resource version: %s, current: %llu", rv, current);
+	struct kinf_apistatus st = { .code = 504, .reason = "Timeout", .message = msg.data,
+		.details = true, .n_causes = 1, .retry_after_seconds = 1,
+		.causes = { { .reason = "ResourceVersionTooLarge",
+			.message = "Too large resource version" } } };
+	kinf_apistatus_format(&st, &b);
+	serve_respond_status(r, &b);
+	kinf_buf_release(&b);
+	kinf_buf_release(&msg);
+}
+
+/*
+ * The apiserver's resourceVersion rules as a cache answers them: "", "0"
+ * and N up to the cache's are the current state; Exact at another RV is
+ * 410; N ahead of the cache is 504 with Retry-After. Returns false after
+ * answering.
+ */
+static bool check_rv(struct serve_request *r, struct serve_coll *c) {
+	const char *rv = r->query.resource_version;
+	const char *match = r->query.resource_version_match;
+	unsigned long long n;
+
+	if (match && match[0] && (!rv || !rv[0])) {
+		serve_invalid_options(r, "resourceVersionMatch: Forbidden: resourceVersionMatch is "
+				"forbidden unless resourceVersion is provided");
+		return false;
+	}
+	if (match && match[0] && r->query.continue_token && r->query.continue_token[0]) {
+		serve_invalid_options(r, "resourceVersionMatch: Forbidden: resourceVersionMatch is "
+				"forbidden when continue is provided");
+		return false;
+	}
+	if (match && match[0] && strcmp(match, "Exact") && strcmp(match, "NotOlderThan")) {
+		struct kinf_buf m = {0};
+		kinf_buf_printf(&m, "resourceVersionMatch: Unsupported value: \"%s\": supported "
+				"values: \"Exact\", \"NotOlderThan\", \"\"", match);
+		serve_invalid_options(r, m.data);
+		kinf_buf_release(&m);
+		return false;
+	}
+	if (match && strcmp(match, "Exact") == 0 && rv && strcmp(rv, "0") == 0) {
+		serve_invalid_options(r, "resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" "
+				"is forbidden for resourceVersion \"0\"");
+		return false;
+	}
+	if (!rv || !rv[0] || strcmp(rv, "0") == 0) {
+		return true;
+	}
+	if (r->query.continue_token && r->query.continue_token[0]) {
+		struct kinf_buf b = {0};
+		kinf_apistatus_bad_request(&b, "specifying resource version is not allowed when "
+				"using continue");
+		serve_respond_status(r, &b);
+		kinf_buf_release(&b);
+		return false;
+	}
+	if (!serve_parse_rv(rv, &n)) {
+		struct kinf_buf b = {0}, msg = {0};
+		kinf_buf_printf(&msg, "invalid resource version: %s", rv);
+		kinf_apistatus_bad_request(&b, msg.data);
+		serve_respond_status(r, &b);
+		kinf_buf_release(&b);
+		kinf_buf_release(&msg);
+		return false;
+	}
+	if (match && strcmp(match, "Exact") == 0 && n != c->rv) {
+		if (n < c->rv) {
+			expired(r, "The resourceVersion for the provided list is too old.");
+		} else {
+			too_large(r, rv, c->rv);
+		}
+		return false;
+	}
+	if (n > c->rv) {
+		too_large(r, rv, c->rv);
+		return false;
+	}
+	return true;
+}
+
+/* ---- snapshots for limit and continue ---- */
+
+#define SNAPSHOT_TTL_MS (5 * 60 * 1000)
+
+static struct serve_snapshot *snapshot_find(struct serve_coll *c, unsigned long long id) {
+	long long now = serve_now_ms();
+	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
+		struct serve_snapshot *s = &c->srv->snaps[i];
+		if (s->id && now - s->created_ms > SNAPSHOT_TTL_MS) {
+			kinf_object_list_release(&s->objs);
+			memset(s, 0, sizeof(*s));
+		}
+		if (s->id && s->id == id && s->coll == c) {
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* Keep objs (taken) as a new snapshot, replacing the oldest. */
+static struct serve_snapshot *snapshot_take(struct serve_coll *c, struct kinf_object_list *objs) {
+	struct serve_snapshot *snaps = c->srv->snaps, *s = &snaps[0];
+	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
+		if (!snaps[i].id) {
+			s = &snaps[i];
+			break;
+		}
+		if (snaps[i].created_ms < s->created_ms) {
+			s = &snaps[i];
+		}
+	}
+	kinf_object_list_release(&s->objs);
+	s->id = ++c->srv->next_snap;
+	s->coll = c;
+	s->rv = c->rv;
+	s->objs = *objs;
+	s->created_ms = serve_now_ms();
+	memset(objs, 0, sizeof(*objs));
+	return s;
+}
+
+void serve_snapshots_release(struct kinf_serve *srv) {
+	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
+		kinf_object_list_release(&srv->snaps[i].objs);
+		memset(&srv->snaps[i], 0, sizeof(srv->snaps[i]));
+	}
+}
+
+/* "k1.ID.RV.HEXKEY": opaque to clients as the apiserver's base64 tokens are. */
+static void make_token(const struct serve_snapshot *s, const char *key, struct kinf_buf *out) {
+	kinf_buf_printf(out, "k1.%llu.%llu.", s->id, s->rv);
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+		kinf_buf_printf(out, "%02x", *p);
+	}
+}
+
+static bool parse_token(const char *t, unsigned long long *id, unsigned long long *rv,
+		struct kinf_buf *key) {
+	char *end;
+	if (strncmp(t, "k1.", 3) != 0) {
+		return false;
+	}
+	*id = strtoull(t + 3, &end, 10);
+	if (*end != '.') {
+		return false;
+	}
+	*rv = strtoull(end + 1, &end, 10);
+	if (*end != '.') {
+		return false;
+	}
+	for (const char *p = end + 1; *p; p += 2) {
+		unsigned v;
+		if (!p[1] || sscanf(p, "%2x", &v) != 1 || !strchr("0123456789abcdef", p[0]) ||
+				!strchr("0123456789abcdef", p[1])) {
+			return false;
+		}
+		kinf_buf_append_char(key, (char)v);
+	}
+	return key->len > 0;
+}
+
+/* First index in objs whose key sorts after key. */
+static size_t after_key(const struct kinf_object_list *objs, const char *key) {
+	size_t lo = 0, hi = objs->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(kinf_object_key(objs->v[mid]), key) <= 0) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo;
+}
+
+/* ---- answers ---- */
+
+static void write_list_head(struct kinf_buf *b, const struct serve_coll *c, enum answer a,
+		const char *table_version, const char *rv, const char *cont, long long remaining) {
+	if (a == ANSWER_TABLE) {
+		kinf_buf_printf(b, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
+				"\"metadata\":{\"resourceVersion\":", table_version);
+	} else {
+		kinf_buf_append_str(b, "{\"kind\":");
+		kinf_apistatus_quote(b, c->list_kind);
+		kinf_buf_append_str(b, ",\"apiVersion\":");
+		kinf_apistatus_quote(b, c->api_version);
+		kinf_buf_append_str(b, ",\"metadata\":{\"resourceVersion\":");
+	}
+	kinf_apistatus_quote(b, rv);
+	if (cont && cont[0]) {
+		kinf_buf_append_str(b, ",\"continue\":");
+		kinf_apistatus_quote(b, cont);
+	}
+	if (remaining >= 0) {
+		kinf_buf_printf(b, ",\"remainingItemCount\":%lld", remaining);
+	}
+	kinf_buf_append_str(b, "},");
+	if (a == ANSWER_TABLE) {
+		kinf_buf_append_str(b, "\"columnDefinitions\":");
+		serve_table_columns(c, b);
+		kinf_buf_append_str(b, ",\"rows\":[");
+	} else {
+		kinf_buf_append_str(b, "\"items\":[");
+	}
+}
+
+void serve_list(struct serve_request *r, struct serve_coll *c) {
+	struct serve_filter f;
+	struct kinf_buf b = {0}, st = {0}, tok = {0}, key = {0};
+	struct kinf_object_list objs = {0};
+	const char *table_version;
+	enum answer a = negotiate(&r->accept, &table_version);
+	const char *include = "Metadata";
+	const char *ns = c->namespaced ? r->path.namespace_ : NULL;
+	struct serve_snapshot *snap = NULL;
+	size_t from = 0;
+	char rv[24];
+
+	if (a == ANSWER_NONE) {
+		respond_not_acceptable(r);
+		return;
+	}
+	if (a == ANSWER_TABLE && !(include = include_object(r))) {
+		return;
+	}
+	if (!check_rv(r, c)) {
+		return;
+	}
+	if (serve_filter_init(c, ns, r->query.label_selector, r->query.field_selector, &f, &st) < 0) {
+		serve_respond_status(r, &st);
+		kinf_buf_release(&st);
+		return;
+	}
+	c->lists++;
+	snprintf(rv, sizeof(rv), "%llu", c->rv);
+	const char *cont = r->query.continue_token;
+	if (cont && cont[0]) {
+		unsigned long long id, srv_rv;
+		if (!parse_token(cont, &id, &srv_rv, &key)) {
+			struct kinf_buf msg = {0};
+			kinf_buf_printf(&msg, "invalid continue token: %s", cont);
+			kinf_apistatus_bad_request(&st, msg.data);
+			kinf_buf_release(&msg);
+			serve_respond_status(r, &st);
+			goto out;
+		}
+		snap = snapshot_find(c, id);
+		if (!snap) {
+			expired(r, "The provided continue parameter is too old to display a consistent "
+					"list result. You can start a new list without the continue "
+					"parameter.");
+			goto out;
+		}
+		snprintf(rv, sizeof(rv), "%llu", snap->rv);
+		from = after_key(&snap->objs, key.data);
+	} else if (candidates(c, &f, &objs) < 0) {
+		kinf_apistatus_internal(&st, "listing the cache failed");
+		serve_respond_status(r, &st);
+		goto out;
+	}
+	const struct kinf_object_list *src = snap ? &snap->objs : &objs;
+	long long limit = r->query.has_limit && r->query.limit > 0 ? r->query.limit : 0;
+	size_t sent = 0, i = from;
+	struct kinf_buf items = {0};
+	for (; i < src->n; i++) {
+		if (!serve_filter_matches(&f, src->v[i])) {
+			continue;
+		}
+		if (limit && (long long)sent == limit) {
+			break;
+		}
+		if (sent++) {
+			kinf_buf_append_char(&items, ',');
+		}
+		if (a == ANSWER_TABLE) {
+			serve_table_row(c, src->v[i], include, &items);
+		} else {
+			size_t len;
+			const char *json = kinf_object_json(src->v[i], &len);
+			kinf_buf_append(&items, json, len);
+		}
+	}
+	/* More left that match: a token to go on from the last key sent. */
+	bool more = false;
+	for (size_t k = i; limit && k < src->n && !more; k++) {
+		more = serve_filter_matches(&f, src->v[k]);
+	}
+	long long remaining = -1;
+	if (more) {
+		if (!snap) {
+			snap = snapshot_take(c, &objs);
+			src = &snap->objs;
+		}
+		size_t last = i;
+		while (last > 0 && !serve_filter_matches(&f, src->v[last - 1])) {
+			last--;
+		}
+		make_token(snap, kinf_object_key(src->v[last - 1]), &tok);
+		if (!f.labels && !f.fields && !f.namespace) {
+			remaining = (long long)(src->n - i);
+		}
+	}
+	write_list_head(&b, c, a, table_version, rv, tok.data, remaining);
+	kinf_buf_append(&b, items.data ? items.data : "", items.len);
+	kinf_buf_append_str(&b, "]}\n");
+	kinf_buf_release(&items);
+	serve_respond(r, 200, "application/json", b.data, b.len);
+out:
+	serve_filter_release(&f);
+	kinf_object_list_release(&objs);
+	kinf_buf_release(&b);
+	kinf_buf_release(&st);
+	kinf_buf_release(&tok);
+	kinf_buf_release(&key);
+}
+
+void serve_get(struct serve_request *r, struct serve_coll *c) {
+	struct kinf_buf key = {0}, b = {0};
+	const char *table_version;
+	enum answer a = negotiate(&r->accept, &table_version);
+	const char *include = "Metadata";
+
+	if (a == ANSWER_NONE) {
+		respond_not_acceptable(r);
+		return;
+	}
+	if (a == ANSWER_TABLE && !(include = include_object(r))) {
+		return;
+	}
+	c->gets++;
+	if (c->namespaced && r->path.namespace_) {
+		kinf_buf_printf(&key, "%s/", r->path.namespace_);
+	}
+	kinf_buf_append_str(&key, r->path.name);
+	struct kinf_object *obj = c->namespaced && !r->path.namespace_ ? NULL :
+		kinf_indexer_get(c->store, key.data);
+	if (!obj) {
+		kinf_apistatus_not_found(&b, c->group, c->resource, r->path.name);
+		serve_respond_status(r, &b);
+	} else if (a == ANSWER_TABLE) {
+		write_list_head(&b, c, a, table_version, kinf_object_resource_version(obj), NULL, -1);
+		serve_table_row(c, obj, include, &b);
+		kinf_buf_append_str(&b, "]}\n");
+		serve_respond(r, 200, "application/json", b.data, b.len);
+	} else {
+		serve_append_typed(c, obj, &b);
+		kinf_buf_append_char(&b, '\n');
+		serve_respond(r, 200, "application/json", b.data, b.len);
+	}
+	kinf_object_unref(obj);
+	kinf_buf_release(&key);
+	kinf_buf_release(&b);
+}

@@ -1,0 +1,488 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serveint.h"
+
+/*
+ * The window of recent events and the watch clients. Each client is a
+ * cursor into its collection's event stream (a seq number) plus, at the
+ * start, a snapshot for its initial ADDED events; a pump writes to the
+ * client while its connection's queue is under a budget, by reference to
+ * the event's shared bytes (no copy per client), and comes back on a
+ * short timer while the client is behind. A client further behind than
+ * max_lag events, or whose next event left the window, is ended with a
+ * 410 Expired Status (client-go's reflector relists on it).
+ */
+
+#define QUEUE_BUDGET (256u << 10)	/* bytes queued per client before the pump pauses */
+#define PUMP_RETRY_MS 10
+
+struct serve_watch {
+	struct serve_watch *next, *prev;
+	struct serve_coll *coll;
+	struct kinf_httpd_req *req;
+	struct serve_filter filter;
+	bool filtered;			/* any selector or namespace */
+	bool table;
+	const char *include;		/* Table includeObject */
+	bool columns_sent;
+	bool bookmarks;
+	bool end_bookmark;		/* sendInitialEvents: the initial-events-end bookmark is due */
+	unsigned long long initial_rv;
+	struct kinf_object_list initial;
+	size_t initial_pos;
+	unsigned long long next_seq;
+	struct kinf_httpd_timer *pump_timer, *bookmark_timer, *deadline_timer;
+};
+
+/* ---- the window ---- */
+
+unsigned long long serve_coll_oldest_seq(const struct serve_coll *c) {
+	return c->n ? c->ring[c->head]->seq : c->next_seq;
+}
+
+struct serve_event *serve_coll_event_at(struct serve_coll *c, unsigned long long seq) {
+	unsigned long long oldest = serve_coll_oldest_seq(c);
+	if (seq < oldest || seq >= c->next_seq) {
+		return NULL;
+	}
+	return c->ring[(c->head + (size_t)(seq - oldest)) % c->cap];
+}
+
+static void pump(struct serve_watch *w);
+
+void serve_coll_push(struct serve_coll *c, struct serve_event *ev) {
+	ev->seq = c->next_seq++;
+	if (c->n == c->cap) {
+		struct serve_event *old = c->ring[c->head];
+		c->window_rv = old->rv > c->window_rv ? old->rv : c->window_rv;
+		serve_event_unref(old);
+		c->head = (c->head + 1) % c->cap;
+		c->n--;
+	}
+	c->ring[(c->head + c->n) % c->cap] = ev;
+	c->n++;
+	for (struct serve_watch *w = c->watches, *next; w; w = next) {
+		next = w->next;	/* the pump may end w */
+		if (!w->pump_timer) {
+			pump(w);
+		}
+	}
+}
+
+/* ---- clients ---- */
+
+static void noop_release(void *arg) {
+	(void)arg;
+}
+
+static void watch_unlink(struct serve_watch *w) {
+	struct serve_coll *c = w->coll;
+	if (w->prev) {
+		w->prev->next = w->next;
+	} else {
+		c->watches = w->next;
+	}
+	if (w->next) {
+		w->next->prev = w->prev;
+	}
+	c->n_watches--;
+	c->srv->watch_clients--;
+	kinf_httpd_timer_cancel(c->srv->httpd, w->pump_timer);
+	kinf_httpd_timer_cancel(c->srv->httpd, w->bookmark_timer);
+	kinf_httpd_timer_cancel(c->srv->httpd, w->deadline_timer);
+	serve_filter_release(&w->filter);
+	kinf_object_list_release(&w->initial);
+	free(w);
+}
+
+static void on_close(struct kinf_httpd_req *req, void *arg) {
+	(void)req;
+	watch_unlink(arg);
+}
+
+/* End w's stream with its last chunk and forget it. */
+static void watch_end(struct serve_watch *w) {
+	kinf_httpd_req_on_close(w->req, NULL, NULL);
+	kinf_httpd_stream_end(w->req);
+	watch_unlink(w);
+}
+
+/* An ERROR event with a 410 Expired Status, then the end. */
+static void watch_expire(struct serve_watch *w, const char *message) {
+	struct kinf_buf st = {0}, line = {0};
+	kinf_apistatus_expired(&st, message);
+	if (st.len && st.data[st.len - 1] == '\n') {
+		st.len--;
+	}
+	kinf_buf_append_str(&line, "{\"type\":\"ERROR\",\"object\":");
+	kinf_buf_append(&line, st.data ? st.data : "{}", st.len);
+	kinf_buf_append_str(&line, "}\n");
+	kinf_httpd_stream_write(w->req, line.data, line.len);
+	kinf_buf_release(&st);
+	kinf_buf_release(&line);
+	watch_end(w);
+}
+
+static void evict(struct serve_watch *w, unsigned long long behind) {
+	struct serve_coll *c = w->coll;
+	char msg[200];
+	c->evicted++;
+	c->srv->evicted++;
+	if (c->srv->opts.log) {
+		char line[300];
+		snprintf(line, sizeof(line), "watch client of %s%s%s ended: %llu events behind",
+				c->resource, c->group[0] ? "." : "", c->group, behind);
+		c->srv->opts.log(line, c->srv->opts.log_data);
+	}
+	snprintf(msg, sizeof(msg), "too old resource version: the client fell %llu events "
+			"behind (kinf serve --max-lag %zu)", behind, c->srv->opts.max_lag);
+	watch_expire(w, msg);
+}
+
+static const char *const type_names[] = { "ADDED", "MODIFIED", "DELETED" };
+
+/* The Table head of an event of type t at rv. */
+static void table_head(struct kinf_buf *b, int t, const char *rv) {
+	kinf_buf_printf(b, "{\"type\":\"%s\",\"object\":{\"kind\":\"Table\",\"apiVersion\":"
+			"\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":", type_names[t]);
+	kinf_apistatus_quote(b, rv);
+	kinf_buf_append_str(b, "},");
+}
+
+/* Write the Table form of (t, obj): head, columns the first time, row. */
+static int write_table(struct serve_watch *w, struct serve_event *ev, int variant, int t,
+		const struct kinf_object *obj) {
+	struct serve_coll *c = w->coll;
+	int rc;
+	if (strcmp(w->include, "Metadata") == 0 && ev) {
+		if (!ev->table_head[variant].len) {
+			table_head(&ev->table_head[variant], t, kinf_object_resource_version(obj));
+			kinf_buf_append_str(&ev->table_row[variant], "\"rows\":[");
+			serve_table_row(c, obj, "Metadata", &ev->table_row[variant]);
+			kinf_buf_append_str(&ev->table_row[variant], "]}}\n");
+		}
+		rc = kinf_httpd_stream_write_ref(w->req, ev->table_head[variant].data,
+				ev->table_head[variant].len, serve_event_release, serve_event_ref(ev));
+	} else {
+		struct kinf_buf h = {0};
+		table_head(&h, t, kinf_object_resource_version(obj));
+		rc = kinf_httpd_stream_write(w->req, h.data, h.len);
+		kinf_buf_release(&h);
+	}
+	if (rc == 0 && !w->columns_sent) {
+		struct kinf_buf cols = {0};
+		kinf_buf_append_str(&cols, "\"columnDefinitions\":");
+		serve_table_columns(c, &cols);
+		kinf_buf_append_char(&cols, ',');
+		rc = kinf_httpd_stream_write(w->req, cols.data, cols.len);
+		kinf_buf_release(&cols);
+		w->columns_sent = true;
+	} else if (rc == 0) {
+		static const char none[] = "\"columnDefinitions\":null,";
+		rc = kinf_httpd_stream_write_ref(w->req, none, sizeof(none) - 1, noop_release, NULL);
+	}
+	if (rc == 0 && strcmp(w->include, "Metadata") == 0 && ev) {
+		rc = kinf_httpd_stream_write_ref(w->req, ev->table_row[variant].data,
+				ev->table_row[variant].len, serve_event_release, serve_event_ref(ev));
+	} else if (rc == 0) {
+		struct kinf_buf row = {0};
+		kinf_buf_append_str(&row, "\"rows\":[");
+		serve_table_row(c, obj, w->include, &row);
+		kinf_buf_append_str(&row, "]}}\n");
+		rc = kinf_httpd_stream_write(w->req, row.data, row.len);
+		kinf_buf_release(&row);
+	}
+	return rc;
+}
+
+/*
+ * Write ev as w sees it through its selectors: an update entering them is
+ * ADDED, one leaving them DELETED (with the previous state), as the
+ * apiserver's cacheWatcher converts them. 0, or the stream's error.
+ */
+static int write_event(struct serve_watch *w, struct serve_event *ev) {
+	int variant = 0, t = (int)ev->type;
+	const struct kinf_object *obj = ev->obj;
+	if (w->filtered) {
+		bool now = serve_filter_matches(&w->filter, ev->obj);
+		bool before = ev->type == SERVE_MODIFIED && ev->old ?
+			serve_filter_matches(&w->filter, ev->old) : now;
+		if (!now && !before) {
+			return 0;
+		}
+		if (ev->type == SERVE_MODIFIED && now && !before) {
+			variant = 1;
+			t = SERVE_ADDED;
+		} else if (ev->type == SERVE_MODIFIED && !now && before) {
+			variant = 2;
+			t = SERVE_DELETED;
+			obj = ev->old;
+		}
+	}
+	if (w->table) {
+		return write_table(w, ev, variant, t, obj);
+	}
+	struct kinf_buf *line = &ev->line;
+	if (variant) {
+		line = variant == 1 ? &ev->added : &ev->deleted;
+		if (!line->len) {
+			kinf_buf_printf(line, "{\"type\":\"%s\",\"object\":", type_names[t]);
+			serve_append_typed(w->coll, obj, line);
+			kinf_buf_append_str(line, "}\n");
+		}
+	}
+	return kinf_httpd_stream_write_ref(w->req, line->data, line->len, serve_event_release,
+			serve_event_ref(ev));
+}
+
+/* A synthetic ADDED event for an object of the initial state (bytes of its own). */
+static int write_initial(struct serve_watch *w, const struct kinf_object *obj) {
+	if (w->table) {
+		return write_table(w, NULL, 0, SERVE_ADDED, obj);
+	}
+	struct kinf_buf line = {0};
+	kinf_buf_append_str(&line, "{\"type\":\"ADDED\",\"object\":");
+	serve_append_typed(w->coll, obj, &line);
+	kinf_buf_append_str(&line, "}\n");
+	int rc = kinf_httpd_stream_write(w->req, line.data, line.len);
+	kinf_buf_release(&line);
+	return rc;
+}
+
+static int write_bookmark(struct serve_watch *w, unsigned long long rv, bool initial_end) {
+	struct serve_coll *c = w->coll;
+	struct kinf_buf b = {0};
+	kinf_buf_append_str(&b, "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":");
+	kinf_apistatus_quote(&b, c->kind);
+	kinf_buf_append_str(&b, ",\"apiVersion\":");
+	kinf_apistatus_quote(&b, c->api_version);
+	kinf_buf_printf(&b, ",\"metadata\":{\"resourceVersion\":\"%llu\",\"creationTimestamp\":null",
+			rv);
+	if (initial_end) {
+		kinf_buf_append_str(&b, ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}");
+	}
+	kinf_buf_append_str(&b, "}}}\n");
+	int rc = kinf_httpd_stream_write(w->req, b.data, b.len);
+	kinf_buf_release(&b);
+	return rc;
+}
+
+static void pump_again(void *arg) {
+	struct serve_watch *w = arg;
+	w->pump_timer = NULL;
+	pump(w);
+}
+
+/*
+ * Send w what it has not had yet while its queue is under the budget;
+ * come back on a timer while there is more. Ends w when it is too far
+ * behind or its stream failed.
+ */
+static void pump(struct serve_watch *w) {
+	struct serve_coll *c = w->coll;
+	int rc = 0;
+
+	while (rc == 0 && kinf_httpd_stream_queued(w->req) < QUEUE_BUDGET) {
+		if (w->initial_pos < w->initial.n) {
+			const struct kinf_object *obj = w->initial.v[w->initial_pos++];
+			if (serve_filter_matches(&w->filter, obj)) {
+				rc = write_initial(w, obj);
+			}
+			continue;
+		}
+		if (w->initial.n) {
+			kinf_object_list_release(&w->initial);
+			w->initial_pos = 0;
+		}
+		if (w->end_bookmark) {
+			w->end_bookmark = false;
+			rc = write_bookmark(w, w->initial_rv, true);
+			continue;
+		}
+		if (w->next_seq >= c->next_seq) {
+			return;	/* caught up */
+		}
+		unsigned long long behind = c->next_seq - w->next_seq;
+		struct serve_event *ev = serve_coll_event_at(c, w->next_seq);
+		if (!ev || behind > c->srv->opts.max_lag) {
+			evict(w, behind);
+			return;
+		}
+		w->next_seq++;
+		rc = write_event(w, ev);
+	}
+	if (rc < 0) {
+		watch_end(w);	/* a broken stream, or one object past the queue */
+		return;
+	}
+	unsigned long long behind = c->next_seq - w->next_seq;
+	if (behind > c->srv->opts.max_lag || (behind && w->next_seq < serve_coll_oldest_seq(c))) {
+		evict(w, behind);
+		return;
+	}
+	if (!w->pump_timer) {
+		w->pump_timer = kinf_httpd_timer_add(c->srv->httpd, PUMP_RETRY_MS, pump_again, w);
+	}
+}
+
+static void bookmark_tick(void *arg) {
+	struct serve_watch *w = arg;
+	struct serve_coll *c = w->coll;
+	w->bookmark_timer = NULL;
+	/* Only a client that has everything: the bookmark's RV covers what it saw. */
+	if (!w->pump_timer && w->initial_pos >= w->initial.n && !w->end_bookmark &&
+			w->next_seq == c->next_seq && c->rv_numeric) {
+		if (write_bookmark(w, c->rv, false) < 0) {
+			watch_end(w);
+			return;
+		}
+	}
+	w->bookmark_timer = kinf_httpd_timer_add(c->srv->httpd, c->srv->opts.bookmark_ms,
+			bookmark_tick, w);
+}
+
+static void deadline(void *arg) {
+	struct serve_watch *w = arg;
+	w->deadline_timer = NULL;
+	watch_end(w);	/* timeoutSeconds: a clean end, as the apiserver's */
+}
+
+/* The seq of the first window event newer than rv. */
+static unsigned long long seq_after(struct serve_coll *c, unsigned long long rv) {
+	unsigned long long seq = c->next_seq;
+	while (seq > serve_coll_oldest_seq(c)) {
+		struct serve_event *ev = serve_coll_event_at(c, seq - 1);
+		if (ev->rv <= rv) {
+			break;
+		}
+		seq--;
+	}
+	return seq;
+}
+
+void serve_watch(struct serve_request *r, struct serve_coll *c) {
+	const struct kinf_apiquery *q = &r->query;
+	const char *rv = q->resource_version;
+	const char *ns = c->namespaced ? r->path.namespace_ : NULL;
+	struct kinf_buf st = {0}, headers = {0};
+	unsigned long long n = 0;
+	bool from_now = !rv || !rv[0] || strcmp(rv, "0") == 0;
+	bool too_old = false;
+
+	if (q->send_initial_events >= 0) {
+		if (!q->resource_version_match || strcmp(q->resource_version_match, "NotOlderThan")) {
+			serve_invalid_options(r, "resourceVersionMatch: Forbidden: sendInitialEvents requires "
+					"setting resourceVersionMatch to NotOlderThan");
+			return;
+		}
+		if (q->send_initial_events == 1 && !q->allow_watch_bookmarks) {
+			serve_invalid_options(r, "allowWatchBookmarks: Forbidden: sendInitialEvents requires "
+					"setting allowWatchBookmarks to true");
+			return;
+		}
+	} else if (q->resource_version_match && q->resource_version_match[0]) {
+		serve_invalid_options(r, "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden "
+				"for watch unless sendInitialEvents is provided");
+		return;
+	}
+	if (!from_now && !serve_parse_rv(rv, &n)) {
+		struct kinf_buf msg = {0};
+		kinf_buf_printf(&msg, "invalid resource version: %s", rv);
+		kinf_apistatus_bad_request(&st, msg.data);
+		kinf_buf_release(&msg);
+		serve_respond_status(r, &st);
+		kinf_buf_release(&st);
+		return;
+	}
+	struct serve_watch *w = calloc(1, sizeof(*w));
+	if (!w) {
+		kinf_apistatus_internal(&st, "out of memory");
+		serve_respond_status(r, &st);
+		kinf_buf_release(&st);
+		return;
+	}
+	if (serve_filter_init(c, ns, q->label_selector, q->field_selector, &w->filter, &st) < 0) {
+		serve_respond_status(r, &st);
+		kinf_buf_release(&st);
+		free(w);
+		return;
+	}
+	w->coll = c;
+	w->req = r->req;
+	w->filtered = w->filter.namespace || w->filter.labels || w->filter.fields;
+	w->bookmarks = q->allow_watch_bookmarks;
+	w->include = "Metadata";
+	for (size_t i = 0; i < r->accept.n; i++) {
+		const struct kinf_accept_range *ar = &r->accept.ranges[i];
+		if (ar->kind == KINF_ACCEPT_TABLE || ar->kind == KINF_ACCEPT_JSON) {
+			w->table = ar->kind == KINF_ACCEPT_TABLE;
+			break;
+		}
+	}
+	if (w->table && q->include_object && q->include_object[0]) {
+		if (strcmp(q->include_object, "None") == 0) {
+			w->include = "None";
+		} else if (strcmp(q->include_object, "Object") == 0) {
+			w->include = "Object";
+		}
+	}
+	/* Initial events: from "" or "0" unless sendInitialEvents=false; with it true always. */
+	bool initial = q->send_initial_events == 1 || (from_now && q->send_initial_events != 0);
+	if (initial) {
+		int rc = w->filter.index_name ?
+			kinf_indexer_by_index(c->store, w->filter.index_name, w->filter.index_value,
+					&w->initial, NULL) :
+			kinf_indexer_list(c->store, &w->initial);
+		(void)rc;
+		w->next_seq = c->next_seq;
+		w->end_bookmark = q->send_initial_events == 1;
+		w->initial_rv = c->rv;
+	} else if (from_now) {
+		w->next_seq = c->next_seq;
+	} else if (!c->rv_numeric || n < c->window_rv) {
+		too_old = true;
+	} else {
+		w->next_seq = seq_after(c, n);
+	}
+	serve_warning_headers(r->srv, r->ctx, &headers);
+	int rc = kinf_httpd_stream_start(r->req, 200, "application/json",
+			headers.len ? headers.data : NULL);
+	kinf_buf_release(&headers);
+	serve_count(r->srv, 200, r->start_ms);
+	w->next = c->watches;
+	if (w->next) {
+		w->next->prev = w;
+	}
+	c->watches = w;
+	c->n_watches++;
+	c->watch_total++;
+	c->srv->watch_clients++;
+	if (rc < 0) {
+		watch_unlink(w);
+		kinf_httpd_req_abort(r->req);
+		return;
+	}
+	kinf_httpd_req_on_close(r->req, on_close, w);
+	if (too_old) {
+		char msg[120];
+		snprintf(msg, sizeof(msg), "too old resource version: %llu (%llu)", n, c->window_rv);
+		watch_expire(w, msg);
+		return;
+	}
+	long long timeout_s = q->has_timeout_seconds && q->timeout_seconds > 0 ?
+		q->timeout_seconds : 1800 + rand() % 1800;
+	w->deadline_timer = kinf_httpd_timer_add(c->srv->httpd, timeout_s * 1000, deadline, w);
+	if (w->bookmarks) {
+		w->bookmark_timer = kinf_httpd_timer_add(c->srv->httpd, c->srv->opts.bookmark_ms,
+				bookmark_tick, w);
+	}
+	pump(w);
+}
+
+void serve_coll_end_watches(struct serve_coll *c) {
+	while (c->watches) {
+		watch_end(c->watches);
+	}
+}
