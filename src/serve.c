@@ -542,6 +542,13 @@ static void apply_upstream(void *arg) {
 		x->state_changes++;
 		logf_(srv, "upstream %s unreachable: %s; answering from the cache", desc,
 				x->down_why ? x->down_why : "unreachable");
+	} else if (any_down && n->up == false && s->why) {
+		/* Still away: the Warning and /readyz say the latest reason. */
+		char *w = strdup(s->why);
+		if (w) {
+			free(x->down_why);
+			x->down_why = w;
+		}
 	} else if (!any_down && x->down_since) {
 		long long s_ = (serve_now_ms() - x->down_since) / 1000;
 		x->down_since = 0;

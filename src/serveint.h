@@ -72,7 +72,7 @@ void serve_event_release(void *arg);
 
 /* Selectors and type of one request, as the list and the watch filter. */
 struct serve_filter {
-	const char *namespace;		/* from the path, NULL: all */
+	char *namespace;		/* from the path (a copy), NULL: all */
 	struct kinf_selector *labels;
 	struct kinf_selector *fields;
 	/* An equality on an indexed field, to start from the index. */

@@ -87,6 +87,7 @@ static bool field_allowed(const struct serve_coll *c, const char *field,
 void serve_filter_release(struct serve_filter *f) {
 	kinf_selector_free(f->labels);
 	kinf_selector_free(f->fields);
+	free(f->namespace);
 	free(f->index_value);
 	memset(f, 0, sizeof(*f));
 }
@@ -165,7 +166,9 @@ int serve_filter_init(struct serve_coll *c, const char *namespace, const char *l
 	int rc = 0;
 
 	memset(ret, 0, sizeof(*ret));
-	ret->namespace = namespace;
+	if (namespace && !(ret->namespace = strdup(namespace))) {
+		return -KINF_ENOMEM;
+	}
 	if (labels && labels[0] && kinf_label_selector_parse(labels, &ret->labels, &err) < 0) {
 		kinf_apistatus_bad_request(ret_status, err.message);
 		rc = -KINF_EINVAL;
