@@ -1,0 +1,299 @@
+/*
+ * Unit tests for kinf serve's library (src/serve*.c) without an upstream:
+ * a source fed by hand with kinf_serve_publish(), answered over a unix
+ * socket. A request before the sync waits for it; lists, selectors
+ * answered from the index, paging, get and 404, Tables, discovery,
+ * watches from a resourceVersion (410 once it left the window), the
+ * upstream state in /readyz and the Warning header, /metrics.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "informer.h"
+#include "object.h"
+#include "serve.h"
+#include "tap.h"
+
+static char sock_path[100];
+static char logged[4096];
+
+static void log_cb(const char *line, void *userdata) {
+	(void)userdata;
+	strncat(logged, line, sizeof(logged) - strlen(logged) - 2);
+	strcat(logged, "\n");
+}
+
+static struct kinf_object *pod(const char *ns, const char *name, const char *rv,
+		const char *app, const char *node, const char *phase) {
+	char json[1024];
+	struct kinf_object *obj = NULL;
+	snprintf(json, sizeof(json), "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
+			"\"resourceVersion\":\"%s\",\"labels\":{\"app\":\"%s\"},"
+			"\"creationTimestamp\":\"2024-01-01T00:00:00Z\"},"
+			"\"spec\":{\"nodeName\":\"%s\"},\"status\":{\"phase\":\"%s\"}}",
+			name, ns, rv, app, node, phase);
+	kinf_object_parse(json, strlen(json), NULL, &obj, NULL);
+	return obj;
+}
+
+static int connect_sock(void) {
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock_path);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_req(const char *target, const char *extra) {
+	char req[2048];
+	int fd = connect_sock();
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n%s\r\n",
+			target, extra ? extra : "");
+	if (fd >= 0 && write(fd, req, strlen(req)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Read until close (or timeout_ms of silence) into a new string. */
+static char *read_all(int fd, int timeout_ms) {
+	struct kinf_buf b = {0};
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000 };
+	char chunk[8192];
+	ssize_t n;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
+		kinf_buf_append(&b, chunk, (size_t)n);
+	}
+	close(fd);
+	kinf_buf_append_str(&b, "");
+	return kinf_buf_take(&b);
+}
+
+static char *get(const char *target, const char *extra) {
+	int fd = send_req(target, extra);
+	return fd < 0 ? strdup("") : read_all(fd, 3000);
+}
+
+static void sleep_ms(long ms) {
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static int count(const char *s, const char *what) {
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what)) {
+		n++;
+	}
+	return n;
+}
+
+/* GET target (extra header lines) and check every substring (NULL-terminated) is in the answer. */
+static void expect(const char *target, const char *extra, const char *name, ...) {
+	char *s = get(target, extra);
+	bool all = true;
+	va_list ap;
+	va_start(ap, name);
+	for (const char *w; (w = va_arg(ap, const char *));) {
+		all = all && strstr(s, w);
+	}
+	va_end(ap);
+	ok(all, "%s", name);
+	free(s);
+}
+
+static void *run(void *arg) {
+	kinf_serve_run(arg, NULL);
+	return NULL;
+}
+
+static void publish(struct kinf_serve *srv, enum kinf_informer_event_type type,
+		struct kinf_object *obj, struct kinf_object *old, bool initial) {
+	struct kinf_informer_event ev = {
+		.type = type, .key = (char *)kinf_object_key(obj), .obj = obj, .old = old,
+		.initial = initial,
+	};
+	struct kinf_informer_batch batch = { .v = &ev, .n = 1, .in_initial_list = initial };
+	kinf_serve_publish(srv, 0, &batch);
+	kinf_object_unref(obj);
+	kinf_object_unref(old);
+}
+
+int main(void) {
+	struct kinf_serve *srv = NULL;
+	struct kinf_error err = {0};
+	char dir[] = "/tmp/test-serve.XXXXXX";
+	char addr[160];
+	static const char *const po[] = { "po", NULL };
+	pthread_t th;
+	char *s;
+
+	if (!mkdtemp(dir)) {
+		return 1;
+	}
+	snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
+	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
+	struct kinf_serve_opts o = { .token = "t0k", .window = 4, .max_lag = 4,
+		.version = "test", .log = log_cb };
+	is_int(kinf_serve_new(&o, &srv, &err), 0, "a server");
+	struct kinf_serve_source src = { .context = "ctx", .upstream = "https://up:6443",
+		.group = "", .version = "v1", .resource = "pods", .singular = "pod",
+		.kind = "Pod", .namespaced = true, .short_names = po };
+	is_int(kinf_serve_add_source(srv, &src, NULL, &err), 0, "a source");
+	is_int(kinf_serve_listen(srv, addr, &err), 0, "listening on a unix socket");
+	pthread_create(&th, NULL, run, srv);
+
+	s = get("/readyz", NULL);
+	ok(strstr(s, "500 Internal Server Error") &&
+		strstr(s, "[-]informer-sync failed: pods of context \"ctx\" (https://up:6443): "
+			"initial list not done"), "not ready before the sync, saying why");
+	free(s);
+	int early = send_req("/api/v1/pods", NULL);
+
+	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
+	publish(srv, KINF_INFORMER_ADD, pod("a", "p2", "11", "web", "n2", "Pending"), NULL, true);
+	publish(srv, KINF_INFORMER_ADD, pod("b", "p3", "12", "db", "n1", "Running"), NULL, true);
+	kinf_serve_synced(srv, 0);
+
+	s = read_all(early, 3000);
+	ok(strstr(s, "200 OK") && count(s, "\"name\":\"p") == 3,
+		"a list sent before the sync is answered after it, whole");
+	ok(strstr(s, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+			"{\"resourceVersion\":\"12\"},\"items\":[{\"metadata\":{\"name\":\"p1\""),
+		"  PodList, the newest resourceVersion, items by key");
+	free(s);
+	s = get("/readyz", NULL);
+	ok(strstr(s, "\r\n\r\nok"), "ready after the sync");
+	free(s);
+
+	s = get("/api/v1/pods?fieldSelector=spec.nodeName%3Dn1", NULL);
+	ok(count(s, "\"name\":\"p") == 2 && strstr(s, "p1") && strstr(s, "p3"),
+		"spec.nodeName from the index");
+	free(s);
+	s = get("/api/v1/namespaces/a/pods?fieldSelector=status.phase!%3DRunning&labelSelector=app%3Dweb", NULL);
+	ok(count(s, "\"name\":\"p") == 1 && strstr(s, "\"name\":\"p2\""),
+		"namespace, a != field and a label together");
+	free(s);
+	s = get("/api/v1/pods?fieldSelector=spec.foo%3Dx", NULL);
+	ok(strstr(s, "400 Bad Request") && strstr(s, "field label not supported: spec.foo"),
+		"a field the apiserver does not offer for pods: 400");
+	free(s);
+
+	s = get("/api/v1/pods?limit=2", NULL);
+	char *tok = strstr(s, "\"continue\":\"");
+	ok(tok && count(s, "\"name\":\"p") == 2 && strstr(s, "\"remainingItemCount\":1"),
+		"limit 2: two items, a continue token, one remaining");
+	if (tok) {
+		char target[512], *end;
+		tok += 12;
+		end = strchr(tok, '"');
+		snprintf(target, sizeof(target), "/api/v1/pods?limit=2&continue=%.*s",
+				(int)(end - tok), tok);
+		/* A change after the first page is not in the snapshot's next page. */
+		publish(srv, KINF_INFORMER_ADD, pod("c", "p4", "13", "web", "n3", "Running"), NULL,
+				false);
+		char *s2 = get(target, NULL);
+		ok(count(s2, "\"name\":\"p") == 1 && strstr(s2, "\"name\":\"p3\"") &&
+			!strstr(s2, "\"continue\"") && strstr(s2, "\"resourceVersion\":\"12\""),
+			"  the next page from the snapshot, at its resourceVersion");
+		free(s2);
+	}
+	free(s);
+
+	expect("/api/v1/namespaces/a/pods/p1", NULL, "get: the typed object",
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\"", NULL);
+	expect("/api/v1/namespaces/a/pods/nope", NULL, "get: 404 Status", "404 Not Found",
+		"\"message\":\"pods \\\"nope\\\" not found\"", NULL);
+	expect("/api/v1/namespaces/a/pods",
+		"Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json\r\n",
+		"a Table with kinf's pod columns", "\"kind\":\"Table\"",
+		"{\"cells\":[\"p1\",\"0/0\",\"Running\",\"0\",",
+		"\"object\":{\"kind\":\"PartialObjectMetadata\"", NULL);
+	expect("/api", "Accept: application/json;g=apidiscovery.k8s.io;v=v2beta1;"
+		"as=APIGroupDiscoveryList,application/json\r\n", "aggregated discovery as asked for",
+		"Content-Type: application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList",
+		"\"shortNames\":[\"po\"]", NULL);
+	expect("/clusters/ctx/api/v1/namespaces/a/pods/p2", NULL,
+		"the context's prefix routes to it", "\"name\":\"p2\"", NULL);
+	expect("/clusters/other/api/v1/pods", NULL, "an unknown context: 404",
+		"404 page not found", NULL);
+
+	/* Watches: from rv 12 (p4 at 13 is in the window). */
+	int w1 = send_req("/api/v1/pods?watch=1&resourceVersion=12", NULL);
+	int w2 = send_req("/api/v1/pods?watch=1&resourceVersion=12&labelSelector=app%3Dweb", NULL);
+	sleep_ms(200);
+	publish(srv, KINF_INFORMER_UPDATE, pod("a", "p1", "14", "db", "n1", "Running"),
+			pod("a", "p1", "10", "web", "n1", "Running"), false);
+	publish(srv, KINF_INFORMER_DELETE, pod("a", "p2", "15", "web", "n2", "Pending"), NULL, false);
+	s = read_all(w1, 500);
+	ok(strstr(s, "{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p4\"") &&
+		strstr(s, "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\"") &&
+		strstr(s, "{\"type\":\"DELETED\""), "a watch from 12: ADDED p4, MODIFIED p1, DELETED p2");
+	free(s);
+	s = read_all(w2, 500);
+	ok(strstr(s, "\"type\":\"DELETED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\",\"namespace\":\"a\",\"resourceVersion\":\"10\""),
+		"  with app=web, p1 leaving the selector is DELETED with its old state");
+	free(s);
+	/* Three more events push 13 out of the window of 4. */
+	publish(srv, KINF_INFORMER_ADD, pod("c", "p5", "16", "web", "n3", "Running"), NULL, false);
+	publish(srv, KINF_INFORMER_ADD, pod("c", "p6", "17", "web", "n3", "Running"), NULL, false);
+	publish(srv, KINF_INFORMER_ADD, pod("c", "p7", "18", "web", "n3", "Running"), NULL, false);
+	sleep_ms(100);
+	s = get("/api/v1/pods?watch=1&resourceVersion=12", NULL);
+	ok(strstr(s, "\"type\":\"ERROR\"") && strstr(s, "too old resource version: 12 (14)") &&
+		strstr(s, "\"code\":410"), "a watch from before the window: ERROR 410");
+	free(s);
+
+	kinf_serve_upstream(srv, 0, false, "connection refused");
+	sleep_ms(100);
+	s = get("/api/v1/namespaces/a/pods/p1", NULL);
+	ok(strstr(s, "Warning: 299 - \"kinf serve: upstream context \\\"ctx\\\" (https://up:6443) "
+		"unreachable for 0s (connection refused): answering from the cache\"") &&
+		strstr(s, "\"name\":\"p1\""), "upstream away: the cache answers, with a Warning");
+	free(s);
+	s = get("/readyz", NULL);
+	ok(strstr(s, "[-]upstream failed: upstream context \"ctx\" (https://up:6443) unreachable for 0s: "
+		"connection refused"), "  /readyz says why");
+	free(s);
+	kinf_serve_upstream(srv, 0, true, NULL);
+	sleep_ms(100);
+	s = get("/readyz", NULL);
+	ok(strstr(s, "\r\n\r\nok"), "  back: ready");
+	free(s);
+	ok(count(logged, "unreachable: connection refused; answering from the cache") == 1 &&
+		count(logged, "is back after") == 1, "one log line per change");
+
+	s = get("/metrics", NULL);
+	ok(strstr(s, "kinf_serve_objects{context=\"ctx\",resource=\"pods\"} 6") &&
+		strstr(s, "kinf_serve_resource_version{context=\"ctx\",resource=\"pods\"} 18") &&
+		strstr(s, "kinf_serve_window_events{context=\"ctx\",resource=\"pods\"} 4"),
+		"/metrics: objects, resourceVersion, window");
+	free(s);
+	int fd = connect_sock();
+	const char *del = "DELETE /api/v1/namespaces/a/pods/p1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+	ok(fd >= 0 && write(fd, del, strlen(del)) > 0, "a DELETE");
+	s = read_all(fd, 3000);
+	ok(strstr(s, "405 Method Not Allowed") && strstr(s, "kinf serve is a read-only cache of "
+		"context \\\"ctx\\\" (https://up:6443)"), "  405 naming the upstream");
+	free(s);
+
+	kinf_serve_stop(srv);
+	pthread_join(th, NULL);
+	kinf_serve_free(srv);
+	rmdir(dir);
+	return tap_done();
+}
