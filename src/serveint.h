@@ -75,12 +75,21 @@ struct serve_filter {
 	char *namespace;		/* from the path (a copy), NULL: all */
 	struct kinf_selector *labels;
 	struct kinf_selector *fields;
-	/* An equality on an indexed field, to start from the index. */
-	const char *index_name;		/* "node", "phase", "namespace", or NULL */
-	char *index_value;
+	/*
+	 * Equalities on indexed fields (the namespace, spec.nodeName, a
+	 * label): the smallest of their index buckets is where a list starts.
+	 */
+	struct {
+		char *name;		/* "namespace", "node", "phase", "label:app" */
+		char *value;
+	} idx[3];
+	size_t n_idx;
 };
 
 void serve_filter_release(struct serve_filter *f);
+/* The objects f may match, sorted by key: the smallest index bucket, or everything. */
+int serve_filter_candidates(struct serve_coll *c, const struct serve_filter *f,
+		struct kinf_object_list *ret);
 bool serve_filter_matches(const struct serve_filter *f, const struct kinf_object *obj);
 
 struct serve_watch;
@@ -95,6 +104,7 @@ struct serve_coll {
 	bool namespaced;
 	struct kinf_strv short_names;
 	struct kinf_strv namespaces;	/* served namespaces; empty: all */
+	size_t n_label_indexes;		/* made on demand for label selectors */
 	size_t n_sources, n_synced;
 	bool synced;
 	struct kinf_indexer *store;	/* loop thread only */

@@ -1,7 +1,9 @@
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "indexfuncs.h"
 #include "json.h"
 #include "output.h"
 #include "serveint.h"
@@ -88,7 +90,10 @@ void serve_filter_release(struct serve_filter *f) {
 	kinf_selector_free(f->labels);
 	kinf_selector_free(f->fields);
 	free(f->namespace);
-	free(f->index_value);
+	for (size_t i = 0; i < f->n_idx; i++) {
+		free(f->idx[i].name);
+		free(f->idx[i].value);
+	}
 	memset(f, 0, sizeof(*f));
 }
 
@@ -97,6 +102,62 @@ bool serve_filter_matches(const struct serve_filter *f, const struct kinf_object
 		return false;
 	}
 	return kinf_selector_matches(f->labels, obj) && kinf_selector_matches(f->fields, obj);
+}
+
+/* Remember that index name has value; 0 or -KINF_ENOMEM. */
+static int add_idx(struct serve_filter *f, const char *name, const char *value, size_t vlen) {
+	if (f->n_idx == sizeof(f->idx) / sizeof(f->idx[0])) {
+		return 0;
+	}
+	f->idx[f->n_idx].name = strdup(name);
+	f->idx[f->n_idx].value = strndup(value, vlen);
+	f->n_idx++;
+	return f->idx[f->n_idx - 1].name && f->idx[f->n_idx - 1].value ? 0 : -KINF_ENOMEM;
+}
+
+#define MAX_LABEL_INDEXES 8
+
+/*
+ * The first "key=value" or "key==value" term of a label selector, for an
+ * index of that label (made on demand, up to MAX_LABEL_INDEXES per
+ * collection): a selector on a label then costs its matches, not a scan.
+ */
+static int label_index(struct serve_coll *c, const char *text, struct serve_filter *f) {
+	static const char keych[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		"0123456789._-/";
+	for (const char *p = text; *p;) {
+		size_t klen = strspn(p, keych);
+		const char *op = p + klen;
+		size_t oplen = strncmp(op, "==", 2) == 0 ? 2 : (*op == '=' ? 1 : 0);
+		const char *v = op + oplen;
+		size_t vlen = strspn(v, keych);
+		if (klen && oplen && (v[vlen] == ',' || !v[vlen]) && !memchr(v, '/', vlen)) {
+			struct kinf_buf name = {0};
+			struct kinf_index_spec spec = {0};
+			int rc = kinf_buf_printf(&name, "label:%.*s", (int)klen, p);
+			bool have = rc == 0 && kinf_indexer_has_index(c->store, name.data);
+			if (rc == 0 && !have && c->n_label_indexes < MAX_LABEL_INDEXES &&
+					kinf_index_spec_resolve(name.data, NULL, NULL, &spec, NULL) == 0 &&
+					kinf_index_spec_install(&spec, c->store, NULL) == 0) {
+				c->n_label_indexes++;
+				have = true;
+			}
+			kinf_index_spec_release(&spec);
+			if (have) {
+				rc = add_idx(f, name.data, v, vlen);
+			}
+			kinf_buf_release(&name);
+			return rc;
+		}
+		/* The next term: past a comma outside parentheses. */
+		int depth = 0;
+		while (*p && (depth || *p != ',')) {
+			depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+			p++;
+		}
+		p += *p == ',';
+	}
+	return 0;
 }
 
 /*
@@ -146,9 +207,10 @@ static int parse_fields(struct serve_coll *c, const char *text, struct serve_fil
 			return -KINF_EINVAL;
 		}
 		const char *idx = eq ? index_of(c, field) : NULL;
-		if (idx && !f->index_name && !strchr(value, '\\')) {
-			f->index_name = idx;
-			f->index_value = strdup(value);
+		int rc = idx && !strchr(value, '\\') ? add_idx(f, idx, value, strlen(value)) : 0;
+		if (rc < 0) {
+			free(term);
+			return rc;
 		}
 		kinf_buf_printf(norm, "%s%s%s%s", norm->len ? "," : "", field, eq ? "=" : "!=", value);
 		free(term);
@@ -181,12 +243,11 @@ int serve_filter_init(struct serve_coll *c, const char *namespace, const char *l
 			rc = -KINF_EINVAL;
 		}
 	}
-	if (rc == 0 && !ret->index_name && namespace) {
-		ret->index_name = KINF_INDEX_NAMESPACE;
-		ret->index_value = strdup(namespace);
+	if (rc == 0 && namespace) {
+		rc = add_idx(ret, KINF_INDEX_NAMESPACE, namespace, strlen(namespace));
 	}
-	if (rc == 0 && ret->index_name && !ret->index_value) {
-		rc = -KINF_ENOMEM;
+	if (rc == 0 && ret->labels) {
+		rc = label_index(c, labels, ret);
 	}
 	kinf_buf_release(&norm);
 	if (rc < 0) {
@@ -195,11 +256,20 @@ int serve_filter_init(struct serve_coll *c, const char *namespace, const char *l
 	return rc;
 }
 
-/* The objects the filter may match, sorted by key: an index bucket or everything. */
-static int candidates(struct serve_coll *c, const struct serve_filter *f,
+int serve_filter_candidates(struct serve_coll *c, const struct serve_filter *f,
 		struct kinf_object_list *ret) {
-	if (f->index_name) {
-		return kinf_indexer_by_index(c->store, f->index_name, f->index_value, ret, NULL);
+	size_t best = SIZE_MAX, best_n = SIZE_MAX;
+	for (size_t i = 0; i < f->n_idx; i++) {
+		size_t n;
+		if (kinf_indexer_index_count(c->store, f->idx[i].name, f->idx[i].value, &n,
+				NULL) == 0 && n < best_n) {
+			best = i;
+			best_n = n;
+		}
+	}
+	if (best != SIZE_MAX) {
+		return kinf_indexer_by_index(c->store, f->idx[best].name, f->idx[best].value, ret,
+				NULL);
 	}
 	return kinf_indexer_list(c->store, ret);
 }
@@ -640,7 +710,7 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 		}
 		snprintf(rv, sizeof(rv), "%llu", snap->rv);
 		from = after_key(&snap->objs, key.data);
-	} else if (candidates(c, &f, &objs) < 0) {
+	} else if (serve_filter_candidates(c, &f, &objs) < 0) {
 		kinf_apistatus_internal(&st, "listing the cache failed");
 		serve_respond_status(r, &st);
 		goto out;

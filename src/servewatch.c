@@ -431,11 +431,14 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	/* Initial events: from "" or "0" unless sendInitialEvents=false; with it true always. */
 	bool initial = q->send_initial_events == 1 || (from_now && q->send_initial_events != 0);
 	if (initial) {
-		int rc = w->filter.index_name ?
-			kinf_indexer_by_index(c->store, w->filter.index_name, w->filter.index_value,
-					&w->initial, NULL) :
-			kinf_indexer_list(c->store, &w->initial);
-		(void)rc;
+		if (serve_filter_candidates(c, &w->filter, &w->initial) < 0) {
+			kinf_apistatus_internal(&st, "out of memory");
+			serve_respond_status(r, &st);
+			kinf_buf_release(&st);
+			serve_filter_release(&w->filter);
+			free(w);
+			return;
+		}
 		w->next_seq = c->next_seq;
 		w->end_bookmark = q->send_initial_events == 1;
 		w->initial_rv = c->rv;
