@@ -146,6 +146,7 @@ void kinf_serve_free(struct kinf_serve *srv) {
 	for (size_t i = 0; i < srv->n_sources; i++) {
 		free(srv->sources[i].namespace);
 		free(srv->sources[i].why);
+		free(srv->sources[i].failed);
 	}
 	free(srv->sources);
 	for (size_t i = 0; i < srv->n_ctxs; i++) {
@@ -466,6 +467,12 @@ static void apply_synced(void *arg) {
 	struct note *n = arg;
 	struct serve_source *s = &n->srv->sources[n->source];
 	struct serve_coll *c = s->coll;
+	if (n->why && !s->failed) {
+		s->failed = n->why;	/* failed for good: as synced, with nothing */
+		n->why = NULL;
+		c->n_failed++;
+	}
+	free(n->why);
 	if (!s->synced) {
 		s->synced = true;
 		if (++c->n_synced == c->n_sources) {
@@ -477,18 +484,28 @@ static void apply_synced(void *arg) {
 	free(n);
 }
 
-int kinf_serve_synced(struct kinf_serve *srv, size_t source) {
+static int post_synced(struct kinf_serve *srv, size_t source, const char *failed) {
 	struct note *n = calloc(1, sizeof(*n));
-	if (!n) {
+	if (!n || (failed && !(n->why = strdup(failed)))) {
+		free(n);
 		return -KINF_ENOMEM;
 	}
 	n->srv = srv;
 	n->source = source;
 	int rc = kinf_httpd_post(srv->httpd, apply_synced, n);
 	if (rc < 0) {
+		free(n->why);
 		free(n);
 	}
 	return rc;
+}
+
+int kinf_serve_synced(struct kinf_serve *srv, size_t source) {
+	return post_synced(srv, source, NULL);
+}
+
+int kinf_serve_failed(struct kinf_serve *srv, size_t source, const char *why) {
+	return post_synced(srv, source, why ? why : "failed");
 }
 
 static void logf_(struct kinf_serve *srv, const char *fmt, ...)
@@ -579,28 +596,50 @@ int kinf_serve_upstream(struct kinf_serve *srv, size_t source, bool up, const ch
 
 /* ---- answers ---- */
 
-void serve_warning_headers(struct kinf_serve *srv, size_t ctx, struct kinf_buf *out) {
-	const struct serve_ctx *x = &srv->ctxs[ctx];
-	char desc[600];
-	if (!x->down_since) {
-		return;
-	}
-	describe_ctx(x, desc, sizeof(desc));
+/* One Warning header line with text, escaped as NewWarningHeader escapes it. */
+static void warning_line(struct kinf_buf *out, const struct kinf_buf *text) {
 	kinf_buf_append_str(out, "Warning: 299 - \"");
-	struct kinf_buf text = {0};
-	kinf_buf_printf(&text, "kinf serve: upstream %s unreachable for %llds (%s): "
-			"answering from the cache", desc,
-			(serve_now_ms() - x->down_since) / 1000, x->down_why ? x->down_why : "");
-	/* NewWarningHeader: backslash and quote escaped; no control characters. */
-	for (size_t i = 0; i < text.len; i++) {
-		char ch = text.data[i];
+	for (size_t i = 0; i < text->len; i++) {
+		char ch = text->data[i];
 		if (ch == '"' || ch == '\\') {
 			kinf_buf_append_char(out, '\\');
 		}
 		kinf_buf_append_char(out, (unsigned char)ch < 0x20 ? ' ' : ch);
 	}
-	kinf_buf_release(&text);
 	kinf_buf_append_str(out, "\"\r\n");
+}
+
+/* "pods", "pods in namespace \"a\"", for messages. */
+static void describe_source(const struct serve_source *s, struct kinf_buf *out) {
+	const struct serve_coll *c = s->coll;
+	kinf_buf_printf(out, "%s%s%s", c->resource, c->group[0] ? "." : "", c->group);
+	if (s->namespace) {
+		kinf_buf_printf(out, " in namespace \"%s\"", s->namespace);
+	}
+}
+
+void serve_warning_headers(struct kinf_serve *srv, size_t ctx, struct kinf_buf *out) {
+	const struct serve_ctx *x = &srv->ctxs[ctx];
+	struct kinf_buf text = {0};
+	char desc[600];
+	describe_ctx(x, desc, sizeof(desc));
+	if (x->down_since) {
+		kinf_buf_printf(&text, "kinf serve: upstream %s unreachable for %llds (%s): "
+				"answering from the cache", desc,
+				(serve_now_ms() - x->down_since) / 1000, x->down_why ? x->down_why : "");
+		warning_line(out, &text);
+	}
+	for (size_t i = 0; i < srv->n_sources; i++) {
+		const struct serve_source *s = &srv->sources[i];
+		if (s->ctx == ctx && s->failed) {
+			kinf_buf_reset(&text);
+			kinf_buf_append_str(&text, "kinf serve: ");
+			describe_source(s, &text);
+			kinf_buf_printf(&text, " of %s failed: %s; not served", desc, s->failed);
+			warning_line(out, &text);
+		}
+	}
+	kinf_buf_release(&text);
 }
 
 static const double latency_bounds[] = {
@@ -703,6 +742,17 @@ static void respond_page_not_found(struct serve_request *r) {
 
 static bool ctx_synced(struct kinf_serve *srv, struct kinf_buf *why) {
 	bool ok = true;
+	for (size_t i = 0; i < srv->n_sources; i++) {
+		const struct serve_source *s = &srv->sources[i];
+		if (s->failed) {
+			char desc[600];
+			describe_ctx(&srv->ctxs[s->ctx], desc, sizeof(desc));
+			kinf_buf_append_str(why, ok ? "" : "; ");
+			describe_source(s, why);
+			kinf_buf_printf(why, " of %s: failed: %s", desc, s->failed);
+			ok = false;
+		}
+	}
 	for (size_t i = 0; i < srv->n_colls; i++) {
 		const struct serve_coll *c = srv->colls[i];
 		if (!c->synced) {
@@ -1092,6 +1142,24 @@ static void resource(struct serve_request *r) {
 		c->pending = p;
 		kinf_httpd_req_on_close(r->req, pending_closed, p);
 		return;
+	}
+	for (size_t i = 0; c->n_failed && i < r->srv->n_sources; i++) {
+		const struct serve_source *s = &r->srv->sources[i];
+		/* All of it failed, or the namespace asked for did. */
+		if (s->coll == c && s->failed && (c->n_failed == c->n_sources ||
+				(ns && s->namespace && strcmp(ns, s->namespace) == 0))) {
+			struct kinf_buf msg = {0};
+			char desc[600];
+			describe_ctx(&r->srv->ctxs[r->ctx], desc, sizeof(desc));
+			kinf_buf_append_str(&msg, "kinf serve could not cache ");
+			describe_source(s, &msg);
+			kinf_buf_printf(&msg, " of %s: %s", desc, s->failed);
+			kinf_apistatus_unavailable(&body, msg.data);
+			serve_respond_status(r, &body);
+			kinf_buf_release(&msg);
+			kinf_buf_release(&body);
+			return;
+		}
 	}
 	if (strcmp(verb, "watch") == 0) {
 		serve_watch(r, c);

@@ -111,6 +111,13 @@ int kinf_serve_publish(struct kinf_serve *srv, size_t source,
 int kinf_serve_synced(struct kinf_serve *srv, size_t source);
 
 /*
+ * source's informer failed for good (why: "403 Forbidden: ..."): what it
+ * would have cached is answered 503 with why, /readyz fails, the rest is
+ * served with a Warning. 0 or -KINF_ENOMEM.
+ */
+int kinf_serve_failed(struct kinf_serve *srv, size_t source, const char *why);
+
+/*
  * source's upstream went away (up false, why says how: "connection
  * refused") or came back. Logged once per change. Any thread.
  */

@@ -39,6 +39,7 @@ struct serve_source {
 	bool up;
 	char *why;			/* while down */
 	long long down_since;
+	char *failed;			/* why it failed for good, or NULL */
 };
 
 /*
@@ -105,7 +106,7 @@ struct serve_coll {
 	struct kinf_strv short_names;
 	struct kinf_strv namespaces;	/* served namespaces; empty: all */
 	size_t n_label_indexes;		/* made on demand for label selectors */
-	size_t n_sources, n_synced;
+	size_t n_sources, n_synced, n_failed;
 	bool synced;
 	struct kinf_indexer *store;	/* loop thread only */
 	unsigned long long rv;		/* newest resourceVersion seen */

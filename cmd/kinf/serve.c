@@ -168,7 +168,11 @@ static void mark_synced(struct serve *sv, size_t member) {
 		return;
 	}
 	session_member_info(sv->session, member, &mi);
-	if (kinf_informer_has_synced(mi.informer)) {
+	if (mi.failed) {
+		/* Failed for good (session printed it): answered 503, not waited for. */
+		sv->synced[member] = true;
+		kinf_serve_failed(sv->srv, member, mi.failed);
+	} else if (kinf_informer_has_synced(mi.informer)) {
 		sv->synced[member] = true;
 		kinf_serve_synced(sv->srv, member);
 	}

@@ -47,6 +47,7 @@ struct member {
 	char *resource_name;		/* "pods", "deployments.apps" */
 	char *label;			/* for messages: pods in namespace "a" */
 	struct kinf_http *http;		/* a clone of cli->http, or NULL */
+	char *failed;			/* why it failed for good, or NULL */
 };
 
 struct session {
@@ -587,6 +588,7 @@ void session_member_info(struct session *s, size_t i, struct session_member_info
 	ret->context = m->cli->config ? m->cli->config->context_name : NULL;
 	ret->server = m->cli->config ? m->cli->config->server : NULL;
 	ret->informer = kinf_informerset_get(s->set, i);
+	ret->failed = m->failed;
 }
 
 size_t session_member(struct session *s) {
@@ -630,6 +632,8 @@ void session_count(struct session *s) {
 /* A member failed for good: say so once; returns the exit status it means. */
 static int member_failed(struct session *s, const struct kinf_informerset_event *ev) {
 	struct member *m = &s->members[ev->member];
+	free(m->failed);
+	m->failed = strdup(ev->err.message[0] ? ev->err.message : kinf_strerror(ev->rc));
 	if (s->so.from) {
 		cli_printf_safe(stderr, "kinf: %s: %s", s->so.from, ev->err.message);
 		return EXIT_ERROR;
@@ -875,6 +879,7 @@ int session_end(struct session *s, int status) {
 		free(m->api_version);
 		free(m->resource_name);
 		free(m->label);
+		free(m->failed);
 	}
 	free(s->members);
 	for (size_t i = 1; i < s->n_clis; i++) {

@@ -125,6 +125,7 @@ struct session_member_info {
 	const char *context;			/* NULL without a name */
 	const char *server;			/* the upstream URL, NULL with --from */
 	struct kinf_informer *informer;
+	const char *failed;			/* why it failed for good, or NULL */
 };
 size_t session_n_members(struct session *s);
 /* Member i (borrowed, valid until session_end). */

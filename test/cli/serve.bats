@@ -267,6 +267,29 @@ print(" ".join(sorted(live)))' "$sel")
 	assert_output --partial 'a server is already listening there (another kinf serve?)'
 }
 
+@test "serve: a context that cannot list is answered 503 with why; the others are served" {
+	sock=$BATS_TEST_TMPDIR/m.sock
+	"$KINF" serve pods -A --context admin,viewer --listen "unix:$sock" \
+		>"$BATS_TEST_TMPDIR/log" 2>&1 3>&- </dev/null &
+	p=$!
+	wait_until bash -c "curl -s --unix-socket '$sock' http://kinf/readyz | grep -q 'viewer.*failed: pods is forbidden'"
+	run curl -sS --unix-socket "$sock" -D - http://kinf/clusters/viewer/api/v1/pods
+	assert_output --partial 'HTTP/1.1 503 Service Unavailable'
+	assert_output --partial 'Warning: 299 - "kinf serve: pods of context \"viewer\"'
+	assert_output --partial '"message":"kinf serve could not cache pods of context \"viewer\"'
+	wait_until bash -c "curl -s --unix-socket '$sock' http://kinf/api/v1/pods | grep -q PodList"
+	run curl -sS --unix-socket "$sock" -D - http://kinf/api/v1/pods
+	refute_output --partial 'Warning'
+	run curl -sS --unix-socket "$sock" http://kinf/readyz
+	assert_line '[-]informer-sync failed: pods of context "viewer" ('"$FAKEAPI_URL"'): failed: pods is forbidden: User "viewer" cannot list resource "pods" in API group "" at the cluster scope'
+	run grep -c 'kinf: pods of context "viewer": pods is forbidden' "$BATS_TEST_TMPDIR/log"
+	assert_output 1
+	kill -TERM "$p"
+	rc=0
+	wait "$p" || rc=$?
+	[[ $rc == 1 ]] || fail "exit status $rc, not 1 (one informer failed, as watch says): $(cat "$BATS_TEST_TMPDIR/log")"
+}
+
 @test "serve: while the upstream is away it answers from the cache, with a Warning; /readyz says why" {
 	port=${FAKEAPI_URL##*:}
 	dir=$FAKEAPI_DIR
