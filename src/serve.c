@@ -384,8 +384,26 @@ static void apply_publish(void *arg) {
 		} else {
 			c->rv_numeric = false;
 		}
-		/* A tombstone's last state is older than its delete: it happened now. */
-		if (ev->rv < c->rv && ev->type == SERVE_DELETED) {
+		/*
+		 * A delete a relist found carries the object's last state, older
+		 * than the delete: it happened by the newest version seen, which
+		 * its object says, as the apiserver's DELETED object does (a
+		 * client's reflector goes on from the last event's version).
+		 */
+		if (ev->type == SERVE_DELETED && ev->rv < c->rv) {
+			struct kinf_object *moved = serve_with_rv(ev->obj, c->rv);
+			struct kinf_buf line = {0};
+			if (moved && kinf_buf_printf(&line, "{\"type\":\"DELETED\",\"object\":") == 0 &&
+					serve_append_typed(c, moved, &line) == 0 &&
+					kinf_buf_append_str(&line, "}\n") == 0) {
+				kinf_object_unref(ev->obj);
+				ev->obj = kinf_object_ref(moved);
+				kinf_buf_release(&ev->line);
+				ev->line = line;
+				line = (struct kinf_buf){0};
+			}
+			kinf_buf_release(&line);
+			kinf_object_unref(moved);
 			ev->rv = c->rv;
 		}
 		c->events++;

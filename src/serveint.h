@@ -221,6 +221,8 @@ int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out);
  */
 int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
 		const char *include, struct kinf_buf *out);
+/* obj with metadata.resourceVersion rv: a new object, NULL when it has none or out of memory. */
+struct kinf_object *serve_with_rv(const struct kinf_object *obj, unsigned long long rv);
 /* obj's JSON with apiVersion and kind of c. */
 int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj,
 		struct kinf_buf *out);

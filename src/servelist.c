@@ -349,6 +349,35 @@ static void metadata_span(const struct kinf_object *obj, const char **ret, size_
 	}
 }
 
+struct kinf_object *serve_with_rv(const struct kinf_object *obj, unsigned long long rv) {
+	static const char key[] = "\"resourceVersion\":\"";
+	const char *meta, *json, *end = NULL;
+	size_t mlen, len, klen = sizeof(key) - 1;
+	struct kinf_object *ret = NULL;
+
+	json = kinf_object_json(obj, &len);
+	metadata_span(obj, &meta, &mlen);
+	/* In compact JSON, unescaped quotes around it can only be the key itself. */
+	for (const char *p = meta; !end && p + klen <= meta + mlen; p++) {
+		if (memcmp(p, key, klen) == 0) {
+			end = p + klen;
+		}
+	}
+	const char *close = end ? memchr(end, '"', (size_t)(json + len - end)) : NULL;
+	if (!close) {
+		return NULL;
+	}
+	struct kinf_buf b = {0};
+	int rc = kinf_buf_append(&b, json, (size_t)(end - json));
+	rc |= kinf_buf_printf(&b, "%llu", rv);
+	rc |= kinf_buf_append(&b, close, (size_t)(json + len - close));
+	if (rc == 0) {
+		kinf_object_parse(b.data, b.len, NULL, &ret, NULL);
+	}
+	kinf_buf_release(&b);
+	return ret;
+}
+
 int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
 		const char *include, struct kinf_buf *out) {
 	struct kinf_strv cells = {0};

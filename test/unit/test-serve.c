@@ -258,6 +258,16 @@ int main(void) {
 		strstr(s, "\"code\":410"), "a watch from before the window: ERROR 410");
 	free(s);
 
+	/* A delete a relist found: its last state is older than the cache. */
+	int w3 = send_req("/api/v1/pods?watch=1&resourceVersion=18", NULL);
+	sleep_ms(200);
+	publish(srv, KINF_INFORMER_DELETE, pod("c", "p5", "16", "web", "n3", "Running"), NULL, false);
+	s = read_all(w3, 500);
+	ok(strstr(s, "{\"type\":\"DELETED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+		"\"metadata\":{\"name\":\"p5\",\"namespace\":\"c\",\"resourceVersion\":\"18\""),
+		"a tombstone's DELETED carries the newest resourceVersion, not its last state's");
+	free(s);
+
 	kinf_serve_upstream(srv, 0, false, "connection refused");
 	sleep_ms(100);
 	s = get("/api/v1/namespaces/a/pods/p1", NULL);
@@ -278,7 +288,7 @@ int main(void) {
 		count(logged, "is back after") == 1, "one log line per change");
 
 	s = get("/metrics", NULL);
-	ok(strstr(s, "kinf_serve_objects{context=\"ctx\",resource=\"pods\"} 6") &&
+	ok(strstr(s, "kinf_serve_objects{context=\"ctx\",resource=\"pods\"} 5") &&
 		strstr(s, "kinf_serve_resource_version{context=\"ctx\",resource=\"pods\"} 18") &&
 		strstr(s, "kinf_serve_window_events{context=\"ctx\",resource=\"pods\"} 4"),
 		"/metrics: objects, resourceVersion, window");
