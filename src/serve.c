@@ -93,11 +93,13 @@ int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
 	srv->token = opts->token ? strdup(opts->token) : NULL;
 	srv->version = strdup(opts->version ? opts->version : "unknown");
 	srv->opts.token = srv->token;
+	srv->opts.tls = NULL;	/* httpd holds its own reference */
 	srv->opts.version = srv->version;
 	atomic_init(&srv->stopping, false);
 	struct kinf_httpd_opts ho = {
 		.userdata = srv,
 		.token = srv->token,
+		.tls = opts->tls,
 		/* A watch client's queue: its lag is counted in events, this is the slack. */
 		.max_queue = 4u << 20,
 	};
@@ -310,6 +312,10 @@ int kinf_serve_listen(struct kinf_serve *srv, const char *addr, struct kinf_erro
 
 const char *kinf_serve_address(const struct kinf_serve *srv, size_t i) {
 	return kinf_httpd_address(srv->httpd, i);
+}
+
+const char *kinf_serve_url(const struct kinf_serve *srv, size_t i) {
+	return kinf_httpd_url(srv->httpd, i);
 }
 
 size_t kinf_serve_n_contexts(const struct kinf_serve *srv) {

@@ -30,9 +30,13 @@
  */
 struct kinf_serve;
 
+struct kinf_tls;
+
 struct kinf_serve_opts {
 	/* Bearer token every TCP listener requires (copied). */
 	const char *token;
+	/* TLS for the TCP listeners (tls.h; the server takes its own reference), or NULL. */
+	struct kinf_tls *tls;
 	/* Events kept per collection for watches from a resourceVersion; 0: 10000. */
 	size_t window;
 	/*
@@ -87,6 +91,9 @@ int kinf_serve_listen(struct kinf_serve *srv, const char *addr, struct kinf_erro
 
 /* Listener i's bound address ("tcp:127.0.0.1:41234"), NULL past the end. Borrowed. */
 const char *kinf_serve_address(const struct kinf_serve *srv, size_t i);
+
+/* The URL a client reaches TCP listener i at ("https://127.0.0.1:41234"), NULL for others. Borrowed. */
+const char *kinf_serve_url(const struct kinf_serve *srv, size_t i);
 
 /* The URL prefix of context i's API ("" for the first, "/clusters/NAME"). Caller frees. */
 char *kinf_serve_context_prefix(const struct kinf_serve *srv, size_t i);

@@ -5,14 +5,15 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "buildinfo.h"
+#include "kubeconfig_write.h"
 #include "serve.h"
 #include "session.h"
+#include "tls.h"
 
 static const char serve_usage[] =
 	"Usage: kinf serve RESOURCE[,RESOURCE...] [OPTIONS]\n"
@@ -26,9 +27,9 @@ static const char serve_usage[] =
 	"answering, with a Warning header, and /readyz says why it is not ready.\n"
 	"Runs until SIGINT or SIGTERM (or --timeout).\n"
 	"\n"
-	"Every TCP listener requires a bearer token generated at start;\n"
-	"--write-kubeconfig writes it, with the address, for kubectl. Whoever\n"
-	"holds the token reads what the upstream identity may read.\n"
+	"Every TCP listener speaks TLS and requires a bearer token, both made at\n"
+	"start; --write-kubeconfig writes them, with the address, for kubectl.\n"
+	"Whoever holds the token reads what the upstream identity may read.\n"
 	"\n"
 	"Examples:\n"
 	"  kinf serve pods,deployments -A --write-kubeconfig ~/.kube/kinf.yaml\n"
@@ -40,7 +41,8 @@ static const char serve_usage[] =
 	"                                 unix:$XDG_RUNTIME_DIR/kinf/serve.sock and\n"
 	"                                 tcp:127.0.0.1:0, a free port)\n"
 	"      --write-kubeconfig FILE    write a kubeconfig (mode 0600) for the first TCP\n"
-	"                                 listener: a context per upstream context\n"
+	"                                 listener (https, serve's CA, the token): a\n"
+	"                                 context per upstream context\n"
 	"      --window N                 events kept per resource for watches from a\n"
 	"                                 resourceVersion (default 10000); older: 410\n"
 	"      --max-lag N                events a watch client may fall behind before it\n"
@@ -94,7 +96,8 @@ struct serve {
 	const char *kubeconfig_out;
 	size_t window, max_lag;
 	long bookmark_ms;
-	char token[65];
+	char *token;
+	struct kinf_tls *tls;
 	char *default_socket;
 	size_t n_members;
 	bool *synced;
@@ -218,96 +221,101 @@ static int default_socket(struct serve *sv) {
 	return EXIT_OK;
 }
 
-/* A YAML double-quoted scalar (the kubeconfig's strings: names, URLs, the token). */
-static void yaml_quote(FILE *f, const char *s) {
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\') {
-			fputc('\\', f);
-		}
-		if ((unsigned char)*s < 0x20) {
-			fprintf(f, "\\x%02x", (unsigned char)*s);
-		} else {
-			fputc(*s, f);
-		}
-	}
-	fputc('"', f);
-}
-
 /*
- * --write-kubeconfig: a cluster, a context and one user (the token) per
- * upstream context, for the first TCP listener; written to a temporary
- * file of mode 0600 and renamed over FILE.
+ * --write-kubeconfig: a context (and cluster) per upstream context, named
+ * as it, at the first TCP listener's https URL (plus /clusters/NAME for
+ * the others) with serve's CA, and one user with the token.
  */
 static int write_kubeconfig(struct serve *sv) {
-	const char *tcp = NULL;
-	for (size_t i = 0; kinf_serve_address(sv->srv, i); i++) {
-		if (strncmp(kinf_serve_address(sv->srv, i), "tcp:", 4) == 0) {
-			tcp = kinf_serve_address(sv->srv, i) + 4;
-			break;
-		}
+	const char *url = NULL;
+	struct kinf_error err = {0};
+	for (size_t i = 0; kinf_serve_address(sv->srv, i) && !url; i++) {
+		url = kinf_serve_url(sv->srv, i);
 	}
-	if (!tcp) {
+	if (!url) {
 		fprintf(stderr, "kinf: serve: --write-kubeconfig needs a tcp: listener\n");
 		return EXIT_USAGE;
 	}
-	struct kinf_buf tmp = {0};
-	kinf_buf_printf(&tmp, "%s.XXXXXX", sv->kubeconfig_out);
-	int fd = tmp.data ? mkstemp(tmp.data) : -1;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		fprintf(stderr, "kinf: serve: --write-kubeconfig %s: %s\n", sv->kubeconfig_out,
-				strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp.data);
-		}
-		kinf_buf_release(&tmp);
-		return EXIT_ERROR;
-	}
-	fchmod(fd, 0600);
 	size_t n = kinf_serve_n_contexts(sv->srv);
-	fputs("apiVersion: v1\nkind: Config\nclusters:\n", f);
-	for (size_t i = 0; i < n; i++) {
+	struct kinf_kubeconfig_entry *entries = calloc(n, sizeof(*entries));
+	char **servers = calloc(n, sizeof(*servers));
+	const char *ns = sv->cli.n_namespace_args == 1 && !strchr(sv->cli.namespace_args[0], ',') ?
+		sv->cli.namespace_args[0] : NULL;
+	int rc = entries && servers ? 0 : -KINF_ENOMEM;
+	for (size_t i = 0; rc == 0 && i < n; i++) {
 		char *prefix = kinf_serve_context_prefix(sv->srv, i);
-		struct kinf_buf url = {0};
-		kinf_buf_printf(&url, "http://%s%s", tcp, prefix ? prefix : "");
-		fprintf(f, "- name: kinf-serve-%zu\n  cluster:\n    server: ", i);
-		yaml_quote(f, url.data ? url.data : "");
-		fputc('\n', f);
-		kinf_buf_release(&url);
+		struct kinf_buf b = {0};
+		kinf_buf_printf(&b, "%s%s", url, prefix ? prefix : "");
 		free(prefix);
+		servers[i] = kinf_buf_take(&b);
+		entries[i].context = kinf_serve_context_name(sv->srv, i);
+		entries[i].context = entries[i].context ? entries[i].context : "kinf-serve";
+		entries[i].server = servers[i];
+		entries[i].namespace = ns;
+		rc = servers[i] ? 0 : -KINF_ENOMEM;
 	}
-	fputs("users:\n- name: kinf-serve\n  user:\n    token: ", f);
-	yaml_quote(f, sv->token);
-	fputs("\ncontexts:\n", f);
-	const char *first = NULL;
-	for (size_t i = 0; i < n; i++) {
-		const char *name = kinf_serve_context_name(sv->srv, i);
-		name = name ? name : "kinf-serve";
-		first = first ? first : name;
-		fputs("- name: ", f);
-		yaml_quote(f, name);
-		fprintf(f, "\n  context:\n    cluster: kinf-serve-%zu\n    user: kinf-serve\n", i);
-		if (sv->cli.n_namespace_args == 1 && !strchr(sv->cli.namespace_args[0], ',')) {
-			fputs("    namespace: ", f);
-			yaml_quote(f, sv->cli.namespace_args[0]);
-			fputc('\n', f);
-		}
+	if (rc == 0) {
+		size_t ca_len;
+		const char *ca = kinf_tls_ca_pem(sv->tls, &ca_len);
+		struct kinf_kubeconfig_write_opts o = {
+			.entries = entries, .n_entries = n, .token = sv->token,
+			.ca_pem = ca, .ca_pem_len = ca_len,
+		};
+		rc = kinf_kubeconfig_write(sv->kubeconfig_out, &o, &err);
 	}
-	fputs("current-context: ", f);
-	yaml_quote(f, first ? first : "kinf-serve");
-	fputc('\n', f);
-	int bad = ferror(f);
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp.data, sv->kubeconfig_out) < 0) {
-		fprintf(stderr, "kinf: serve: --write-kubeconfig %s: %s\n", sv->kubeconfig_out,
-				strerror(errno));
-		unlink(tmp.data);
-		kinf_buf_release(&tmp);
+	for (size_t i = 0; servers && i < n; i++) {
+		free(servers[i]);
+	}
+	free(servers);
+	free(entries);
+	if (rc < 0) {
+		cli_printf_safe(stderr, "kinf: serve: --write-kubeconfig %s: %s", sv->kubeconfig_out,
+				err.message[0] ? err.message : kinf_strerror(rc));
 		return EXIT_ERROR;
 	}
-	kinf_buf_release(&tmp);
+	return EXIT_OK;
+}
+
+/*
+ * The token and the TLS certificate (for every tcp: listener's host
+ * besides localhost, 127.0.0.1 and ::1), made in memory at each start.
+ */
+static int make_tls(struct serve *sv) {
+	struct kinf_error err = {0};
+	const char *names[CLI_MAX_LIST_ARGS];
+	char *hosts[CLI_MAX_LIST_ARGS] = {0};
+	size_t n = 0;
+	int rc = kinf_tls_token_new(&sv->token);
+
+	for (size_t i = 0; rc == 0 && i < sv->n_listen; i++) {
+		const char *a = sv->listen[i];
+		const char *colon = strrchr(a, ':');
+		if (strncmp(a, "tcp:", 4) != 0 || !colon || colon < a + 4) {
+			continue;
+		}
+		if (!(hosts[n] = strndup(a + 4, (size_t)(colon - a - 4)))) {
+			rc = -KINF_ENOMEM;
+			break;
+		}
+		names[n] = hosts[n];
+		n++;
+	}
+	if (rc == 0) {
+		struct kinf_tls_opts o = { .names = names, .n_names = n };
+		rc = kinf_tls_new(&o, &sv->tls, &err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(hosts[i]);
+	}
+	if (rc == -KINF_EINVAL) {
+		cli_printf_safe(stderr, "kinf: serve: --listen: %s", err.message);
+		return EXIT_USAGE;
+	}
+	if (rc < 0) {
+		cli_printf_safe(stderr, "kinf: serve: TLS: %s", err.message[0] ? err.message :
+				kinf_strerror(rc));
+		return EXIT_ERROR;
+	}
 	return EXIT_OK;
 }
 
@@ -328,6 +336,7 @@ static int setup(struct serve *sv) {
 	struct kinf_error err = {0};
 	struct kinf_serve_opts o = {
 		.token = sv->token,
+		.tls = sv->tls,
 		.window = sv->window,
 		.max_lag = sv->max_lag,
 		.bookmark_ms = sv->bookmark_ms,
@@ -484,15 +493,9 @@ static int serve_main(struct serve *sv, int argc, char **argv) {
 	if (sv->n_listen == 0 && (status = default_socket(sv)) != EXIT_OK) {
 		return status;
 	}
-	unsigned char raw[32];
-	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
-		fprintf(stderr, "kinf: serve: no random bytes for the token: %s\n", strerror(errno));
-		return EXIT_ERROR;
+	if ((status = make_tls(sv)) != EXIT_OK) {
+		return status;
 	}
-	for (size_t i = 0; i < sizeof(raw); i++) {
-		snprintf(sv->token + 2 * i, 3, "%02x", raw[i]);
-	}
-	kinf_explicit_bzero(raw, sizeof(raw));
 	sv->so.on_retry = on_retry;
 	sv->so.on_retry_data = sv;
 	sv->so.wake_on_idle = true;
@@ -524,7 +527,8 @@ static int run_serve(int argc, char **argv) {
 	free(sv.default_socket);
 	free(sv.synced);
 	free(sv.up);
-	kinf_explicit_bzero(sv.token, sizeof(sv.token));
+	kinf_free_secret(sv.token);
+	kinf_tls_unref(sv.tls);
 	pthread_mutex_destroy(&sv.lock);
 	return status;
 }

@@ -231,18 +231,75 @@ print(" ".join(sorted(live)))' "$sel")
 	assert_output --partial '"code":422'
 }
 
-@test "serve: the TCP listener wants the token from --write-kubeconfig (0600)" {
+@test "serve: the TCP listener speaks TLS and wants the token from --write-kubeconfig (0600)" {
 	run stat -c %a "$SERVE_DIR/kubeconfig"
 	assert_output 600
 	server=$(sed -n 's/^ *server: "\(.*\)"/\1/p' "$SERVE_DIR/kubeconfig")
 	token=$(sed -n 's/^ *token: "\(.*\)"/\1/p' "$SERVE_DIR/kubeconfig")
-	[[ $server == http://127.0.0.1:* && ${#token} -eq 64 ]]
-	run curl -sS "$server/api/v1/namespaces/default/pods"
+	sed -n 's/^ *certificate-authority-data: "\(.*\)"/\1/p' "$SERVE_DIR/kubeconfig" |
+		base64 -d >"$BATS_TEST_TMPDIR/ca.crt"
+	[[ $server == https://127.0.0.1:* && ${#token} -ge 43 ]] ||
+		fail "server $server, token of ${#token} characters"
+	run curl -sS --cacert "$BATS_TEST_TMPDIR/ca.crt" "$server/api/v1/namespaces/default/pods"
 	assert_output --partial '"code":401'
-	run curl -sS -H "Authorization: Bearer $token" "$server/api/v1/namespaces/default/pods"
+	run curl -sS --cacert "$BATS_TEST_TMPDIR/ca.crt" -H "Authorization: Bearer $token" \
+		"$server/api/v1/namespaces/default/pods"
 	assert_output --partial '"kind":"PodList"'
+	run curl -sS -H "Authorization: Bearer $token" "${server/https/http}/api/v1/pods"
+	refute_output --partial PodList
 	run stat -c %a "$SOCK"
 	assert_output 600
+}
+
+# kubectl through the kubeconfig serve wrote, and straight to fakeapi.
+kserve() {
+	KUBECACHEDIR=$BATS_FILE_TMPDIR/kcache-serve kubectl --kubeconfig "$SERVE_DIR/kubeconfig" "$@"
+}
+
+# A table without its AGE column (two clocks read it a moment apart).
+no_age() {
+	awk '{ $5 = ""; print }'
+}
+
+@test "serve: kubectl get prints what it prints straight from the server: table, wide, -l, --field-selector, -o name, json, yaml" {
+	require_kubectl
+	run kserve get pods -n default
+	assert_success
+	[[ $(no_age <<<"$output") == "$(kubectl_fake get pods -n default | no_age)" ]] ||
+		fail "the tables differ"
+	run kserve get pods -A -o wide -l app=web
+	assert_success
+	want=$(kubectl_fake get pods -A -o wide -l app=web)
+	[[ $(awk '{ $6 = ""; print }' <<<"$output") == "$(awk '{ $6 = ""; print }' <<<"$want")" ]] ||
+		fail "the -A -o wide tables differ"
+	run kserve get pods -A --field-selector status.phase=Running,spec.nodeName=node-1 -o name
+	assert_success
+	assert_output "$(kubectl_fake get pods -A --field-selector status.phase=Running,spec.nodeName=node-1 -o name)"
+	run kserve get deploy -A -o json
+	assert_output "$(kubectl_fake get deploy -A -o json)"
+	run kserve get nodes -o yaml
+	assert_output "$(kubectl_fake get nodes -o yaml)"
+	name=$(kubectl_fake get pods -n default -o name | head -1)
+	run kserve get -n default "$name" -o json
+	assert_output "$(kubectl_fake get -n default "$name" -o json)"
+}
+
+@test "serve: kubectl get -w sees a pod created upstream; delete is refused; an unserved type is unknown" {
+	require_kubectl
+	out=$BATS_TEST_TMPDIR/w
+	kserve get pods -n default -w >"$out" 2>&1 3>&- &
+	p=$!
+	wait_until grep -q '^NAME' "$out"
+	kubectl_fake run kserve-watched --image=nginx -n default >/dev/null
+	wait_until grep -q '^kserve-watched ' "$out"
+	kill "$p"
+	run kserve delete pod -n default kserve-watched
+	assert_failure
+	assert_output --partial 'Error from server (MethodNotAllowed): the server does not allow this method on the requested resource: kinf serve is a read-only cache of context "admin"'
+	run kserve get configmaps
+	assert_failure
+	assert_output --partial 'the server doesn'"'"'t have a resource type "configmaps"'
+	kubectl_fake delete pod -n default kserve-watched --wait=false >/dev/null
 }
 
 @test "serve: /metrics in Prometheus text" {
