@@ -1551,13 +1551,16 @@ static int listen_tcp(struct kinf_httpd *srv, const char *hostport, struct kinf_
 		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
 		bound = ntohs(s6->sin6_port);
 		err = kinf_buf_printf(&addr, "tcp:[%s]:%d", ip, bound);
-		err = err ? err : kinf_buf_printf(&url, "%s://[%s]:%d", scheme, ip, bound);
+		/* A client of a wildcard listener here reaches it on loopback. */
+		err = err ? err : kinf_buf_printf(&url, "%s://[%s]:%d", scheme,
+				IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr) ? "::1" : ip, bound);
 	} else {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
 		bound = ntohs(s4->sin_port);
 		err = kinf_buf_printf(&addr, "tcp:%s:%d", ip, bound);
-		err = err ? err : kinf_buf_printf(&url, "%s://%s:%d", scheme, ip, bound);
+		err = err ? err : kinf_buf_printf(&url, "%s://%s:%d", scheme,
+				s4->sin_addr.s_addr == htonl(INADDR_ANY) ? "127.0.0.1" : ip, bound);
 	}
 	if (err < 0) {
 		kinf_buf_release(&addr);

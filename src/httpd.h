@@ -99,9 +99,9 @@ const char *kinf_httpd_address(const struct kinf_httpd *srv, size_t i);
 int kinf_httpd_port(const struct kinf_httpd *srv, size_t i);
 /*
  * The URL a client reaches TCP listener i at, for a kubeconfig's server:
- * "https://127.0.0.1:43121" ("http://" without TLS, "[::1]" for IPv6, the
- * bound address, so a wildcard bind gives "0.0.0.0"); NULL for a unix
- * listener or past the end. Borrowed.
+ * "https://127.0.0.1:43121" ("http://" without TLS, "[::1]" for IPv6): the
+ * bound address, loopback for a wildcard bind (0.0.0.0, ::), which the
+ * certificate names; NULL for a unix listener or past the end. Borrowed.
  */
 const char *kinf_httpd_url(const struct kinf_httpd *srv, size_t i);
 

@@ -1273,6 +1273,11 @@ static void start_tls_server(void) {
 	is_str(kinf_httpd_url(srv, 1), tls_url, "  its URL is https");
 	ok(kinf_httpd_url(srv, 0) == NULL && kinf_httpd_url(srv, 2) == NULL,
 		"  no URL for the unix socket or past the end");
+	char wild_url[64];
+	is_int(kinf_httpd_listen(srv, "tcp:0.0.0.0:0", &err), 0, "  and a wildcard TCP port");
+	snprintf(wild_url, sizeof(wild_url), "https://127.0.0.1:%d", kinf_httpd_port(srv, 2));
+	is_str(kinf_httpd_url(srv, 2), wild_url,
+		"  a wildcard listener's URL is loopback, where its certificate holds");
 	pthread_create(&loop_thread, NULL, loop_main, srv);
 }
 
