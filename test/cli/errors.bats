@@ -139,7 +139,7 @@ expect() {
 	done
 	[[ $("$KINF" help watch) == *"Informer options:"*"--from FILE"* ]]
 	[[ $("$KINF" help index) == *"--exit-after-sync"* ]]
-	expect 2 'kinf: unknown command "nope" \(the commands: deltas, index, list, version, watch\)' help nope
+	expect 2 'kinf: unknown command "nope" \(the commands: deltas, index, list, serve, version, watch\)' help nope
 	expect 2 'kinf: unknown command "wacth", did you mean "watch"?' help wacth
 }
 
