@@ -406,7 +406,7 @@ ADDED a'
 	run fakeapi_curl -i -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' /apis
 	assert_line --regexp '^Content-Type: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'
 	run fakeapi_curl -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' /apis
-	[ "$(json_field '[.items[].metadata.name] | join(",")' <<<"$output")" = apps,example.com ]
+	[ "$(json_field '[.items[].metadata.name] | join(",")' <<<"$output")" = apps,rbac.authorization.k8s.io,example.com ]
 	run fakeapi_curl -H 'Accept: application/json' /apis
 	[ "$(json_field .kind <<<"$output")" = APIGroupList ]
 	run fakeapi_curl /api/v1

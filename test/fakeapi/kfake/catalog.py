@@ -148,12 +148,24 @@ RESOURCES = [
                           ['create', 'delete', 'get', 'patch', 'update']),
                      _sub('status', 'Pod', ['get', 'patch', 'update'])],
                  delete_returns_object=True, status_subresource=True),
+    ResourceType('', 'v1', 'serviceaccounts', 'serviceaccount', 'ServiceAccount', True, ['sa'],
+                 subresources=[_sub('token', 'TokenRequest', ['create'],
+                                    'authentication.k8s.io')]),
+    ResourceType('', 'v1', 'services', 'service', 'Service', True, ['svc'], categories=['all'],
+                 subresources=[_sub('proxy', 'ServiceProxyOptions',
+                                    ['create', 'delete', 'get', 'patch', 'update']),
+                               _sub('status', 'Service', ['get', 'patch', 'update'])],
+                 status_subresource=True),
     ResourceType('apps', 'v1', 'deployments', 'deployment', 'Deployment', True, ['deploy'],
                  categories=['all'],
                  subresources=[_sub('scale', 'Scale', ['get', 'patch', 'update'],
                                     'autoscaling'),
                                _sub('status', 'Deployment', ['get', 'patch', 'update'])],
                  status_subresource=True),
+    ResourceType('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'clusterrole',
+                 'ClusterRole', False),
+    ResourceType('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings',
+                 'clusterrolebinding', 'ClusterRoleBinding', False),
     ResourceType('example.com', 'v1', 'widgets', 'widget', 'Widget', True, ['wd'],
                  crd=True, delete_returns_object=True),
 ]
@@ -163,7 +175,7 @@ BY_KIND = {(rt.api_version, rt.kind): rt for rt in RESOURCES}
 BY_PLURAL = {rt.plural: rt for rt in RESOURCES}
 
 # Groups in discovery order (the real server sorts by group priority).
-GROUPS = [('apps', ['v1']), ('example.com', ['v1'])]
+GROUPS = [('apps', ['v1']), ('rbac.authorization.k8s.io', ['v1']), ('example.com', ['v1'])]
 
 
 def lookup(api_version, plural):
