@@ -14,6 +14,7 @@
 
 #include "indexfuncs.h"
 #include "session.h"
+#include "termsafe.h"
 
 /*
  * kinf __complete WORD... CURRENT: the candidates for CURRENT, one per line,
@@ -130,10 +131,16 @@ static const struct opt *find_short(const struct comp *c, char s) {
 	return NULL;
 }
 
-/* Add prefix + word as a candidate when word starts with partial. */
+/*
+ * Add prefix + word as a candidate when word starts with partial. A word
+ * from the cluster with a control character (a hostile server's name or
+ * label) is left out: it would break the one-per-line protocol or reach
+ * the terminal through the shell's menu.
+ */
 static void offer(struct comp *c, const char *prefix, const char *word, const char *partial) {
 	struct kinf_buf b = {0};
-	if (strncmp(word, partial, strlen(partial)) != 0) {
+	if (strncmp(word, partial, strlen(partial)) != 0 ||
+			kinf_termsafe_needed(word, strlen(word))) {
 		return;
 	}
 	int r = kinf_buf_printf(&b, "%s%s", prefix, word);
@@ -277,35 +284,38 @@ static char *type_of(const char *operand) {
 	return slash ? strndup(operand, (size_t)(slash - operand)) : strdup(operand);
 }
 
-/* Names of the objects of a type, as kinf list -o name prints them, after its '/'. */
-static void offer_names(struct comp *c, const char *type, const char *prefix,
-		const char *partial) {
-	const char *args[] = { "list", type, "-o", "name", NULL };
-	char *text = ask_kinf(c, args, true);
+/*
+ * The names of the objects of a type: kinf list -o json prints an object a
+ * line, its name exact (-o name would print a hostile name escaped, a
+ * candidate that names nothing; offer() leaves such names out).
+ */
+static void offer_listed_names(struct comp *c, const char *type, bool namespaced,
+		const char *prefix, const char *partial) {
+	const char *args[] = { "list", type, "-o", "json", NULL };
+	char *text = ask_kinf(c, args, namespaced);
 	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next) {
 			*next++ = '\0';
 		}
-		const char *slash = strchr(line, '/');
-		offer(c, prefix, slash ? slash + 1 : line, partial);
+		json_t *obj = json_loads(line, 0, NULL);
+		const char *name = json_string_value(json_object_get(
+				json_object_get(obj, "metadata"), "name"));
+		if (name) {
+			offer(c, prefix, name, partial);
+		}
+		json_decref(obj);
 	}
 	free(text);
 }
 
+static void offer_names(struct comp *c, const char *type, const char *prefix,
+		const char *partial) {
+	offer_listed_names(c, type, true, prefix, partial);
+}
+
 static void offer_namespaces(struct comp *c, const char *prefix, const char *partial) {
-	const char *args[] = { "list", "namespaces", "-o", "name", NULL };
-	char *text = ask_kinf(c, args, false);
-	for (char *line = text, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next) {
-			*next++ = '\0';
-		}
-		if (strncmp(line, "namespace/", 10) == 0) {
-			offer(c, prefix, line + 10, partial);
-		}
-	}
-	free(text);
+	offer_listed_names(c, "namespaces", false, prefix, partial);
 }
 
 /* Resource types from discovery (the cache when it is fresh): plural names. */

@@ -604,6 +604,16 @@ shown() {
 	assert_output "ns$EVIL_SHOWN/p$EVIL_SHOWN"
 }
 
+@test "kinf __complete leaves out a hostile server's names and labels with escapes" {
+	hostile hostile
+	shown __complete list pods ''
+	assert_success
+	assert_output ":4"	# nothing offered, the directive (no file completion)
+	shown __complete index pods --by ''
+	assert_success
+	refute_output --partial "app"
+}
+
 @test "escapes in a recorded stream (--from) print escaped" {
 	python3 -c '
 import json
