@@ -128,3 +128,15 @@ api() {
 	assert_success
 	[[ $(jq -r '.metadata.labels.chaos' <<<"$output") =~ ^[abc]$ ]]
 }
+
+@test "churn in a namespace without objects: minimal ones, and copies of them keep short names" {
+	# No deployments in pod-ns-3: the first is a minimal one named churn-X,
+	# the copies of copies churn-Y (not churn-X-churn-Y-...).
+	for i in 1 2 3 4 5 6; do
+		fakeapi_ctl POST churn '{"resource":"deployments","namespace":"pod-ns-3","create":5,"seed":'$i'}' >/dev/null
+	done
+	run fakeapi_ctl GET '/_fake/objects?resource=deployments&namespace=pod-ns-3'
+	assert_success
+	[ "$(jq -s length <<<"$output")" = 30 ]
+	jq -e -s 'all(.[]; .metadata.name | test("^churn-[a-z0-9]{5}$"))' <<<"$output"
+}

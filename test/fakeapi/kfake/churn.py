@@ -34,8 +34,9 @@ def run(app, spec):
             d = src.decode()
             meta = d['metadata']
             base = meta.get('generateName') or meta['name'] + '-'
-            # A copy of a copy: back to the first name, so names stay short.
-            if base.find('churn-') > 0:
+            # A copy of a copy: back to the first name, so names stay short
+            # (a copy of a minimal object, itself named churn-X: churn-Y).
+            if base.find('churn-') >= 0:
                 base = base[:base.find('churn-')]
             for k in ('uid', 'resourceVersion', 'creationTimestamp', 'managedFields',
                       'generateName'):
