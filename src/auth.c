@@ -16,6 +16,7 @@
 
 #include "auth.h"
 #include "buf.h"
+#include "clock.h"
 #include "err.h"
 #include "header.h"
 #include "kubeconfig.h"
@@ -324,12 +325,6 @@ static int parse_rfc3339(const char *s, struct timespec *ret) {
 	return 0;
 }
 
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The KUBERNETES_EXEC_INFO value: an ExecCredential with only a spec. */
 static char *exec_info(const struct kinf_rest_config *c, bool interactive) {
 	json_t *root = json_object(), *spec = json_object(), *cluster = NULL;
@@ -463,7 +458,7 @@ static int run_collect(struct run *run, long long deadline, struct kinf_buf *out
 
 	while (!eof) {
 		struct pollfd pfd = { .fd = run->out_fd, .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - kinf_clock_now_ms();
 		ssize_t n;
 
 		if (left <= 0) {
@@ -506,7 +501,7 @@ static int run_collect(struct run *run, long long deadline, struct kinf_buf *out
 		if (w < 0 && errno != EINTR) {
 			return -KINF_EIO;
 		}
-		if (now_ms() >= deadline) {
+		if (kinf_clock_now_ms() >= deadline) {
 			run_kill(run);
 			return -KINF_ETIMEDOUT;
 		}
@@ -632,7 +627,7 @@ static int exec_spawn(struct kinf_auth *auth, struct kinf_buf *out, struct kinf_
 	if (interactive && timeout < KINF_AUTH_EXEC_INTERACTIVE_TIMEOUT_MS) {
 		timeout = KINF_AUTH_EXEC_INTERACTIVE_TIMEOUT_MS;
 	}
-	r = run_collect(&run, now_ms() + timeout, out, &status);
+	r = run_collect(&run, kinf_clock_now_ms() + timeout, out, &status);
 	if (r == -KINF_ETIMEDOUT) {
 		r = kinf_error_set(reterr, KINF_EAUTH, "exec plugin \"%s\" timed out after %ld ms "
 				"and was killed", e->command, timeout);

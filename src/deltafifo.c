@@ -26,6 +26,7 @@
 #include <malloc.h>
 #endif
 
+#include "clock.h"
 #include "deltafifo.h"
 #include "indexer.h"
 #include "object.h"
@@ -610,23 +611,13 @@ static void give_memory_back(void) {
 #endif
 }
 
-static void deadline_after(struct timespec *ts, int timeout_ms) {
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += timeout_ms / 1000;
-	ts->tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 		kinf_pop_func process, void *userdata, struct kinf_deltas **ret) {
 	struct timespec deadline;
 	int r = 0;
 
 	if (timeout_ms > 0) {
-		deadline_after(&deadline, timeout_ms);
+		kinf_clock_deadline(&deadline, timeout_ms);
 	}
 	pthread_mutex_lock(&fifo->lock);
 	while (fifo->rlen == 0) {
@@ -648,7 +639,7 @@ int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 		if (fifo->consumer_busy && timeout_ms != 0) {
 			/* Just busy: a short wait, producers need not wake us. */
 			struct timespec soon;
-			deadline_after(&soon, 1);
+			kinf_clock_deadline(&soon, 1);
 			if (timeout_ms > 0 && (deadline.tv_sec < soon.tv_sec ||
 					(deadline.tv_sec == soon.tv_sec &&
 					 deadline.tv_nsec < soon.tv_nsec))) {

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "auth.h"
+#include "clock.h"
 #include "header.h"
 #include "http.h"
 #include "kubeconfig.h"
@@ -569,13 +570,6 @@ static CURLcode run_transfer(struct kinf_http *http, struct transfer *t) {
 	return code;
 }
 
-static long elapsed_ms(const struct timespec *since) {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long)((now.tv_sec - since->tv_sec) * 1000 +
-			(now.tv_nsec - since->tv_nsec) / 1000000);
-}
-
 /* Sleep s seconds in small steps, stopping early when canceled. */
 static int sleep_cancelable(struct kinf_http *http, long s) {
 	for (long ms = s * 1000; ms > 0; ms -= 100) {
@@ -816,17 +810,15 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
 
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long long t0 = kinf_clock_now_ms();
 	atomic_fetch_add(http->counts_to ? &http->counts_to->requests : &http->requests, 1);
 	CURLcode code = run_transfer(http, &t);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	long long ms = kinf_clock_now_ms() - t0;
 	curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 0L);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
 	*ret_body_started = t.status_checked;
-	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	/* The URL never holds credentials; tokens travel in headers only. */
-	kinf_log(2, "GET %s%s %ld in %ld ms", http->server, req->path, resp->status, ms);
+	kinf_log(2, "GET %s%s %ld in %lld ms", http->server, req->path, resp->status, ms);
 
 	if (t.abort_rc < 0) {
 		rc = t.abort_rc;
@@ -880,11 +872,10 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 	struct kinf_http_response *resp = ret_resp ? ret_resp : &local;
 	long timeout = req->timeout_ms ? req->timeout_ms : http->opts.request_timeout_ms;
 	bool retried_auth = false;
-	struct timespec start;
+	long long start = kinf_clock_now_ms();
 	int retries = 0;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		unsigned generation = 0;
 		bool body_started = false;
@@ -917,7 +908,7 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 					wait, MAX_RETRY_AFTER_S);
 			why_not = why;
 		} else if (retry_after && timeout > 0 &&
-				elapsed_ms(&start) + (wait < 1 ? 1 : wait) * 1000 > timeout) {
+				kinf_clock_now_ms() - start + (wait < 1 ? 1 : wait) * 1000 > timeout) {
 			snprintf(why, sizeof(why), "the server asked to retry after %ld s, past "
 					"the %ld ms of --request-timeout", wait, timeout);
 			why_not = why;

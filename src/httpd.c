@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "httpd.h"
 #include "tls.h"
 
@@ -127,12 +128,6 @@ struct kinf_httpd {
 	char date[64];
 	time_t date_time;
 };
-
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int set_flags(int fd) {
 	int fl = fcntl(fd, F_GETFL);
@@ -255,7 +250,7 @@ static void queue_clear(struct conn *c) {
 
 static void queue_push(struct conn *c, struct seg *s) {
 	if (!c->qhead) {
-		c->last_progress = now_ms();
+		c->last_progress = kinf_clock_now_ms();
 		c->qhead = s;
 	} else {
 		c->qtail->next = s;
@@ -412,7 +407,7 @@ static void request_done(struct conn *c) {
 		return;
 	}
 	c->state = C_HEAD;
-	c->deadline = now_ms() + (c->in.len > c->in_off ? srv->opts.header_timeout_ms :
+	c->deadline = kinf_clock_now_ms() + (c->in.len > c->in_off ? srv->opts.header_timeout_ms :
 		srv->opts.idle_timeout_ms);
 	c->kick = true;
 }
@@ -831,7 +826,7 @@ static void conn_read(struct conn *c) {
 		}
 		if (c->state == C_HEAD && pending == 0 && c->in_off == 0) {
 			/* The first byte of a request starts its header deadline. */
-			c->deadline = now_ms() + srv->opts.header_timeout_ms;
+			c->deadline = kinf_clock_now_ms() + srv->opts.header_timeout_ms;
 		}
 		c->in.len += (size_t)n;
 		c->in.data[c->in.len] = '\0';
@@ -847,7 +842,7 @@ static void conn_read(struct conn *c) {
 static void conn_linger(struct conn *c) {
 	shutdown(c->fd, SHUT_WR);
 	c->state = C_LINGER;
-	c->deadline = now_ms() + 1000;
+	c->deadline = kinf_clock_now_ms() + 1000;
 }
 
 static void conn_write(struct conn *c) {
@@ -879,7 +874,7 @@ static void conn_write(struct conn *c) {
 			}
 			return;
 		}
-		c->last_progress = now_ms();
+		c->last_progress = kinf_clock_now_ms();
 		size_t left = (size_t)w;
 		c->queued -= left;
 		while (c->qhead && left >= seg_total(c->qhead) - c->qhead->off) {
@@ -931,7 +926,7 @@ static void conn_handshake(struct conn *c) {
 		return;
 	}
 	c->state = C_HEAD;
-	c->deadline = now_ms() + srv->opts.header_timeout_ms;
+	c->deadline = kinf_clock_now_ms() + srv->opts.header_timeout_ms;
 	conn_read(c);	/* the request may have come with the handshake's end */
 }
 
@@ -975,7 +970,7 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 		c->fd = fd;
 		c->is_unix = l->is_unix;
 		c->state = C_HEAD;
-		c->deadline = now_ms() + srv->opts.header_timeout_ms;
+		c->deadline = kinf_clock_now_ms() + srv->opts.header_timeout_ms;
 		if (l->tls) {
 			c->tls = kinf_tls_conn_new(srv->opts.tls, fd);
 			if (!c->tls) {
@@ -984,7 +979,7 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 				continue;
 			}
 			c->state = C_HANDSHAKE;
-			c->deadline = now_ms() + srv->opts.handshake_timeout_ms;
+			c->deadline = kinf_clock_now_ms() + srv->opts.handshake_timeout_ms;
 		}
 		c->next = srv->conns;
 		srv->conns = c;
@@ -1044,7 +1039,7 @@ struct kinf_httpd_timer *kinf_httpd_timer_add(struct kinf_httpd *srv, long long 
 	if (!t) {
 		return NULL;
 	}
-	t->due = now_ms() + (ms > 0 ? ms : 0);
+	t->due = kinf_clock_now_ms() + (ms > 0 ? ms : 0);
 	t->fn = fn;
 	t->arg = arg;
 	t->next = srv->timers;
@@ -1074,7 +1069,7 @@ void kinf_httpd_timer_cancel(struct kinf_httpd *srv, struct kinf_httpd_timer *t)
  * them cancelling another that is due is still honoured.
  */
 static void run_timers(struct kinf_httpd *srv) {
-	long long now = now_ms();
+	long long now = kinf_clock_now_ms();
 	struct kinf_httpd_timer **pp = &srv->timers;
 	while (*pp) {
 		struct kinf_httpd_timer *t = *pp;
@@ -1221,7 +1216,7 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		srv->pconns[k] = c;
 		srv->pfds[k++] = (struct pollfd){ .fd = c->fd, .events = ev };
 	}
-	long long now = now_ms();
+	long long now = kinf_clock_now_ms();
 	int timeout = next_timeout(srv, now);
 	if (max_wait >= 0 && (timeout < 0 || timeout > max_wait)) {
 		timeout = max_wait;
@@ -1281,7 +1276,7 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 			}
 		}
 	}
-	check_deadlines(srv, now_ms());
+	check_deadlines(srv, kinf_clock_now_ms());
 	sweep(srv);
 	return 0;
 }
@@ -1330,13 +1325,13 @@ int kinf_httpd_run(struct kinf_httpd *srv, struct kinf_error *reterr) {
 		}
 	}
 	sweep(srv);
-	long long until = now_ms() + srv->opts.shutdown_grace_ms;
+	long long until = kinf_clock_now_ms() + srv->opts.shutdown_grace_ms;
 	while (rc == 0 && srv->conns) {
 		bool pending = false;
 		for (struct conn *c = srv->conns; c; c = c->next) {
 			pending |= c->qhead != NULL;
 		}
-		long long left = until - now_ms();
+		long long left = until - kinf_clock_now_ms();
 		if (!pending || left <= 0) {
 			break;
 		}

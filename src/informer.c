@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "indexer.h"
 #include "informer.h"
 #include "log.h"
@@ -140,12 +141,6 @@ struct kinf_informer {
 	struct kinf_error fatal_err;
 };
 
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Errors before the first sync stop the informer (someone asked for
  * something that does not work: 403, 404, a bad selector, an unreachable
@@ -264,7 +259,7 @@ static void *replay(void *userdata) {
 
 int kinf_informer_start(struct kinf_informer *inf, struct kinf_error *reterr) {
 	if (inf->opts.timeout_ms > 0) {
-		inf->deadline_ms = now_ms() + inf->opts.timeout_ms;
+		inf->deadline_ms = kinf_clock_now_ms() + inf->opts.timeout_ms;
 	}
 	if (inf->reflector) {
 		if (kinf_reflector_start(inf->reflector) < 0) {
@@ -312,7 +307,7 @@ static void join_replay(struct kinf_informer *inf) {
 int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
 		struct kinf_informer_batch *ret_batch, struct kinf_deltas **ret_deltas,
 		struct kinf_error *reterr) {
-	long long end = wait_ms >= 0 ? now_ms() + wait_ms : 0;
+	long long end = wait_ms >= 0 ? kinf_clock_now_ms() + wait_ms : 0;
 
 	for (;;) {
 		if (atomic_load(&inf->stopping)) {
@@ -331,7 +326,7 @@ int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
 			pthread_mutex_unlock(&inf->lock);
 			return rc;
 		}
-		long long now = now_ms();
+		long long now = kinf_clock_now_ms();
 		long long wait = SLICE_MS;
 		if (inf->deadline_ms) {
 			if (inf->deadline_ms <= now) {
@@ -347,7 +342,7 @@ int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
 		int rc = kinf_informer_pop(inf->fifo, inf->idx, (int)wait, ret_batch,
 				ret_deltas);
 		if (rc == -KINF_ETIMEDOUT) {
-			now = now_ms();
+			now = kinf_clock_now_ms();
 			if (inf->deadline_ms && now >= inf->deadline_ms) {
 				return 0;
 			}

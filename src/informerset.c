@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "informerset.h"
 
 /* One member: its informer, its pump thread and its hand-over slot. */
@@ -183,16 +184,6 @@ int kinf_informerset_start(struct kinf_informerset *set, struct kinf_error *rete
 	return 0;
 }
 
-static void deadline_after(struct timespec *ts, int ms) {
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 static int next_direct(struct kinf_informerset *set, int wait_ms,
 		struct kinf_informerset_event *ret) {
 	struct member *m = set->v[0];
@@ -226,7 +217,7 @@ int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
 		return next_direct(set, wait_ms, ret);
 	}
 	if (wait_ms > 0) {
-		deadline_after(&until, wait_ms);
+		kinf_clock_deadline(&until, wait_ms);
 	}
 	pthread_mutex_lock(&set->lock);
 	if (set->held != SIZE_MAX) {

@@ -7,11 +7,12 @@
 #include <unistd.h>
 
 #include "bytepipe.h"
+#include "clock.h"
 #include "deltafifo.h"
 #include "http.h"
 #include "indexer.h"
-#include "log.h"
 #include "list.h"
+#include "log.h"
 #include "reflector.h"
 #include "urlquery.h"
 #include "watchstream.h"
@@ -45,12 +46,6 @@ struct kinf_reflector {
 	struct timespec last_backoff;
 	unsigned rand_state;
 };
-
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static bool canceled(void *userdata) {
 	struct kinf_reflector *r = userdata;
@@ -495,7 +490,7 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 		.timeout_ms = (timeout + 30) * 1000,
 	};
 	kinf_error_clear(err);
-	long long started = now_ms();
+	long long started = kinf_clock_now_ms();
 	rc = kinf_http_get(r->opts.http, &req, NULL, err);
 	rc = pipe_finish(&ws, rc, err);
 	*ret_rc = rc;
@@ -517,7 +512,7 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 			/* Closed before the initial events ended: try again from a list. */
 			kinf_error_set(err, KINF_ECONNECT, "watch closed before the initial events ended");
 			outcome = WATCH_FALLBACK;
-		} else if (ws.items == 0 && now_ms() - started < 1000) {
+		} else if (ws.items == 0 && kinf_clock_now_ms() - started < 1000) {
 			/*
 			 * client-go's "very short watch": a stream that ends within
 			 * a second with nothing in it (a server shutting down, a
@@ -530,7 +525,7 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 			outcome = WATCH_RELIST;
 		} else {
 			kinf_log(1, "watch closed after %ld s with %lu events; re-watching",
-					(long)((now_ms() - started) / 1000), ws.events);
+					(long)((kinf_clock_now_ms() - started) / 1000), ws.events);
 			outcome = WATCH_CLOSED;
 		}
 		goto out;

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "clock.h"
 #include "indexfuncs.h"
 #include "session.h"
 #include "termsafe.h"
@@ -185,12 +186,6 @@ static void note_option(struct comp *c, const struct opt *o, const char *val) {
 	}
 }
 
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Run this kinf with args (the connection options of the line added),
  * briefly: its standard output, or NULL when it failed or took too long.
@@ -247,11 +242,11 @@ static char *ask_kinf(struct comp *c, const char *const *args, bool namespaced) 
 		close(fds[0]);
 		return NULL;
 	}
-	long long deadline = now_ms() + CHILD_DEADLINE_MS;
+	long long deadline = kinf_clock_now_ms() + CHILD_DEADLINE_MS;
 	bool timed_out = false;
 	for (;;) {
 		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - kinf_clock_now_ms();
 		if (left <= 0 || poll(&pfd, 1, (int)left) == 0) {
 			timed_out = true;
 			break;

@@ -1,0 +1,20 @@
+#ifndef KINF_CLOCK_H
+#define KINF_CLOCK_H
+
+#include <time.h>
+
+/*
+ * The monotonic clock (CLOCK_MONOTONIC) for timeouts, deadlines and
+ * durations: never the wall clock, which may jump.
+ */
+
+/* Milliseconds on the monotonic clock (from an arbitrary start). */
+long long kinf_clock_now_ms(void);
+
+/*
+ * The monotonic time ms milliseconds from now, for pthread_cond_timedwait
+ * on a condition variable set to CLOCK_MONOTONIC.
+ */
+void kinf_clock_deadline(struct timespec *ret, long ms);
+
+#endif
