@@ -28,15 +28,11 @@
 
 #include "clock.h"
 #include "deltafifo.h"
+#include "hashtab.h"
 #include "indexer.h"
 #include "object.h"
 
-#define MAP_MIN_CAP 16
-
-struct slot {
-	struct kinf_deltas *d;	/* NULL: free */
-	uint64_t hash;
-};
+#define RING_MIN_CAP 16
 
 struct kinf_deltafifo {
 	pthread_mutex_t lock;
@@ -63,9 +59,7 @@ struct kinf_deltafifo {
 	size_t since_trim;
 	struct timespec last_trim;
 
-	struct slot *slots;	/* items: key -> deltas */
-	size_t cap;		/* power of two, or 0 */
-	size_t n;
+	struct kinf_hashtab items;	/* key -> struct kinf_deltas */
 
 	struct kinf_deltas **ring;	/* queue */
 	size_t rcap;
@@ -86,16 +80,6 @@ static void wake_consumer(struct kinf_deltafifo *fifo) {
 		return;
 	}
 	pthread_cond_broadcast(&fifo->cond);
-}
-
-/* FNV-1a, 64 bit. */
-static uint64_t hash_str(const char *s) {
-	uint64_t h = UINT64_C(14695981039346656037);
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= UINT64_C(1099511628211);
-	}
-	return h;
 }
 
 const char *kinf_delta_type_name(enum kinf_delta_type type) {
@@ -126,58 +110,24 @@ void kinf_deltas_free(struct kinf_deltas *deltas) {
 	free(deltas);
 }
 
-/* The slot holding key, or NULL. */
-static struct slot *map_find(const struct kinf_deltafifo *fifo,
+static bool match_deltas_key(const void *value, const void *key) {
+	return strcmp(((const struct kinf_deltas *)value)->key, key) == 0;
+}
+
+/* The slot of key in items, or NULL. */
+static struct kinf_hashtab_slot *map_find(const struct kinf_deltafifo *fifo,
 		const char *key, uint64_t hash) {
-	if (fifo->n == 0) {
-		return NULL;
-	}
-	size_t mask = fifo->cap - 1;
-	for (size_t i = hash & mask; fifo->slots[i].d; i = (i + 1) & mask) {
-		if (fifo->slots[i].hash == hash &&
-				strcmp(fifo->slots[i].d->key, key) == 0) {
-			return &fifo->slots[i];
-		}
-	}
-	return NULL;
-}
-
-static void map_place(struct slot *slots, size_t cap, struct slot s) {
-	size_t mask = cap - 1;
-	size_t i = s.hash & mask;
-	while (slots[i].d) {
-		i = (i + 1) & mask;
-	}
-	slots[i] = s;
-}
-
-static int map_resize(struct kinf_deltafifo *fifo, size_t cap) {
-	struct slot *slots = calloc(cap, sizeof(*slots));
-	if (!slots) {
-		return -KINF_ENOMEM;
-	}
-	for (size_t i = 0; i < fifo->cap; i++) {
-		if (fifo->slots[i].d) {
-			map_place(slots, cap, fifo->slots[i]);
-		}
-	}
-	free(fifo->slots);
-	fifo->slots = slots;
-	fifo->cap = cap;
-	return 0;
+	return kinf_hashtab_find(&fifo->items, hash, match_deltas_key, key);
 }
 
 /* Room for one more key in items and in the queue. */
 static int reserve_one(struct kinf_deltafifo *fifo) {
-	if ((fifo->n + 1) * 4 > fifo->cap * 3) {
-		size_t cap = fifo->cap ? fifo->cap * 2 : MAP_MIN_CAP;
-		int r = map_resize(fifo, cap);
-		if (r < 0) {
-			return r;
-		}
+	int r = kinf_hashtab_reserve(&fifo->items, 1);
+	if (r < 0) {
+		return r;
 	}
 	if (fifo->rlen == fifo->rcap) {
-		size_t rcap = fifo->rcap ? fifo->rcap * 2 : MAP_MIN_CAP;
+		size_t rcap = fifo->rcap ? fifo->rcap * 2 : RING_MIN_CAP;
 		struct kinf_deltas **ring = malloc(rcap * sizeof(*ring));
 		if (!ring) {
 			return -KINF_ENOMEM;
@@ -191,34 +141,6 @@ static int reserve_one(struct kinf_deltafifo *fifo) {
 		fifo->head = 0;
 	}
 	return 0;
-}
-
-/* Remove the key in slot s from items (backward-shift deletion). */
-static void map_remove(struct kinf_deltafifo *fifo, struct slot *s) {
-	size_t mask = fifo->cap - 1;
-	size_t i = (size_t)(s - fifo->slots);
-	size_t j = i;
-
-	fifo->n--;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!fifo->slots[j].d) {
-			break;
-		}
-		size_t home = fifo->slots[j].hash & mask;
-		bool stays = i <= j ? (i < home && home <= j)
-				: (i < home || home <= j);
-		if (!stays) {
-			fifo->slots[i] = fifo->slots[j];
-			i = j;
-		}
-	}
-	fifo->slots[i].d = NULL;
-	fifo->slots[i].hash = 0;
-	/* Shrink after a large initial list drained; failure keeps it. */
-	if (fifo->n * 8 <= fifo->cap && fifo->cap > 4 * MAP_MIN_CAP) {
-		(void)map_resize(fifo, fifo->cap / 4);
-	}
 }
 
 /*
@@ -251,13 +173,13 @@ static void dedup_deltas(struct kinf_deltas *d) {
  */
 static int queue_action(struct kinf_deltafifo *fifo, enum kinf_delta_type type,
 		struct kinf_object *obj, bool final_state_unknown, const char *key) {
-	uint64_t hash = hash_str(key);
-	struct slot *s = map_find(fifo, key, hash);
+	uint64_t hash = kinf_hashtab_hash_str(key);
+	struct kinf_hashtab_slot *s = map_find(fifo, key, hash);
 	struct kinf_deltas *d;
 	int r;
 
 	if (s) {
-		d = s->d;
+		d = s->value;
 	} else {
 		r = reserve_one(fifo);
 		if (r < 0) {
@@ -282,9 +204,7 @@ static int queue_action(struct kinf_deltafifo *fifo, enum kinf_delta_type type,
 		d->v = v;
 	}
 	if (!s) {
-		map_place(fifo->slots, fifo->cap,
-				(struct slot){ .d = d, .hash = hash });
-		fifo->n++;
+		kinf_hashtab_insert(&fifo->items, hash, d);
 		fifo->ring[(fifo->head + fifo->rlen) % fifo->rcap] = d;
 		fifo->rlen++;
 	}
@@ -319,8 +239,8 @@ void kinf_deltafifo_batch_end(struct kinf_deltafifo *fifo) {
 }
 
 static bool queued(const struct kinf_deltafifo *fifo, const char *key) {
-	struct slot *s = map_find(fifo, key, hash_str(key));
-	return s && s->d->n > 0;
+	struct kinf_hashtab_slot *s = map_find(fifo, key, kinf_hashtab_hash_str(key));
+	return s && ((struct kinf_deltas *)s->value)->n > 0;
 }
 
 struct kinf_deltafifo *kinf_deltafifo_new(struct kinf_indexer *known,
@@ -362,7 +282,7 @@ void kinf_deltafifo_free(struct kinf_deltafifo *fifo) {
 		kinf_deltas_free(fifo->ring[(fifo->head + i) % fifo->rcap]);
 	}
 	free(fifo->ring);
-	free(fifo->slots);
+	kinf_hashtab_release(&fifo->items);
 	pthread_cond_destroy(&fifo->cond);
 	pthread_mutex_destroy(&fifo->lock);
 	free(fifo);
@@ -411,55 +331,20 @@ int kinf_deltafifo_delete(struct kinf_deltafifo *fifo,
 	return r;
 }
 
-/* A set of borrowed key strings, for Replace's "listed" keys. */
-struct keyset {
-	const char **v;
-	uint64_t *h;
-	size_t cap;
-	size_t n;
-};
-
-static int keyset_init(struct keyset *ks, size_t max) {
-	size_t cap = MAP_MIN_CAP;
-	while (cap < max * 2) {
-		cap *= 2;
-	}
-	ks->v = calloc(cap, sizeof(*ks->v));
-	ks->h = calloc(cap, sizeof(*ks->h));
-	ks->cap = cap;
-	ks->n = 0;
-	return ks->v && ks->h ? 0 : -KINF_ENOMEM;
+/* Replace's "listed" keys: a set of borrowed key strings. */
+static bool match_str(const void *value, const void *key) {
+	return strcmp(value, key) == 0;
 }
 
-/* Insert key (capacity is fixed at twice the maximum; it cannot fill). */
-static void keyset_add(struct keyset *ks, const char *key) {
-	uint64_t h = hash_str(key);
-	size_t mask = ks->cap - 1;
-	size_t i = h & mask;
-	for (; ks->v[i]; i = (i + 1) & mask) {
-		if (ks->h[i] == h && strcmp(ks->v[i], key) == 0) {
-			return;
-		}
+static void keyset_add(struct kinf_hashtab *ks, const char *key) {
+	uint64_t h = kinf_hashtab_hash_str(key);
+	if (!kinf_hashtab_find(ks, h, match_str, key)) {
+		kinf_hashtab_insert(ks, h, (void *)key);
 	}
-	ks->v[i] = key;
-	ks->h[i] = h;
-	ks->n++;
 }
 
-static bool keyset_has(const struct keyset *ks, const char *key) {
-	uint64_t h = hash_str(key);
-	size_t mask = ks->cap - 1;
-	for (size_t i = h & mask; ks->v[i]; i = (i + 1) & mask) {
-		if (ks->h[i] == h && strcmp(ks->v[i], key) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-static void keyset_release(struct keyset *ks) {
-	free(ks->v);
-	free(ks->h);
+static bool keyset_has(const struct kinf_hashtab *ks, const char *key) {
+	return kinf_hashtab_find(ks, kinf_hashtab_hash_str(key), match_str, key) != NULL;
 }
 
 int kinf_deltafifo_replace(struct kinf_deltafifo *fifo,
@@ -467,12 +352,13 @@ int kinf_deltafifo_replace(struct kinf_deltafifo *fifo,
 	enum kinf_delta_type action = fifo->emit_replaced ?
 		KINF_DELTA_REPLACED : KINF_DELTA_SYNC;
 	struct kinf_object_list known = {0};
-	struct keyset listed = {0};
+	struct kinf_hashtab listed = {0};
 	size_t queued_deletions = 0;
 	int r;
 
 	pthread_mutex_lock(&fifo->lock);
-	r = keyset_init(&listed, n);
+	/* room for every key, so that keyset_add cannot fail */
+	r = kinf_hashtab_reserve(&listed, n);
 	if (r < 0) {
 		goto out;
 	}
@@ -535,7 +421,7 @@ int kinf_deltafifo_replace(struct kinf_deltafifo *fifo,
 out:
 	pthread_mutex_unlock(&fifo->lock);
 	kinf_object_list_release(&known);
-	keyset_release(&listed);
+	kinf_hashtab_release(&listed);
 	return r;
 }
 
@@ -675,7 +561,7 @@ int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 	if (fifo->initial_count > 0) {
 		fifo->initial_count--;
 	}
-	map_remove(fifo, map_find(fifo, d->key, hash_str(d->key)));
+	kinf_hashtab_remove(&fifo->items, map_find(fifo, d->key, kinf_hashtab_hash_str(d->key)));
 	if (process) {
 		r = process(d, is_in_initial_list, userdata);
 	}

@@ -7,15 +7,14 @@
  * hash table of item pointers keyed by the key. Every named index is a hash
  * table of buckets keyed by the index value, and each bucket holds the set
  * of items having that value, again as a hash table of item pointers. So an
- * object costs one item plus one pointer slot per index value it has; no
- * per-object list of index values is kept (like client-go, the old values
- * are recomputed from the old object on update and delete).
+ * object costs one item plus one (hash, pointer) slot per index value it
+ * has; no per-object list of index values is kept (like client-go, the old
+ * values are recomputed from the old object on update and delete).
  *
- * All tables share one implementation: a plain array while they hold at most
- * SMALL_MAX entries (most buckets of a high-cardinality index hold a single
- * key), then open addressing with linear probing, power-of-two capacity and
- * backward-shift deletion (no tombstones). Adding or removing one key in a
- * bucket of any size is O(1) amortized.
+ * All tables are src/hashtab.h: a plain array while they hold at most
+ * KINF_HASHTAB_SMALL_MAX entries (most buckets of a high-cardinality index
+ * hold a single key), then open addressing with linear probing. Adding or
+ * removing one key in a bucket of any size is O(1) amortized.
  *
  * Locking: one pthread rwlock. Writers (add, update, delete, replace,
  * add_index) hold it exclusively and call the index functions under it;
@@ -27,39 +26,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtab.h"
 #include "indexer.h"
 #include "object.h"
-
-/* Every table entry starts with its hash. */
-struct hnode {
-	uint64_t hash;
-};
 
 /* One stored object. The key is copied so index sets stay valid across
  * updates that swap the object. */
 struct item {
-	struct hnode h;
+	uint64_t hash;			/* of key */
 	struct kinf_object *obj;	/* one reference */
 	char key[];
 };
 
-#define SMALL_MAX 8
-#define HASH_MIN_CAP 16
-
-/*
- * A set of hnode pointers. cap <= SMALL_MAX: slots[0..n) is a plain array.
- * Otherwise: open addressing, cap a power of two, NULL means free.
- */
-struct table {
-	struct hnode **slots;
-	size_t n;
-	size_t cap;
-};
-
 /* The keys having one value of one index. */
 struct bucket {
-	struct hnode h;
-	struct table keys;	/* of struct item */
+	struct kinf_hashtab keys;	/* of struct item, hashed by key */
 	char value[];
 };
 
@@ -72,8 +53,8 @@ struct index_def {
 
 /* Everything replace() rebuilds: the items and one value table per index. */
 struct state {
-	struct table items;	/* of struct item */
-	struct table *values;	/* [ndefs], each of struct bucket */
+	struct kinf_hashtab items;	/* of struct item */
+	struct kinf_hashtab *values;	/* [ndefs], each of struct bucket */
 };
 
 struct kinf_indexer {
@@ -83,214 +64,57 @@ struct kinf_indexer {
 	struct state st;
 };
 
-typedef bool (*match_func)(const struct hnode *node, const void *ctx);
-
-/* FNV-1a, 64 bit. */
-static uint64_t hash_str(const char *s) {
-	uint64_t h = UINT64_C(14695981039346656037);
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= UINT64_C(1099511628211);
-	}
-	return h;
+static bool match_ptr(const void *value, const void *ctx) {
+	return value == ctx;
 }
 
-static bool table_is_small(const struct table *t) {
-	return t->cap <= SMALL_MAX;
+static bool match_item_key(const void *value, const void *ctx) {
+	return strcmp(((const struct item *)value)->key, ctx) == 0;
 }
 
-/* The number of slots to scan when iterating. */
-static size_t table_span(const struct table *t) {
-	return table_is_small(t) ? t->n : t->cap;
+static bool match_bucket_value(const void *value, const void *ctx) {
+	return strcmp(((const struct bucket *)value)->value, ctx) == 0;
 }
 
-/* The slot holding the node matching (hash, match, ctx), or NULL. */
-static struct hnode **table_find(const struct table *t, uint64_t hash,
-		match_func match, const void *ctx) {
-	if (t->n == 0) {
-		return NULL;
-	}
-	if (table_is_small(t)) {
-		for (size_t i = 0; i < t->n; i++) {
-			if (t->slots[i]->hash == hash && match(t->slots[i], ctx)) {
-				return &t->slots[i];
-			}
-		}
-		return NULL;
-	}
-	size_t mask = t->cap - 1;
-	for (size_t i = hash & mask; t->slots[i]; i = (i + 1) & mask) {
-		if (t->slots[i]->hash == hash && match(t->slots[i], ctx)) {
-			return &t->slots[i];
-		}
-	}
-	return NULL;
+static struct kinf_hashtab_slot *items_find(const struct kinf_hashtab *items,
+		const char *key) {
+	return kinf_hashtab_find(items, kinf_hashtab_hash_str(key), match_item_key, key);
 }
 
-static void hash_place(struct hnode **slots, size_t cap, struct hnode *node) {
-	size_t mask = cap - 1;
-	size_t i = node->hash & mask;
-	while (slots[i]) {
-		i = (i + 1) & mask;
-	}
-	slots[i] = node;
-}
-
-/* Move every node into a new slot array of capacity cap. */
-static int table_resize(struct table *t, size_t cap) {
-	struct hnode **slots = calloc(cap, sizeof(*slots));
-	if (!slots) {
-		return -KINF_ENOMEM;
-	}
-	if (cap <= SMALL_MAX) {
-		/* Only ever shrinking to the array form; n fits. */
-		size_t j = 0;
-		for (size_t i = 0; i < table_span(t); i++) {
-			if (t->slots[i]) {
-				slots[j++] = t->slots[i];
-			}
-		}
-	} else {
-		for (size_t i = 0; i < table_span(t); i++) {
-			if (t->slots[i]) {
-				hash_place(slots, cap, t->slots[i]);
-			}
-		}
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->cap = cap;
-	return 0;
-}
-
-/* Make room for one more node, so that table_insert cannot fail. */
-static int table_reserve(struct table *t) {
-	size_t want = t->n + 1;
-	if (want <= SMALL_MAX) {
-		if (want <= t->cap) {
-			return 0;
-		}
-		size_t cap = t->cap ? t->cap * 2 : 1;
-		struct hnode **slots = realloc(t->slots, cap * sizeof(*slots));
-		if (!slots) {
-			return -KINF_ENOMEM;
-		}
-		t->slots = slots;
-		t->cap = cap;
-		return 0;
-	}
-	/* Hash form: keep the load factor at or below 3/4. */
-	if (!table_is_small(t) && want * 4 <= t->cap * 3) {
-		return 0;
-	}
-	size_t cap = table_is_small(t) ? HASH_MIN_CAP : t->cap * 2;
-	while (want * 4 > cap * 3) {
-		cap *= 2;
-	}
-	return table_resize(t, cap);
-}
-
-/* Insert a node known to be absent; table_reserve must have succeeded. */
-static void table_insert(struct table *t, struct hnode *node) {
-	if (table_is_small(t)) {
-		t->slots[t->n] = node;
-	} else {
-		hash_place(t->slots, t->cap, node);
-	}
-	t->n++;
-}
-
-/* Remove the node in slot; never allocates except to shrink (optional). */
-static void table_remove(struct table *t, struct hnode **slot) {
-	size_t i = (size_t)(slot - t->slots);
-	t->n--;
-	if (table_is_small(t)) {
-		t->slots[i] = t->slots[t->n];
-		t->slots[t->n] = NULL;
-		return;
-	}
-	/* Backward-shift deletion keeps every probe chain unbroken. */
-	size_t mask = t->cap - 1;
-	size_t j = i;
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!t->slots[j]) {
-			break;
-		}
-		size_t home = t->slots[j]->hash & mask;
-		bool stays = i <= j ? (i < home && home <= j)
-				: (i < home || home <= j);
-		if (!stays) {
-			t->slots[i] = t->slots[j];
-			i = j;
-		}
-	}
-	t->slots[i] = NULL;
-	/* Give memory back after a bucket drained; failure just keeps it. */
-	if (t->n * 8 <= t->cap && t->cap > HASH_MIN_CAP) {
-		size_t cap = t->cap / 4;
-		if (t->n <= SMALL_MAX / 2) {
-			cap = SMALL_MAX;
-		} else if (cap < HASH_MIN_CAP) {
-			cap = HASH_MIN_CAP;
-		}
-		(void)table_resize(t, cap);
-	}
-}
-
-static void table_release(struct table *t) {
-	free(t->slots);
-	t->slots = NULL;
-	t->n = 0;
-	t->cap = 0;
-}
-
-static bool match_ptr(const struct hnode *node, const void *ctx) {
-	return node == ctx;
-}
-
-static bool match_item_key(const struct hnode *node, const void *ctx) {
-	return strcmp(((const struct item *)node)->key, ctx) == 0;
-}
-
-static bool match_bucket_value(const struct hnode *node, const void *ctx) {
-	return strcmp(((const struct bucket *)node)->value, ctx) == 0;
-}
-
-static struct item **items_find(const struct table *items, const char *key) {
-	return (struct item **)table_find(items, hash_str(key),
-			match_item_key, key);
-}
-
-static struct bucket **values_find(const struct table *values,
+static struct kinf_hashtab_slot *bucket_slot(const struct kinf_hashtab *values,
 		const char *value) {
-	return (struct bucket **)table_find(values, hash_str(value),
-			match_bucket_value, value);
+	return kinf_hashtab_find(values, kinf_hashtab_hash_str(value), match_bucket_value, value);
+}
+
+/* The bucket of value, or NULL. */
+static struct bucket *bucket_find(const struct kinf_hashtab *values, const char *value) {
+	struct kinf_hashtab_slot *s = bucket_slot(values, value);
+	return s ? s->value : NULL;
 }
 
 static void bucket_free(struct bucket *b) {
 	if (b) {
-		table_release(&b->keys);
+		kinf_hashtab_release(&b->keys);
 		free(b);
 	}
 }
 
-static void values_release(struct table *values) {
-	for (size_t i = 0; i < table_span(values); i++) {
-		bucket_free((struct bucket *)values->slots[i]);
+static void values_release(struct kinf_hashtab *values) {
+	for (size_t i = 0; i < kinf_hashtab_span(values); i++) {
+		bucket_free(values->slots[i].value);
 	}
-	table_release(values);
+	kinf_hashtab_release(values);
 }
 
 static void state_release(struct state *st, size_t ndefs) {
-	for (size_t i = 0; i < table_span(&st->items); i++) {
-		struct item *it = (struct item *)st->items.slots[i];
+	for (size_t i = 0; i < kinf_hashtab_span(&st->items); i++) {
+		struct item *it = st->items.slots[i].value;
 		if (it) {
 			kinf_object_unref(it->obj);
 			free(it);
 		}
 	}
-	table_release(&st->items);
+	kinf_hashtab_release(&st->items);
 	if (st->values) {
 		for (size_t d = 0; d < ndefs; d++) {
 			values_release(&st->values[d]);
@@ -304,22 +128,20 @@ static void state_release(struct state *st, size_t ndefs) {
  * Put item into the bucket for value. Returns 1 when inserted, 0 when it was
  * there already, or -KINF_ENOMEM (then nothing changed).
  */
-static int bucket_add(struct table *values, const char *value,
+static int bucket_add(struct kinf_hashtab *values, const char *value,
 		struct item *it) {
-	struct bucket **slot = values_find(values, value);
-	struct bucket *b;
+	struct bucket *b = bucket_find(values, value);
 	int r;
 
-	if (slot) {
-		b = *slot;
-		if (table_find(&b->keys, it->h.hash, match_ptr, it)) {
+	if (b) {
+		if (kinf_hashtab_find(&b->keys, it->hash, match_ptr, it)) {
 			return 0;
 		}
-		r = table_reserve(&b->keys);
+		r = kinf_hashtab_reserve(&b->keys, 1);
 		if (r < 0) {
 			return r;
 		}
-		table_insert(&b->keys, &it->h);
+		kinf_hashtab_insert(&b->keys, it->hash, it);
 		return 1;
 	}
 	size_t len = strlen(value);
@@ -328,33 +150,32 @@ static int bucket_add(struct table *values, const char *value,
 		return -KINF_ENOMEM;
 	}
 	memcpy(b->value, value, len + 1);
-	b->h.hash = hash_str(value);
-	r = table_reserve(values);
-	if (r < 0 || (r = table_reserve(&b->keys)) < 0) {
+	r = kinf_hashtab_reserve(values, 1);
+	if (r < 0 || (r = kinf_hashtab_reserve(&b->keys, 1)) < 0) {
 		bucket_free(b);
 		return r;
 	}
-	table_insert(&b->keys, &it->h);
-	table_insert(values, &b->h);
+	kinf_hashtab_insert(&b->keys, it->hash, it);
+	kinf_hashtab_insert(values, kinf_hashtab_hash_str(value), b);
 	return 1;
 }
 
 /* Take item out of the bucket for value, dropping the bucket when empty
  * (kubernetes#84959: no empty sets left behind). Never fails. */
-static void bucket_del(struct table *values, const char *value,
+static void bucket_del(struct kinf_hashtab *values, const char *value,
 		struct item *it) {
-	struct bucket **slot = values_find(values, value);
+	struct kinf_hashtab_slot *slot = bucket_slot(values, value);
 	if (!slot) {
 		return;
 	}
-	struct bucket *b = *slot;
-	struct hnode **kslot = table_find(&b->keys, it->h.hash, match_ptr, it);
+	struct bucket *b = slot->value;
+	struct kinf_hashtab_slot *kslot = kinf_hashtab_find(&b->keys, it->hash, match_ptr, it);
 	if (!kslot) {
 		return;
 	}
-	table_remove(&b->keys, kslot);
+	kinf_hashtab_remove(&b->keys, kslot);
 	if (b->keys.n == 0) {
-		table_remove(values, (struct hnode **)slot);
+		kinf_hashtab_remove(values, slot);
 		bucket_free(b);
 	}
 }
@@ -380,19 +201,18 @@ static bool sorted_contains(const struct kinf_strv *sv, const char *s) {
  * Remove item from every bucket whose value is not in keep: the slow path
  * used when the old object's values could not be computed. Never fails.
  */
-static void bucket_del_scan(struct table *values, struct item *it,
+static void bucket_del_scan(struct kinf_hashtab *values, struct item *it,
 		const struct kinf_strv *keep) {
 	size_t i = 0;
-	while (i < table_span(values)) {
-		struct bucket *b = (struct bucket *)values->slots[i];
-		struct hnode **kslot;
+	while (i < kinf_hashtab_span(values)) {
+		struct bucket *b = values->slots[i].value;
+		struct kinf_hashtab_slot *kslot;
 		if (!b || sorted_contains(keep, b->value) ||
-				!(kslot = table_find(&b->keys, it->h.hash,
-						match_ptr, it))) {
+				!(kslot = kinf_hashtab_find(&b->keys, it->hash, match_ptr, it))) {
 			i++;
 			continue;
 		}
-		table_remove(&b->keys, kslot);
+		kinf_hashtab_remove(&b->keys, kslot);
 		if (b->keys.n > 0) {
 			i++;
 			continue;
@@ -401,7 +221,7 @@ static void bucket_del_scan(struct table *values, struct item *it,
 		 * Removing the bucket may shift a later bucket into slot i, or
 		 * shrink the table, so restart; this path is rare.
 		 */
-		table_remove(values, &values->slots[i]);
+		kinf_hashtab_remove(values, &values->slots[i]);
 		bucket_free(b);
 		i = 0;
 	}
@@ -536,12 +356,12 @@ out:
 static int state_put(struct kinf_indexer *idx, struct state *st,
 		struct kinf_object *obj) {
 	const char *key = kinf_object_key(obj);
-	struct item **slot = items_find(&st->items, key);
+	struct kinf_hashtab_slot *slot = items_find(&st->items, key);
 	struct item *it;
 	int r;
 
 	if (slot) {
-		it = *slot;
+		it = slot->value;
 		r = update_indices(idx, st, it, it->obj, obj);
 		if (r < 0) {
 			return r;
@@ -551,7 +371,7 @@ static int state_put(struct kinf_indexer *idx, struct state *st,
 		kinf_object_unref(old);
 		return 0;
 	}
-	r = table_reserve(&st->items);
+	r = kinf_hashtab_reserve(&st->items, 1);
 	if (r < 0) {
 		return r;
 	}
@@ -561,7 +381,7 @@ static int state_put(struct kinf_indexer *idx, struct state *st,
 		return -KINF_ENOMEM;
 	}
 	memcpy(it->key, key, len + 1);
-	it->h.hash = hash_str(key);
+	it->hash = kinf_hashtab_hash_str(key);
 	it->obj = obj;
 	r = update_indices(idx, st, it, NULL, obj);
 	if (r < 0) {
@@ -569,7 +389,7 @@ static int state_put(struct kinf_indexer *idx, struct state *st,
 		return r;
 	}
 	it->obj = kinf_object_ref(obj);
-	table_insert(&st->items, &it->h);
+	kinf_hashtab_insert(&st->items, it->hash, it);
 	return 0;
 }
 
@@ -622,10 +442,10 @@ static struct index_def *find_def(struct kinf_indexer *idx, const char *name,
 static int add_index_locked(struct kinf_indexer *idx, const char *name,
 		kinf_index_func fn, void *userdata, void (*free_userdata)(void *)) {
 	struct kinf_strv vals = {0};
-	struct table built = {0};
+	struct kinf_hashtab built = {0};
 	char *name_copy = NULL;
 	struct index_def *defs;
-	struct table *values;
+	struct kinf_hashtab *values;
 	int r = 0;
 
 	if (find_def(idx, name, NULL)) {
@@ -640,8 +460,8 @@ static int add_index_locked(struct kinf_indexer *idx, const char *name,
 		.free_userdata = free_userdata,
 	};
 	/* Index the existing items before publishing the index (AddIndexers). */
-	for (size_t i = 0; i < table_span(&idx->st.items); i++) {
-		struct item *it = (struct item *)idx->st.items.slots[i];
+	for (size_t i = 0; i < kinf_hashtab_span(&idx->st.items); i++) {
+		struct item *it = idx->st.items.slots[i].value;
 		if (!it) {
 			continue;
 		}
@@ -716,9 +536,9 @@ int kinf_indexer_update(struct kinf_indexer *idx, struct kinf_object *obj) {
 
 int kinf_indexer_delete(struct kinf_indexer *idx, const char *key) {
 	pthread_rwlock_wrlock(&idx->lock);
-	struct item **slot = items_find(&idx->st.items, key);
+	struct kinf_hashtab_slot *slot = items_find(&idx->st.items, key);
 	if (slot) {
-		struct item *it = *slot;
+		struct item *it = slot->value;
 		if (update_indices(idx, &idx->st, it, it->obj, NULL) < 0) {
 			/* Only an allocation can fail here; scan instead. */
 			struct kinf_strv none = {0};
@@ -726,7 +546,7 @@ int kinf_indexer_delete(struct kinf_indexer *idx, const char *key) {
 				bucket_del_scan(&idx->st.values[d], it, &none);
 			}
 		}
-		table_remove(&idx->st.items, (struct hnode **)slot);
+		kinf_hashtab_remove(&idx->st.items, slot);
 		kinf_object_unref(it->obj);
 		free(it);
 	}
@@ -767,9 +587,9 @@ struct kinf_object *kinf_indexer_get(struct kinf_indexer *idx,
 	struct kinf_object *obj = NULL;
 
 	pthread_rwlock_rdlock(&idx->lock);
-	struct item **slot = items_find(&idx->st.items, key);
+	struct kinf_hashtab_slot *slot = items_find(&idx->st.items, key);
 	if (slot) {
-		obj = kinf_object_ref((*slot)->obj);
+		obj = kinf_object_ref(((struct item *)slot->value)->obj);
 	}
 	pthread_rwlock_unlock(&idx->lock);
 	return obj;
@@ -789,10 +609,10 @@ static int cmp_item_key(const void *a, const void *b) {
 }
 
 /* Append the items of table t to *v (n used so far, room for t->n more). */
-static size_t collect(struct item **v, size_t n, const struct table *t) {
-	for (size_t i = 0; i < table_span(t); i++) {
-		if (t->slots[i]) {
-			v[n++] = (struct item *)t->slots[i];
+static size_t collect(struct item **v, size_t n, const struct kinf_hashtab *t) {
+	for (size_t i = 0; i < kinf_hashtab_span(t); i++) {
+		if (t->slots[i].value) {
+			v[n++] = t->slots[i].value;
 		}
 	}
 	return n;
@@ -871,7 +691,7 @@ int kinf_indexer_list_keys(struct kinf_indexer *idx, struct kinf_strv *ret) {
 }
 
 /* The value table of index name, or NULL with reterr filled in. */
-static struct table *lookup_index(struct kinf_indexer *idx, const char *name,
+static struct kinf_hashtab *lookup_index(struct kinf_indexer *idx, const char *name,
 		struct kinf_error *reterr) {
 	size_t pos;
 	if (!find_def(idx, name, &pos)) {
@@ -886,17 +706,17 @@ static struct table *lookup_index(struct kinf_indexer *idx, const char *name,
 static int bucket_items(struct kinf_indexer *idx, const char *name,
 		const char *value, struct item ***ret_v, size_t *ret_n,
 		struct kinf_error *reterr) {
-	struct table *values = lookup_index(idx, name, reterr);
+	struct kinf_hashtab *values = lookup_index(idx, name, reterr);
 	if (!values) {
 		return -KINF_ENOTFOUND;
 	}
-	struct bucket **slot = values_find(values, value);
-	size_t n = slot ? (*slot)->keys.n : 0;
+	struct bucket *b = bucket_find(values, value);
+	size_t n = b ? b->keys.n : 0;
 	struct item **v = malloc((n + 1) * sizeof(*v));
 	if (!v) {
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
-	*ret_n = slot ? collect(v, 0, &(*slot)->keys) : 0;
+	*ret_n = b ? collect(v, 0, &b->keys) : 0;
 	*ret_v = v;
 	return 0;
 }
@@ -954,9 +774,9 @@ int kinf_indexer_index(struct kinf_indexer *idx, const char *name,
 		goto out;
 	}
 	for (size_t i = 0; i < vals.n; i++) {
-		struct bucket **slot = values_find(&idx->st.values[pos],
+		struct bucket *b = bucket_find(&idx->st.values[pos],
 				vals.v[i]);
-		total += slot ? (*slot)->keys.n : 0;
+		total += b ? b->keys.n : 0;
 	}
 	v = malloc((total + 1) * sizeof(*v));
 	if (!v) {
@@ -964,10 +784,10 @@ int kinf_indexer_index(struct kinf_indexer *idx, const char *name,
 		goto out;
 	}
 	for (size_t i = 0; i < vals.n; i++) {
-		struct bucket **slot = values_find(&idx->st.values[pos],
+		struct bucket *b = bucket_find(&idx->st.values[pos],
 				vals.v[i]);
-		if (slot) {
-			n = collect(v, n, &(*slot)->keys);
+		if (b) {
+			n = collect(v, n, &b->keys);
 		}
 	}
 	/* An object under several of the values is listed once. */
@@ -984,12 +804,12 @@ int kinf_indexer_index_count(struct kinf_indexer *idx, const char *name,
 	int r = 0;
 
 	pthread_rwlock_rdlock(&idx->lock);
-	struct table *values = lookup_index(idx, name, reterr);
+	struct kinf_hashtab *values = lookup_index(idx, name, reterr);
 	if (!values) {
 		r = -KINF_ENOTFOUND;
 	} else {
-		struct bucket **slot = values_find(values, value);
-		*ret_count = slot ? (*slot)->keys.n : 0;
+		struct bucket *b = bucket_find(values, value);
+		*ret_count = b ? b->keys.n : 0;
 	}
 	pthread_rwlock_unlock(&idx->lock);
 	return r;
@@ -1011,7 +831,7 @@ int kinf_indexer_values(struct kinf_indexer *idx, const char *name,
 	int r = 0;
 
 	pthread_rwlock_rdlock(&idx->lock);
-	struct table *values = lookup_index(idx, name, reterr);
+	struct kinf_hashtab *values = lookup_index(idx, name, reterr);
 	if (!values) {
 		r = -KINF_ENOTFOUND;
 		goto out;
@@ -1021,8 +841,8 @@ int kinf_indexer_values(struct kinf_indexer *idx, const char *name,
 		r = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < table_span(values); i++) {
-		struct bucket *b = (struct bucket *)values->slots[i];
+	for (size_t i = 0; i < kinf_hashtab_span(values); i++) {
+		struct bucket *b = values->slots[i].value;
 		if (!b) {
 			continue;
 		}
