@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "discovery.h"
+#include "editdist.h"
 #include "err.h"
 #include "http.h"
 #include "log.h"
@@ -984,45 +985,6 @@ static const struct res *lookup_kind(const struct kinf_discovery *d,
 	return NULL;
 }
 
-/* Levenshtein distance, giving up (returning limit + 1) past limit. */
-static size_t edit_distance(const char *a, const char *b, size_t limit) {
-	size_t la = strlen(a), lb = strlen(b), row[65], best;
-
-	if (la > 64 || lb > 64) {
-		return limit + 1;
-	}
-	if ((la > lb ? la - lb : lb - la) > limit) {
-		return limit + 1;
-	}
-	for (size_t j = 0; j <= lb; j++) {
-		row[j] = j;
-	}
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		best = row[0];
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = diag + (a[i - 1] != b[j - 1]);
-			if (row[j - 1] + 1 < cost) {
-				cost = row[j - 1] + 1;
-			}
-			if (up + 1 < cost) {
-				cost = up + 1;
-			}
-			row[j] = cost;
-			diag = up;
-			if (cost < best) {
-				best = cost;
-			}
-		}
-		if (best > limit) {
-			return limit + 1;
-		}
-	}
-	return row[lb];
-}
-
 /*
  * The closest name (plural, singular or short name) to `name`, within one
  * edit for short inputs and two for longer ones; restricted to one group
@@ -1047,14 +1009,14 @@ static const char *suggest(const struct kinf_discovery *d, const char *name,
 				const struct res *r = &v->res[k];
 				const char *cands[2] = { r->name, r->singular };
 				for (size_t c = 0; c < 2; c++) {
-					size_t dist = edit_distance(name, cands[c], limit);
+					size_t dist = kinf_editdist(name, cands[c], limit);
 					if (dist < best) {
 						best = dist;
 						found = cands[c];
 					}
 				}
 				for (char **s = r->short_names; *s; s++) {
-					size_t dist = edit_distance(name, *s, limit);
+					size_t dist = kinf_editdist(name, *s, limit);
 					if (dist < best) {
 						best = dist;
 						found = *s;

@@ -7,6 +7,7 @@
 
 #include "auth.h"
 #include "common.h"
+#include "editdist.h"
 #include "http.h"
 #include "jsonpath.h"
 #include "log.h"
@@ -226,36 +227,6 @@ bool cli_command_has_option(const struct cmd *cmd, const char *name, size_t len)
 	return false;
 }
 
-size_t cli_edit_distance(const char *a, const char *b) {
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = calloc(lb + 1, sizeof(*row));
-	if (!row) {
-		return (size_t)-1;
-	}
-	for (size_t j = 0; j <= lb; j++) {
-		row[j] = j;
-	}
-	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best) {
-				best = row[j] + 1;
-			}
-			if (row[j - 1] + 1 < best) {
-				best = row[j - 1] + 1;
-			}
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	size_t d = row[lb];
-	free(row);
-	return d;
-}
-
 int cli_bad_option(const struct cli *cli, int argc, char **argv,
 		const struct option *options) {
 	const char *arg = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
@@ -280,7 +251,7 @@ int cli_bad_option(const struct cli *cli, int argc, char **argv,
 	const char *best = NULL;
 	size_t best_d = plain && len > 3 ? 3 : 2;
 	for (const struct option *o = options; plain && o->name; o++) {
-		size_t d = cli_edit_distance(plain, o->name);
+		size_t d = kinf_editdist(plain, o->name, 2);
 		if (d < best_d || (d == best_d && !best && d <= 1)) {
 			best_d = d;
 			best = o->name;

@@ -183,8 +183,6 @@ int cli_bad_option(const struct cli *cli, int argc, char **argv,
 		const struct option *options);
 /* Whether cmd's option table has the long option name[0..len). */
 bool cli_command_has_option(const struct cmd *cmd, const char *name, size_t len);
-/* Levenshtein distance between two strings, for "did you mean". */
-size_t cli_edit_distance(const char *a, const char *b);
 
 /*
  * Load the kubeconfig, set up credentials and HTTP, load discovery and

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "editdist.h"
 
 /* Alphabetized; exact match only. */
 static const struct cmd *const commands[] = {
@@ -63,7 +64,7 @@ static int unknown_command(const char *name) {
 	const char *best = NULL;
 	size_t best_d = 3;
 	for (size_t i = 0; i < N_COMMANDS; i++) {
-		size_t d = cli_edit_distance(name, commands[i]->name);
+		size_t d = kinf_editdist(name, commands[i]->name, 2);
 		if (d < best_d) {
 			best_d = d;
 			best = commands[i]->name;
