@@ -21,6 +21,7 @@
 #include "header.h"
 #include "kubeconfig.h"
 #include "log.h"
+#include "rfc3339.h"
 
 /*
  * Credentials for requests (client-go's transport config and the exec
@@ -263,66 +264,6 @@ static char *b64_encode(const char *in, size_t len) {
 	}
 	*o = '\0';
 	return out;
-}
-
-/* 2006-01-02T15:04:05(.999999999)?(Z|+07:00), as metav1.Time unmarshals it. */
-static int parse_rfc3339(const char *s, struct timespec *ret) {
-	int y, mo, d, h, mi, sec, n = 0;
-	long nsec = 0;
-	long long days, t;
-
-	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10 ||
-			(s[10] != 'T' && s[10] != 't')) {
-		return -1;
-	}
-	s += 11;
-	if (sscanf(s, "%2d:%2d:%2d%n", &h, &mi, &sec, &n) != 3 || n != 8) {
-		return -1;
-	}
-	s += 8;
-	if (*s == '.') {
-		long scale = 100000000;
-		s++;
-		if (*s < '0' || *s > '9') {
-			return -1;
-		}
-		for (; *s >= '0' && *s <= '9'; s++) {
-			nsec += (*s - '0') * scale;
-			scale /= 10;
-		}
-	}
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) {
-		return -1;
-	}
-	/* days since 1970-01-01 of the civil date (Howard Hinnant's algorithm) */
-	{
-		int yy = mo <= 2 ? y - 1 : y;
-		long long era = (yy >= 0 ? yy : yy - 399) / 400;
-		long long yoe = yy - era * 400;
-		long long doy = (153LL * (mo > 2 ? mo - 3 : mo + 9) + 2) / 5 + d - 1;
-		long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-		days = era * 146097 + doe - 719468;
-	}
-	t = days * 86400 + h * 3600LL + mi * 60LL + sec;
-	if (*s == 'Z' || *s == 'z') {
-		s++;
-	} else if (*s == '+' || *s == '-') {
-		int oh, om;
-		int sign = *s == '-' ? -1 : 1;
-		if (sscanf(s + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5 || oh > 23 || om > 59) {
-			return -1;
-		}
-		t -= sign * (oh * 3600LL + om * 60LL);
-		s += 6;
-	} else {
-		return -1;
-	}
-	if (*s) {
-		return -1;
-	}
-	ret->tv_sec = (time_t)t;
-	ret->tv_nsec = nsec;
-	return 0;
 }
 
 /* The KUBERNETES_EXEC_INFO value: an ExecCredential with only a spec. */
@@ -772,7 +713,7 @@ static int exec_parse(struct kinf_auth *auth, const char *data, size_t len,
 		}
 	}
 	if (json_is_string(exp)) {
-		if (parse_rfc3339(json_string_value(exp), &expiry) < 0) {
+		if (kinf_rfc3339_parse(json_string_value(exp), &expiry) < 0) {
 			r = cred_error(e, reterr, "invalid expirationTimestamp \"%s\"%s",
 					json_string_value(exp), "");
 			goto out;

@@ -7,6 +7,7 @@
 
 #include "jsonpath.h"
 #include "output.h"
+#include "rfc3339.h"
 #include "table.h"
 #include "termsafe.h"
 
@@ -876,41 +877,13 @@ void kinf_human_duration(long long s, char *buf, size_t size) {
 	}
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static long long days_from_civil(int y, unsigned m, unsigned d) {
-	y -= m <= 2;
-	long long era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (long long)doe - 719468;
-}
-
-long long kinf_seconds_since(const char *ts) {
-	int y, mo, d, h, mi, s;
-	if (!ts || sscanf(ts, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6) {
-		return -1;
-	}
-	const char *z = ts + 19;
-	while (*z == '.' || (*z >= '0' && *z <= '9')) {
-		z++;
-	}
-	long long off = 0;
-	if ((*z == '+' || *z == '-') && strlen(z) >= 6) {
-		off = (atoi(z + 1) * 3600 + atoi(z + 4) * 60) * (*z == '+' ? 1 : -1);
-	}
-	long long t = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
-		h * 3600 + mi * 60 + s - off;
-	return (long long)time(NULL) - t;
-}
-
 /* Local columns ------------------------------------------------------- */
 
 #include "object.h"
 
 static int push_age(struct kinf_strv *ret, const struct kinf_object *obj) {
 	char age[32];
-	long long s = kinf_seconds_since(kinf_object_creation_timestamp(obj));
+	long long s = kinf_rfc3339_seconds_since(kinf_object_creation_timestamp(obj));
 	if (s < 0 && !kinf_object_creation_timestamp(obj)[0]) {
 		snprintf(age, sizeof(age), "<unknown>");
 	} else {
@@ -1019,7 +992,7 @@ static void pod_columns(json_t *pod, struct kinf_strv *ret) {
 	snprintf(buf, sizeof(buf), "%zu/%zu", ready, total);
 	kinf_strv_push_str(ret, buf);
 	kinf_strv_push_str(ret, reason);
-	long long since = restarts && last_restart ? kinf_seconds_since(last_restart) : -1;
+	long long since = restarts && last_restart ? kinf_rfc3339_seconds_since(last_restart) : -1;
 	if (since >= 0) {
 		/* kubectl 1.22+: "2 (19d ago)" */
 		char age[32];

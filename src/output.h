@@ -110,8 +110,6 @@ int kinf_output_server_table_kind(FILE *out, const char *columns_json,
  * "3m", "2m30s", "4h", "3d5h", "400d", "3y45d". seconds < 0 is "<invalid>".
  */
 void kinf_human_duration(long long seconds, char *buf, size_t size);
-/* Seconds since an RFC 3339 timestamp, or -1 when it does not parse. */
-long long kinf_seconds_since(const char *rfc3339);
 
 #endif
 
