@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "auth.h"
 #include "common.h"
@@ -648,6 +649,24 @@ int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
 	}
 	json_decref(items);
 	return status;
+}
+
+bool cli_progress_show(const char *resource, unsigned pages, size_t items) {
+	char num[32];
+
+	if (pages < 2 || !isatty(STDERR_FILENO)) {
+		return false;
+	}
+	cli_group_thousands(items, num, sizeof(num));
+	/* The resource's name came from discovery: escaped, not the line's own \r. */
+	fprintf(stderr, "\rlisted %s ", num);
+	kinf_termsafe_write(stderr, resource, strlen(resource));
+	fprintf(stderr, " (%u pages)...\033[K", pages);
+	return true;
+}
+
+void cli_progress_erase(void) {
+	fputs("\r\033[K", stderr);
 }
 
 void cli_group_thousands(size_t n, char *buf, size_t size) {

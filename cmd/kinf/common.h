@@ -244,6 +244,15 @@ void cli_print_name(const struct kinf_resource *res, const struct kinf_object *o
 /* 42000 -> "42,000" for progress lines. */
 void cli_group_thousands(size_t n, char *buf, size_t size);
 
+/*
+ * The progress line of a long list on stderr, rewritten in place: "listed
+ * 42,000 pods (84 pages)...", from the second page on and only when stderr
+ * is a terminal. True when it was written; then cli_progress_erase()
+ * clears it before anything else goes to stderr or the terminal.
+ */
+bool cli_progress_show(const char *resource, unsigned pages, size_t items);
+void cli_progress_erase(void);
+
 /* Install the stderr log callback for -v. */
 void cli_setup_logging(int verbose);
 

@@ -7,7 +7,6 @@
 #include "common.h"
 #include "http.h"
 #include "list.h"
-#include "termsafe.h"
 
 static const char list_usage[] =
 	"Usage: kinf list RESOURCE[,RESOURCE...] [NAME...] [OPTIONS]\n"
@@ -341,16 +340,9 @@ static void on_page(unsigned pages, size_t items, void *userdata) {
 		pthread_cond_signal(&printer->cond);
 		pthread_mutex_unlock(&printer->lock);
 	}
-	if (pages < 2 || p->off || !isatty(STDERR_FILENO)) {
-		return;
+	if (!p->off && cli_progress_show(p->what, pages, items)) {
+		p->shown = true;
 	}
-	char num[32];
-	cli_group_thousands(items, num, sizeof(num));
-	/* The resource's name came from discovery: escaped, not the line's own \r. */
-	fprintf(stderr, "\rlisted %s ", num);
-	kinf_termsafe_write(stderr, p->what, strlen(p->what));
-	fprintf(stderr, " (%u pages)...\033[K", pages);
-	p->shown = true;
 }
 
 static bool printer_start(struct item_printer *p) {
@@ -959,7 +951,7 @@ static int run_list(int argc, char **argv) {
 	}
 	printer_finish(&printer);
 	if (printer.progress.shown) {
-		fputs("\r\033[K", stderr);
+		cli_progress_erase();
 	}
 	free(name_selector);
 	if (printer.write_errno) {

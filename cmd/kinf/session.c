@@ -11,7 +11,6 @@
 #include "informerset.h"
 #include "json.h"
 #include "session.h"
-#include "termsafe.h"
 
 const char session_usage[] =
 	"Informer options:\n"
@@ -151,13 +150,7 @@ static void on_list_page(unsigned pages, size_t items, void *userdata) {
 	struct member *m = userdata;
 	struct session *s = m->s;
 	/* A progress line on stderr during a long initial list, on a terminal. */
-	if (isatty(STDERR_FILENO) && m->res && pages > 1) {
-		char num[32];
-		cli_group_thousands(items, num, sizeof(num));
-		/* The resource's name came from discovery: escaped, not the line's own \r. */
-		fprintf(stderr, "\rlisted %s ", num);
-		kinf_termsafe_write(stderr, m->res->resource, strlen(m->res->resource));
-		fprintf(stderr, " (%u pages)...\033[K", pages);
+	if (m->res && cli_progress_show(m->res->resource, pages, items)) {
 		atomic_store(&s->progress_shown, true);
 	}
 }
@@ -692,7 +685,7 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 			continue;
 		}
 		if (atomic_exchange(&s->progress_shown, false)) {
-			fputs("\r\033[K", stderr);
+			cli_progress_erase();
 		}
 		*ret_batch = ev.batch;
 		if (ret_deltas) {
@@ -857,7 +850,7 @@ int session_end(struct session *s, int status) {
 		kinf_informerset_stop(s->set);
 	}
 	if (atomic_load(&s->progress_shown)) {
-		fputs("\r\033[K", stderr);
+		cli_progress_erase();
 	}
 	if (s->so.stats && s->set) {
 		print_stats(s);
