@@ -5,6 +5,7 @@
 #endif
 
 #include "json.h"
+#include "jsonlex.h"
 #include "jsonskim.h"
 
 /*
@@ -278,54 +279,9 @@ static int scan_string(struct kinf_json_reader *r, struct kinf_json_span *ret) {
 	return 0;
 }
 
-const char *kinf_json_number_end(const char *p, const char *end, const char **ret_bad) {
-	*ret_bad = p;
-	if (p < end && *p == '-') {
-		p++;
-	}
-	if (p >= end) {
-		*ret_bad = p;
-		return NULL;
-	}
-	if (*p == '0') {
-		p++;
-	} else if (*p >= '1' && *p <= '9') {
-		while (p < end && *p >= '0' && *p <= '9') {
-			p++;
-		}
-	} else {
-		*ret_bad = p;
-		return NULL;
-	}
-	if (p < end && *p == '.') {
-		p++;
-		if (p >= end || *p < '0' || *p > '9') {
-			*ret_bad = p;
-			return NULL;
-		}
-		while (p < end && *p >= '0' && *p <= '9') {
-			p++;
-		}
-	}
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < end && (*p == '+' || *p == '-')) {
-			p++;
-		}
-		if (p >= end || *p < '0' || *p > '9') {
-			*ret_bad = p;
-			return NULL;
-		}
-		while (p < end && *p >= '0' && *p <= '9') {
-			p++;
-		}
-	}
-	return p;
-}
-
 static int scan_number(struct kinf_json_reader *r) {
 	const char *bad;
-	const char *p = kinf_json_number_end(r->p, r->end, &bad);
+	const char *p = kinf_jsonlex_number_end(r->p, r->end, &bad);
 	if (!p) {
 		return fail(r, bad, "invalid number");
 	}

@@ -3,7 +3,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <string.h>
 
 #include "buf.h"
@@ -109,43 +108,8 @@ int kinf_json_compact(const char *data, size_t len, struct kinf_buf *out);
 /* Append s as a JSON string literal (quoted, escaped) to out. */
 int kinf_json_quote(struct kinf_buf *out, const char *s, size_t len);
 
-/*
- * The end of the JSON number at p, or NULL with *ret_bad at the byte where
- * the grammar breaks (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?).
- */
-const char *kinf_json_number_end(const char *p, const char *end, const char **ret_bad);
-
 /* Validate one complete JSON text. 0 or -KINF_EJSON with detail. */
 int kinf_json_validate(const char *data, size_t len, unsigned max_depth,
 		struct kinf_error *reterr);
-
-/*
- * The first '"' or '\\' in data[i..len), eight bytes at a time; len when
- * there is none. For scanners that find the end of a string in a stream.
- */
-#define KINF_JSON_ONES UINT64_C(0x0101010101010101)
-#define KINF_JSON_HIGHS UINT64_C(0x8080808080808080)
-
-static inline size_t kinf_json_string_body_end(const char *data, size_t i, size_t len) {
-	while (len - i >= 8) {
-		uint64_t x;
-		memcpy(&x, data + i, sizeof(x));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		x = __builtin_bswap64(x);
-#endif
-		uint64_t q = x ^ (KINF_JSON_ONES * '"');
-		uint64_t b = x ^ (KINF_JSON_ONES * '\\');
-		uint64_t m = (((q - KINF_JSON_ONES) & ~q) | ((b - KINF_JSON_ONES) & ~b)) &
-			KINF_JSON_HIGHS;
-		if (m) {
-			return i + (__builtin_ctzll(m) >> 3);
-		}
-		i += 8;
-	}
-	while (i < len && data[i] != '"' && data[i] != '\\') {
-		i++;
-	}
-	return i;
-}
 
 #endif

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "json.h"
+#include "jsonlex.h"
 #include "jsonskim.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -88,7 +88,7 @@ static bool scalar_ok(const unsigned char *p, const unsigned char *end) {
 		n = left >= 4 && memcmp(p, "null", 4) == 0 ? 4 : 0;
 	} else {
 		const char *bad;
-		const char *q = kinf_json_number_end((const char *)p, (const char *)end, &bad);
+		const char *q = kinf_jsonlex_number_end((const char *)p, (const char *)end, &bad);
 		n = q ? (size_t)(q - (const char *)p) : 0;
 	}
 	return n && n < left && (p[n] == ',' || p[n] == '}' || p[n] == ']');

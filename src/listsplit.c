@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "json.h"
+#include "jsonlex.h"
 #include "listsplit.h"
 #include "object.h"
 
@@ -120,7 +120,7 @@ static int emit(struct kinf_listsplit *s, bool element, const char *p,
 
 /*
  * Fast paths. Inside a string only '"' and '\\' matter (eight bytes at a
- * time: kinf_json_string_body_end); inside a captured value below its top
+ * time: kinf_jsonlex_string_body_end); inside a captured value below its top
  * level only brackets and quotes do. The object parser validates every
  * byte of what is captured.
  */
@@ -136,7 +136,7 @@ static int scan(struct kinf_listsplit *s, const char *data, size_t len,
 	for (size_t i = 0; i < len; i++) {
 		if (s->in_string) {
 			if (!s->escape && !s->key_active) {
-				i = kinf_json_string_body_end(data, i, len);
+				i = kinf_jsonlex_string_body_end(data, i, len);
 				if (i == len) {
 					break;
 				}

@@ -3,6 +3,7 @@
 
 #include "http.h"
 #include "json.h"
+#include "jsonlex.h"
 #include "watchstream.h"
 
 struct kinf_watch_decoder {
@@ -608,7 +609,7 @@ static int track(struct kinf_watch_decoder *d, struct kinf_error *reterr) {
 	for (; i < n; i++) {
 		if (d->track_string) {
 			if (!d->track_escape) {
-				i = kinf_json_string_body_end(p, i, n);
+				i = kinf_jsonlex_string_body_end(p, i, n);
 				if (i == n) {
 					break;
 				}
