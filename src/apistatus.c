@@ -1,3 +1,4 @@
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -288,4 +289,105 @@ int kinf_apistatus_unavailable(struct kinf_buf *out, const char *message) {
 	struct kinf_apistatus st = { .code = 503, .reason = "ServiceUnavailable",
 		.message = message };
 	return emit(out, &st, NULL);
+}
+
+/* Reading a Status ----------------------------------------------------- */
+
+static void copy_str(char *dst, size_t size, const char *src) {
+	if (!src) {
+		src = "";
+	}
+	size_t n = strlen(src);
+	if (n >= size) {
+		n = size - 1;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static const char *status_text(long code) {
+	switch (code) {
+	case 301: return "Moved Permanently";
+	case 302: return "Found";
+	case 303: return "See Other";
+	case 307: return "Temporary Redirect";
+	case 308: return "Permanent Redirect";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 406: return "Not Acceptable";
+	case 409: return "Conflict";
+	case 410: return "Gone";
+	case 413: return "Request Entity Too Large";
+	case 415: return "Unsupported Media Type";
+	case 422: return "Unprocessable Entity";
+	case 429: return "Too Many Requests";
+	case 500: return "Internal Server Error";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	}
+	return "Error";
+}
+
+void kinf_apistatus_to_error(long http_status, const char *body, size_t len,
+		struct kinf_error *reterr) {
+	json_t *root = NULL;
+	const char *message = NULL, *reason = NULL, *cause = NULL;
+	json_int_t code = 0;
+
+	if (!reterr) {
+		return;
+	}
+	if (body && len) {
+		root = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+	}
+	if (json_is_object(root) &&
+			json_is_string(json_object_get(root, "kind")) &&
+			strcmp(json_string_value(json_object_get(root, "kind")), "Status") == 0) {
+		message = json_string_value(json_object_get(root, "message"));
+		reason = json_string_value(json_object_get(root, "reason"));
+		code = json_integer_value(json_object_get(root, "code"));
+		json_t *causes = json_object_get(json_object_get(root, "details"), "causes");
+		cause = json_string_value(json_object_get(json_array_get(causes, 0), "reason"));
+	}
+	if (!http_status && code) {
+		http_status = (long)code;
+	}
+	reterr->http_status = (int)http_status;
+	copy_str(reterr->reason, sizeof(reterr->reason), reason);
+	copy_str(reterr->cause, sizeof(reterr->cause), cause);
+	switch (http_status) {
+	case 401:
+		reterr->code = KINF_EAUTH;
+		break;
+	case 410:
+		reterr->code = KINF_EGONE;
+		break;
+	default:
+		reterr->code = KINF_EHTTP;
+		break;
+	}
+	if (message && message[0]) {
+		snprintf(reterr->message, sizeof(reterr->message), "%s", message);
+	} else if (body && len && !root) {
+		/* Not JSON: show the start of it, on one line. */
+		char snippet[120];
+		size_t n = len < sizeof(snippet) - 1 ? len : sizeof(snippet) - 1;
+		for (size_t i = 0; i < n; i++) {
+			unsigned char ch = (unsigned char)body[i];
+			snippet[i] = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
+		}
+		snippet[n] = '\0';
+		snprintf(reterr->message, sizeof(reterr->message),
+				"the server responded with status %ld %s: %s", http_status,
+				status_text(http_status), snippet);
+	} else {
+		snprintf(reterr->message, sizeof(reterr->message),
+				"the server responded with status %ld %s", http_status,
+				status_text(http_status));
+	}
+	json_decref(root);
 }

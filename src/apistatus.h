@@ -6,6 +6,8 @@
 
 #include "buf.h"
 
+struct kinf_error;
+
 /*
  * metav1.Status bodies byte for byte as kube-apiserver v1.28 writes them
  * (AM api/errors/errors.go constructors, encoded by Go's encoding/json:
@@ -82,5 +84,17 @@ int kinf_apistatus_unavailable(struct kinf_buf *out, const char *message);
  */
 #define KINF_APISTATUS_PAGE_NOT_FOUND "404 page not found\n"
 #define KINF_APISTATUS_TOO_MANY "Too many requests, please try again later.\n"
+
+/*
+ * Reading one, client side: a Status body (or any other body) and an HTTP
+ * status into reterr (may be NULL): code, HTTP status, reason, first cause
+ * and the message ("pods is forbidden: User ..."), or "the server responded
+ * with status 502 Bad Gateway: <the body's start>" for a body that is not
+ * a Status. http_status 0 takes the Status's own code (in-stream ERROR
+ * events of a watch). reterr->code: KINF_EAUTH for 401, KINF_EGONE for
+ * 410, else KINF_EHTTP.
+ */
+void kinf_apistatus_to_error(long http_status, const char *body, size_t len,
+		struct kinf_error *reterr);
 
 #endif

@@ -118,13 +118,6 @@ void kinf_http_interrupt(struct kinf_http *http);
 /* The server URL without a trailing slash, e.g. "https://127.0.0.1:6443". */
 const char *kinf_http_server(const struct kinf_http *http);
 
-/*
- * Turn a Status JSON body (or anything else) and an HTTP status into
- * reterr's fields. Used for in-stream ERROR events too.
- */
-void kinf_http_status_to_error(long http_status, const char *body, size_t len,
-		struct kinf_error *reterr);
-
 /* Requests made so far (for --stats and tests), a clone's included. */
 unsigned long kinf_http_request_count(const struct kinf_http *http);
 

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http.h"
+#include "apistatus.h"
 #include "json.h"
 #include "jsonlex.h"
 #include "watchstream.h"
@@ -305,7 +305,7 @@ int kinf_watch_event_decode(const char *json, size_t len,
 	ev->type = event_types[i].type;
 	switch (ev->type) {
 	case KINF_WATCH_ERROR:
-		kinf_http_status_to_error(0, obj_s, obj_n, &ev->status);
+		kinf_apistatus_to_error(0, obj_s, obj_n, &ev->status);
 		if (!ev->status.http_status) {
 			ev->status.code = KINF_EHTTP;
 		}
