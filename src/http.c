@@ -697,7 +697,7 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	 * A watch may idle between events (bookmarks come every minute or so);
 	 * anything else that trickles in slower than this has stalled.
 	 */
-	long min_speed = strstr(req->path, "watch=1") ? 1L : KINF_HTTP_MIN_SPEED;
+	long min_speed = req->watch ? 1L : KINF_HTTP_MIN_SPEED;
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT,
 			http->opts.low_speed_time_s > 0 ? min_speed : 0L);
 	curl_easy_setopt(c, CURLOPT_URL, url.data);

@@ -31,7 +31,7 @@ struct kinf_http_opts {
 	/*
 	 * Abort a transfer that stays below its minimum speed this long (0:
 	 * off): KINF_HTTP_MIN_SPEED for ordinary requests, 1 byte/s for
-	 * watches ("watch=1" in the path), which may idle between events.
+	 * watches (kinf_http_request.watch), which may idle between events.
 	 */
 	long low_speed_time_s;
 	size_t max_error_body;		/* bytes of a non-2xx body kept; 0: 1 MiB */
@@ -64,6 +64,11 @@ struct kinf_http_request {
 	int (*aborted)(void *userdata);
 	void *userdata;
 	long timeout_ms;	/* overrides the client's request timeout; -1 none */
+	/*
+	 * A watch: the server may send nothing between events for a minute
+	 * or more, so only a silence of low_speed_time_s counts as stalled.
+	 */
+	bool watch;
 };
 
 struct kinf_http_response {

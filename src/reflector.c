@@ -486,6 +486,7 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 		.on_body = on_watch_body,
 		.aborted = pipe_failed,
 		.userdata = &ws,
+		.watch = true,
 		/* Our own deadline a little after the server's. */
 		.timeout_ms = (timeout + 30) * 1000,
 	};

@@ -319,6 +319,33 @@ static void test_header_checks(void) {
 	got_release(&g);
 }
 
+/*
+ * A stalled body: a watch (the request says so, not its path) may idle,
+ * so only silence ends it; anything else is stalled below 1 KiB/s.
+ */
+static void test_watch_idle(void) {
+	static const char *const script[] = {
+		"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"type\"", NULL,
+	};
+	struct kinf_http_opts opts = { .low_speed_time_s = 1 };
+	struct kinf_http_request req = { .path = "/api/v1/pods?watch=1" };
+	struct got g;
+
+	get(script, &req, &opts, NULL, &g);
+	is_int(g.rc, -KINF_ETIMEDOUT, "not a watch (watch=1 in the path notwithstanding): stalled");
+	ok(strstr(g.err.message, "less than 1024 bytes/s for 1 s (--idle-timeout)") != NULL,
+			"at the minimum speed of a request (%s)", g.err.message);
+	got_release(&g);
+
+	req.path = "/api/v1/pods";
+	req.watch = true;
+	get(script, &req, &opts, NULL, &g);
+	is_int(g.rc, -KINF_ETIMEDOUT, "a watch that stays silent: stalled");
+	ok(strstr(g.err.message, "sent nothing for 1 s (--idle-timeout)") != NULL,
+			"at the minimum speed of a watch (%s)", g.err.message);
+	got_release(&g);
+}
+
 int main(void) {
 	/* The loopback server, never a proxy from the environment. */
 	unsetenv("http_proxy");
@@ -331,5 +358,6 @@ int main(void) {
 	test_status();
 	test_retry_after_server();
 	test_header_checks();
+	test_watch_idle();
 	return tap_done();
 }
