@@ -64,8 +64,6 @@ struct transfer {
 	struct kinf_error *reterr;
 };
 
-static bool curl_initialised;
-
 /* Remove "user:password@" from a URL in place; true when there was one. */
 static bool strip_userinfo(char *url) {
 	char *a = strstr(url, "://");
@@ -150,15 +148,25 @@ static void *z_calloc(size_t nmemb, size_t size) {
 	return p;
 }
 
+/*
+ * libcurl's global init, once per process whichever thread makes the first
+ * client (curl_global_init is not thread safe before 7.84). Never cleaned
+ * up: clients may live until exit.
+ */
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_code;
+
+static void curl_init(void) {
+	curl_init_code = curl_global_init_mem(CURL_GLOBAL_DEFAULT, z_malloc, z_free, z_realloc,
+			z_strdup, z_calloc);
+}
+
 struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 		struct kinf_auth *auth, const struct kinf_http_opts *opts) {
 	struct kinf_http *http;
 
-	if (!curl_initialised) {
-		/* Not thread safe in old libcurls; called from the main thread first. */
-		curl_global_init_mem(CURL_GLOBAL_DEFAULT, z_malloc, z_free, z_realloc,
-				z_strdup, z_calloc);
-		curl_initialised = true;
+	if (pthread_once(&curl_once, curl_init) != 0 || curl_init_code != CURLE_OK) {
+		return NULL;
 	}
 	http = calloc(1, sizeof(*http));
 	if (!http) {

@@ -41,7 +41,10 @@ struct kinf_http_opts {
 	void *canceled_userdata;
 };
 
-/* config and auth are borrowed and must outlive the client. */
+/*
+ * config and auth are borrowed and must outlive the client. NULL when out
+ * of memory or libcurl could not initialise. Safe from any thread.
+ */
 struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 		struct kinf_auth *auth, const struct kinf_http_opts *opts);
 void kinf_http_free(struct kinf_http *http);
