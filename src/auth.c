@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -29,34 +31,61 @@
  * started with posix_spawn (an argv, never a shell), in their own process
  * group unless they get our terminal, so a timeout can kill the plugin and
  * whatever it started.
+ *
+ * Threads. Clients in several threads share one auth. Its mutex guards the
+ * fields of struct kinf_auth and is held only briefly: never while an exec
+ * plugin runs. A refresh is single-flight: the thread that finds the
+ * credential missing, expired or rejected marks the auth running, runs
+ * the plugin unlocked and installs the result; a thread that needs a
+ * credential meanwhile waits on the condition variable for that run's
+ * result (it has none it could use), while threads with a request in
+ * flight keep the credentials they hold. What is handed out is an
+ * immutable struct creds, shared by reference, so installing a new one
+ * never pulls memory from under a reader. Interactive plugins (which get
+ * our terminal) run one at a time in the process: interactive_lock.
  */
 
 extern char **environ;
 
+/* One set of credentials: immutable once made, shared by reference. */
+struct creds {
+	struct kinf_credentials pub;	/* first: what kinf_auth_get hands out */
+	atomic_uint refs;
+	/* Secrets owned here (pub points at these or into the config). */
+	char *token;
+	char *cert;
+	size_t cert_len;
+	char *key;
+	size_t key_len;
+};
+
 struct kinf_auth {
-	const struct kinf_rest_config *config;
-	struct kinf_credentials creds;
+	const struct kinf_rest_config *config;	/* immutable: read unlocked */
+	pthread_mutex_t lock;		/* guards the rest */
+	pthread_cond_t ran;		/* an exec plugin run ended */
 	unsigned generation;
 	long exec_timeout_ms;
+	struct creds *current;		/* NULL until the first success */
 
-	/* tokenFile: the token and the stat it was read with */
-	char *file_token;
+	/* tokenFile: the stat the current token was read with */
 	bool file_stat_valid;
 	dev_t file_dev;
 	ino_t file_ino;
 	off_t file_size;
 	struct timespec file_mtime;
 
-	/* exec plugin: the last credential it gave */
+	/* exec plugin: the last credential it gave is current */
 	bool exec_valid;	/* false: run the plugin on the next get */
 	bool exec_has_expiry;
 	struct timespec exec_expiry;
-	char *exec_token;
-	char *exec_cert;
-	size_t exec_cert_len;
-	char *exec_key;
-	size_t exec_key_len;
+	bool running;		/* a thread runs the plugin (unlocked) */
+	unsigned long runs;	/* runs ended */
+	int run_rc;		/* the last run's result, for those who waited */
+	struct kinf_error run_err;
 };
+
+/* Interactive plugins share our terminal: one at a time in the process. */
+static pthread_mutex_t interactive_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void free_secret_len(char *s, size_t len) {
 	if (s) {
@@ -65,9 +94,64 @@ static void free_secret_len(char *s, size_t len) {
 	}
 }
 
+/* New credentials (one reference): the config's static fields, or none for NULL. */
+static struct creds *creds_new(const struct kinf_rest_config *c) {
+	struct creds *cr = calloc(1, sizeof(*cr));
+	if (!cr) {
+		return NULL;
+	}
+	atomic_init(&cr->refs, 1);
+	if (!c) {
+		return cr;
+	}
+	cr->pub.token = c->token;
+	cr->pub.client_cert_pem = c->client_cert_pem;
+	cr->pub.client_cert_pem_len = c->client_cert_pem_len;
+	cr->pub.client_key_pem = c->client_key_pem;
+	cr->pub.client_key_pem_len = c->client_key_pem_len;
+	cr->pub.username = c->username;
+	cr->pub.password = c->password;
+	return cr;
+}
+
+static void creds_unref(struct creds *cr) {
+	if (!cr || atomic_fetch_sub(&cr->refs, 1) != 1) {
+		return;
+	}
+	kinf_free_secret(cr->token);
+	free(cr->cert);
+	free_secret_len(cr->key, cr->key_len);
+	kinf_explicit_bzero(cr, sizeof(*cr));
+	free(cr);
+}
+
+const struct kinf_credentials *kinf_auth_credentials_unref(
+		const struct kinf_credentials *cred) {
+	/* pub is the first member: the pointer is the struct creds */
+	creds_unref((struct creds *)cred);
+	return NULL;
+}
+
+/* Make cr current with the next generation (lock held). */
+static void install(struct kinf_auth *auth, struct creds *cr) {
+	auth->generation++;
+	cr->pub.generation = auth->generation;
+	creds_unref(auth->current);
+	auth->current = cr;
+}
+
 struct kinf_auth *kinf_auth_new(const struct kinf_rest_config *config) {
 	struct kinf_auth *auth = calloc(1, sizeof(*auth));
 	if (!auth) {
+		return NULL;
+	}
+	if (pthread_mutex_init(&auth->lock, NULL) != 0) {
+		free(auth);
+		return NULL;
+	}
+	if (pthread_cond_init(&auth->ran, NULL) != 0) {
+		pthread_mutex_destroy(&auth->lock);
+		free(auth);
 		return NULL;
 	}
 	auth->config = config;
@@ -80,15 +164,16 @@ void kinf_auth_free(struct kinf_auth *auth) {
 	if (!auth) {
 		return;
 	}
-	kinf_free_secret(auth->file_token);
-	kinf_free_secret(auth->exec_token);
-	free(auth->exec_cert);
-	free_secret_len(auth->exec_key, auth->exec_key_len);
+	creds_unref(auth->current);
+	pthread_cond_destroy(&auth->ran);
+	pthread_mutex_destroy(&auth->lock);
 	free(auth);
 }
 
 void kinf_auth_set_exec_timeout(struct kinf_auth *auth, long timeout_ms) {
+	pthread_mutex_lock(&auth->lock);
 	auth->exec_timeout_ms = timeout_ms > 0 ? timeout_ms : KINF_AUTH_EXEC_TIMEOUT_MS;
+	pthread_mutex_unlock(&auth->lock);
 }
 
 /* s without leading and trailing white space (Go's strings.TrimSpace); NULs kept. */
@@ -147,8 +232,9 @@ static int read_all_fd(int fd, struct kinf_buf *b, size_t max) {
 
 /*
  * Re-read the token file when its identity, size or mtime changed (one
- * stat per call). A failure keeps a token read before, as client-go's
- * cachedFileTokenSource does; with none it is an error.
+ * stat per call; the lock is held, as reading a local file is quick). A
+ * failure keeps a token read before, as client-go's cachedFileTokenSource
+ * does; with none it is an error.
  */
 static int refresh_token_file(struct kinf_auth *auth, struct kinf_error *reterr) {
 	const char *path = auth->config->token_file;
@@ -163,7 +249,7 @@ static int refresh_token_file(struct kinf_auth *auth, struct kinf_error *reterr)
 				strerror(errno));
 		goto fail;
 	}
-	if (auth->file_stat_valid && auth->file_token && st.st_dev == auth->file_dev &&
+	if (auth->file_stat_valid && auth->current && st.st_dev == auth->file_dev &&
 			st.st_ino == auth->file_ino && st.st_size == auth->file_size &&
 			st.st_mtim.tv_sec == auth->file_mtime.tv_sec &&
 			st.st_mtim.tv_nsec == auth->file_mtime.tv_nsec) {
@@ -217,19 +303,25 @@ static int refresh_token_file(struct kinf_auth *auth, struct kinf_error *reterr)
 	auth->file_size = st.st_size;
 	auth->file_mtime = st.st_mtim;
 	auth->file_stat_valid = true;
-	if (same_str(token, auth->file_token)) {
+	if (auth->current && same_str(token, auth->current->token)) {
 		kinf_free_secret(token);
 		return 0;
 	}
-	if (auth->file_token) {
+	struct creds *cr = creds_new(auth->config);
+	if (!cr) {
+		kinf_free_secret(token);
+		auth->file_stat_valid = false;
+		return -KINF_ENOMEM;
+	}
+	if (auth->current) {
 		kinf_log(2, "token file %s changed", path);
 	}
-	kinf_free_secret(auth->file_token);
-	auth->file_token = token;
-	auth->generation++;
+	cr->token = token;
+	cr->pub.token = token;
+	install(auth, cr);
 	return 0;
 fail:
-	if (auth->file_token) {
+	if (auth->current) {
 		kinf_log(1, "%s; using the token read before", reterr ? reterr->message : path);
 		kinf_error_clear(reterr);
 		return 0;
@@ -460,8 +552,9 @@ static int exec_error(const struct kinf_exec_config *e, struct kinf_error *reter
 }
 
 /* Start the plugin and collect its output; stderr is left as ours. */
-static int exec_spawn(struct kinf_auth *auth, struct kinf_buf *out, struct kinf_error *reterr) {
-	const struct kinf_exec_config *e = auth->config->exec;
+static int exec_spawn(const struct kinf_rest_config *config, long timeout,
+		struct kinf_buf *out, struct kinf_error *reterr) {
+	const struct kinf_exec_config *e = config->exec;
 	struct kinf_strv env = { 0 }, argv = { 0 };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -471,7 +564,6 @@ static int exec_spawn(struct kinf_auth *auth, struct kinf_buf *out, struct kinf_
 	int pipefd[2] = { -1, -1 };
 	int status = 0, r;
 	sigset_t sigs;
-	long timeout;
 	short flags;
 
 	if (strcmp(e->interactive_mode, "IfAvailable") == 0) {
@@ -501,7 +593,7 @@ static int exec_spawn(struct kinf_auth *auth, struct kinf_buf *out, struct kinf_
 			goto out;
 		}
 	}
-	info = exec_info(auth->config, interactive);
+	info = exec_info(config, interactive);
 	if (!info || env_set(&env, "KUBERNETES_EXEC_INFO", info) < 0) {
 		goto out;
 	}
@@ -554,21 +646,30 @@ static int exec_spawn(struct kinf_auth *auth, struct kinf_buf *out, struct kinf_
 	}
 	posix_spawnattr_setflags(&attr, flags);
 
+	if (interactive) {
+		/* the terminal is one: another context's login waits its turn */
+		pthread_mutex_lock(&interactive_lock);
+	}
 	kinf_log(2, "running exec plugin %s", path);
 	r = posix_spawn(&run.pid, path, &fa, &attr, argv.v, env.v);
 	close(pipefd[1]);
 	pipefd[1] = -1;
 	if (r != 0) {
+		if (interactive) {
+			pthread_mutex_unlock(&interactive_lock);
+		}
 		snprintf(msg, sizeof(msg), "failed: %s", strerror(r));
 		r = exec_error(e, reterr, msg);
 		goto out;
 	}
 	run.out_fd = pipefd[0];
-	timeout = auth->exec_timeout_ms;
 	if (interactive && timeout < KINF_AUTH_EXEC_INTERACTIVE_TIMEOUT_MS) {
 		timeout = KINF_AUTH_EXEC_INTERACTIVE_TIMEOUT_MS;
 	}
 	r = run_collect(&run, kinf_clock_now_ms() + timeout, out, &status);
+	if (interactive) {
+		pthread_mutex_unlock(&interactive_lock);
+	}
 	if (r == -KINF_ETIMEDOUT) {
 		r = kinf_error_set(reterr, KINF_EAUTH, "exec plugin \"%s\" timed out after %ld ms "
 				"and was killed", e->command, timeout);
@@ -619,13 +720,19 @@ static void wipe_json_string(json_t *s) {
 	}
 }
 
+/* What one run of the plugin gave. */
+struct exec_result {
+	struct creds *creds;	/* a reference */
+	bool has_expiry;
+	struct timespec expiry;
+};
+
 /*
  * Decode an ExecCredential strictly: same apiVersion, kind ExecCredential,
  * status with a token or a certificate and key, optional expiry.
  */
-static int exec_parse(struct kinf_auth *auth, const char *data, size_t len,
-		struct kinf_error *reterr) {
-	const struct kinf_exec_config *e = auth->config->exec;
+static int exec_parse(const struct kinf_exec_config *e, const char *data, size_t len,
+		struct exec_result *ret, struct kinf_error *reterr) {
 	json_t *root, *status, *v, *token, *cert, *key, *exp;
 	char *new_token = NULL, *new_cert = NULL, *new_key = NULL;
 	size_t new_cert_len = 0, new_key_len = 0;
@@ -737,23 +844,19 @@ static int exec_parse(struct kinf_auth *auth, const char *data, size_t len,
 		memcpy(new_key, json_string_value(key), new_key_len + 1);
 	}
 
-	if (!same_str(new_token, auth->exec_token) ||
-			!same_mem(new_cert, new_cert_len, auth->exec_cert, auth->exec_cert_len) ||
-			!same_mem(new_key, new_key_len, auth->exec_key, auth->exec_key_len)) {
-		auth->generation++;
+	struct creds *cr = creds_new(NULL);
+	if (!cr) {
+		goto out;
 	}
-	kinf_free_secret(auth->exec_token);
-	free(auth->exec_cert);
-	free_secret_len(auth->exec_key, auth->exec_key_len);
-	auth->exec_token = new_token;
-	auth->exec_cert = new_cert;
-	auth->exec_cert_len = new_cert_len;
-	auth->exec_key = new_key;
-	auth->exec_key_len = new_key_len;
+	cr->pub.token = cr->token = new_token;
+	cr->pub.client_cert_pem = cr->cert = new_cert;
+	cr->pub.client_cert_pem_len = cr->cert_len = new_cert_len;
+	cr->pub.client_key_pem = cr->key = new_key;
+	cr->pub.client_key_pem_len = cr->key_len = new_key_len;
 	new_token = new_cert = new_key = NULL;
-	auth->exec_has_expiry = has_expiry;
-	auth->exec_expiry = expiry;
-	auth->exec_valid = true;
+	ret->creds = cr;
+	ret->has_expiry = has_expiry;
+	ret->expiry = expiry;
 	r = 0;
 out:
 	kinf_free_secret(new_token);
@@ -779,17 +882,15 @@ static bool exec_expired(const struct kinf_auth *auth) {
 		(now.tv_sec == auth->exec_expiry.tv_sec && now.tv_nsec > auth->exec_expiry.tv_nsec);
 }
 
-static int exec_refresh(struct kinf_auth *auth, struct kinf_error *reterr) {
+/* Run the plugin (no lock held) and decode what it printed. */
+static int exec_run(const struct kinf_rest_config *config, long timeout,
+		struct exec_result *ret, struct kinf_error *reterr) {
 	struct kinf_buf out = { 0 };
 	int r;
 
-	if (auth->exec_valid && !exec_expired(auth)) {
-		return 0;
-	}
-	auth->exec_valid = false;
-	r = exec_spawn(auth, &out, reterr);
+	r = exec_spawn(config, timeout, &out, reterr);
 	if (r == 0) {
-		r = exec_parse(auth, out.data ? out.data : "", out.len, reterr);
+		r = exec_parse(config->exec, out.data ? out.data : "", out.len, ret, reterr);
 	}
 	if (out.data) {
 		kinf_explicit_bzero(out.data, out.cap);
@@ -798,57 +899,110 @@ static int exec_refresh(struct kinf_auth *auth, struct kinf_error *reterr) {
 	return r;
 }
 
+/* Install a run's credential (lock held): a new generation only when it changed. */
+static void exec_install(struct kinf_auth *auth, struct exec_result *res) {
+	struct creds *cur = auth->current, *cr = res->creds;
+	if (cur && same_str(cr->token, cur->token) &&
+			same_mem(cr->cert, cr->cert_len, cur->cert, cur->cert_len) &&
+			same_mem(cr->key, cr->key_len, cur->key, cur->key_len)) {
+		creds_unref(cr);
+	} else {
+		install(auth, cr);
+	}
+	auth->exec_has_expiry = res->has_expiry;
+	auth->exec_expiry = res->expiry;
+	auth->exec_valid = true;
+}
+
+/*
+ * Make auth->current a credential the plugin gave that is neither expired
+ * nor rejected (lock held on entry and return, released while the plugin
+ * runs). Single-flight: with a run under way, wait for its result.
+ */
+static int exec_refresh(struct kinf_auth *auth, struct kinf_error *reterr) {
+	struct exec_result res = { 0 };
+	struct kinf_error err = { 0 };
+	int r;
+
+	while (!auth->current || !auth->exec_valid || exec_expired(auth)) {
+		if (!auth->running) {
+			goto run;
+		}
+		unsigned long runs = auth->runs;
+		while (auth->running) {
+			pthread_cond_wait(&auth->ran, &auth->lock);
+		}
+		if (auth->runs != runs) {
+			/* the run waited for: its result, as the thread that ran it got */
+			if (auth->run_rc < 0 && reterr) {
+				*reterr = auth->run_err;
+			}
+			return auth->run_rc;
+		}
+	}
+	return 0;
+run:
+	auth->running = true;
+	auth->exec_valid = false;
+	long timeout = auth->exec_timeout_ms;
+	pthread_mutex_unlock(&auth->lock);
+	r = exec_run(auth->config, timeout, &res, &err);
+	pthread_mutex_lock(&auth->lock);
+	if (r == 0) {
+		exec_install(auth, &res);
+	}
+	auth->running = false;
+	auth->runs++;
+	auth->run_rc = r;
+	auth->run_err = err;
+	pthread_cond_broadcast(&auth->ran);
+	if (r < 0 && reterr) {
+		*reterr = err;
+	}
+	return r;
+}
+
 int kinf_auth_get(struct kinf_auth *auth, const struct kinf_credentials **ret,
 		struct kinf_error *reterr) {
 	const struct kinf_rest_config *c = auth->config;
-	struct kinf_credentials cr = { 0 };
-	int r;
+	int r = 0;
 
+	pthread_mutex_lock(&auth->lock);
 	if (c->exec) {
 		r = exec_refresh(auth, reterr);
-		if (r < 0) {
-			return r;
+	} else if (c->token_file) {
+		r = refresh_token_file(auth, reterr);
+	} else if (!auth->current) {
+		struct creds *cr = creds_new(c);
+		if (cr) {
+			install(auth, cr);
+		} else {
+			r = -KINF_ENOMEM;
 		}
-		cr.token = auth->exec_token;
-		cr.client_cert_pem = auth->exec_cert;
-		cr.client_cert_pem_len = auth->exec_cert_len;
-		cr.client_key_pem = auth->exec_key;
-		cr.client_key_pem_len = auth->exec_key_len;
-	} else {
-		cr.token = c->token;
-		if (c->token_file) {
-			r = refresh_token_file(auth, reterr);
-			if (r < 0) {
-				return r;
-			}
-			cr.token = auth->file_token;
-		}
-		cr.client_cert_pem = c->client_cert_pem;
-		cr.client_cert_pem_len = c->client_cert_pem_len;
-		cr.client_key_pem = c->client_key_pem;
-		cr.client_key_pem_len = c->client_key_pem_len;
-		cr.username = c->username;
-		cr.password = c->password;
 	}
-	cr.generation = auth->generation;
-	auth->creds = cr;
-	*ret = &auth->creds;
-	return 0;
+	if (r == 0) {
+		atomic_fetch_add(&auth->current->refs, 1);
+		*ret = &auth->current->pub;
+	}
+	pthread_mutex_unlock(&auth->lock);
+	return r;
 }
 
 bool kinf_auth_unauthorized(struct kinf_auth *auth, unsigned generation) {
 	const struct kinf_rest_config *c = auth->config;
+	bool retry = false;
 
+	pthread_mutex_lock(&auth->lock);
 	if (c->exec) {
 		/* maybeRefreshCreds: only if nobody rotated them meanwhile */
 		if (generation == auth->generation) {
 			auth->exec_valid = false;
 		}
-		return true;
-	}
-	if (c->token_file) {
+		retry = true;
+	} else if (c->token_file) {
 		auth->file_stat_valid = false;
-		return true;
+		retry = true;
 	}
-	return false;
+	pthread_mutex_unlock(&auth->lock);
+	return retry;
 }

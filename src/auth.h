@@ -14,6 +14,11 @@ struct kinf_rest_config;
  * file re-read when it changes, a client certificate, basic auth, or an
  * exec plugin run with execve (no shell), cached until its
  * expirationTimestamp and re-run once after a 401.
+ *
+ * Thread safe: the clients of several threads share one auth. It keeps
+ * its own lock and never holds it while an exec plugin runs; a refresh is
+ * single-flight (one plugin run, the others wait for its result), and
+ * credentials already handed out stay valid for their holders.
  */
 struct kinf_auth;
 
@@ -35,10 +40,7 @@ struct kinf_credentials {
 /* Most bytes of standard output read from an exec plugin. */
 #define KINF_AUTH_EXEC_MAX_OUTPUT (1u << 20)
 
-/*
- * config is borrowed and must outlive the auth. NULL on out of memory.
- * An auth is used by one thread at a time (it keeps no lock).
- */
+/* config is borrowed and must outlive the auth. NULL on out of memory. */
 struct kinf_auth *kinf_auth_new(const struct kinf_rest_config *config);
 /* Free, zeroing cached secrets. NULL is fine. */
 void kinf_auth_free(struct kinf_auth *auth);
@@ -51,14 +53,21 @@ void kinf_auth_free(struct kinf_auth *auth);
 void kinf_auth_set_exec_timeout(struct kinf_auth *auth, long timeout_ms);
 
 /*
- * The credentials to use now, borrowed until the next call on auth. Runs
- * the exec plugin when there is no cached credential or it has expired;
- * re-reads the token file when it changed. -KINF_EAUTH with a message such as
- * "exec plugin \"/bin/x\" failed: exit status 1" on failure; *ret is then
- * left alone.
+ * The credentials to use now: a reference, immutable, which the caller
+ * drops with kinf_auth_credentials_unref (they stay valid until then, also
+ * when others are installed meanwhile). Runs the exec plugin when there is
+ * no cached credential or it has expired or was rejected, or waits for the
+ * run another thread started; re-reads the token file when it changed.
+ * -KINF_EAUTH with a message such as "exec plugin \"/bin/x\" failed: exit
+ * status 1" on failure (the same for every thread that waited on that
+ * run); *ret is then left alone.
  */
 int kinf_auth_get(struct kinf_auth *auth, const struct kinf_credentials **ret,
 		struct kinf_error *reterr);
+
+/* Drop a reference from kinf_auth_get. NULL is fine; returns NULL. */
+const struct kinf_credentials *kinf_auth_credentials_unref(
+		const struct kinf_credentials *cred);
 
 /*
  * A request got 401: forget cached exec credentials (if they are still

@@ -44,14 +44,6 @@ struct kinf_http {
 	char errbuf[CURL_ERROR_SIZE];
 };
 
-/*
- * Clients in different threads may share one struct kinf_auth (a clone
- * does): reading and refreshing credentials takes this lock. What a
- * request keeps of them is copied (headers, CURL_BLOB_COPY) before it is
- * released.
- */
-static pthread_mutex_t cred_lock = PTHREAD_MUTEX_INITIALIZER;
-
 /* Per-request state shared with the libcurl callbacks. */
 struct transfer {
 	struct kinf_http *http;
@@ -569,19 +561,25 @@ static int apply_credentials(struct kinf_http *http, struct curl_slist **headers
 	if (!http->auth) {
 		return 0;
 	}
+	/*
+	 * The auth may be shared with other threads' clients (a clone shares
+	 * it): what the request keeps of cred is copied (headers,
+	 * CURL_BLOB_COPY, libcurl's own copies of strings) before it is dropped.
+	 */
 	if ((rc = kinf_auth_get(http->auth, &cred, reterr)) < 0) {
 		return rc;
 	}
 	bool has_any = cred->token || cred->client_cert_pem || cred->username;
 	if (has_any && http->plain_http) {
-		return kinf_error_set(reterr, KINF_EAUTH,
+		rc = kinf_error_set(reterr, KINF_EAUTH,
 				"refusing to send credentials to %s over plain http; use https",
 				http->server);
+		goto out;
 	}
 	*ret_generation = cred->generation;
 	if (cred->token && (rc = add_header(headers, "Authorization", "Bearer", cred->token,
 			"the bearer token", reterr)) < 0) {
-		return rc;
+		goto out;
 	}
 	if (!http->have_cred_generation || http->cred_generation != cred->generation) {
 		/* New credentials: new TLS identity, so no reuse of old connections. */
@@ -611,7 +609,10 @@ static int apply_credentials(struct kinf_http *http, struct curl_slist **headers
 		http->cred_generation = cred->generation;
 		http->have_cred_generation = true;
 	}
-	return 0;
+	rc = 0;
+out:
+	kinf_auth_credentials_unref(cred);
+	return rc;
 }
 
 /*
@@ -693,9 +694,7 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	if ((rc = add_impersonation(http->config, &headers, reterr)) < 0) {
 		goto out;
 	}
-	pthread_mutex_lock(&cred_lock);
 	rc = apply_credentials(http, &headers, ret_generation, reterr);
-	pthread_mutex_unlock(&cred_lock);
 	if (rc < 0) {
 		goto out;
 	}
@@ -797,9 +796,7 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 		}
 		bool refresh = false;
 		if (resp->status == 401 && !retried_auth && http->auth) {
-			pthread_mutex_lock(&cred_lock);
 			refresh = kinf_auth_unauthorized(http->auth, generation);
-			pthread_mutex_unlock(&cred_lock);
 		}
 		if (refresh) {
 			retried_auth = true;

@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,26 @@ static int run_count(void) {
 
 /* What cr points to before a successful get, so failing tests don't crash. */
 static const struct kinf_credentials no_credentials;
+
+/* Drop the reference *cr holds, if any: *cr is no_credentials again. */
+static void drop(const struct kinf_credentials **cr) {
+	if (*cr != &no_credentials) {
+		kinf_auth_credentials_unref(*cr);
+	}
+	*cr = &no_credentials;
+}
+
+/* kinf_auth_get into *cr, dropping what it held when that succeeds. */
+static int get(struct kinf_auth *auth, const struct kinf_credentials **cr,
+		struct kinf_error *e) {
+	const struct kinf_credentials *got;
+	int r = kinf_auth_get(auth, &got, e);
+	if (r == 0) {
+		drop(cr);
+		*cr = got;
+	}
+	return r;
+}
 
 static struct kinf_rest_config *load(const char *yaml) {
 	struct kinf_kubeconfig_opts o = { .insecure_skip_tls_verify = -1 };
@@ -148,13 +169,13 @@ static void test_static(void) {
 		"users: [{name: u, user: {token: static-token, client-certificate-data: Q0VSVA==, "
 		"client-key-data: S0VZ}}]\n");
 	auth = c ? kinf_auth_new(c) : NULL;
-	cr = &no_credentials;
+	drop(&cr);
 	ok(auth != NULL, "static: auth");
 	if (!auth) {
 		kinf_rest_config_free(c);
 		return;
 	}
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(r, 0, "static: get");
 	is_str(cr->token, "static-token", "static: token");
 	ok(cr->client_cert_pem_len == 4 && memcmp(cr->client_cert_pem, "CERT", 4) == 0,
@@ -164,8 +185,9 @@ static void test_static(void) {
 	ok(!cr->username && !cr->password, "static: no basic auth");
 	gen = cr->generation;
 	ok(!kinf_auth_unauthorized(auth, gen), "static: a retry after 401 can't help");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(cr->generation, gen, "static: generation unchanged");
+	drop(&cr);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 
@@ -174,12 +196,13 @@ static void test_static(void) {
 		"clusters: [{name: c, cluster: {server: https://k}}]\n"
 		"users: [{name: u, user: {username: bob, password: pw}}]\n");
 	auth = c ? kinf_auth_new(c) : NULL;
-	cr = &no_credentials;
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	drop(&cr);
+	r = auth ? get(auth, &cr, &e) : -1;
 	is_int(r, 0, "basic: get");
 	is_str(r == 0 ? cr->username : NULL, "bob", "basic: username");
 	is_str(r == 0 ? cr->password : NULL, "pw", "basic: password");
 	ok(r == 0 && !cr->token, "basic: no token");
+	drop(&cr);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 }
@@ -203,21 +226,21 @@ static void test_token_file(void) {
 		"users: [{name: u, user: {tokenFile: %s}}]\n", path);
 	c = load(yaml);
 	auth = c ? kinf_auth_new(c) : NULL;
-	cr = &no_credentials;
+	drop(&cr);
 	ok(auth != NULL, "token file: auth");
 	if (!auth) {
 		kinf_rest_config_free(c);
 		return;
 	}
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(r, 0, "token file: get");
 	is_str(cr->token, "first-token", "token file: read and trimmed");
 	gen = cr->generation;
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(cr->generation, gen, "token file: unchanged file, same generation");
 
 	write_file(path, "second-token-longer");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(r, 0, "token file: get after change");
 	is_str(cr->token, "second-token-longer", "token file: re-read after it changed");
 	ok(cr->generation != gen, "token file: generation changed");
@@ -229,35 +252,37 @@ static void test_token_file(void) {
 	times[0] = st.st_atim;
 	times[1] = st.st_mtim;
 	utimensat(AT_FDCWD, path, times, 0);
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_str(cr->token, "second-token-longer", "token file: stat unchanged, not re-read");
 	ok(kinf_auth_unauthorized(auth, gen), "token file: 401 says retry");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_str(cr->token, "third--token-longer", "token file: re-read after 401");
 	ok(cr->generation != gen, "token file: generation changed again");
 	gen = cr->generation;
 
 	/* a token file that goes away keeps the token read before */
 	unlink(path);
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(r, 0, "token file removed: still ok");
 	is_str(cr->token, "third--token-longer", "token file removed: old token kept");
 	is_int(cr->generation, gen, "token file removed: same generation");
+	drop(&cr);
 	kinf_auth_free(auth);
 
 	/* ... but with nothing read before it is an error, as is an empty file */
 	auth = kinf_auth_new(c);
-	cr = &no_credentials;
-	r = kinf_auth_get(auth, &cr, &e);
+	drop(&cr);
+	r = get(auth, &cr, &e);
 	is_int(r, -KINF_EAUTH, "token file missing: error");
 	snprintf(yaml, sizeof(yaml), "unable to read token file %s: No such file or directory",
 			path);
 	is_str(e.message, yaml, "token file missing: message");
 	write_file(path, " \n");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(r, -KINF_EAUTH, "empty token file: error");
 	snprintf(yaml, sizeof(yaml), "read empty token from file %s", path);
 	is_str(e.message, yaml, "empty token file: message");
+	drop(&cr);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 }
@@ -288,13 +313,13 @@ static void test_exec(void) {
 	set_mode("token:one");
 	c = load_exec((struct exec_opts){ 0 });
 	auth = c ? kinf_auth_new(c) : NULL;
-	cr = &no_credentials;
+	drop(&cr);
 	ok(auth != NULL, "exec: auth");
 	if (!auth) {
 		kinf_rest_config_free(c);
 		return;
 	}
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(r, 0, "exec: get");
 	is_str(r == 0 ? cr->token : NULL, "one", "exec: token from the plugin");
 	is_int(run_count(), 1, "exec: ran once");
@@ -309,13 +334,13 @@ static void test_exec(void) {
 
 	/* cached: no expiry means for the process lifetime */
 	set_mode("token:two");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_str(r == 0 ? cr->token : NULL, "one", "exec: cached");
 	is_int(run_count(), 1, "exec: not run again");
 
 	/* a 401 with these credentials: re-run on the next get */
 	ok(kinf_auth_unauthorized(auth, gen), "exec: 401 says retry");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_str(r == 0 ? cr->token : NULL, "two", "exec: new token after 401");
 	is_int(run_count(), 2, "exec: ran again after 401");
 	gen2 = r == 0 ? cr->generation : 0;
@@ -324,35 +349,35 @@ static void test_exec(void) {
 	/* a 401 from a request made with older credentials: already rotated */
 	set_mode("token:three");
 	ok(kinf_auth_unauthorized(auth, gen), "exec: stale 401 still says retry");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_str(r == 0 ? cr->token : NULL, "two", "exec: stale 401 doesn't drop the new token");
 	is_int(run_count(), 2, "exec: stale 401 doesn't re-run");
 
 	/* the same token again: the generation stays */
 	set_mode("token:two");
 	kinf_auth_unauthorized(auth, gen2);
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(run_count(), 3, "exec: re-run after 401");
 	is_int(r == 0 ? cr->generation : 0, gen2, "exec: same credentials, same generation");
 
 	/* an expired credential is fetched again on every get */
 	set_mode("expired:old");
 	kinf_auth_unauthorized(auth, gen2);
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_str(r == 0 ? cr->token : NULL, "old", "exec: expired token returned once");
 	is_int(run_count(), 4, "exec: ran");
 	set_mode("future:new");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_str(r == 0 ? cr->token : NULL, "new", "exec: expired credential re-run");
 	is_int(run_count(), 5, "exec: ran for the expired one");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(run_count(), 5, "exec: future expiry cached");
 
 	/* a client certificate */
 	set_mode("cert");
 	gen = cr->generation;
 	kinf_auth_unauthorized(auth, gen);
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(r, 0, "exec cert: get");
 	ok(r == 0 && !cr->token, "exec cert: no token");
 	ok(r == 0 && cr->client_cert_pem &&
@@ -367,26 +392,28 @@ static void test_exec(void) {
 	/* a failing re-run is an error, not the old credential */
 	set_mode("garbage");
 	kinf_auth_unauthorized(auth, cr->generation);
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_int(r, -KINF_EAUTH, "exec garbage: error");
 	ok(strncmp(e.message, "exec plugin \"", 13) == 0 && strstr(e.message, plugin) &&
 			strstr(e.message, "decoding stdout: "), "exec garbage: message (%s)",
 			e.message);
 	set_mode("token:back");
-	r = kinf_auth_get(auth, &cr, &e);
+	r = get(auth, &cr, &e);
 	is_str(r == 0 ? cr->token : NULL, "back", "exec: works again after an error");
+	drop(&cr);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 
 	/* provideClusterInfo: cluster with CA data, proxy and the extension */
 	c = load_exec((struct exec_opts){ .cluster_info = true });
 	auth = c ? kinf_auth_new(c) : NULL;
-	cr = &no_credentials;
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	drop(&cr);
+	r = auth ? get(auth, &cr, &e) : -1;
 	is_int(r, 0, "exec cluster info: get");
 	s = read_file(tmp("info"));
 	is_str(s, info_cluster, "exec: KUBERNETES_EXEC_INFO with cluster info");
 	free(s);
+	drop(&cr);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 
@@ -394,14 +421,15 @@ static void test_exec(void) {
 	c = load_exec((struct exec_opts){ .api = "client.authentication.k8s.io/v1beta1",
 		.mode = "IfAvailable" });
 	auth = c ? kinf_auth_new(c) : NULL;
-	cr = &no_credentials;
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	drop(&cr);
+	r = auth ? get(auth, &cr, &e) : -1;
 	is_int(r, 0, "exec v1beta1: get");
 	s = read_file(tmp("info"));
 	is_str(s, "{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":"
 			"\"ExecCredential\",\"spec\":{\"interactive\":false}}",
 			"exec v1beta1: KUBERNETES_EXEC_INFO");
 	free(s);
+	drop(&cr);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 }
@@ -453,11 +481,12 @@ static void test_exec_errors(void) {
 		set_mode(t->mode);
 		c = load_exec(t->opts);
 		auth = c ? kinf_auth_new(c) : NULL;
-		cr = &no_credentials;
-		r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+		drop(&cr);
+		r = auth ? get(auth, &cr, &e) : -1;
 		is_int(r, -KINF_EAUTH, "exec %s: -KINF_EAUTH", t->what);
 		snprintf(want, sizeof(want), t->message, plugin);
 		is_str(e.message, want, "exec %s: message", t->what);
+		drop(&cr);
 		kinf_auth_free(auth);
 		kinf_rest_config_free(c);
 	}
@@ -478,12 +507,12 @@ static void test_exec_timeout_and_path(void) {
 	set_mode("hang");
 	c = load_exec((struct exec_opts){ 0 });
 	auth = c ? kinf_auth_new(c) : NULL;
-	cr = &no_credentials;
+	drop(&cr);
 	if (auth) {
 		kinf_auth_set_exec_timeout(auth, 300);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	r = auth ? get(auth, &cr, &e) : -1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	is_int(r, -KINF_EAUTH, "exec hang: error");
@@ -491,6 +520,7 @@ static void test_exec_timeout_and_path(void) {
 			plugin);
 	is_str(e.message, want, "exec hang: message");
 	ok(secs >= 0.25 && secs < 5, "exec hang: killed after about 300 ms (%.2f s)", secs);
+	drop(&cr);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 
@@ -500,10 +530,11 @@ static void test_exec_timeout_and_path(void) {
 	set_mode("token:from-path");
 	c = load_exec((struct exec_opts){ .command = "kinf-test-plugin" });
 	auth = c ? kinf_auth_new(c) : NULL;
-	cr = &no_credentials;
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	drop(&cr);
+	r = auth ? get(auth, &cr, &e) : -1;
 	is_int(r, 0, "exec PATH lookup: get");
 	is_str(r == 0 ? cr->token : NULL, "from-path", "exec PATH lookup: token");
+	drop(&cr);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 	if (old_path) {
@@ -572,18 +603,19 @@ static void test_header_values(void) {
 		"users: [{name: u, user: {tokenFile: %s}}]\n", path);
 	c = load(yaml);
 	auth = c ? kinf_auth_new(c) : NULL;
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	r = auth ? get(auth, &cr, &e) : -1;
 	is_int(r, -KINF_EAUTH, "token file with CR LF: error");
 	snprintf(want, sizeof(want), "the token in file %s holds a carriage return (byte 4), "
 			"which an HTTP header cannot carry", path);
 	is_str(e.message, want, "token file with CR LF: message");
 	/* one read well before keeps being used, as for an unreadable file */
 	write_file(path, "good-token\n");
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	r = auth ? get(auth, &cr, &e) : -1;
 	is_str(r == 0 ? cr->token : NULL, "good-token", "token file: a good token read");
 	write_file(path, "bad\ntoken, longer\n");
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	r = auth ? get(auth, &cr, &e) : -1;
 	is_str(r == 0 ? cr->token : NULL, "good-token", "token file turned bad: old token kept");
+	drop(&cr);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 
@@ -591,14 +623,125 @@ static void test_header_values(void) {
 	set_mode("token:abc\\r\\nX-Injected: 1");
 	c = load_exec((struct exec_opts){ 0 });
 	auth = c ? kinf_auth_new(c) : NULL;
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	r = auth ? get(auth, &cr, &e) : -1;
 	is_int(r, -KINF_EAUTH, "exec token with CR LF: error");
 	snprintf(want, sizeof(want), "exec plugin \"%s\": the token it printed holds a carriage "
 			"return (byte 4), which an HTTP header cannot carry", plugin);
 	is_str(e.message, want, "exec token with CR LF: message");
 	set_mode("token:tab\\there");
-	r = auth ? kinf_auth_get(auth, &cr, &e) : -1;
+	r = auth ? get(auth, &cr, &e) : -1;
 	is_str(r == 0 ? cr->token : NULL, "tab\there", "exec token with a tab: fine");
+	drop(&cr);
+	kinf_auth_free(auth);
+	kinf_rest_config_free(c);
+}
+
+/* A thread asking for credentials, as each informer's client does. */
+struct getter {
+	pthread_t thread;
+	struct kinf_auth *auth;
+	int rc;
+	char token[64];
+	unsigned generation;
+	struct kinf_error e;
+};
+
+static void *getter_main(void *userdata) {
+	struct getter *g = userdata;
+	const struct kinf_credentials *cr;
+	g->rc = kinf_auth_get(g->auth, &cr, &g->e);
+	if (g->rc == 0) {
+		snprintf(g->token, sizeof(g->token), "%s", cr->token ? cr->token : "(none)");
+		g->generation = cr->generation;
+		kinf_auth_credentials_unref(cr);
+	}
+	return NULL;
+}
+
+/* Wait (at most 10 s) until the plugin has been started n times in all. */
+static bool wait_runs(int n) {
+	for (int i = 0; i < 1000 && run_count() < n; i++) {
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	return run_count() >= n;
+}
+
+#define N_GETTERS 4
+
+/*
+ * Clients in several threads share one auth: one plugin run serves them
+ * all (single-flight), the auth's lock is free while the plugin runs
+ * (kinf_auth_unauthorized, which takes it, returns meanwhile), a failed
+ * run fails every thread that waited for it, and credentials handed out
+ * before stay valid for their holder while others are installed.
+ */
+static void test_exec_threads(void) {
+	struct getter g[N_GETTERS];
+	const struct kinf_credentials *held = &no_credentials;
+	struct kinf_error e = { 0 };
+	struct kinf_rest_config *c;
+	struct kinf_auth *auth;
+	int same = 0;
+
+	unlink(tmp("count"));
+	unlink(tmp("gate"));
+	set_mode("token:first");
+	c = load_exec((struct exec_opts){ 0 });
+	auth = c ? kinf_auth_new(c) : NULL;
+	ok(auth && get(auth, &held, &e) == 0 && strcmp(held->token, "first") == 0,
+			"threads: a first credential, held");
+	if (!auth || held == &no_credentials) {
+		drop(&held);
+		kinf_auth_free(auth);
+		kinf_rest_config_free(c);
+		return;
+	}
+	ok(kinf_auth_unauthorized(auth, held->generation), "threads: it is rejected (401)");
+
+	/* a refresh that blocks until the gate opens */
+	set_mode("gate:second");
+	for (int i = 0; i < N_GETTERS; i++) {
+		g[i] = (struct getter){ .auth = auth };
+		pthread_create(&g[i].thread, NULL, getter_main, &g[i]);
+	}
+	ok(wait_runs(2), "threads: the plugin runs");
+	ok(kinf_auth_unauthorized(auth, 0),
+			"threads: the auth's lock is free while the plugin runs");
+	is_str(held->token, "first", "threads: a held credential is intact during the run");
+	write_file(tmp("gate"), "");
+	for (int i = 0; i < N_GETTERS; i++) {
+		pthread_join(g[i].thread, NULL);
+		same += g[i].rc == 0 && strcmp(g[i].token, "second") == 0 &&
+			g[i].generation == g[0].generation;
+	}
+	is_int(same, N_GETTERS, "threads: every thread got the new credential");
+	is_int(run_count(), 2, "threads: from one plugin run");
+	is_str(held->token, "first", "threads: the held credential outlives its replacement");
+	ok(g[0].generation != held->generation, "threads: of a new generation");
+
+	/* a failing refresh: every thread that waited gets its error */
+	unlink(tmp("gate"));
+	set_mode("gatefail");
+	kinf_auth_unauthorized(auth, g[0].generation);
+	for (int i = 0; i < N_GETTERS; i++) {
+		g[i] = (struct getter){ .auth = auth };
+		pthread_create(&g[i].thread, NULL, getter_main, &g[i]);
+	}
+	ok(wait_runs(3), "threads fail: the plugin runs");
+	write_file(tmp("gate"), "");
+	same = 0;
+	for (int i = 0; i < N_GETTERS; i++) {
+		pthread_join(g[i].thread, NULL);
+		same += g[i].rc == -KINF_EAUTH &&
+			strcmp(g[i].e.message, g[0].e.message) == 0 &&
+			strstr(g[i].e.message, "failed: exit status 1") != NULL;
+	}
+	is_int(same, N_GETTERS, "threads fail: every thread got the error (%s)",
+			g[0].e.message);
+	is_int(run_count(), 3, "threads fail: from one plugin run");
+
+	unlink(tmp("gate"));
+	drop(&held);
 	kinf_auth_free(auth);
 	kinf_rest_config_free(c);
 }
@@ -628,6 +771,7 @@ int main(void) {
 	test_exec();
 	test_exec_errors();
 	test_exec_timeout_and_path();
+	test_exec_threads();
 	test_header_values();
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
