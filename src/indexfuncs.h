@@ -1,8 +1,6 @@
 #ifndef KINF_INDEXFUNCS_H
 #define KINF_INDEXFUNCS_H
 
-#include <stdbool.h>
-
 #include "buf.h"
 #include "err.h"
 #include "indexer.h"

@@ -9,7 +9,6 @@
 #include "clock.h"
 #include "indexer.h"
 #include "informer.h"
-#include "log.h"
 #include "object.h"
 #include "reflector.h"
 #include "replay.h"

@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "listpage.h"
+#include "listsplit.h"
 #include "log.h"
 #include "urlquery.h"
 

@@ -7,7 +7,8 @@
 #include "buf.h"
 #include "err.h"
 #include "list.h"
-#include "listsplit.h"
+
+struct kinf_listsplit;
 
 /*
  * Page parsing for the lister (list.c): what one page of a List or Table
