@@ -58,7 +58,7 @@ struct kinf_selector;
  * rwlock (Pop's process, Delete, Replace and Resync read or write the
  * indexer under the FIFO's lock). The reflector's lock, the bytepipe's and
  * the lister's, the informer's own (fatal error; also held while joining
- * the replay thread, which never takes it) and http.c's credential lock
+ * the replay thread, which never takes it) and the auth's (auth.c)
  * are leaves: nothing else is taken while one is held, and no callback
  * runs under one. Nothing in here calls out with a lock held.
  */
