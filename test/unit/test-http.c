@@ -320,12 +320,13 @@ static void test_header_checks(void) {
 }
 
 /*
- * A stalled body: a watch (the request says so, not its path) may idle,
- * so only silence ends it; anything else is stalled below 1 KiB/s.
+ * A stalled body (headers, then nothing): a watch (the request says so,
+ * not its path) may idle, so only silence ends it; anything else is
+ * stalled below 1 KiB/s. The messages tell the two minimum speeds apart.
  */
 static void test_watch_idle(void) {
 	static const char *const script[] = {
-		"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"type\"", NULL,
+		"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n", NULL,
 	};
 	struct kinf_http_opts opts = { .low_speed_time_s = 1 };
 	struct kinf_http_request req = { .path = "/api/v1/pods?watch=1" };
