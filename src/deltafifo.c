@@ -57,7 +57,7 @@ struct kinf_deltafifo {
 	bool lazy_waiter;
 	/* Deltas queued since memory was last given back; when that was. */
 	size_t since_trim;
-	struct timespec last_trim;
+	long long last_trim_ms;		/* kinf_clock_now_ms() */
 
 	struct kinf_hashtab items;	/* key -> struct kinf_deltas */
 
@@ -472,17 +472,14 @@ out:
 
 static bool trim_due(struct kinf_deltafifo *fifo) {
 #ifdef __GLIBC__
-	struct timespec now;
 	if (fifo->since_trim < TRIM_AFTER_DELTAS) {
 		return false;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long long ms = (now.tv_sec - fifo->last_trim.tv_sec) * 1000LL +
-		(now.tv_nsec - fifo->last_trim.tv_nsec) / 1000000;
-	if (ms < TRIM_EVERY_MS) {
+	long long now = kinf_clock_now_ms();
+	if (now - fifo->last_trim_ms < TRIM_EVERY_MS) {
 		return false;
 	}
-	fifo->last_trim = now;
+	fifo->last_trim_ms = now;
 	fifo->since_trim = 0;
 	return true;
 #else

@@ -43,7 +43,7 @@ struct kinf_reflector {
 	struct kinf_reflector_stats stats;
 	/* backoff manager */
 	long backoff_ms;
-	struct timespec last_backoff;
+	long long last_backoff_ms;	/* kinf_clock_now_ms() */
 	unsigned rand_state;
 };
 
@@ -92,13 +92,7 @@ static char *get_rv(struct kinf_reflector *r) {
 /* Sleep up to ms, waking early when stopped. Returns false when stopped. */
 static bool sleep_ms(struct kinf_reflector *r, long ms) {
 	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	kinf_clock_deadline(&until, ms);
 	pthread_mutex_lock(&r->lock);
 	while (!atomic_load(&r->stop)) {
 		if (pthread_cond_timedwait(&r->wake, &r->lock, &until) == ETIMEDOUT) {
@@ -115,10 +109,8 @@ static bool sleep_ms(struct kinf_reflector *r, long ms) {
  * backoff was needed for 2 minutes.
  */
 static bool backoff(struct kinf_reflector *r, const char *why) {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	long long since = (now.tv_sec - r->last_backoff.tv_sec) * 1000LL +
-		(now.tv_nsec - r->last_backoff.tv_nsec) / 1000000;
+	long long now = kinf_clock_now_ms();
+	long long since = now - r->last_backoff_ms;
 	if (r->backoff_ms == 0 || since > BACKOFF_RESET_MS) {
 		r->backoff_ms = BACKOFF_INIT_MS;
 	} else {
@@ -127,7 +119,7 @@ static bool backoff(struct kinf_reflector *r, const char *why) {
 			r->backoff_ms = BACKOFF_MAX_MS;
 		}
 	}
-	r->last_backoff = now;
+	r->last_backoff_ms = now;
 	double jitter = (double)rand_r(&r->rand_state) / RAND_MAX;
 	long wait = r->backoff_ms + (long)(jitter * (double)r->backoff_ms);
 	STAT_INC(r, backoffs);
