@@ -8,6 +8,12 @@ long long kinf_clock_now_ms(void) {
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+long long kinf_clock_now_us(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 void kinf_clock_deadline(struct timespec *ret, long ms) {
 	clock_gettime(CLOCK_MONOTONIC, ret);
 	ret->tv_sec += ms / 1000;

@@ -10,6 +10,8 @@
 
 /* Milliseconds on the monotonic clock (from an arbitrary start). */
 long long kinf_clock_now_ms(void);
+/* Microseconds on the same clock, for timing what takes less than a millisecond. */
+long long kinf_clock_now_us(void);
 
 /*
  * The monotonic time ms milliseconds from now, for pthread_cond_timedwait

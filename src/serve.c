@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "indexfuncs.h"
 #include "json.h"
 #include "serveint.h"
@@ -17,18 +18,6 @@
 
 #define DEFAULT_WINDOW 10000
 #define DEFAULT_BOOKMARK_MS 60000
-
-long long serve_now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static long long now_us(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 /* ---- events ---- */
 
@@ -381,7 +370,7 @@ static void apply_publish(void *arg) {
 			kinf_object_json(ev->obj, &len);
 			c->bytes += len;
 		}
-		c->last_event_ms = serve_now_ms();
+		c->last_event_ms = kinf_clock_now_ms();
 		unsigned long long rv;
 		if (serve_parse_rv(kinf_object_resource_version(ev->obj), &rv)) {
 			if (rv > c->rv) {
@@ -577,7 +566,7 @@ static void apply_upstream(void *arg) {
 	}
 	describe_ctx(x, desc, sizeof(desc));
 	if (any_down && !x->down_since) {
-		x->down_since = serve_now_ms();
+		x->down_since = kinf_clock_now_ms();
 		free(x->down_why);
 		x->down_why = strdup(why ? why : "unreachable");
 		x->state_changes++;
@@ -591,7 +580,7 @@ static void apply_upstream(void *arg) {
 			x->down_why = w;
 		}
 	} else if (!any_down && x->down_since) {
-		long long s_ = (serve_now_ms() - x->down_since) / 1000;
+		long long s_ = (kinf_clock_now_ms() - x->down_since) / 1000;
 		x->down_since = 0;
 		free(x->down_why);
 		x->down_why = NULL;
@@ -650,7 +639,7 @@ void serve_warning_headers(struct kinf_serve *srv, size_t ctx, struct kinf_buf *
 	if (x->down_since) {
 		kinf_buf_printf(&text, "kinf serve: upstream %s unreachable for %llds (%s): "
 				"answering from the cache", desc,
-				(serve_now_ms() - x->down_since) / 1000, x->down_why ? x->down_why : "");
+				(kinf_clock_now_ms() - x->down_since) / 1000, x->down_why ? x->down_why : "");
 		warning_line(out, &text);
 	}
 	for (size_t i = 0; i < srv->n_sources; i++) {
@@ -673,7 +662,7 @@ static const double latency_bounds[] = {
 #define N_BOUNDS (sizeof(latency_bounds) / sizeof(latency_bounds[0]))
 
 void serve_count(struct kinf_serve *srv, int code, long long start_us) {
-	double s = (double)(now_us() - start_us) / 1e6;
+	double s = (double)(kinf_clock_now_us() - start_us) / 1e6;
 	srv->requests++;
 	if (code >= 100 && code < 600) {
 		srv->requests_by_code[code / 100]++;
@@ -799,7 +788,7 @@ static bool upstreams_up(struct kinf_serve *srv, struct kinf_buf *why) {
 			char desc[600];
 			describe_ctx(x, desc, sizeof(desc));
 			kinf_buf_printf(why, "%supstream %s unreachable for %llds: %s", ok ? "" : "; ",
-					desc, (serve_now_ms() - x->down_since) / 1000,
+					desc, (kinf_clock_now_ms() - x->down_since) / 1000,
 					x->down_why ? x->down_why : "");
 			ok = false;
 		}
@@ -952,7 +941,7 @@ static void metrics(struct serve_request *r) {
 	};
 	struct kinf_serve *srv = r->srv;
 	struct kinf_buf b = {0};
-	long long now = serve_now_ms();
+	long long now = kinf_clock_now_ms();
 
 	for (size_t m = 0; m < sizeof(per_source) / sizeof(per_source[0]); m++) {
 		metric_head(&b, per_source[m].name, per_source[m].type, per_source[m].help);
@@ -1239,7 +1228,7 @@ void serve_handle(struct kinf_httpd_req *req, void *userdata) {
 		.srv = userdata,
 		.req = req,
 		.head = kinf_httpd_req_head(req),
-		.start_ms = now_us(),
+		.start_ms = kinf_clock_now_us(),
 	};
 	struct kinf_error err = {0};
 	struct kinf_buf body = {0};

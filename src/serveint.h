@@ -185,8 +185,6 @@ struct serve_request {
 	long long start_ms;
 };
 
-long long serve_now_ms(void);
-
 /*
  * Answer with a body (JSON unless content_type says otherwise), adding the
  * upstream Warning header while the context's upstream is away.

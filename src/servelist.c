@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "indexfuncs.h"
 #include "json.h"
 #include "output.h"
@@ -568,7 +569,7 @@ static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 #define SNAPSHOT_TTL_MS (5 * 60 * 1000)
 
 static struct serve_snapshot *snapshot_find(struct serve_coll *c, unsigned long long id) {
-	long long now = serve_now_ms();
+	long long now = kinf_clock_now_ms();
 	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
 		struct serve_snapshot *s = &c->srv->snaps[i];
 		if (s->id && now - s->created_ms > SNAPSHOT_TTL_MS) {
@@ -599,7 +600,7 @@ static struct serve_snapshot *snapshot_take(struct serve_coll *c, struct kinf_ob
 	s->coll = c;
 	s->rv = c->rv;
 	s->objs = *objs;
-	s->created_ms = serve_now_ms();
+	s->created_ms = kinf_clock_now_ms();
 	memset(objs, 0, sizeof(*objs));
 	return s;
 }
