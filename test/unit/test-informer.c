@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "indexer.h"
 #include "informer.h"
 #include "object.h"
@@ -30,12 +31,6 @@
 	"\"resourceVersion\":\"12\"}}}\n" \
 	"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\"," \
 	"\"resourceVersion\":\"13\"}}}\n"
-
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A regular file holding text, opened for reading (unlinked already). */
 static int file_with(const char *text) {
@@ -164,9 +159,9 @@ static void test_exit_after_sync_pipe(void) {
 
 	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
 			"pipe: new and start (replay thread)");
-	long long t0 = now_ms();
+	long long t0 = kinf_clock_now_ms();
 	is_int(drain(inf, 1000, &got, &err), 0, "exit_after_sync ends with the pipe still open");
-	ok(now_ms() - t0 < 3000, "and at once (%lld ms)", now_ms() - t0);
+	ok(kinf_clock_now_ms() - t0 < 3000, "and at once (%lld ms)", kinf_clock_now_ms() - t0);
 	is_str(got.data, "add ns/a (initial); add ns/b (initial)", "the initial list only");
 	ok(kinf_informer_has_synced(inf), "synced");
 	kinf_informer_free(inf);	/* the replay thread polls and stops */
@@ -191,9 +186,9 @@ static void test_empty_list_sync(void) {
 
 	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
 			"empty list: new and start");
-	long long t0 = now_ms();
+	long long t0 = kinf_clock_now_ms();
 	is_int(drain(inf, -1, &got, &err), 0, "next(-1) ends once the empty list synced");
-	ok(now_ms() - t0 < 2000, "soon (%lld ms)", now_ms() - t0);
+	ok(kinf_clock_now_ms() - t0 < 2000, "soon (%lld ms)", kinf_clock_now_ms() - t0);
 	ok(got.len == 0, "no events");
 	kinf_informer_free(inf);
 	kinf_buf_release(&got);
@@ -211,14 +206,14 @@ static void test_deadline(void) {
 
 	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
 			"deadline: new and start");
-	long long t0 = now_ms();
+	long long t0 = kinf_clock_now_ms();
 	/* wait_ms -1: only the deadline can end the wait once the list is popped. */
 	int rc;
 	struct kinf_informer_batch batch;
 	while ((rc = kinf_informer_next(inf, -1, &batch, NULL, &err)) == 1) {
 		kinf_informer_batch_release(&batch);
 	}
-	long long took = now_ms() - t0;
+	long long took = kinf_clock_now_ms() - t0;
 	is_int(rc, 0, "next ends at the deadline");
 	ok(took >= 250 && took < 2000, "after about 300 ms (%lld ms)", took);
 	is_int(kinf_informer_next(inf, -1, &batch, NULL, &err), 0, "and stays over");
@@ -281,10 +276,10 @@ static void test_stop_while_blocked(void) {
 	struct stopper s = { .inf = inf, .delay_ms = 200 };
 	pthread_t t;
 	pthread_create(&t, NULL, stop_later, &s);
-	long long t0 = now_ms();
+	long long t0 = kinf_clock_now_ms();
 	/* Blocks forever (wait -1, no deadline, pipe open) until stopped. */
 	int rc = drain(inf, -1, &got, &err);
-	long long took = now_ms() - t0;
+	long long took = kinf_clock_now_ms() - t0;
 	pthread_join(t, NULL);
 	is_int(rc, 0, "a blocked next returns 0 when another thread stops");
 	ok(took >= 150 && took < 3000, "soon after the stop (%lld ms)", took);

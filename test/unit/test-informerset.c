@@ -13,15 +13,10 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "indexer.h"
 #include "informerset.h"
 #include "tap.h"
-
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A List of pods named names (space separated) in namespace ns. */
 static char *list_of(const char *ns, const char *names) {
@@ -80,12 +75,12 @@ static void close_src(struct src *s) {
 /* Read events until next() says over (or 3 s); "member:key" or "member!rc". */
 static int drain(struct kinf_informerset *set, struct kinf_buf *out, int *counts,
 		size_t ncounts) {
-	long long until = now_ms() + 3000;
+	long long until = kinf_clock_now_ms() + 3000;
 	int rc;
 	struct kinf_informerset_event ev;
 	while ((rc = kinf_informerset_next(set, 200, &ev)) != 0) {
 		if (rc == -KINF_ETIMEDOUT) {
-			if (now_ms() > until) {
+			if (kinf_clock_now_ms() > until) {
 				return rc;
 			}
 			continue;
@@ -117,9 +112,9 @@ static void test_merge_exit_after_sync(void) {
 	ok(kinf_informerset_start(set, &err) == 0, "start three members");
 	struct kinf_buf got = {0};
 	int counts[3] = {0};
-	long long t0 = now_ms();
+	long long t0 = kinf_clock_now_ms();
 	is_int(drain(set, &got, counts, 3), 0, "over once every member synced (pipes open)");
-	ok(now_ms() - t0 < 2500, "soon (%lld ms)", now_ms() - t0);
+	ok(kinf_clock_now_ms() - t0 < 2500, "soon (%lld ms)", kinf_clock_now_ms() - t0);
 	is_int(counts[0], 2, "member 0: two events");
 	is_int(counts[1], 1, "member 1: one event");
 	is_int(counts[2], 0, "member 2: an empty list, no events");
@@ -162,9 +157,9 @@ static void test_one_fails(void) {
 	int counts[2] = {0};
 	int failures = 0, events1 = 0;
 	struct kinf_informerset_event ev;
-	long long until = now_ms() + 3000;
+	long long until = kinf_clock_now_ms() + 3000;
 	/* Member 1 goes on after member 0 failed: its event written later arrives. */
-	while (now_ms() < until) {
+	while (kinf_clock_now_ms() < until) {
 		int rc = kinf_informerset_next(set, 100, &ev);
 		if (rc == 0) {
 			break;
@@ -237,12 +232,12 @@ static void test_stop_while_blocked(void) {
 	struct stopper st = { .set = set };
 	pthread_t t;
 	pthread_create(&t, NULL, stop_later, &st);
-	long long t0 = now_ms();
+	long long t0 = kinf_clock_now_ms();
 	while ((rc = kinf_informerset_next(set, -1, &ev)) == 1) {
 		taken++;
 		kinf_informerset_event_release(&ev);
 	}
-	long long took = now_ms() - t0;
+	long long took = kinf_clock_now_ms() - t0;
 	pthread_join(t, NULL);
 	is_int(rc, 0, "a reader waiting without a limit returns 0 on stop");
 	ok(took >= 150 && took < 3000, "soon after the stop (%lld ms)", took);
