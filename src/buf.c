@@ -11,8 +11,11 @@ int kinf_buf_reserve(struct kinf_buf *buf, size_t extra) {
 	size_t need, cap;
 	char *data;
 
+	if (buf->err) {
+		return buf->err;
+	}
 	if (extra > SIZE_MAX / 2 - buf->len) {
-		return -KINF_ENOMEM;
+		return buf->err = -KINF_ENOMEM;
 	}
 	need = buf->len + extra + 1;
 	if (need <= buf->cap) {
@@ -24,14 +27,15 @@ int kinf_buf_reserve(struct kinf_buf *buf, size_t extra) {
 	}
 	data = realloc(buf->data, cap);
 	if (!data) {
-		return -KINF_ENOMEM;
+		return buf->err = -KINF_ENOMEM;
 	}
 	buf->data = data;
 	buf->cap = cap;
 	return 0;
 }
 
-int kinf_buf_append(struct kinf_buf *buf, const void *data, size_t len) {
+/* The appenders' one body: the puts ignore its result, the appends return it. */
+static int append(struct kinf_buf *buf, const void *data, size_t len) {
 	int r = kinf_buf_reserve(buf, len);
 	if (r < 0) {
 		return r;
@@ -44,6 +48,10 @@ int kinf_buf_append(struct kinf_buf *buf, const void *data, size_t len) {
 	return 0;
 }
 
+int kinf_buf_append(struct kinf_buf *buf, const void *data, size_t len) {
+	return append(buf, data, len);
+}
+
 int kinf_buf_append_str(struct kinf_buf *buf, const char *str) {
 	return kinf_buf_append(buf, str, strlen(str));
 }
@@ -52,15 +60,18 @@ int kinf_buf_append_char(struct kinf_buf *buf, char c) {
 	return kinf_buf_append(buf, &c, 1);
 }
 
-int kinf_buf_vprintf(struct kinf_buf *buf, const char *fmt, va_list ap) {
+static int vprintf_to(struct kinf_buf *buf, const char *fmt, va_list ap) {
 	va_list ap2;
 	int n, r;
 
+	if (buf->err) {
+		return buf->err;
+	}
 	va_copy(ap2, ap);
 	n = vsnprintf(NULL, 0, fmt, ap2);
 	va_end(ap2);
 	if (n < 0) {
-		return -KINF_EINVAL;
+		return buf->err = -KINF_EINVAL;
 	}
 	r = kinf_buf_reserve(buf, (size_t)n);
 	if (r < 0) {
@@ -71,12 +82,16 @@ int kinf_buf_vprintf(struct kinf_buf *buf, const char *fmt, va_list ap) {
 	return 0;
 }
 
+int kinf_buf_vprintf(struct kinf_buf *buf, const char *fmt, va_list ap) {
+	return vprintf_to(buf, fmt, ap);
+}
+
 int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...) {
 	va_list ap;
 	int r;
 
 	va_start(ap, fmt);
-	r = kinf_buf_vprintf(buf, fmt, ap);
+	r = vprintf_to(buf, fmt, ap);
 	va_end(ap);
 	return r;
 }
@@ -100,7 +115,32 @@ int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str) {
 	return 0;
 }
 
+void kinf_buf_put(struct kinf_buf *buf, const void *data, size_t len) {
+	(void)append(buf, data, len);	/* a failure sticks in buf->err */
+}
+
+void kinf_buf_puts(struct kinf_buf *buf, const char *str) {
+	(void)append(buf, str, strlen(str));
+}
+
+void kinf_buf_putc(struct kinf_buf *buf, char c) {
+	(void)append(buf, &c, 1);
+}
+
+void kinf_buf_putf(struct kinf_buf *buf, const char *fmt, ...) {
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vprintf_to(buf, fmt, ap);
+	va_end(ap);
+}
+
+int kinf_buf_error(const struct kinf_buf *buf) {
+	return buf->err;
+}
+
 void kinf_buf_reset(struct kinf_buf *buf) {
+	buf->err = 0;
 	buf->len = 0;
 	if (buf->data) {
 		buf->data[0] = '\0';
@@ -108,6 +148,7 @@ void kinf_buf_reset(struct kinf_buf *buf) {
 }
 
 void kinf_buf_release(struct kinf_buf *buf) {
+	buf->err = 0;
 	free(buf->data);
 	buf->data = NULL;
 	buf->len = buf->cap = 0;
@@ -115,6 +156,10 @@ void kinf_buf_release(struct kinf_buf *buf) {
 
 char *kinf_buf_take(struct kinf_buf *buf) {
 	char *data = buf->data;
+	if (buf->err) {
+		kinf_buf_release(buf);
+		return NULL;
+	}
 	if (!data) {
 		data = strdup("");
 	}

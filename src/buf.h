@@ -11,11 +11,19 @@
 /*
  * A growable byte buffer, always NUL-terminated when data is not NULL.
  * Initialise with {0}; release with kinf_buf_release().
+ *
+ * The first append that fails sticks: every later append fails (or, for
+ * the kinf_buf_put* family, does nothing) until kinf_buf_reset() or
+ * kinf_buf_release(), and kinf_buf_error() says so. Code that checks each
+ * append uses kinf_buf_append*; code that builds a whole document (a
+ * response, a line) uses kinf_buf_put* and checks kinf_buf_error() once,
+ * before it uses what it built.
  */
 struct kinf_buf {
 	char *data;
 	size_t len;
 	size_t cap;
+	int err;	/* the first failure (-KINF_ENOMEM), or 0 */
 };
 
 /* Ensure room for extra more bytes (plus the NUL). 0 or -KINF_ENOMEM. */
@@ -29,11 +37,24 @@ KINF_MUST_CHECK int kinf_buf_vprintf(struct kinf_buf *buf, const char *fmt, va_l
 	__attribute__((format(printf, 2, 0)));
 /* Append str percent-encoded for a URL query value (RFC 3986 unreserved kept). */
 int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str);
-/* Forget the contents, keep the allocation. */
+
+/* The kinf_buf_append* family for builders: no result, see above. */
+void kinf_buf_put(struct kinf_buf *buf, const void *data, size_t len);
+void kinf_buf_puts(struct kinf_buf *buf, const char *str);
+void kinf_buf_putc(struct kinf_buf *buf, char c);
+void kinf_buf_putf(struct kinf_buf *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* 0, or the failure that made buf unusable. */
+KINF_MUST_CHECK int kinf_buf_error(const struct kinf_buf *buf);
+
+/* Forget the contents (and a failure), keep the allocation. */
 void kinf_buf_reset(struct kinf_buf *buf);
 /* Free the allocation; buf is empty and reusable afterwards. */
 void kinf_buf_release(struct kinf_buf *buf);
-/* Hand the data to the caller (who frees it); buf is empty afterwards. */
+/*
+ * Hand the data to the caller (who frees it); buf is empty afterwards.
+ * NULL when memory ran out, now or in an earlier append.
+ */
 char *kinf_buf_take(struct kinf_buf *buf);
 
 /* A growable vector of owned strings. Initialise with {0}. */
