@@ -631,9 +631,14 @@ static void describe_source(const struct serve_source *s, struct kinf_buf *out) 
 	}
 }
 
-void serve_warning_headers(struct kinf_serve *srv, size_t ctx, struct kinf_buf *out) {
+void serve_warning_headers(const struct serve_request *r, struct kinf_buf *out) {
+	struct kinf_serve *srv = r->srv;
+	size_t ctx = r->ctx;
 	const struct serve_ctx *x = &srv->ctxs[ctx];
 	struct kinf_buf text = {0};
+	if (r->warning.len) {
+		warning_line(out, &r->warning);
+	}
 	char desc[600];
 	describe_ctx(x, desc, sizeof(desc));
 	if (x->down_since) {
@@ -679,7 +684,7 @@ void serve_count(struct kinf_serve *srv, int code, long long start_us) {
 void serve_respond(struct serve_request *r, int code, const char *content_type,
 		const char *body, size_t len) {
 	struct kinf_buf h = {0};
-	serve_warning_headers(r->srv, r->ctx, &h);
+	serve_warning_headers(r, &h);
 	serve_count(r->srv, code, r->start_ms);
 	kinf_httpd_respond(r->req, code, content_type ? content_type : "application/json",
 			h.len ? h.data : NULL, body, len);
@@ -701,7 +706,7 @@ void serve_respond_status(struct serve_request *r, struct kinf_buf *status) {
 	}
 	int code = status_code(status);
 	struct kinf_buf h = {0};
-	serve_warning_headers(r->srv, r->ctx, &h);
+	serve_warning_headers(r, &h);
 	/* client-go retries a 429 or 5xx that says when. */
 	if (strstr(status->data, "\"retryAfterSeconds\":1")) {
 		kinf_buf_append_str(&h, "Retry-After: 1\r\n");
@@ -1080,6 +1085,16 @@ static bool namespace_served(const struct serve_coll *c, const char *ns) {
 	return !ns || c->namespaces.n == 0 || kinf_strv_contains(&c->namespaces, ns);
 }
 
+/* `kinf serve caches pods in namespaces "a", "b" only`. */
+static void describe_namespaces(const struct serve_coll *c, struct kinf_buf *out) {
+	kinf_buf_printf(out, "kinf serve caches %s in namespace%s ", c->resource,
+			c->namespaces.n > 1 ? "s" : "");
+	for (size_t i = 0; i < c->namespaces.n; i++) {
+		kinf_buf_printf(out, "%s\"%s\"", i ? ", " : "", c->namespaces.v[i]);
+	}
+	kinf_buf_append_str(out, " only");
+}
+
 static void resource(struct serve_request *r) {
 	bool gv_known;
 	struct serve_coll *c = find_coll(r, &gv_known);
@@ -1120,15 +1135,14 @@ static void resource(struct serve_request *r) {
 		return;
 	}
 	const char *ns = c->namespaced ? r->path.namespace_ : NULL;
+	if (c->namespaced && !ns && c->namespaces.n) {
+		/* Across namespaces, from a cache of some: say which. */
+		describe_namespaces(c, &r->warning);
+	}
 	if (!namespace_served(c, ns)) {
 		struct kinf_buf msg = {0};
-		kinf_buf_printf(&msg, "the server could not find the requested resource: kinf serve "
-				"caches %s in namespace", c->resource);
-		for (size_t i = 0; i < c->namespaces.n; i++) {
-			kinf_buf_printf(&msg, "%s \"%s\"", i ? "," : (c->namespaces.n > 1 ? "s" : ""),
-					c->namespaces.v[i]);
-		}
-		kinf_buf_append_str(&msg, " only");
+		kinf_buf_append_str(&msg, "the server could not find the requested resource: ");
+		describe_namespaces(c, &msg);
 		struct kinf_apistatus st = { .code = 404, .reason = "NotFound",
 			.message = msg.data, .details = true };
 		kinf_apistatus_format(&st, &body);
@@ -1279,6 +1293,7 @@ void serve_handle(struct kinf_httpd_req *req, void *userdata) {
 	}
 out:
 	kinf_buf_release(&body);
+	kinf_buf_release(&r.warning);
 	kinf_apipath_release(&r.path);
 	free(prefix);
 }

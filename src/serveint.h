@@ -183,6 +183,8 @@ struct serve_request {
 	struct kinf_apiquery query;
 	struct kinf_accept accept;
 	long long start_ms;
+	/* One more Warning for this answer (a partial cluster-wide list), or empty. */
+	struct kinf_buf warning;
 };
 
 /*
@@ -193,8 +195,8 @@ void serve_respond(struct serve_request *r, int code, const char *content_type,
 		const char *body, size_t len);
 /* Answer with a Status body made by kinf_apistatus_* (its code read back). */
 void serve_respond_status(struct serve_request *r, struct kinf_buf *status);
-/* The extra header lines every answer of ctx carries (Warning), into out. */
-void serve_warning_headers(struct kinf_serve *srv, size_t ctx, struct kinf_buf *out);
+/* The Warning header lines r's answer carries (its context's and its own), into out. */
+void serve_warning_headers(const struct serve_request *r, struct kinf_buf *out);
 /* Count a finished request in the metrics. */
 void serve_count(struct kinf_serve *srv, int code, long long start_ms);
 

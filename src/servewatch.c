@@ -449,7 +449,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	} else {
 		w->next_seq = seq_after(c, n);
 	}
-	serve_warning_headers(r->srv, r->ctx, &headers);
+	serve_warning_headers(r, &headers);
 	int rc = kinf_httpd_stream_start(r->req, 200, "application/json",
 			headers.len ? headers.data : NULL);
 	kinf_buf_release(&headers);

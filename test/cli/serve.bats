@@ -347,6 +347,22 @@ no_age() {
 	[[ $rc == 1 ]] || fail "exit status $rc, not 1 (one informer failed, as watch says): $(cat "$BATS_TEST_TMPDIR/log")"
 }
 
+@test "serve: a list across namespaces from a cache of some says which, in a Warning" {
+	sock=$BATS_TEST_TMPDIR/n.sock
+	"$KINF" serve pods -n default,kube-system --listen "unix:$sock" \
+		>"$BATS_TEST_TMPDIR/log" 2>&1 3>&- </dev/null &
+	p=$!
+	wait_until bash -c "[[ \$(curl -s --unix-socket '$sock' http://kinf/readyz) == ok ]]"
+	run curl -sS --unix-socket "$sock" -D - http://kinf/api/v1/pods
+	assert_output --partial 'Warning: 299 - "kinf serve caches pods in namespaces \"default\", \"kube-system\" only"'
+	run curl -sS --unix-socket "$sock" -D - http://kinf/api/v1/namespaces/default/pods
+	refute_output --partial Warning
+	run curl -sS --unix-socket "$sock" http://kinf/api/v1/namespaces/other/pods
+	assert_output --partial '"message":"the server could not find the requested resource: kinf serve caches pods in namespaces \"default\", \"kube-system\" only"'
+	kill -TERM "$p"
+	wait "$p"
+}
+
 @test "serve: while the upstream is away it answers from the cache, with a Warning; /readyz says why" {
 	port=${FAKEAPI_URL##*:}
 	dir=$FAKEAPI_DIR
