@@ -327,6 +327,7 @@ no_age() {
 @test "serve: a context that cannot list is answered 503 with why; the others are served" {
 	sock=$BATS_TEST_TMPDIR/m.sock
 	"$KINF" serve pods -A --context admin,viewer --listen "unix:$sock" \
+		--listen tcp:127.0.0.1:0 --write-kubeconfig "$BATS_TEST_TMPDIR/kc" \
 		>"$BATS_TEST_TMPDIR/log" 2>&1 3>&- </dev/null &
 	p=$!
 	wait_until bash -c "curl -s --unix-socket '$sock' http://kinf/readyz | grep -q 'viewer.*failed: pods is forbidden'"
@@ -341,6 +342,16 @@ no_age() {
 	assert_line '[-]informer-sync failed: pods of context "viewer" ('"$FAKEAPI_URL"'): failed: pods is forbidden: User "viewer" cannot list resource "pods" in API group "" at the cluster scope'
 	run grep -c 'kinf: pods of context "viewer": pods is forbidden' "$BATS_TEST_TMPDIR/log"
 	assert_output 1
+	if command -v kubectl >/dev/null; then
+		# Each context of the kubeconfig reaches its own (/clusters/viewer/...).
+		export KUBECACHEDIR=$BATS_TEST_TMPDIR/kcache
+		run kubectl --kubeconfig "$BATS_TEST_TMPDIR/kc" --context admin get pods -A -o name
+		assert_success
+		assert_output "$(kubectl_fake get pods -A -o name)"
+		run kubectl --kubeconfig "$BATS_TEST_TMPDIR/kc" --context viewer get pods -A
+		assert_failure
+		assert_output --partial 'Error from server (ServiceUnavailable): kinf serve could not cache pods of context "viewer"'
+	fi
 	kill -TERM "$p"
 	rc=0
 	wait "$p" || rc=$?
