@@ -33,6 +33,7 @@ struct serve_watch {
 	struct kinf_object_list initial;
 	size_t initial_pos;
 	unsigned long long next_seq;
+	unsigned long long after_rv;	/* a watch from N: only events newer than N */
 	struct kinf_httpd_timer *pump_timer, *bookmark_timer, *deadline_timer;
 };
 
@@ -205,6 +206,9 @@ static int write_table(struct serve_watch *w, struct serve_event *ev, int varian
 static int write_event(struct serve_watch *w, struct serve_event *ev) {
 	int variant = 0, t = (int)ev->type;
 	const struct kinf_object *obj = ev->obj;
+	if (ev->rv <= w->after_rv) {
+		return 0;	/* from a version ahead of the cache: not until it is passed */
+	}
 	if (w->filtered) {
 		bool now = serve_filter_matches(&w->filter, ev->obj);
 		bool before = ev->type == SERVE_MODIFIED && ev->old ?
@@ -448,6 +452,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 		too_old = true;
 	} else {
 		w->next_seq = seq_after(c, n);
+		w->after_rv = n > c->rv ? n : 0;	/* ahead of the cache */
 	}
 	serve_warning_headers(r, &headers);
 	int rc = kinf_httpd_stream_start(r->req, 200, "application/json",

@@ -258,13 +258,23 @@ int main(void) {
 		strstr(s, "\"code\":410"), "a watch from before the window: ERROR 410");
 	free(s);
 
+	/* A watch from ahead of the cache starts once the cache passes it. */
+	int w4 = send_req("/api/v1/pods?watch=1&resourceVersion=19", NULL);
+	sleep_ms(200);
+	publish(srv, KINF_INFORMER_ADD, pod("d", "q1", "19", "web", "n3", "Running"), NULL, false);
+	publish(srv, KINF_INFORMER_ADD, pod("d", "q2", "20", "web", "n3", "Running"), NULL, false);
+	s = read_all(w4, 500);
+	ok(!strstr(s, "\"name\":\"q1\"") && strstr(s, "\"name\":\"q2\""),
+		"a watch from 19 gets 20, not 19");
+	free(s);
+
 	/* A delete a relist found: its last state is older than the cache. */
-	int w3 = send_req("/api/v1/pods?watch=1&resourceVersion=18", NULL);
+	int w3 = send_req("/api/v1/pods?watch=1&resourceVersion=20", NULL);
 	sleep_ms(200);
 	publish(srv, KINF_INFORMER_DELETE, pod("c", "p5", "16", "web", "n3", "Running"), NULL, false);
 	s = read_all(w3, 500);
 	ok(strstr(s, "{\"type\":\"DELETED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
-		"\"metadata\":{\"name\":\"p5\",\"namespace\":\"c\",\"resourceVersion\":\"18\""),
+		"\"metadata\":{\"name\":\"p5\",\"namespace\":\"c\",\"resourceVersion\":\"20\""),
 		"a tombstone's DELETED carries the newest resourceVersion, not its last state's");
 	free(s);
 
@@ -288,8 +298,8 @@ int main(void) {
 		count(logged, "is back after") == 1, "one log line per change");
 
 	s = get("/metrics", NULL);
-	ok(strstr(s, "kinf_serve_objects{context=\"ctx\",resource=\"pods\"} 5") &&
-		strstr(s, "kinf_serve_resource_version{context=\"ctx\",resource=\"pods\"} 18") &&
+	ok(strstr(s, "kinf_serve_objects{context=\"ctx\",resource=\"pods\"} 7") &&
+		strstr(s, "kinf_serve_resource_version{context=\"ctx\",resource=\"pods\"} 20") &&
 		strstr(s, "kinf_serve_window_events{context=\"ctx\",resource=\"pods\"} 4"),
 		"/metrics: objects, resourceVersion, window");
 	free(s);
