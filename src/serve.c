@@ -521,10 +521,10 @@ int kinf_serve_failed(struct kinf_serve *srv, size_t source, const char *why) {
 	return post_synced(srv, source, why ? why : "failed");
 }
 
-static void logf_(struct kinf_serve *srv, const char *fmt, ...)
+static void say(struct kinf_serve *srv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void logf_(struct kinf_serve *srv, const char *fmt, ...) {
+static void say(struct kinf_serve *srv, const char *fmt, ...) {
 	char line[1024];
 	va_list ap;
 	if (!srv->opts.log) {
@@ -570,7 +570,7 @@ static void apply_upstream(void *arg) {
 		free(x->down_why);
 		x->down_why = strdup(why ? why : "unreachable");
 		x->state_changes++;
-		logf_(srv, "upstream %s unreachable: %s; answering from the cache", desc,
+		say(srv, "upstream %s unreachable: %s; answering from the cache", desc,
 				x->down_why ? x->down_why : "unreachable");
 	} else if (any_down && n->up == false && s->why) {
 		/* Still away: the Warning and /readyz say the latest reason. */
@@ -585,7 +585,7 @@ static void apply_upstream(void *arg) {
 		free(x->down_why);
 		x->down_why = NULL;
 		x->state_changes++;
-		logf_(srv, "upstream %s is back after %llds", desc, s_);
+		say(srv, "upstream %s is back after %llds", desc, s_);
 	}
 	free(n);
 }
