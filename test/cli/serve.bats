@@ -374,6 +374,24 @@ no_age() {
 	wait "$p"
 }
 
+@test "serve: by default a socket in \$XDG_RUNTIME_DIR/kinf (0700) and a free loopback port" {
+	rt=$BATS_TEST_TMPDIR/rt
+	mkdir -m 700 "$rt"
+	XDG_RUNTIME_DIR=$rt "$KINF" serve nodes >"$BATS_TEST_TMPDIR/log" 2>&1 3>&- </dev/null &
+	p=$!
+	wait_until bash -c "[[ \$(curl -s --unix-socket '$rt/kinf/serve.sock' http://kinf/readyz) == ok ]]"
+	run stat -c %a "$rt/kinf"
+	assert_output 700
+	run grep -E '^kinf: serve: listening on tcp:127\.0\.0\.1:[0-9]+$' "$BATS_TEST_TMPDIR/log"
+	assert_success
+	kill -TERM "$p"
+	wait "$p"
+	# Someone else's or an open directory there: refused, nothing made in it.
+	chmod 755 "$rt/kinf"
+	run -1 env XDG_RUNTIME_DIR="$rt" "$KINF" serve nodes
+	assert_output --partial "kinf: serve: $rt/kinf is not a directory of mode 0700 owned by you; pass --listen unix:PATH"
+}
+
 @test "serve: while the upstream is away it answers from the cache, with a Warning; /readyz says why" {
 	port=${FAKEAPI_URL##*:}
 	dir=$FAKEAPI_DIR
