@@ -79,6 +79,7 @@ static const struct option serve_options[] = {
 
 /* An upstream's state as the informers' thread sees it (for the log and /readyz). */
 struct upstream {
+	struct kinf_informer *informer;	/* set before the informers start */
 	atomic_bool down;
 	atomic_ulong errors_at;		/* the informer's error count when it went down */
 	unsigned long watches_at, lists_at, events_at;
@@ -119,12 +120,11 @@ static void log_line(const char *line, void *userdata) {
 static void on_retry(size_t member, int rc, const struct kinf_error *err, void *userdata) {
 	struct serve *sv = userdata;
 	struct upstream *u = &sv->up[member];
-	struct session_member_info mi;
 	struct kinf_informer_stats st;
 	char why[600];
 
-	session_member_info(sv->session, member, &mi);
-	kinf_informer_get_stats(mi.informer, &st);
+	/* A reflector thread: only what setup() left and the informer's own stats. */
+	kinf_informer_get_stats(u->informer, &st);
 	pthread_mutex_lock(&sv->lock);
 	atomic_store(&u->errors_at, st.source.errors);
 	u->watches_at = st.source.watches;
@@ -145,13 +145,11 @@ static void on_retry(size_t member, int rc, const struct kinf_error *err, void *
 static void check_upstreams(struct serve *sv) {
 	for (size_t i = 0; i < sv->n_members; i++) {
 		struct upstream *u = &sv->up[i];
-		struct session_member_info mi;
 		struct kinf_informer_stats st;
 		if (!atomic_load(&u->down)) {
 			continue;
 		}
-		session_member_info(sv->session, i, &mi);
-		kinf_informer_get_stats(mi.informer, &st);
+		kinf_informer_get_stats(u->informer, &st);
 		pthread_mutex_lock(&sv->lock);
 		bool back = st.source.errors == atomic_load(&u->errors_at) &&
 			(st.source.lists > u->lists_at || st.source.events > u->events_at ||
@@ -355,6 +353,7 @@ static int setup(struct serve *sv) {
 	for (size_t i = 0; i < sv->n_members; i++) {
 		struct session_member_info mi;
 		session_member_info(sv->session, i, &mi);
+		sv->up[i].informer = mi.informer;
 		struct kinf_serve_source src = {
 			.context = mi.context,
 			.upstream = mi.server,
