@@ -152,3 +152,14 @@ vg_term() {
 		vg_term kinf watch pods -A -o json
 	echo "# $(wc -l < "$BATS_TEST_TMPDIR/out") of 307 pods printed" >&3
 }
+
+@test "serve: a list, a watch and a TLS request, then SIGTERM" {
+	sock=$BATS_TEST_TMPDIR/s.sock
+	kc=$BATS_TEST_TMPDIR/kc
+	VG_READY="[[ \$(curl -s --unix-socket '$sock' http://kinf/readyz) == ok ]] &&
+		curl -sf --unix-socket '$sock' 'http://kinf/api/v1/pods?limit=5&labelSelector=app%3Dweb' >/dev/null &&
+		curl -sf --unix-socket '$sock' 'http://kinf/api/v1/pods?watch=1&timeoutSeconds=1' >/dev/null &&
+		curl -sf -k https://127.0.0.1:\$(sed -n 's/.*server: \"https:\/\/127.0.0.1:\([0-9]*\)\"/\1/p' '$kc')/api/v1/pods -H \"Authorization: Bearer \$(sed -n 's/.*token: \"\(.*\)\"/\1/p' '$kc')\" >/dev/null" \
+		vg_term kinf serve pods -A --listen "unix:$sock" --listen tcp:127.0.0.1:0 \
+		--write-kubeconfig "$kc"
+}
