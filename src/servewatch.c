@@ -407,7 +407,17 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 		kinf_buf_release(&st);
 		return;
 	}
-	if (serve_filter_init(c, ns, q->label_selector, q->field_selector, &w->filter, &st) < 0) {
+	/* A watch of one object (watch/.../pods/NAME) is one of metadata.name=NAME. */
+	struct kinf_buf fields = {0};
+	if (r->path.name) {
+		kinf_buf_printf(&fields, "metadata.name=%s%s%s", r->path.name,
+				q->field_selector && q->field_selector[0] ? "," : "",
+				q->field_selector ? q->field_selector : "");
+	}
+	int frc = serve_filter_init(c, ns, q->label_selector,
+			r->path.name ? fields.data : q->field_selector, &w->filter, &st);
+	kinf_buf_release(&fields);
+	if (frc < 0) {
 		serve_respond_status(r, &st);
 		kinf_buf_release(&st);
 		free(w);

@@ -258,6 +258,11 @@ int main(void) {
 		strstr(s, "\"code\":410"), "a watch from before the window: ERROR 410");
 	free(s);
 
+	s = get("/api/v1/watch/namespaces/a/pods/p1?timeoutSeconds=1", NULL);
+	ok(count(s, "\"type\":\"ADDED\"") == 1 && strstr(s, "\"name\":\"p1\""),
+		"a watch of one object: that object only");
+	free(s);
+
 	/* A watch from ahead of the cache starts once the cache passes it. */
 	int w4 = send_req("/api/v1/pods?watch=1&resourceVersion=19", NULL);
 	sleep_ms(200);
