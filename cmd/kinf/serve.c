@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "buildinfo.h"
+#include "clock.h"
 #include "kubeconfig_write.h"
 #include "serve.h"
 #include "session.h"
@@ -105,12 +105,6 @@ struct serve {
 	pthread_mutex_t lock;		/* guards up[].*_at and since_ms */
 };
 
-static long long mono_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void log_line(const char *line, void *userdata) {
 	(void)userdata;
 	cli_printf_safe(stderr, "kinf: serve: %s", line);
@@ -130,7 +124,7 @@ static void on_retry(size_t member, int rc, const struct kinf_error *err, void *
 	u->watches_at = st.source.watches;
 	u->lists_at = st.source.lists;
 	u->events_at = st.source.events;
-	u->since_ms = mono_ms();
+	u->since_ms = kinf_clock_now_ms();
 	pthread_mutex_unlock(&sv->lock);
 	snprintf(why, sizeof(why), "%s%s%s", err && err->message[0] ? err->message : kinf_strerror(rc),
 			err && err->http_status ? " " : "", err && err->http_status ? err->reason : "");
@@ -153,7 +147,7 @@ static void check_upstreams(struct serve *sv) {
 		pthread_mutex_lock(&sv->lock);
 		bool back = st.source.errors == atomic_load(&u->errors_at) &&
 			(st.source.lists > u->lists_at || st.source.events > u->events_at ||
-			(st.source.watches > u->watches_at && mono_ms() - u->since_ms > 3000));
+			(st.source.watches > u->watches_at && kinf_clock_now_ms() - u->since_ms > 3000));
 		pthread_mutex_unlock(&sv->lock);
 		if (back) {
 			atomic_store(&u->down, false);
