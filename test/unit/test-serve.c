@@ -46,6 +46,21 @@ static struct kinf_object *pod(const char *ns, const char *name, const char *rv,
 	return obj;
 }
 
+/* A pod of about 100 KB (an annotation), for queues that fill. */
+static struct kinf_object *big_pod(const char *name, const char *rv) {
+	struct kinf_buf b = {0};
+	struct kinf_object *obj = NULL;
+	kinf_buf_printf(&b, "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"big\","
+			"\"resourceVersion\":\"%s\",\"annotations\":{\"x\":\"", name, rv);
+	for (int i = 0; i < 100000; i++) {
+		kinf_buf_append_char(&b, 'a');
+	}
+	kinf_buf_append_str(&b, "\"}}}");
+	kinf_object_parse(b.data, b.len, NULL, &obj, NULL);
+	kinf_buf_release(&b);
+	return obj;
+}
+
 static int connect_sock(void) {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
@@ -283,6 +298,33 @@ int main(void) {
 		"a tombstone's DELETED carries the newest resourceVersion, not its last state's");
 	free(s);
 
+	/*
+	 * A watcher that stops reading: past its queue's budget it falls
+	 * behind; more than max_lag (4) events behind, it is ended with a 410.
+	 */
+	int slow = connect_sock();
+	int small = 4096;
+	setsockopt(slow, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	const char *wreq = "GET /api/v1/namespaces/big/pods?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n";
+	ok(write(slow, wreq, strlen(wreq)) > 0, "a watcher that will not read");
+	sleep_ms(200);
+	for (int i = 0; i < 12; i++) {
+		char name[16], rv[16];
+		snprintf(name, sizeof(name), "b%d", i);
+		snprintf(rv, sizeof(rv), "%d", 21 + i);
+		publish(srv, KINF_INFORMER_ADD, big_pod(name, rv), NULL, false);
+		sleep_ms(20);
+	}
+	sleep_ms(300);
+	s = read_all(slow, 500);
+	ok(strstr(s, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\"") &&
+		strstr(s, "(kinf serve --max-lag 4)\",\"reason\":\"Expired\",\"code\":410}}") &&
+		strstr(s, "\r\n0\r\n\r\n"), "  ended with an ERROR 410 event and the last chunk");
+	free(s);
+	ok(strstr(logged, "watch client of pods ended: "), "  and a log line");
+	expect("/metrics", NULL, "  counted in /metrics",
+		"kinf_serve_evicted_clients_total{context=\"ctx\",resource=\"pods\"} 1", NULL);
+
 	kinf_serve_upstream(srv, 0, false, "connection refused");
 	sleep_ms(100);
 	s = get("/api/v1/namespaces/a/pods/p1", NULL);
@@ -303,8 +345,8 @@ int main(void) {
 		count(logged, "is back after") == 1, "one log line per change");
 
 	s = get("/metrics", NULL);
-	ok(strstr(s, "kinf_serve_objects{context=\"ctx\",resource=\"pods\"} 7") &&
-		strstr(s, "kinf_serve_resource_version{context=\"ctx\",resource=\"pods\"} 20") &&
+	ok(strstr(s, "kinf_serve_objects{context=\"ctx\",resource=\"pods\"} 19") &&
+		strstr(s, "kinf_serve_resource_version{context=\"ctx\",resource=\"pods\"} 32") &&
 		strstr(s, "kinf_serve_window_events{context=\"ctx\",resource=\"pods\"} 4"),
 		"/metrics: objects, resourceVersion, window");
 	free(s);
