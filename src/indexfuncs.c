@@ -185,3 +185,12 @@ int kinf_index_spec_values(const struct kinf_index_spec *spec,
 		const struct kinf_object *obj, struct kinf_strv *ret) {
 	return spec->fn(obj, ret, spec->arg);
 }
+
+bool kinf_index_spec_matches(const struct kinf_index_spec *spec, const char *value,
+		const struct kinf_object *obj) {
+	struct kinf_strv vals = {0};
+	kinf_index_spec_values(spec, obj, &vals);
+	bool hit = value ? kinf_strv_contains(&vals, value) : vals.n > 0;
+	kinf_strv_release(&vals);
+	return hit;
+}

@@ -50,6 +50,13 @@ int kinf_index_spec_install(const struct kinf_index_spec *spec,
 int kinf_index_spec_values(const struct kinf_index_spec *spec,
 		const struct kinf_object *obj, struct kinf_strv *ret);
 
+/*
+ * Whether obj has value among spec's values (value NULL: any value at
+ * all), as `kinf index --by INDEX[=VALUE]` selects.
+ */
+bool kinf_index_spec_matches(const struct kinf_index_spec *spec, const char *value,
+		const struct kinf_object *obj);
+
 /* The built-in index names, NULL-terminated (for completion and help). */
 extern const char *const kinf_index_builtin_names[];
 

@@ -1188,7 +1188,9 @@ static void resource(struct serve_request *r) {
 			return;
 		}
 	}
-	if (strcmp(verb, "watch") == 0) {
+	if (r->index) {
+		serve_index(r, c);
+	} else if (strcmp(verb, "watch") == 0) {
 		serve_watch(r, c);
 	} else if (strcmp(verb, "get") == 0) {
 		serve_get(r, c);
@@ -1250,6 +1252,10 @@ void serve_handle(struct kinf_httpd_req *req, void *userdata) {
 
 	const char *path = strip_context(&r, r.head->path, &prefix);
 	r.prefix = prefix ? prefix : "";
+	if (path && strncmp(path, "/kinf/v1/index/", 15) == 0) {
+		r.index = true;		/* kinf's index path (serveindex.c) */
+		path += 14;
+	}
 	if (!path) {
 		respond_page_not_found(&r);
 		return;
@@ -1273,7 +1279,8 @@ void serve_handle(struct kinf_httpd_req *req, void *userdata) {
 		serve_respond_status(&r, &body);
 		goto out;
 	}
-	switch (r.path.kind) {
+	switch (r.index && r.path.kind != KINF_APIPATH_RESOURCE ? KINF_APIPATH_UNKNOWN :
+			r.path.kind) {
 	case KINF_APIPATH_ROOT: root(&r); break;
 	case KINF_APIPATH_API:
 	case KINF_APIPATH_APIS:

@@ -106,6 +106,7 @@ struct serve_coll {
 	struct kinf_strv short_names;
 	struct kinf_strv namespaces;	/* served namespaces; empty: all */
 	size_t n_label_indexes;		/* made on demand for label selectors */
+	size_t n_query_indexes;		/* made on demand by serveindex.c */
 	size_t n_sources, n_synced, n_failed;
 	bool synced;
 	struct kinf_indexer *store;	/* loop thread only */
@@ -185,6 +186,7 @@ struct serve_request {
 	long long start_ms;
 	/* One more Warning for this answer (a partial cluster-wide list), or empty. */
 	struct kinf_buf warning;
+	bool index;			/* under /kinf/v1/index: serveindex.c answers */
 };
 
 /*
@@ -239,6 +241,15 @@ void serve_watch(struct serve_request *r, struct serve_coll *c);
 void serve_coll_push(struct serve_coll *c, struct serve_event *ev);
 /* End every watch of c (stop) with its last chunk. */
 void serve_coll_end_watches(struct serve_coll *c);
+
+/*
+ * serveindex.c: obj's JSON as a List's item, as the apiserver writes one:
+ * without "kind" and "apiVersion" (objects from watch events carry them).
+ * 0 or a negative KINF_E*.
+ */
+int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out);
+/* serveindex.c: the kinf index path's answer for c (synced, namespace served). */
+void serve_index(struct serve_request *r, struct serve_coll *c);
 
 /* serve.c: the httpd handler. */
 void serve_handle(struct kinf_httpd_req *req, void *userdata);

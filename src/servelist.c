@@ -762,9 +762,7 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 		if (a == ANSWER_TABLE) {
 			serve_table_row(c, src->v[i], include, &items);
 		} else {
-			size_t len;
-			const char *json = kinf_object_json(src->v[i], &len);
-			kinf_buf_append(&items, json, len);
+			serve_append_item(src->v[i], &items);
 		}
 	}
 	/* More left that match: a token to go on from the last key sent. */

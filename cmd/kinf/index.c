@@ -84,11 +84,7 @@ static bool matches(struct query *q, const struct kinf_object *obj) {
 		return false;
 	}
 	for (size_t i = 0; i < q->n_by; i++) {
-		struct kinf_strv vals = {0};
-		kinf_index_spec_values(&q->by[i].spec, obj, &vals);
-		bool hit = q->by[i].value ? kinf_strv_contains(&vals, q->by[i].value) : vals.n > 0;
-		kinf_strv_release(&vals);
-		if (!hit) {
+		if (!kinf_index_spec_matches(&q->by[i].spec, q->by[i].value, obj)) {
 			return false;
 		}
 	}

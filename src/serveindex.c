@@ -1,0 +1,378 @@
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "indexfuncs.h"
+#include "json.h"
+#include "serveint.h"
+
+/*
+ * kinf's own path beside the Kubernetes API, for `kinf index --server`:
+ *
+ *   GET [/clusters/NAME]/kinf/v1/index/api/v1/namespaces/NS/pods?by=node%3Dn1
+ *
+ * a collection path after /kinf/v1/index, answered from the collection's
+ * store in time proportional to the answer:
+ *   by=INDEX[=VALUE]	(repeatable, ANDed) the matching objects, as the
+ *			collection's List sorted by key
+ *   values=INDEX	INDEX's values with their counts, highest first
+ *   labelSelector, fieldSelector	as for a list, ANDed
+ * INDEX: namespace, node, owner, phase, label:KEY, field:PATH. An index
+ * the store lacks is made on demand (at most MAX_QUERY_INDEXES per
+ * collection; past that the candidates are scanned, with the same answer).
+ */
+
+#define MAX_QUERY_INDEXES 16
+#define MAX_BY 16
+
+struct crit {
+	struct kinf_index_spec spec;
+	char *value;		/* NULL: any value */
+	bool indexed;		/* the store has the index */
+};
+
+/* Make spec's index in c's store if it may; whether the store has it. */
+static bool ensure_index(struct serve_coll *c, const struct kinf_index_spec *spec) {
+	if (kinf_indexer_has_index(c->store, spec->index_name)) {
+		return true;
+	}
+	if (c->n_query_indexes >= MAX_QUERY_INDEXES ||
+			kinf_index_spec_install(spec, c->store, NULL) < 0) {
+		return false;
+	}
+	c->n_query_indexes++;
+	return true;
+}
+
+static void bad_request(struct serve_request *r, const char *fmt, const char *arg,
+		const char *detail) {
+	struct kinf_buf msg = {0}, st = {0};
+	kinf_buf_printf(&msg, fmt, arg, detail ? detail : "");
+	kinf_apistatus_bad_request(&st, msg.data ? msg.data : "bad request");
+	serve_respond_status(r, &st);
+	kinf_buf_release(&msg);
+	kinf_buf_release(&st);
+}
+
+/* Resolve INDEX (as --by and --values name them, without --index names). */
+static int resolve(struct serve_request *r, const char *name, struct kinf_index_spec *ret) {
+	struct kinf_error err = {0};
+	if (kinf_index_spec_resolve(name, NULL, NULL, ret, &err) < 0) {
+		bad_request(r, "index \"%s\": %s", name, err.message);
+		return -KINF_EINVAL;
+	}
+	return 0;
+}
+
+static bool matches(const struct crit *by, size_t n, const struct serve_filter *f,
+		const struct kinf_object *obj) {
+	if (!serve_filter_matches(f, obj)) {
+		return false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!kinf_index_spec_matches(&by[i].spec, by[i].value, obj)) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The objects to check: the smallest index bucket among the criteria with
+ * a value and the filter's equalities, else what the filter offers.
+ */
+static int candidates(struct serve_coll *c, const struct crit *by, size_t n,
+		const struct serve_filter *f, struct kinf_object_list *ret) {
+	size_t best = SIZE_MAX, best_n = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		size_t count;
+		if (by[i].value && by[i].indexed && kinf_indexer_index_count(c->store,
+				by[i].spec.index_name, by[i].value, &count, NULL) == 0 &&
+				count < best_n) {
+			best = i;
+			best_n = count;
+		}
+	}
+	for (size_t i = 0; best != SIZE_MAX && i < f->n_idx; i++) {
+		size_t count;
+		if (kinf_indexer_index_count(c->store, f->idx[i].name, f->idx[i].value, &count,
+				NULL) == 0 && count < best_n) {
+			best = SIZE_MAX;	/* the filter's bucket is smaller */
+		}
+	}
+	if (best != SIZE_MAX) {
+		return kinf_indexer_by_index(c->store, by[best].spec.index_name, by[best].value,
+				ret, NULL);
+	}
+	return serve_filter_candidates(c, f, ret);
+}
+
+/* The compact "kind" then "apiVersion" members (or the other order) at p, or 0. */
+static size_t type_members_len(const char *p, const char *end, const struct kinf_object *obj) {
+	const char *kind = kinf_object_kind(obj), *av = kinf_object_api_version(obj);
+	size_t n = 0;
+	for (int i = 0; i < 2; i++) {
+		bool k = strncmp(p + n, "\"kind\":\"", 8) == 0;
+		bool a = !k && strncmp(p + n, "\"apiVersion\":\"", 14) == 0;
+		const char *v = k ? kind : av;
+		size_t off = n + (k ? 8 : 14), vlen = strlen(v);
+		if ((!k && !a) || (size_t)(end - p) < off + vlen + 2 ||
+				memcmp(p + off, v, vlen) != 0 || p[off + vlen] != '"' ||
+				(p[off + vlen + 1] != ',' && p[off + vlen + 1] != '}')) {
+			return 0;
+		}
+		n = off + vlen + 1 + (p[off + vlen + 1] == ',');
+	}
+	return n;
+}
+
+int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out) {
+	size_t len;
+	const char *json = kinf_object_json(obj, &len);
+	if (!kinf_object_kind(obj)[0] && !kinf_object_api_version(obj)[0]) {
+		return kinf_buf_append(out, json, len);
+	}
+	/* As a watch event brought it: the two members lead (client-go's order or ours). */
+	size_t skip = len > 1 ? type_members_len(json + 1, json + len, obj) : 0;
+	if (skip) {
+		int rc = kinf_buf_append_char(out, '{');
+		return rc < 0 ? rc : kinf_buf_append(out, json + 1 + skip, len - 1 - skip);
+	}
+	/* Elsewhere: member by member. */
+	struct kinf_json_reader r;
+	struct kinf_json_span key;
+	const char *sep = "{";
+	int rc;
+	kinf_json_reader_init(&r, json, len, UINT32_MAX);
+	if ((rc = kinf_json_object_begin(&r)) < 0) {
+		return rc;
+	}
+	while ((rc = kinf_json_member(&r, &key)) == 1) {
+		const char *v;
+		size_t vlen;
+		const char *k = key.s - 1;	/* the key's opening quote */
+		if ((rc = kinf_json_skip_span(&r, &v, &vlen)) < 0) {
+			return rc;
+		}
+		if (kinf_json_span_eq(&key, "kind") || kinf_json_span_eq(&key, "apiVersion")) {
+			continue;
+		}
+		kinf_buf_append_str(out, sep);
+		if ((rc = kinf_buf_append(out, k, (size_t)(v + vlen - k))) < 0) {
+			return rc;
+		}
+		sep = ",";
+	}
+	if (rc < 0) {
+		return rc;
+	}
+	return kinf_buf_append_str(out, sep[0] == '{' ? "{}" : "}");
+}
+
+static void answer_by(struct serve_request *r, struct serve_coll *c, const struct crit *by,
+		size_t n, const struct serve_filter *f) {
+	struct kinf_object_list objs = {0};
+	struct kinf_buf b = {0}, st = {0};
+	if (candidates(c, by, n, f, &objs) < 0) {
+		kinf_apistatus_internal(&st, "reading the cache failed");
+		serve_respond_status(r, &st);
+		kinf_buf_release(&st);
+		return;
+	}
+	kinf_buf_append_str(&b, "{\"kind\":");
+	kinf_apistatus_quote(&b, c->list_kind);
+	kinf_buf_append_str(&b, ",\"apiVersion\":");
+	kinf_apistatus_quote(&b, c->api_version);
+	kinf_buf_printf(&b, ",\"metadata\":{\"resourceVersion\":\"%llu\"},\"items\":[", c->rv);
+	size_t sent = 0;
+	for (size_t i = 0; i < objs.n; i++) {
+		if (!matches(by, n, f, objs.v[i])) {
+			continue;
+		}
+		if (sent++) {
+			kinf_buf_append_char(&b, ',');
+		}
+		serve_append_item(objs.v[i], &b);
+	}
+	kinf_buf_append_str(&b, "]}\n");
+	serve_respond(r, 200, "application/json", b.data, b.len);
+	kinf_object_list_release(&objs);
+	kinf_buf_release(&b);
+}
+
+static int cmp_value(const void *a, const void *b) {
+	const struct kinf_index_value *x = a, *y = b;
+	if (x->count != y->count) {
+		return x->count > y->count ? -1 : 1;
+	}
+	return strcmp(x->value, y->value);
+}
+
+/*
+ * Count spec's values over the objects f selects, as kinf_indexer_values
+ * does over a store holding only them: each object once per value.
+ */
+static int count_values(struct serve_coll *c, const struct kinf_index_spec *spec,
+		const struct serve_filter *f, struct kinf_index_value **ret, size_t *ret_n) {
+	struct kinf_object_list objs = {0};
+	struct kinf_strv all = {0};
+	struct kinf_index_value *v = NULL;
+	size_t n = 0;
+	int rc = serve_filter_candidates(c, f, &objs);
+
+	for (size_t i = 0; rc == 0 && i < objs.n; i++) {
+		struct kinf_strv one = {0};
+		if (!serve_filter_matches(f, objs.v[i])) {
+			continue;
+		}
+		rc = kinf_index_spec_values(spec, objs.v[i], &one);
+		kinf_strv_sort_unique(&one);
+		for (size_t j = 0; rc == 0 && j < one.n; j++) {
+			rc = kinf_strv_push_str(&all, one.v[j]);
+		}
+		kinf_strv_release(&one);
+	}
+	/* Sorted, equal values are neighbours: one entry per run. */
+	if (rc == 0 && all.n) {
+		kinf_strv_sort(&all);
+		v = calloc(all.n, sizeof(*v));
+		rc = v ? 0 : -KINF_ENOMEM;
+	}
+	for (size_t i = 0; rc == 0 && i < all.n; i++) {
+		if (n && strcmp(v[n - 1].value, all.v[i]) == 0) {
+			v[n - 1].count++;
+			continue;
+		}
+		if (!(v[n].value = strdup(all.v[i]))) {
+			rc = -KINF_ENOMEM;
+			break;
+		}
+		v[n++].count = 1;
+	}
+	if (rc == 0 && n) {
+		qsort(v, n, sizeof(*v), cmp_value);
+	}
+	kinf_strv_release(&all);
+	kinf_object_list_release(&objs);
+	if (rc < 0) {
+		kinf_index_values_free(v, n);
+		return rc;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* Whether f selects every object of c (no selector, no narrower namespace). */
+static bool filter_is_all(const struct serve_coll *c, const struct serve_filter *f) {
+	return !f->labels && !f->fields && (!f->namespace ||
+			(c->namespaces.n == 1 && strcmp(c->namespaces.v[0], f->namespace) == 0));
+}
+
+static void answer_values(struct serve_request *r, struct serve_coll *c,
+		const char *name, const struct serve_filter *f) {
+	struct kinf_index_spec spec;
+	struct kinf_index_value *vals = NULL;
+	struct kinf_buf b = {0}, st = {0};
+	size_t n = 0;
+	int rc;
+
+	if (resolve(r, name, &spec) < 0) {
+		return;
+	}
+	/* Without a filter, the index's own counts: O(values). */
+	if (filter_is_all(c, f) && ensure_index(c, &spec)) {
+		rc = kinf_indexer_values(c->store, spec.index_name, &vals, &n, NULL);
+	} else {
+		rc = count_values(c, &spec, f, &vals, &n);
+	}
+	kinf_index_spec_release(&spec);
+	if (rc < 0) {
+		kinf_apistatus_internal(&st, "reading the cache failed");
+		serve_respond_status(r, &st);
+		kinf_buf_release(&st);
+		return;
+	}
+	kinf_buf_printf(&b, "{\"kind\":\"IndexValueList\",\"apiVersion\":\"kinf.dev/v1\","
+			"\"metadata\":{\"resourceVersion\":\"%llu\"},\"items\":[", c->rv);
+	for (size_t i = 0; i < n; i++) {
+		kinf_buf_append_str(&b, i ? ",{\"value\":" : "{\"value\":");
+		kinf_apistatus_quote(&b, vals[i].value);
+		kinf_buf_printf(&b, ",\"count\":%zu}", vals[i].count);
+	}
+	kinf_buf_append_str(&b, "]}\n");
+	serve_respond(r, 200, "application/json", b.data, b.len);
+	kinf_index_values_free(vals, n);
+	kinf_buf_release(&b);
+}
+
+void serve_index(struct serve_request *r, struct serve_coll *c) {
+	const struct kinf_httpreq *h = r->head;
+	struct crit by[MAX_BY];
+	size_t n_by = 0;
+	const char *values = NULL;
+	struct serve_filter f;
+	struct kinf_buf st = {0};
+	bool filter = false;
+
+	if (r->query.watch || r->path.name) {
+		bad_request(r, "the kinf index path answers a collection (no %s%s)",
+				r->query.watch ? "watch" : "name", NULL);
+		return;
+	}
+	memset(by, 0, sizeof(by));
+	for (size_t i = 0; i < h->n_params; i++) {
+		const struct kinf_httpreq_param *p = &h->params[i];
+		if (strcmp(p->name, "values") == 0) {
+			values = p->value;
+		} else if (strcmp(p->name, "by") == 0) {
+			if (n_by == MAX_BY) {
+				bad_request(r, "at most %s by parameters%s", "16", NULL);
+				goto out;
+			}
+			char *name = strdup(p->value);
+			char *eq = name ? strchr(name, '=') : NULL;
+			if (eq) {
+				*eq = '\0';
+			}
+			int rc = name ? resolve(r, name, &by[n_by].spec) : -KINF_ENOMEM;
+			by[n_by].value = eq && rc == 0 ? strdup(eq + 1) : NULL;
+			free(name);
+			if (rc < 0) {
+				if (rc == -KINF_ENOMEM) {
+					kinf_apistatus_internal(&st, "out of memory");
+					serve_respond_status(r, &st);
+				}
+				goto out;
+			}
+			by[n_by].indexed = ensure_index(c, &by[n_by].spec);
+			n_by++;
+		}
+	}
+	if (!values == !n_by) {
+		bad_request(r, "the kinf index path takes %s%s", values ? "values or by, not both" :
+				"by=INDEX[=VALUE] or values=INDEX", NULL);
+		goto out;
+	}
+	if (serve_filter_init(c, c->namespaced ? r->path.namespace_ : NULL,
+			r->query.label_selector, r->query.field_selector, &f, &st) < 0) {
+		serve_respond_status(r, &st);
+		goto out;
+	}
+	filter = true;
+	c->lists++;
+	if (values) {
+		answer_values(r, c, values, &f);
+	} else {
+		answer_by(r, c, by, n_by, &f);
+	}
+out:
+	if (filter) {
+		serve_filter_release(&f);
+	}
+	for (size_t i = 0; i < n_by; i++) {
+		kinf_index_spec_release(&by[i].spec);
+		free(by[i].value);
+	}
+	kinf_buf_release(&st);
+}
