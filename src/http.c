@@ -153,6 +153,24 @@ static void curl_init(void) {
 			z_strdup, z_calloc);
 }
 
+/*
+ * kinf serve's unix socket: libcurl connects there for the http URL, and
+ * messages name the socket and the URL's path prefix ("unix:/run/user/
+ * 1000/kinf/serve.sock/clusters/b") instead of a host nobody listens on.
+ */
+static int set_unix_socket(struct kinf_http *http) {
+	struct kinf_buf b = {0};
+	const char *path = strstr(http->server, "://");
+	path = path ? path + 3 + strcspn(path + 3, "/") : "";
+	if (kinf_buf_printf(&b, "unix:%s%s", http->config->unix_socket, path) < 0) {
+		return -KINF_ENOMEM;
+	}
+	free(http->server);
+	http->server = kinf_buf_take(&b);
+	curl_easy_setopt(http->curl, CURLOPT_UNIX_SOCKET_PATH, http->config->unix_socket);
+	return 0;
+}
+
 struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 		struct kinf_auth *auth, const struct kinf_http_opts *opts) {
 	struct kinf_http *http;
@@ -200,6 +218,10 @@ struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 	 * it, but messages, logs and the discovery cache's name never show it.
 	 */
 	http->userinfo = strip_userinfo(http->server);
+	if (config->unix_socket && set_unix_socket(http) < 0) {
+		kinf_http_free(http);
+		return NULL;
+	}
 
 	/*
 	 * tls-server-name: libcurl verifies against the URL's host, so put that

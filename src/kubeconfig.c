@@ -2720,6 +2720,7 @@ void kinf_rest_config_free(struct kinf_rest_config *c) {
 		return;
 	}
 	free(c->server);
+	free(c->unix_socket);
 	free(c->tls_server_name);
 	free(c->ca_pem);
 	free(c->proxy_url);

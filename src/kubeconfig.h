@@ -81,6 +81,12 @@ struct kinf_impersonate_extra {
 
 struct kinf_rest_config {
 	char *server;		/* https://host:port[/prefix], no trailing slash */
+	/*
+	 * Connect to this unix socket instead of server's host and port
+	 * (kinf serve's socket; server is then http://localhost[/prefix]).
+	 * NULL: none. Never set by the loader: the caller sets it after.
+	 */
+	char *unix_socket;
 	char *tls_server_name;	/* or NULL */
 	bool insecure_skip_tls_verify;
 	char *ca_pem;		/* CA bundle bytes, or NULL for the system store */

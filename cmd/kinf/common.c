@@ -6,6 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "auth.h"
 #include "common.h"
 #include "editdist.h"
@@ -21,7 +23,8 @@ const char cli_common_usage[] =
 	"                                 several as a,b or --context a --context b\n"
 	"      --cluster NAME             kubeconfig cluster to use\n"
 	"      --user NAME                kubeconfig user to use\n"
-	"      --server URL               API server address\n"
+	"      --server ADDR              API server URL, or a kinf serve: unix:PATH\n"
+	"                                 (unix: for its default socket), tcp:HOST:PORT\n"
 	"      --token TOKEN              bearer token\n"
 	"      --certificate-authority FILE  CA bundle to verify the server with\n"
 	"      --insecure-skip-tls-verify do not verify the server's certificate\n"
@@ -280,7 +283,16 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 				&cli->context_args_after, "--context", arg);
 	case OPT_CLUSTER: cli->kc.cluster = arg; return 1;
 	case OPT_USER: cli->kc.user = arg; return 1;
-	case OPT_SERVER: cli->kc.server = arg; return 1;
+	case OPT_SERVER:
+		/* unix: and tcp: name a kinf serve; a URL any API server (kubectl's). */
+		if (strncmp(arg, "unix:", 5) == 0 || strncmp(arg, "tcp:", 4) == 0) {
+			cli->serve_addr = arg;
+			cli->kc.server = NULL;
+		} else {
+			cli->serve_addr = NULL;
+			cli->kc.server = arg;
+		}
+		return 1;
 	case OPT_TOKEN: cli->kc.token = arg; return 1;
 	case OPT_CA: cli->kc.certificate_authority = arg; return 1;
 	case OPT_INSECURE: cli->kc.insecure_skip_tls_verify = 1; return 1;
@@ -468,6 +480,154 @@ int cli_parse_selectors(struct cli *cli) {
 	return EXIT_OK;
 }
 
+char *cli_serve_default_socket(void) {
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	struct kinf_buf b = {0};
+	if (xdg && xdg[0] == '/') {
+		kinf_buf_printf(&b, "%s/kinf/serve.sock", xdg);
+	} else {
+		kinf_buf_printf(&b, "/tmp/kinf-%u/serve.sock", (unsigned)getuid());
+	}
+	return kinf_buf_take(&b);
+}
+
+/* Where the kinf serve came from, for messages: "--server unix:/x". */
+static void serve_what(const struct cli *cli, char *buf, size_t size) {
+	snprintf(buf, size, "%s%s", cli->serve_addr_from_env ? "KINF_SERVER=" : "--server ",
+			cli->serve_addr);
+}
+
+/*
+ * Serve mode (--server unix:|tcp:, or KINF_SERVER): the URL the address
+ * names, plus /clusters/NAME for --context NAME (kinf serve's path for an
+ * upstream context), as the kubeconfig's server override; the socket path
+ * for unix: in *ret_socket (caller frees). Direct mode: nothing.
+ */
+static int serve_target(struct cli *cli, char **ret_socket) {
+	const char *addr = cli->serve_addr;
+	struct kinf_buf url = {0};
+	char *sock = NULL;
+	char what[300];
+
+	*ret_socket = NULL;
+	if (!addr && !cli->kc.server && cli->cmd != &cmd_serve) {
+		const char *env = getenv("KINF_SERVER");
+		if (env && env[0]) {
+			cli->serve_addr = addr = env;
+			cli->serve_addr_from_env = true;
+		}
+	}
+	if (!addr) {
+		return EXIT_OK;
+	}
+	serve_what(cli, what, sizeof(what));
+	if (strncmp(addr, "unix:", 5) == 0) {
+		sock = addr[5] ? strdup(addr + 5) : cli_serve_default_socket();
+		if (!sock) {
+			return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+		}
+		kinf_buf_append_str(&url, "http://localhost");
+	} else if (strncmp(addr, "tcp:", 4) == 0) {
+		const char *colon = strrchr(addr + 4, ':');
+		if (!colon || colon == addr + 4 || !colon[1] ||
+				strspn(colon + 1, "0123456789") != strlen(colon + 1)) {
+			return cli_usage_error(cli, "%s: tcp: takes HOST:PORT, e.g. tcp:127.0.0.1:8443",
+					what);
+		}
+		kinf_buf_printf(&url, "https://%s", addr + 4);
+	} else if (cli->serve_addr_from_env && (strncmp(addr, "https://", 8) == 0 ||
+			strncmp(addr, "http://", 7) == 0)) {
+		kinf_buf_append(&url, addr, strcspn(addr, "?#"));
+		while (url.len > 0 && url.data[url.len - 1] == '/') {
+			url.data[--url.len] = '\0';
+		}
+	} else {
+		return cli_usage_error(cli, "KINF_SERVER takes unix:PATH, unix: (the default "
+				"socket), tcp:HOST:PORT or https://HOST:PORT, not \"%s\"", addr);
+	}
+	if (cli->kc.context && cli->kc.context[0]) {
+		kinf_buf_append_str(&url, "/clusters/");
+		kinf_buf_append_urlenc(&url, cli->kc.context);
+	}
+	free(cli->serve_url);
+	cli->serve_url = kinf_buf_take(&url);
+	if (!cli->serve_url) {
+		free(sock);
+		return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	cli->kc.server = cli->serve_url;
+	cli->serve = true;
+	*ret_socket = sock;
+	return EXIT_OK;
+}
+
+/*
+ * Check that the serve address answers as kinf serve: its /version says
+ * gitVersion "kinf-serve-VERSION". One clear line and the exit status
+ * when it does not (unreachable, refused credentials, another server).
+ */
+static int check_serve(struct cli *cli) {
+	struct kinf_http_request req = { .path = "/version" };
+	struct kinf_http_response resp = {0};
+	struct kinf_error err = {0};
+	char what[300];
+	int status = EXIT_OK;
+
+	serve_what(cli, what, sizeof(what));
+	int rc = kinf_http_get(cli->http, &req, &resp, &err);
+	if (rc < 0 && err.http_status != 404) {
+		/* One line: the address, what failed, and what to do. */
+		const char *msg = err.message[0] ? err.message : kinf_strerror(rc);
+		const char *server = kinf_http_server(cli->http);
+		size_t n = strlen(server);
+		if (strncmp(msg, server, n) == 0 && strncmp(msg + n, ": ", 2) == 0) {
+			msg += n + 2;	/* the address is said once */
+		}
+		const char *sock = cli->config->unix_socket;
+		bool creds = rc == -KINF_EAUTH || rc == -KINF_ETLS || err.http_status == 401 ||
+			err.http_status == 403;
+		bool reason = err.http_status && err.reason[0] && !strstr(msg, err.reason);
+		if (sock && rc == -KINF_ECONNECT) {
+			cli_printf_safe(stderr, "kinf: %s: no kinf serve listens on %s (%s); "
+					"start one with kinf serve", what, sock,
+					access(sock, F_OK) == 0 ? "connection refused" : "no such socket");
+			status = EXIT_ERROR;
+		} else if (rc == -KINF_ECONNECT || rc == -KINF_ETIMEDOUT) {
+			cli_printf_safe(stderr, "kinf: %s: cannot reach kinf serve: %s", what, msg);
+			status = EXIT_ERROR;
+		} else if (!sock && creds) {
+			cli_printf_safe(stderr, "kinf: %s: %s%s%s; pass the kubeconfig kinf serve "
+					"--write-kubeconfig wrote (--kubeconfig FILE) for its CA and "
+					"token", what, msg, reason ? " " : "", reason ? err.reason : "");
+			status = EXIT_CONFIG;
+		} else {
+			status = cli_error(cli, rc, &err, what);
+		}
+		goto out;
+	}
+	json_t *root = rc == 0 ? json_loadb(resp.body.data ? resp.body.data : "", resp.body.len,
+			0, NULL) : NULL;
+	const char *v = json_string_value(json_object_get(root, "gitVersion"));
+	if (!v || strncmp(v, "kinf-serve-", 11) != 0) {
+		if (v) {
+			cli_printf_safe(stderr, "kinf: %s: not a kinf serve (its /version says "
+					"gitVersion \"%s\")", what, v);
+		} else {
+			cli_printf_safe(stderr, "kinf: %s: not a kinf serve (no kinf version at "
+					"%s/version%s)%s%s%s", what, kinf_http_server(cli->http),
+					rc < 0 ? ": 404 Not Found" : "",
+					cli->kc.context ? ", or it serves no context \"" : "",
+					cli->kc.context ? cli->kc.context : "",
+					cli->kc.context ? "\"" : "");
+		}
+		status = EXIT_ERROR;
+	}
+	json_decref(root);
+out:
+	kinf_http_response_release(&resp);
+	return status;
+}
+
 int cli_connect(struct cli *cli, const char *resource_name) {
 	struct kinf_error err = {0};
 	int rc;
@@ -488,33 +648,47 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 	if (!cli->takes_lists && resource_name && strchr(resource_name, ',')) {
 		return cli_usage_error(cli, "%s takes one resource type", cli->cmd->name);
 	}
+	char *sock = NULL;
+	if ((rc = serve_target(cli, &sock)) != EXIT_OK) {
+		return rc;
+	}
 	rc = kinf_kubeconfig_load(&cli->kc, &cli->config, &err);
 	if (rc < 0) {
+		free(sock);
 		cli_error(cli, rc, &err, NULL);
 		return EXIT_CONFIG;
 	}
+	/* kinf serve's socket: its mode lets us in; no credentials go there. */
+	cli->config->unix_socket = sock;
 	if (cli->config->insecure_skip_tls_verify) {
 		char url[512];
 		cli_printf_safe(stderr, "kinf: warning: TLS verification is off for %s; "
 				"the connection is not secure",
 				kinf_url_redact(cli->config->server, url, sizeof(url)));
 	}
-	cli->auth = kinf_auth_new(cli->config);
+	if (!sock) {
+		cli->auth = kinf_auth_new(cli->config);
+	}
 	struct kinf_http_opts hopts = {
 		.request_timeout_ms = cli->request_timeout_ms,
 		.low_speed_time_s = cli->idle_timeout_s,
 	};
-	if (cli->auth) {
+	if (cli->auth || sock) {
 		cli->http = kinf_http_new(cli->config, cli->auth, &hopts);
 	}
-	if (!cli->auth || !cli->http) {
+	if ((!cli->auth && !sock) || !cli->http) {
 		fprintf(stderr, "kinf: out of memory\n");
 		return EXIT_ERROR;
+	}
+	if (cli->serve && (rc = check_serve(cli)) != EXIT_OK) {
+		return rc;
 	}
 	if (!resource_name) {
 		return 0;
 	}
-	struct kinf_discovery_opts dopts = { .refresh = cli->refresh };
+	/* No disk cache for kinf serve: what it serves changes as it restarts. */
+	struct kinf_discovery_opts dopts = { .refresh = cli->refresh,
+		.cache_dir = cli->serve ? "" : NULL };
 	rc = kinf_discovery_load(cli->http, &dopts, &cli->disc, &err);
 	if (rc < 0) {
 		return cli_error(cli, rc, &err, "discovery");
@@ -532,6 +706,13 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 		rc = kinf_discovery_resolve(cli->disc, resource_name, &cli->res, &err);
 	}
 	if (rc < 0) {
+		char what[300] = "";
+		if (cli->serve && rc == -KINF_ENOTFOUND) {
+			serve_what(cli, what, sizeof(what));
+			cli_printf_safe(stderr, "kinf: %s: kinf serve does not serve \"%s\" "
+					"(it serves what its command line named)", what, resource_name);
+			return EXIT_ERROR;
+		}
 		return cli_error(cli, rc, &err, NULL);
 	}
 	if (cli->res->namespaced && !cli->all_namespaces) {
@@ -552,6 +733,8 @@ void cli_release(struct cli *cli) {
 	cli->http = NULL;
 	cli->auth = NULL;
 	cli->config = NULL;
+	free(cli->serve_url);
+	cli->serve_url = NULL;
 }
 
 void cli_print_name(const struct kinf_resource *res, const struct kinf_object *obj,

@@ -85,6 +85,15 @@ struct cli {
 	size_t n_context_args;
 	bool namespace_args_after;	/* one of them came after the command */
 	bool context_args_after;
+	/*
+	 * kinf serve as the server: --server unix:PATH or tcp:HOST:PORT, or
+	 * KINF_SERVER (any ADDR form) when --server is not given. NULL:
+	 * direct mode. cli_connect() sets serve and serve_url (owned).
+	 */
+	const char *serve_addr;
+	bool serve_addr_from_env;
+	bool serve;
+	char *serve_url;
 	bool takes_lists;		/* set by session.c before cli_connect() */
 	bool several_namespaces;	/* set by session.c: a NAMESPACE column */
 };
@@ -204,6 +213,14 @@ int cli_parse_selectors(struct cli *cli);
  * -o json and yaml must leave them out of kept objects as they print.
  */
 bool cli_managed_fields(struct cli *cli, bool needed);
+
+/*
+ * The socket `kinf serve` listens on by default and `--server unix:` names:
+ * $XDG_RUNTIME_DIR/kinf/serve.sock, else /tmp/kinf-UID/serve.sock. Its
+ * directory (the socket's dirname) must be the user's, mode 0700. Caller
+ * frees; NULL on out of memory.
+ */
+char *cli_serve_default_socket(void);
 
 /* Free everything cli_connect() set up. */
 void cli_release(struct cli *cli);

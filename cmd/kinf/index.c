@@ -1,10 +1,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "http.h"
 #include "indexfuncs.h"
 #include "json.h"
+#include "list.h"
 #include "selector.h"
 #include "session.h"
+#include "urlquery.h"
 
 static const char index_usage[] =
 	"Usage: kinf index RESOURCE --by INDEX[=VALUE]... [OPTIONS]\n"
@@ -16,7 +21,9 @@ static const char index_usage[] =
 	"server as a selector, so only the objects the answer needs are listed.\n"
 	"Indexes: namespace, node (spec.nodeName), owner (KIND/NAME of an\n"
 	"ownerReference), phase (status.phase), any label key (or label:KEY),\n"
-	"field:PATH (spec.containers[*].image), or a name from --index.\n"
+	"field:PATH (spec.containers[*].image), or a name from --index. With\n"
+	"--server naming a kinf serve (unix:PATH, unix:, tcp:HOST:PORT) or\n"
+	"KINF_SERVER, serve answers from its own indexes instead.\n"
 	"\n"
 	"Examples:\n"
 	"  kinf index pods --by app=web\n"
@@ -25,6 +32,7 @@ static const char index_usage[] =
 	"  kinf index pods -A --values node\n"
 	"  kinf index pods --index sa=spec.serviceAccountName --by sa=default\n"
 	"  kinf index pods --by app=web --watch\n"
+	"  kinf index pods -A --values node --server unix:\n"
 	"\n"
 	"Index options:\n"
 	"      --by INDEX[=VALUE]         objects whose INDEX has VALUE (no VALUE: any value)\n"
@@ -256,6 +264,33 @@ static void print_object(struct query *q, struct kinf_object *obj, bool first,
 	kinf_object_unref(typed);
 }
 
+/* --values: a VALUE COUNT table, or a JSON line for each. */
+static void print_values(struct query *q, const struct kinf_index_value *vals, size_t n) {
+	struct kinf_table *t = q->cli.format == KINF_OUTPUT_JSON ? NULL : kinf_table_new(2);
+	if (t && !q->cli.no_headers) {
+		const char *h[] = { "VALUE", "COUNT" };
+		kinf_table_add_row(t, h);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (t) {
+			char count[32];
+			snprintf(count, sizeof(count), "%zu", vals[i].count);
+			const char *row[] = { vals[i].value[0] ? vals[i].value : "\"\"", count };
+			kinf_table_add_row(t, row);
+		} else {
+			kinf_buf_reset(&q->line);
+			kinf_buf_append_str(&q->line, "{\"value\":");
+			kinf_json_quote(&q->line, vals[i].value, strlen(vals[i].value));
+			kinf_buf_printf(&q->line, ",\"count\":%zu}\n", vals[i].count);
+			fwrite(q->line.data, 1, q->line.len, stdout);
+		}
+	}
+	if (t) {
+		kinf_table_print(t, stdout);
+		kinf_table_free(t);
+	}
+}
+
 static int answer(struct query *q) {
 	struct kinf_indexer *idx = session_indexer(q->session);
 	struct kinf_error err = {0};
@@ -274,29 +309,7 @@ static int answer(struct query *q) {
 		if (rc < 0) {
 			return cli_error(&q->cli, rc, &err, NULL);
 		}
-		struct kinf_table *t = q->cli.format == KINF_OUTPUT_JSON ? NULL : kinf_table_new(2);
-		if (t && !q->cli.no_headers) {
-			const char *h[] = { "VALUE", "COUNT" };
-			kinf_table_add_row(t, h);
-		}
-		for (size_t i = 0; i < n; i++) {
-			if (t) {
-				char count[32];
-				snprintf(count, sizeof(count), "%zu", vals[i].count);
-				const char *row[] = { vals[i].value[0] ? vals[i].value : "\"\"", count };
-				kinf_table_add_row(t, row);
-			} else {
-				kinf_buf_reset(&q->line);
-				kinf_buf_append_str(&q->line, "{\"value\":");
-				kinf_json_quote(&q->line, vals[i].value, strlen(vals[i].value));
-				kinf_buf_printf(&q->line, ",\"count\":%zu}\n", vals[i].count);
-				fwrite(q->line.data, 1, q->line.len, stdout);
-			}
-		}
-		if (t) {
-			kinf_table_print(t, stdout);
-			kinf_table_free(t);
-		}
+		print_values(q, vals, n);
 		kinf_index_values_free(vals, n);
 		return EXIT_OK;
 	}
@@ -376,6 +389,122 @@ static int answer(struct query *q) {
 	}
 	kinf_strv_release(&keys);
 	return EXIT_OK;
+}
+
+/*
+ * An index as kinf serve's index path names it: built-ins, label:KEY and
+ * field:PATH as they are, a --index NAME by its field:PATH (names are the
+ * client's own).
+ */
+static void wire_name(const struct kinf_index_spec *spec, const char *value,
+		struct kinf_buf *out) {
+	kinf_buf_reset(out);
+	if (spec->arg && !strchr(spec->index_name, ':')) {
+		kinf_buf_printf(out, "field:%s", spec->arg);
+	} else {
+		kinf_buf_append_str(out, spec->index_name);
+	}
+	if (value) {
+		kinf_buf_printf(out, "=%s", value);
+	}
+}
+
+/* --values from kinf serve's answer: {"items":[{"value":V,"count":N},...]}. */
+static int serve_values(struct query *q, const char *path) {
+	struct kinf_http_request req = { .path = path };
+	struct kinf_http_response resp = {0};
+	struct kinf_error err = {0};
+	struct kinf_index_value *vals = NULL;
+	size_t n = 0;
+	int status = EXIT_OK;
+
+	int rc = kinf_http_get(q->cli.http, &req, &resp, &err);
+	if (rc < 0) {
+		status = cli_error(&q->cli, rc, &err, "kinf serve's index");
+		goto out;
+	}
+	json_t *root = json_loadb(resp.body.data ? resp.body.data : "", resp.body.len, 0, NULL);
+	json_t *items = json_object_get(root, "items");
+	vals = calloc(json_array_size(items) + 1, sizeof(*vals));
+	for (size_t i = 0; vals && i < json_array_size(items); i++) {
+		json_t *it = json_array_get(items, i);
+		const char *v = json_string_value(json_object_get(it, "value"));
+		json_t *c = json_object_get(it, "count");
+		if (!v || !json_is_integer(c) || json_integer_value(c) < 0 ||
+				!(vals[n].value = strdup(v))) {
+			break;
+		}
+		vals[n++].count = (size_t)json_integer_value(c);
+	}
+	if (!json_is_array(items) || !vals || n != json_array_size(items)) {
+		fprintf(stderr, "kinf: kinf serve's index: not an IndexValueList\n");
+		status = EXIT_ERROR;
+	} else {
+		print_values(q, vals, n);
+	}
+	json_decref(root);
+out:
+	kinf_index_values_free(vals, n);
+	kinf_http_response_release(&resp);
+	return status;
+}
+
+/*
+ * With --server naming a kinf serve, ask its index path (src/serveindex.c)
+ * instead of listing everything into a cache of our own: O(answer). --by
+ * brings back the matching objects, which go into the session's indexer,
+ * so answer() prints them exactly as it does in direct mode; --values
+ * brings back the counts.
+ */
+static int ask_serve(struct query *q) {
+	struct session_member_info mi;
+	struct kinf_buf base = {0}, path = {0}, one = {0};
+	struct kinf_urlquery uq;
+	struct kinf_error err = {0};
+	int status = EXIT_OK;
+
+	session_member_info(q->session, 0, &mi);
+	char *coll = kinf_resource_path(mi.res, mi.namespace);
+	kinf_buf_printf(&base, "/kinf/v1/index%s", coll ? coll : "");
+	free(coll);
+	kinf_urlquery_start(&uq, &path, base.data ? base.data : "");
+	for (size_t i = 0; i < q->n_by; i++) {
+		wire_name(&q->by[i].spec, q->by[i].value, &one);
+		kinf_urlquery_add(&uq, "by", one.data);
+	}
+	if (q->values_index) {
+		struct kinf_index_spec spec;
+		if (kinf_index_spec_resolve(q->values_index, &q->custom_names, &q->custom_paths,
+				&spec, &err) == 0) {
+			wire_name(&spec, NULL, &one);
+			kinf_urlquery_add(&uq, "values", one.data);
+		}
+		kinf_index_spec_release(&spec);
+	}
+	kinf_urlquery_add(&uq, "labelSelector", q->cli.label_selector);
+	kinf_urlquery_add(&uq, "fieldSelector", q->cli.field_selector);
+	if (!base.data || !one.data || kinf_urlquery_finish(&uq) < 0) {
+		status = cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL);
+		goto out;
+	}
+	if (q->values_index) {
+		status = serve_values(q, path.data);
+		goto out;
+	}
+	struct kinf_list_opts lo = { .path = path.data, .limits = q->cli.limits };
+	struct kinf_list_result res = {0};
+	int rc = kinf_list(q->cli.http, &lo, &res, &err);
+	struct kinf_indexer *idx = session_indexer(q->session);
+	for (size_t i = 0; rc == 0 && i < res.items.n; i++) {
+		rc = kinf_indexer_add(idx, res.items.v[i]);
+	}
+	kinf_list_result_release(&res);
+	status = rc < 0 ? cli_error(&q->cli, rc, &err, "kinf serve's index") : answer(q);
+out:
+	kinf_buf_release(&base);
+	kinf_buf_release(&path);
+	kinf_buf_release(&one);
+	return status;
 }
 
 /* Membership view: how each event changes the answer. */
@@ -534,6 +663,10 @@ static int run_index(int argc, char **argv) {
 			status = cli_error(&q.cli, -KINF_EINVAL, &err, NULL);
 		}
 		kinf_index_spec_release(&spec);
+	}
+	if (status == EXIT_OK && q.cli.serve && !q.watch) {
+		status = ask_serve(&q);
+		goto out;
 	}
 	if (status == EXIT_OK) {
 		status = session_start(q.session);

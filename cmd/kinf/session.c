@@ -399,6 +399,7 @@ static struct cli *cli_for_context(const struct cli *cli, const char *context) {
 	c->disc = NULL;
 	c->res = NULL;
 	c->namespace = NULL;
+	c->serve_url = NULL;	/* cli's; cli_connect() makes this context's */
 	c->kc.context = context;
 	return c;
 }

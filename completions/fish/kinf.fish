@@ -261,7 +261,7 @@ complete -c kinf -n $c -l kubeconfig -r -F -d 'use only this kubeconfig file'
 complete -c kinf -n $c -l context -x -a '(__kinf_contexts | __kinf_list_items)' -d 'kubeconfig context to use'
 complete -c kinf -n $c -l cluster -x -d 'kubeconfig cluster to use'
 complete -c kinf -n $c -l user -x -d 'kubeconfig user to use'
-complete -c kinf -n $c -l server -x -d 'API server address'
+complete -c kinf -n $c -l server -x -a 'unix: tcp:127.0.0.1:' -d 'API server URL, or kinf serve at unix:PATH or tcp:HOST:PORT'
 complete -c kinf -n $c -l token -x -d 'bearer token'
 complete -c kinf -n $c -l certificate-authority -r -F -d 'CA bundle to verify the server with'
 complete -c kinf -n $c -l insecure-skip-tls-verify -d "do not verify the server's certificate"

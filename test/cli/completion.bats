@@ -481,11 +481,17 @@ EOF
 }
 
 @test "bash: no candidates for free-form values" {
-	for o in --selector -l --field-selector --server --token --timeout --count --resync --index; do
+	for o in --selector -l --field-selector --token --timeout --count --resync --index; do
 		run bash_complete kinf index pods "$o" ''
 		assert_success
 		assert_output ""
 	done
+}
+
+@test "bash: --server offers kinf serve's address forms" {
+	run bash_complete kinf list pods --server ''
+	assert_success
+	assert_output "$(printf '%s\n' tcp:127.0.0.1: unix:)"
 }
 
 @test "bash: works with the bash-completion package loaded" {
