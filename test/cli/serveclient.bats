@@ -215,3 +215,22 @@ for k in sorted(seen):
 	assert_success
 	assert_output --partial "GET unix:$SOCK/clusters/admin/api/v1/namespaces/default/pods"
 }
+
+@test "serveclient: several contexts through one serve: each its /clusters/NAME, output as straight" {
+	sock=$BATS_TEST_TMPDIR/m.sock
+	"$KINF" serve pods -n default --context admin,admin-cert --listen "unix:$sock" \
+		>"$BATS_TEST_TMPDIR/log" 2>&1 3>&- </dev/null &
+	pid=$!
+	wait_until curl -sf -m 1 --unix-socket "$sock" -o /dev/null http://kinf/readyz
+	for args in "list pods -n default --context admin,admin-cert -o name" \
+		"list pods -n default --context admin,admin-cert -o json" \
+		"index pods -n default --context admin-cert --by app=web --keys"; do
+		# shellcheck disable=SC2086
+		a=$("$KINF" $args | sort)
+		# shellcheck disable=SC2086
+		b=$("$KINF" $args --server "unix:$sock" | sort)
+		[[ -n $a && $a == "$b" ]] || fail "kinf $args differs through serve"
+	done
+	kill "$pid"
+	wait "$pid" || true
+}
