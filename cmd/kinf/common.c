@@ -545,6 +545,14 @@ static int serve_target(struct cli *cli, char **ret_socket) {
 		return cli_usage_error(cli, "KINF_SERVER takes unix:PATH, unix: (the default "
 				"socket), tcp:HOST:PORT or https://HOST:PORT, not \"%s\"", addr);
 	}
+	if ((cli->kc.as && cli->kc.as[0]) || cli->kc.n_as_groups || (cli->kc.as_uid &&
+			cli->kc.as_uid[0])) {
+		/* Not silently ignored: serve reads with its upstream identity. */
+		free(sock);
+		kinf_buf_release(&url);
+		return cli_usage_error(cli, "%s: --as, --as-group and --as-uid do not apply "
+				"to kinf serve (it reads with its upstream's identity)", what);
+	}
 	if (cli->kc.context && cli->kc.context[0]) {
 		kinf_buf_append_str(&url, "/clusters/");
 		kinf_buf_append_urlenc(&url, cli->kc.context);

@@ -205,6 +205,9 @@ for k in sorted(seen):
 	run kinf list pods --server tcp:nope
 	assert_failure 2
 	assert_line 'kinf: --server tcp:nope: tcp: takes HOST:PORT, e.g. tcp:127.0.0.1:8443'
+	run kinf list pods --server "unix:$SOCK" --as someone
+	assert_failure 2
+	assert_line "kinf: --server unix:$SOCK: --as, --as-group and --as-uid do not apply to kinf serve (it reads with its upstream's identity)"
 	KINF_SERVER=bogus run kinf list pods
 	assert_failure 2
 	assert_line 'kinf: KINF_SERVER takes unix:PATH, unix: (the default socket), tcp:HOST:PORT or https://HOST:PORT, not "bogus"'
