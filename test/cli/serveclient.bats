@@ -16,16 +16,15 @@ setup_file() {
 		>"$SC_DIR/log" 2>&1 3>&- </dev/null &
 	SC_PID=$!
 	export SC_DIR SOCK SC_PID
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[[ $(curl -s -m 1 --unix-socket "$SOCK" http://kinf/readyz 2>/dev/null) == ok &&
-			-s $SC_DIR/kubeconfig ]] && return 0
-		kill -0 "$SC_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "kinf serve not ready:" >&2
-	cat "$SC_DIR/log" >&2
-	return 1
+	if ! wait_until serve_ready; then
+		cat "$SC_DIR/log" >&2
+		return 1
+	fi
+}
+
+# Ready (synced) and its kubeconfig written.
+serve_ready() {
+	[[ $(curl -s -m 1 --unix-socket "$SOCK" http://kinf/readyz) == ok && -s $SC_DIR/kubeconfig ]]
 }
 
 teardown_file() {
