@@ -151,6 +151,17 @@ struct kinf_bytepipe *kinf_bytepipe_start(const struct kinf_bytepipe_opts *opts)
 	return p;
 }
 
+/* Put block b (its next NULL) at the end of the queue; under lock. */
+static void append_locked(struct kinf_bytepipe *p, struct block *b) {
+	if (p->tail) {
+		p->tail->next = b;
+	} else {
+		p->head = b;
+		p->head_off = 0;
+	}
+	p->tail = b;
+}
+
 /* The tail block with room, a new one appended when it is full; under lock. */
 static struct block *tail_with_room_locked(struct kinf_bytepipe *p) {
 	struct block *b = p->tail;
@@ -167,13 +178,7 @@ static struct block *tail_with_room_locked(struct kinf_bytepipe *p) {
 	b->next = NULL;
 	b->len = 0;
 	b->is_mark = false;
-	if (p->tail) {
-		p->tail->next = b;
-	} else {
-		p->head = b;
-		p->head_off = 0;
-	}
-	p->tail = b;
+	append_locked(p, b);
 	return b;
 }
 
@@ -230,13 +235,7 @@ int kinf_bytepipe_mark(struct kinf_bytepipe *p, const char *data, size_t len) {
 		free(b);
 		return rc;
 	}
-	if (p->tail) {
-		p->tail->next = b;
-	} else {
-		p->head = b;
-		p->head_off = 0;
-	}
-	p->tail = b;
+	append_locked(p, b);
 	if (p->consumer_waiting) {
 		pthread_cond_signal(&p->data_cond);
 	}
