@@ -658,38 +658,6 @@ static int items_to_keys(struct item **v, size_t n, struct kinf_strv *ret) {
 	return 0;
 }
 
-int kinf_indexer_list(struct kinf_indexer *idx, struct kinf_object_list *ret) {
-	int r;
-
-	pthread_rwlock_rdlock(&idx->lock);
-	struct item **v = malloc((idx->st.items.n + 1) * sizeof(*v));
-	if (!v) {
-		r = -KINF_ENOMEM;
-	} else {
-		size_t n = collect(v, 0, &idx->st.items);
-		r = items_to_objects(v, n, ret);
-	}
-	pthread_rwlock_unlock(&idx->lock);
-	free(v);
-	return r;
-}
-
-int kinf_indexer_list_keys(struct kinf_indexer *idx, struct kinf_strv *ret) {
-	int r;
-
-	pthread_rwlock_rdlock(&idx->lock);
-	struct item **v = malloc((idx->st.items.n + 1) * sizeof(*v));
-	if (!v) {
-		r = -KINF_ENOMEM;
-	} else {
-		size_t n = collect(v, 0, &idx->st.items);
-		r = items_to_keys(v, n, ret);
-	}
-	pthread_rwlock_unlock(&idx->lock);
-	free(v);
-	return r;
-}
-
 /* The value table of index name, or NULL with reterr filled in. */
 static struct kinf_hashtab *lookup_index(struct kinf_indexer *idx, const char *name,
 		struct kinf_error *reterr) {
@@ -702,54 +670,71 @@ static struct kinf_hashtab *lookup_index(struct kinf_indexer *idx, const char *n
 	return &idx->st.values[pos];
 }
 
-/* The items under one value of an index, unsorted, in a new array. */
-static int bucket_items(struct kinf_indexer *idx, const char *name,
+/*
+ * The items under value of index name, or every stored item when name is
+ * NULL, unsorted, in a new array. Under the lock.
+ */
+static int find_items(struct kinf_indexer *idx, const char *name,
 		const char *value, struct item ***ret_v, size_t *ret_n,
 		struct kinf_error *reterr) {
-	struct kinf_hashtab *values = lookup_index(idx, name, reterr);
-	if (!values) {
-		return -KINF_ENOTFOUND;
+	const struct kinf_hashtab *t = &idx->st.items;
+	if (name) {
+		struct kinf_hashtab *values = lookup_index(idx, name, reterr);
+		if (!values) {
+			return -KINF_ENOTFOUND;
+		}
+		struct bucket *b = bucket_find(values, value);
+		t = b ? &b->keys : NULL;
 	}
-	struct bucket *b = bucket_find(values, value);
-	size_t n = b ? b->keys.n : 0;
+	size_t n = t ? t->n : 0;
 	struct item **v = malloc((n + 1) * sizeof(*v));
 	if (!v) {
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
-	*ret_n = b ? collect(v, 0, &b->keys) : 0;
+	*ret_n = t ? collect(v, 0, t) : 0;
 	*ret_v = v;
 	return 0;
+}
+
+/*
+ * List, ListKeys, ByIndex and IndexKeys: the items find_items() finds,
+ * sorted by key, as objects into *ret_objs or as keys into *ret_keys (the
+ * other one NULL).
+ */
+static int list_items(struct kinf_indexer *idx, const char *name,
+		const char *value, struct kinf_object_list *ret_objs,
+		struct kinf_strv *ret_keys, struct kinf_error *reterr) {
+	struct item **v = NULL;
+	size_t n = 0;
+
+	pthread_rwlock_rdlock(&idx->lock);
+	int r = find_items(idx, name, value, &v, &n, reterr);
+	if (r == 0) {
+		r = ret_objs ? items_to_objects(v, n, ret_objs) :
+			items_to_keys(v, n, ret_keys);
+	}
+	pthread_rwlock_unlock(&idx->lock);
+	free(v);
+	return r;
+}
+
+int kinf_indexer_list(struct kinf_indexer *idx, struct kinf_object_list *ret) {
+	return list_items(idx, NULL, NULL, ret, NULL, NULL);
+}
+
+int kinf_indexer_list_keys(struct kinf_indexer *idx, struct kinf_strv *ret) {
+	return list_items(idx, NULL, NULL, NULL, ret, NULL);
 }
 
 int kinf_indexer_by_index(struct kinf_indexer *idx, const char *name,
 		const char *value, struct kinf_object_list *ret,
 		struct kinf_error *reterr) {
-	struct item **v = NULL;
-	size_t n;
-
-	pthread_rwlock_rdlock(&idx->lock);
-	int r = bucket_items(idx, name, value, &v, &n, reterr);
-	if (r == 0) {
-		r = items_to_objects(v, n, ret);
-	}
-	pthread_rwlock_unlock(&idx->lock);
-	free(v);
-	return r;
+	return list_items(idx, name, value, ret, NULL, reterr);
 }
 
 int kinf_indexer_index_keys(struct kinf_indexer *idx, const char *name,
 		const char *value, struct kinf_strv *ret, struct kinf_error *reterr) {
-	struct item **v = NULL;
-	size_t n;
-
-	pthread_rwlock_rdlock(&idx->lock);
-	int r = bucket_items(idx, name, value, &v, &n, reterr);
-	if (r == 0) {
-		r = items_to_keys(v, n, ret);
-	}
-	pthread_rwlock_unlock(&idx->lock);
-	free(v);
-	return r;
+	return list_items(idx, name, value, NULL, ret, reterr);
 }
 
 int kinf_indexer_index(struct kinf_indexer *idx, const char *name,
