@@ -77,6 +77,22 @@ static int arena_add_meta(struct scratch *s, const struct kinf_json_span *span,
 	return rc;
 }
 
+/*
+ * Enter the object or array (type) at r: 1 when entered, 0 when it was
+ * null (skipped: the API writes an empty map or list as null), or a
+ * negative KINF_E* code.
+ */
+static int begin_or_null(struct kinf_json_reader *r, enum kinf_json_type type) {
+	int rc;
+
+	if (kinf_json_peek(r) == KINF_JSON_NULL) {
+		return kinf_json_skip(r);
+	}
+	rc = type == KINF_JSON_OBJECT ? kinf_json_object_begin(r) :
+		kinf_json_array_begin(r);
+	return rc < 0 ? rc : 1;
+}
+
 static int read_string_field(struct kinf_json_reader *r, struct scratch *s,
 		enum field f) {
 	struct kinf_json_span span;
@@ -101,10 +117,7 @@ static int read_labels(struct kinf_json_reader *r, struct scratch *s) {
 	struct kinf_json_span k, v;
 	int rc;
 
-	if (kinf_json_peek(r) == KINF_JSON_NULL) {
-		return kinf_json_skip(r);
-	}
-	if ((rc = kinf_json_object_begin(r)) < 0) {
+	if ((rc = begin_or_null(r, KINF_JSON_OBJECT)) <= 0) {
 		return rc;
 	}
 	while ((rc = kinf_json_member(r, &k)) > 0) {
@@ -123,10 +136,7 @@ static int read_owners(struct kinf_json_reader *r, struct scratch *s) {
 	struct kinf_json_span k, v;
 	int rc;
 
-	if (kinf_json_peek(r) == KINF_JSON_NULL) {
-		return kinf_json_skip(r);
-	}
-	if ((rc = kinf_json_array_begin(r)) < 0) {
+	if ((rc = begin_or_null(r, KINF_JSON_ARRAY)) <= 0) {
 		return rc;
 	}
 	while ((rc = kinf_json_element(r)) > 0) {

@@ -137,6 +137,10 @@ static void test_invalid(void) {
 		{ "{\"metadata\":{\"name\":\"a\"},\"n\":tru}", 0, -KINF_EJSON, "bad literal" },
 		{ "{\"metadata\":{\"name\":\"a\"},\"x\":[1,]}", 0, -KINF_EJSON, "array trailing comma" },
 		{ "{\"metadata\":{\"name\":\"a\"} \0}", 24, -KINF_EJSON, "NUL byte" },
+		{ "{\"metadata\":{\"name\":\"a\",\"labels\":[]}}", 0, -KINF_EJSON,
+			"labels an array" },
+		{ "{\"metadata\":{\"name\":\"a\",\"ownerReferences\":{}}}", 0, -KINF_EJSON,
+			"ownerReferences an object" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		struct kinf_object *obj = NULL;
@@ -147,6 +151,23 @@ static void test_invalid(void) {
 			"rejected: %s (%s)", cases[i].what, err.message);
 		kinf_object_unref(obj);
 	}
+}
+
+/* The API writes an empty map or list as null: no labels, no owners. */
+static void test_null_labels_and_owners(void) {
+	struct kinf_object *obj = parse("{\"metadata\":{\"name\":\"a\",\"labels\":null,"
+		"\"ownerReferences\":null,\"namespace\":\"ns\"}}");
+	size_t n = 1, m = 1;
+
+	ok(obj != NULL, "null labels and ownerReferences parse");
+	if (!obj) {
+		return;
+	}
+	kinf_object_labels(obj, &n);
+	kinf_object_owners(obj, &m);
+	ok(n == 0 && m == 0, "null labels and ownerReferences are empty");
+	is_str(kinf_object_key(obj), "ns/a", "members after them are read");
+	kinf_object_unref(obj);
 }
 
 static void test_limits(void) {
@@ -318,6 +339,7 @@ int main(void) {
 	test_record();
 	test_compaction_and_numbers();
 	test_invalid();
+	test_null_labels_and_owners();
 	test_limits();
 	test_metadata_only();
 	test_quote();
