@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hex.h"
 #include "httpreq.h"
 
 static int fail(struct kinf_error *reterr, int status, const char *msg) {
@@ -25,19 +26,6 @@ static bool is_tchar(unsigned char c) {
 	return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
-static int hexval(unsigned char c) {
-	if (c >= '0' && c <= '9') {
-		return c - '0';
-	}
-	if (c >= 'a' && c <= 'f') {
-		return c - 'a' + 10;
-	}
-	if (c >= 'A' && c <= 'F') {
-		return c - 'A' + 10;
-	}
-	return -1;
-}
-
 /*
  * Percent-decode s in place (plus as space when plus is set). Returns false
  * on a malformed escape or a decoded NUL, leaving s unchanged.
@@ -45,8 +33,8 @@ static int hexval(unsigned char c) {
 static bool pct_decode(char *s, bool plus) {
 	for (const char *p = s; *p; p++) {
 		if (*p == '%') {
-			int hi = hexval((unsigned char)p[1]);
-			int lo = hi < 0 ? -1 : hexval((unsigned char)p[2]);
+			int hi = kinf_hex_value(p[1]);
+			int lo = hi < 0 ? -1 : kinf_hex_value(p[2]);
 			if (lo < 0 || (hi == 0 && lo == 0)) {
 				return false;
 			}
@@ -56,7 +44,7 @@ static bool pct_decode(char *s, bool plus) {
 	char *w = s;
 	for (const char *p = s; *p; p++) {
 		if (*p == '%') {
-			*w++ = (char)(hexval((unsigned char)p[1]) * 16 + hexval((unsigned char)p[2]));
+			*w++ = (char)(kinf_hex_value(p[1]) * 16 + kinf_hex_value(p[2]));
 			p += 2;
 		} else if (plus && *p == '+') {
 			*w++ = ' ';

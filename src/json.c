@@ -4,6 +4,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "hex.h"
 #include "json.h"
 #include "jsonlex.h"
 #include "jsonskim.h"
@@ -70,26 +71,13 @@ enum kinf_json_type kinf_json_peek(struct kinf_json_reader *r) {
 	}
 }
 
-static int hexval(char c) {
-	if (c >= '0' && c <= '9') {
-		return c - '0';
-	}
-	if (c >= 'a' && c <= 'f') {
-		return c - 'a' + 10;
-	}
-	if (c >= 'A' && c <= 'F') {
-		return c - 'A' + 10;
-	}
-	return -1;
-}
-
 static int read_hex4(const char *p, const char *end, unsigned *ret) {
 	unsigned v = 0;
 	if (end - p < 4) {
 		return -1;
 	}
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(p[i]);
+		int h = kinf_hex_value(p[i]);
 		if (h < 0) {
 			return -1;
 		}

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hex.h"
 #include "jsonpath.h"
 
 /*
@@ -150,11 +151,6 @@ static char *scan_field(struct parser *ps, const char *stop, bool *ret_raw_star)
 	return kinf_buf_take(&b);
 }
 
-static int hexval(char c) {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-		c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
 static int append_utf8(struct kinf_buf *b, unsigned long r) {
 	char u[4];
 	size_t n;
@@ -202,7 +198,7 @@ static int unescape(struct parser *ps, char q, struct kinf_buf *b) {
 		int n = c == 'x' ? 2 : c == 'u' ? 4 : 8;
 		unsigned long r = 0;
 		for (int i = 1; i <= n; i++) {
-			int h = hexval(ps->p[i]);
+			int h = kinf_hex_value(ps->p[i]);
 			if (h < 0) {
 				return perr(ps, "invalid escape in string");
 			}
