@@ -115,6 +115,35 @@ int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str) {
 	return 0;
 }
 
+int kinf_buf_append_utf8(struct kinf_buf *buf, unsigned long cp) {
+	char u[4];
+	size_t n;
+
+	if (cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000)) {
+		return -KINF_EINVAL;
+	}
+	if (cp < 0x80) {
+		u[0] = (char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = (char)(0xc0 | (cp >> 6));
+		u[1] = (char)(0x80 | (cp & 0x3f));
+		n = 2;
+	} else if (cp < 0x10000) {
+		u[0] = (char)(0xe0 | (cp >> 12));
+		u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[2] = (char)(0x80 | (cp & 0x3f));
+		n = 3;
+	} else {
+		u[0] = (char)(0xf0 | (cp >> 18));
+		u[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		u[3] = (char)(0x80 | (cp & 0x3f));
+		n = 4;
+	}
+	return kinf_buf_append(buf, u, n);
+}
+
 void kinf_buf_put(struct kinf_buf *buf, const void *data, size_t len) {
 	(void)append(buf, data, len);	/* a failure sticks in buf->err */
 }

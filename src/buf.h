@@ -37,6 +37,11 @@ KINF_MUST_CHECK int kinf_buf_vprintf(struct kinf_buf *buf, const char *fmt, va_l
 	__attribute__((format(printf, 2, 0)));
 /* Append str percent-encoded for a URL query value (RFC 3986 unreserved kept). */
 int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str);
+/*
+ * Append code point cp in UTF-8 (one to four bytes). 0, -KINF_ENOMEM, or
+ * -KINF_EINVAL for a surrogate or a value above U+10FFFF (nothing appended).
+ */
+KINF_MUST_CHECK int kinf_buf_append_utf8(struct kinf_buf *buf, unsigned long cp);
 
 /* The kinf_buf_append* family for builders: no result, see above. */
 void kinf_buf_put(struct kinf_buf *buf, const void *data, size_t len);

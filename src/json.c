@@ -657,31 +657,6 @@ int kinf_json_string_span(struct kinf_json_reader *r, struct kinf_json_span *ret
 	return scan_string(r, ret);
 }
 
-static int put_utf8(struct kinf_buf *out, unsigned cp) {
-	char b[4];
-	size_t n;
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xc0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xe0 | cp >> 12);
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[2] = (char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (char)(0xf0 | cp >> 18);
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		b[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	return kinf_buf_append(out, b, n);
-}
-
 int kinf_json_span_decode(const struct kinf_json_span *span, struct kinf_buf *out) {
 	const char *p = span->s, *end = span->s + span->len;
 	int rc;
@@ -716,7 +691,7 @@ int kinf_json_span_decode(const struct kinf_json_span *span, struct kinf_buf *ou
 				p += 6;
 				u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 			}
-			rc = put_utf8(out, u);
+			rc = kinf_buf_append_utf8(out, u);
 			break;
 		default:
 			rc = kinf_buf_append_char(out, c);

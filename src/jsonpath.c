@@ -151,32 +151,6 @@ static char *scan_field(struct parser *ps, const char *stop, bool *ret_raw_star)
 	return kinf_buf_take(&b);
 }
 
-static int append_utf8(struct kinf_buf *b, unsigned long r) {
-	char u[4];
-	size_t n;
-
-	if (r < 0x80) {
-		u[0] = (char)r;
-		n = 1;
-	} else if (r < 0x800) {
-		u[0] = (char)(0xc0 | (r >> 6));
-		u[1] = (char)(0x80 | (r & 0x3f));
-		n = 2;
-	} else if (r < 0x10000) {
-		u[0] = (char)(0xe0 | (r >> 12));
-		u[1] = (char)(0x80 | ((r >> 6) & 0x3f));
-		u[2] = (char)(0x80 | (r & 0x3f));
-		n = 3;
-	} else {
-		u[0] = (char)(0xf0 | (r >> 18));
-		u[1] = (char)(0x80 | ((r >> 12) & 0x3f));
-		u[2] = (char)(0x80 | ((r >> 6) & 0x3f));
-		u[3] = (char)(0x80 | (r & 0x3f));
-		n = 4;
-	}
-	return kinf_buf_append(b, u, n);
-}
-
 /*
  * One escape after a backslash inside quotes q, as Go's strconv.UnquoteChar
  * (client-go's UnquoteExtend) takes them: \a \b \f \n \r \t \v \\, the
@@ -211,7 +185,7 @@ static int unescape(struct parser *ps, char q, struct kinf_buf *b) {
 		if (c == 'x') {
 			return kinf_buf_append_char(b, (char)r);
 		}
-		return append_utf8(b, r);
+		return kinf_buf_append_utf8(b, r);
 	}
 	if (c >= '0' && c <= '7') {
 		unsigned r = 0;

@@ -1,9 +1,11 @@
 /*
- * src/buf.c: appends, the put family for builders, and the failure that
- * sticks (forced by asking for more room than can be).
+ * src/buf.c: appends, the put family for builders, the failure that
+ * sticks (forced by asking for more room than can be), and the UTF-8
+ * encoder behind the \u escapes of JSON strings and JSONPath literals.
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "buf.h"
 #include "err.h"
@@ -54,8 +56,46 @@ static void test_failure_sticks(void) {
 	kinf_buf_release(&b);
 }
 
+/*
+ * Each length at both of its ends; the code points it refuses (surrogates,
+ * past U+10FFFF) leave the buffer alone.
+ */
+static void test_utf8(void) {
+	static const struct {
+		unsigned long cp;
+		const char *want;
+	} cases[] = {
+		{ 0x0, "\x00" }, { 0x41, "A" }, { 0x7f, "\x7f" },
+		{ 0x80, "\xc2\x80" }, { 0xe9, "\xc3\xa9" }, { 0x7ff, "\xdf\xbf" },
+		{ 0x800, "\xe0\xa0\x80" }, { 0x20ac, "\xe2\x82\xac" },
+		{ 0xd7ff, "\xed\x9f\xbf" }, { 0xe000, "\xee\x80\x80" },
+		{ 0xffff, "\xef\xbf\xbf" }, { 0x10000, "\xf0\x90\x80\x80" },
+		{ 0x1f600, "\xf0\x9f\x98\x80" }, { 0x10ffff, "\xf4\x8f\xbf\xbf" },
+	};
+	static const unsigned long bad[] = { 0xd800, 0xdbff, 0xdc00, 0xdfff, 0x110000,
+		0xffffffffUL };
+	struct kinf_buf b = {0};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		size_t n = cases[i].cp ? strlen(cases[i].want) : 1;
+		kinf_buf_reset(&b);
+		int rc = kinf_buf_append_utf8(&b, cases[i].cp);
+		ok(rc == 0 && b.len == n && memcmp(b.data, cases[i].want, n) == 0,
+			"U+%04lX is %zu byte(s)", cases[i].cp, n);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		kinf_buf_reset(&b);
+		must(kinf_buf_append_str(&b, "x"));
+		int rc = kinf_buf_append_utf8(&b, bad[i]);
+		ok(rc == -KINF_EINVAL && b.len == 1 && strcmp(b.data, "x") == 0,
+			"U+%04lX refused, nothing appended", bad[i]);
+	}
+	kinf_buf_release(&b);
+}
+
 int main(void) {
 	test_appends();
 	test_failure_sticks();
+	test_utf8();
 	return tap_done();
 }
