@@ -105,12 +105,55 @@ static const struct {
 	{ "ERROR", KINF_WATCH_ERROR },
 };
 
+/*
+ * Read the metadata object at r: its resourceVersion into rv and, when
+ * initial_end is not NULL, whether the annotation
+ * k8s.io/initial-events-end is "true" (a bookmark's).
+ */
+static int read_metadata(struct kinf_json_reader *r, struct kinf_buf *rv,
+		bool *initial_end) {
+	struct kinf_json_span k, a;
+	int rc;
+
+	if ((rc = kinf_json_object_begin(r)) < 0) {
+		return rc;
+	}
+	while ((rc = kinf_json_member(r, &k)) > 0) {
+		if (kinf_json_span_eq(&k, "resourceVersion")) {
+			kinf_buf_reset(rv);
+			rc = kinf_json_string(r, rv);
+		} else if (initial_end && kinf_json_span_eq(&k, "annotations") &&
+				kinf_json_peek(r) == KINF_JSON_OBJECT) {
+			rc = kinf_json_object_begin(r);
+			while (rc == 0 && (rc = kinf_json_member(r, &a)) > 0) {
+				if (kinf_json_span_eq(&a, "k8s.io/initial-events-end") &&
+						kinf_json_peek(r) == KINF_JSON_STRING) {
+					struct kinf_json_span v;
+					rc = kinf_json_string_span(r, &v);
+					*initial_end = rc == 0 && kinf_json_span_eq(&v, "true");
+				} else {
+					rc = kinf_json_skip(r);
+				}
+				if (rc > 0) {
+					rc = 0;
+				}
+			}
+		} else {
+			rc = kinf_json_skip(r);
+		}
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return rc;
+}
+
 /* A bookmark's object has no name: read its resourceVersion and annotation. */
 static int decode_bookmark(const char *json, size_t len,
 		struct kinf_watch_event *ev, struct kinf_buf *rv,
 		struct kinf_error *reterr) {
 	struct kinf_json_reader r;
-	struct kinf_json_span k, a;
+	struct kinf_json_span k;
 	int rc;
 
 	kinf_json_reader_init(&r, json, len, 64);
@@ -118,41 +161,10 @@ static int decode_bookmark(const char *json, size_t len,
 		goto bad;
 	}
 	while ((rc = kinf_json_member(&r, &k)) > 0) {
-		if (!kinf_json_span_eq(&k, "metadata")) {
-			if ((rc = kinf_json_skip(&r)) < 0) {
-				goto bad;
-			}
-			continue;
-		}
-		if ((rc = kinf_json_object_begin(&r)) < 0) {
-			goto bad;
-		}
-		while ((rc = kinf_json_member(&r, &k)) > 0) {
-			if (kinf_json_span_eq(&k, "resourceVersion")) {
-				kinf_buf_reset(rv);
-				rc = kinf_json_string(&r, rv);
-			} else if (kinf_json_span_eq(&k, "annotations") &&
-					kinf_json_peek(&r) == KINF_JSON_OBJECT) {
-				rc = kinf_json_object_begin(&r);
-				while (rc == 0 && (rc = kinf_json_member(&r, &a)) > 0) {
-					if (kinf_json_span_eq(&a, "k8s.io/initial-events-end") &&
-							kinf_json_peek(&r) == KINF_JSON_STRING) {
-						struct kinf_json_span v;
-						rc = kinf_json_string_span(&r, &v);
-						ev->initial_events_end = rc == 0 && kinf_json_span_eq(&v, "true");
-					} else {
-						rc = kinf_json_skip(&r);
-					}
-					if (rc > 0) {
-						rc = 0;
-					}
-				}
-			} else {
-				rc = kinf_json_skip(&r);
-			}
-			if (rc < 0) {
-				goto bad;
-			}
+		if (kinf_json_span_eq(&k, "metadata")) {
+			rc = read_metadata(&r, rv, &ev->initial_events_end);
+		} else {
+			rc = kinf_json_skip(&r);
 		}
 		if (rc < 0) {
 			goto bad;
@@ -206,21 +218,7 @@ static int decode_list(const char *json, size_t len,
 			}
 		} else if (kinf_json_span_eq(&k, "metadata") &&
 				kinf_json_peek(&r) == KINF_JSON_OBJECT) {
-			struct kinf_json_span mk;
-			if ((rc = kinf_json_object_begin(&r)) < 0) {
-				goto bad;
-			}
-			while ((rc = kinf_json_member(&r, &mk)) > 0) {
-				if (kinf_json_span_eq(&mk, "resourceVersion")) {
-					kinf_buf_reset(rv);
-					rc = kinf_json_string(&r, rv);
-				} else {
-					rc = kinf_json_skip(&r);
-				}
-				if (rc < 0) {
-					goto bad;
-				}
-			}
+			rc = read_metadata(&r, rv, NULL);
 		} else {
 			rc = kinf_json_skip(&r);
 		}

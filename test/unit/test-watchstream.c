@@ -94,6 +94,17 @@ static void test_pretty_and_lists(void) {
 	is_str(log.data, "LIST 2 7\nADDED c 8\nDELETED c 9\n", "list, then concatenated events");
 	kinf_watch_decoder_free(d);
 	kinf_buf_release(&log);
+
+	/* Only a bookmark ends the initial events, not a List that says so. */
+	const char *list = "{\"kind\":\"List\",\"items\":[],\"metadata\":{\"annotations\":"
+		"{\"k8s.io/initial-events-end\":\"true\"},\"resourceVersion\":\"7\"}}\n";
+	log = (struct kinf_buf){0};
+	d = kinf_watch_decoder_new(record, &log, NULL);
+	rc = kinf_watch_decoder_feed(d, list, strlen(list), NULL);
+	ok(rc == 0, "a List with annotations in its metadata decodes");
+	is_str(log.data, "LIST 0 7\n", "  its resourceVersion, not the bookmark's annotation");
+	kinf_watch_decoder_free(d);
+	kinf_buf_release(&log);
 }
 
 static void test_errors(void) {
