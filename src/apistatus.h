@@ -86,6 +86,14 @@ int kinf_apistatus_unavailable(struct kinf_buf *out, const char *message);
 #define KINF_APISTATUS_TOO_MANY "Too many requests, please try again later.\n"
 
 /*
+ * The reason phrase of an HTTP status code ("Not Found"), "" for a code it
+ * does not know: Go's http.StatusText, as kube-apiserver writes it in its
+ * status lines. For httpd's status lines and the messages of the errors
+ * kinf reads (kinf_apistatus_to_error).
+ */
+const char *kinf_apistatus_status_text(int code);
+
+/*
  * Reading one, client side: a Status body (or any other body) and an HTTP
  * status into reterr (may be NULL): code, HTTP status, reason, first cause
  * and the message ("pods is forbidden: User ..."), or "the server responded

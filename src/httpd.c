@@ -138,38 +138,6 @@ static int set_flags(int fd) {
 	return 0;
 }
 
-const char *kinf_httpd_reason(int status) {
-	switch (status) {
-	case 100: return "Continue";
-	case 200: return "OK";
-	case 201: return "Created";
-	case 204: return "No Content";
-	case 304: return "Not Modified";
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 406: return "Not Acceptable";
-	case 408: return "Request Timeout";
-	case 409: return "Conflict";
-	case 410: return "Gone";
-	case 413: return "Request Entity Too Large";
-	case 414: return "Request URI Too Long";
-	case 415: return "Unsupported Media Type";
-	case 417: return "Expectation Failed";
-	case 422: return "Unprocessable Entity";
-	case 429: return "Too Many Requests";
-	case 431: return "Request Header Fields Too Large";
-	case 500: return "Internal Server Error";
-	case 501: return "Not Implemented";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	case 505: return "HTTP Version Not Supported";
-	default: return "";
-	}
-}
-
 struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts) {
 	struct kinf_httpd *srv = calloc(1, sizeof(*srv));
 	if (!srv) {
@@ -367,7 +335,7 @@ static int response_head(struct conn *c, struct kinf_buf *head, int status,
 		bool chunked) {
 	bool keep = !c->close_after;
 	int rc = kinf_buf_printf(head, "HTTP/1.1 %d %s\r\nDate: %s\r\n", status,
-		kinf_httpd_reason(status), http_date(c->srv));
+		kinf_apistatus_status_text(status), http_date(c->srv));
 	if (rc == 0 && content_type) {
 		rc = kinf_buf_printf(head, "Content-Type: %s\r\n", content_type);
 	}
@@ -417,7 +385,7 @@ static void reject_plain(struct conn *c, int status, const char *detail, const c
 	struct kinf_buf head = {0}, body = {0};
 	c->close_after = true;
 	c->srv->stats.rejected++;
-	int rc = kinf_buf_printf(&body, "%d %s%s%s", status, kinf_httpd_reason(status),
+	int rc = kinf_buf_printf(&body, "%d %s%s%s", status, kinf_apistatus_status_text(status),
 		detail ? ": " : "", detail ? detail : "");
 	if (rc == 0) {
 		rc = response_head(c, &head, status, "text/plain; charset=utf-8", extra,

@@ -221,7 +221,4 @@ void kinf_httpd_stream_end(struct kinf_httpd_req *req);
 /* Close req's connection now, dropping what is queued; req is invalid afterwards. */
 void kinf_httpd_req_abort(struct kinf_httpd_req *req);
 
-/* The reason phrase of an HTTP status ("Not Found"), "" for unknown ones. */
-const char *kinf_httpd_reason(int status);
-
 #endif
