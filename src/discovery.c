@@ -144,16 +144,7 @@ void kinf_discovery_free(struct kinf_discovery *disc) {
 	free(disc);
 }
 
-static bool has_group(const struct kinf_discovery *d, const char *name) {
-	for (size_t i = 0; i < d->n_groups; i++) {
-		if (strcmp(d->groups[i].name, name) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
-static struct group *find_group(struct kinf_discovery *d, const char *name) {
+static struct group *find_group(const struct kinf_discovery *d, const char *name) {
 	for (size_t i = 0; i < d->n_groups; i++) {
 		if (strcmp(d->groups[i].name, name) == 0) {
 			return &d->groups[i];
@@ -291,6 +282,18 @@ static int member_str(struct pctx *c, json_t *obj, const char *where,
 	return rc;
 }
 
+/* -KINF_EJSON, "WHERE.KEY: non-empty string expected", when value is "". */
+static int check_nonempty(struct pctx *c, const char *where, const char *key,
+		const char *value) {
+	char at[256];
+
+	if (*value) {
+		return 0;
+	}
+	at_path(at, sizeof(at), "%s.%s", where, key);
+	return type_error(c, at, "non-empty string");
+}
+
 /* An array of strings as a NULL-terminated vector (empty when absent). */
 static int member_strv(struct pctx *c, json_t *obj, const char *where,
 		const char *key, char ***ret) {
@@ -353,6 +356,31 @@ static json_t *load_json(struct pctx *c, const char *data, size_t len) {
 	}
 	if (!json_is_object(root)) {
 		type_error(c, "document", "object");
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+/*
+ * The array member key of a document whose (optional) kind must be kind,
+ * into *ret (NULL when absent or null): the list each discovery document is.
+ */
+static int list_member(struct pctx *c, json_t *root, const char *kind,
+		const char *key, json_t **ret) {
+	int rc = check_kind(c, root, kind);
+	return rc < 0 ? rc : member(c, root, "", key, J_ARRAY, ret);
+}
+
+/*
+ * load_json, then list_member: the document, which the caller frees, or
+ * NULL with c->reterr set (KINF_EJSON).
+ */
+static json_t *load_list(struct pctx *c, const char *data, size_t len,
+		const char *kind, const char *key, json_t **ret) {
+	json_t *root = load_json(c, data, len);
+
+	if (root && list_member(c, root, kind, key, ret) < 0) {
 		json_decref(root);
 		return NULL;
 	}
@@ -426,10 +454,8 @@ static int parse_agg_resource(struct pctx *c, struct version *v, json_t *obj,
 	if ((rc = member_str(c, obj, where, "resource", &name)) < 0) {
 		return rc;
 	}
-	if (!*name) {
-		char at[256];
-		at_path(at, sizeof(at), "%s.resource", where);
-		return type_error(c, at, "non-empty string");
+	if ((rc = check_nonempty(c, where, "resource", name)) < 0) {
+		return rc;
 	}
 	if ((rc = member(c, obj, where, "responseKind", J_OBJECT, &rk)) < 0 ||
 			(rc = member_str(c, obj, where, "scope", &scope)) < 0 ||
@@ -478,10 +504,8 @@ static int parse_agg_version(struct pctx *c, struct kinf_discovery *d,
 				&resources)) < 0) {
 		return rc;
 	}
-	if (!*name) {
-		char at[256];
-		at_path(at, sizeof(at), "%s.version", where);
-		return type_error(c, at, "non-empty string");
+	if ((rc = check_nonempty(c, where, "version", name)) < 0) {
+		return rc;
 	}
 	if (strcmp(freshness, "Stale") == 0) {
 		/* client-go leaves stale group versions out and reports them. */
@@ -556,8 +580,8 @@ static int parse_agg_list(struct pctx *c, struct kinf_discovery *d,
 	size_t i;
 	int rc;
 
-	if ((rc = check_kind(c, root, "APIGroupDiscoveryList")) < 0 ||
-			(rc = member(c, root, "", "items", J_ARRAY, &items)) < 0) {
+	if ((rc = list_member(c, root, "APIGroupDiscoveryList", "items",
+			&items)) < 0) {
 		return rc;
 	}
 	json_array_foreach(items, i, e) {
@@ -590,18 +614,14 @@ static int parse_aggregated(struct kinf_discovery *d, const char *doc,
 static int parse_api_versions(struct kinf_discovery *d, const char *data,
 		size_t len, struct kinf_error *reterr) {
 	struct pctx c = { "/api", reterr };
-	json_t *root = load_json(&c, data, len), *versions, *e;
+	json_t *versions, *e, *root = load_list(&c, data, len, "APIVersions",
+			"versions", &versions);
 	struct group *g = NULL;
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	if (!root) {
 		return -KINF_EJSON;
-	}
-	if ((rc = check_kind(&c, root, "APIVersions")) < 0 ||
-			(rc = member(&c, root, "", "versions", J_ARRAY,
-				&versions)) < 0) {
-		goto out;
 	}
 	json_array_foreach(versions, i, e) {
 		const char *name = json_string_value(e);
@@ -634,16 +654,13 @@ out:
 static int parse_group_list(struct kinf_discovery *d, const char *data,
 		size_t len, struct kinf_error *reterr) {
 	struct pctx c = { "/apis", reterr };
-	json_t *root = load_json(&c, data, len), *groups, *e;
+	json_t *groups, *e, *root = load_list(&c, data, len, "APIGroupList",
+			"groups", &groups);
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	if (!root) {
 		return -KINF_EJSON;
-	}
-	if ((rc = check_kind(&c, root, "APIGroupList")) < 0 ||
-			(rc = member(&c, root, "", "groups", J_ARRAY, &groups)) < 0) {
-		goto out;
 	}
 	json_array_foreach(groups, i, e) {
 		const char *name, *preferred = "";
@@ -664,10 +681,7 @@ static int parse_group_list(struct kinf_discovery *d, const char *data,
 					&pv)) < 0) {
 			goto out;
 		}
-		if (!*name) {
-			char nat[80];
-			at_path(nat, sizeof(nat), "%s.name", at);
-			rc = type_error(&c, nat, "non-empty string");
+		if ((rc = check_nonempty(&c, at, "name", name)) < 0) {
 			goto out;
 		}
 		if (pv) {
@@ -724,17 +738,13 @@ out:
 static int parse_resource_list(struct version *v, const char *doc,
 		const char *data, size_t len, struct kinf_error *reterr) {
 	struct pctx c = { doc, reterr };
-	json_t *root = load_json(&c, data, len), *resources, *e;
+	json_t *resources, *e, *root = load_list(&c, data, len,
+			"APIResourceList", "resources", &resources);
 	size_t i;
-	int rc;
+	int rc = 0;
 
 	if (!root) {
 		return -KINF_EJSON;
-	}
-	if ((rc = check_kind(&c, root, "APIResourceList")) < 0 ||
-			(rc = member(&c, root, "", "resources", J_ARRAY,
-				&resources)) < 0) {
-		goto out;
 	}
 	json_array_foreach(resources, i, e) {
 		const char *name, *singular, *kind;
@@ -754,10 +764,7 @@ static int parse_resource_list(struct version *v, const char *doc,
 				(rc = member(&c, e, at, "namespaced", J_BOOL, &ns)) < 0) {
 			goto out;
 		}
-		if (!*name) {
-			char nat[80];
-			at_path(nat, sizeof(nat), "%s.name", at);
-			rc = type_error(&c, nat, "non-empty string");
+		if ((rc = check_nonempty(&c, at, "name", name)) < 0) {
 			goto out;
 		}
 		if ((rc = member_strv(&c, e, at, "verbs", &verbs)) < 0) {
@@ -778,6 +785,55 @@ out:
 	return rc;
 }
 
+/* ---- walking the model ---- */
+
+/*
+ * A walk over the resources in priority order: each group in turn, each of
+ * its versions (the preferred one first), each version's resources. group
+ * (exact, or a prefix of the group's name when prefix is set) and version
+ * restrict it when not NULL. Start one as (struct walk){ .d = d, filters };
+ * g and v are the group and version of the resource walk_next last returned.
+ */
+struct walk {
+	const struct kinf_discovery *d;
+	const char *group;
+	const char *version;
+	bool prefix;
+	size_t i, j, k;
+	struct group *g;
+	struct version *v;
+};
+
+static bool walk_group_matches(const struct walk *w, const char *name) {
+	if (!w->group) {
+		return true;
+	}
+	return w->prefix ? strncmp(name, w->group, strlen(w->group)) == 0 :
+		strcmp(name, w->group) == 0;
+}
+
+/* The next resource of the walk, or NULL at its end. */
+static struct res *walk_next(struct walk *w) {
+	for (; w->i < w->d->n_groups; w->i++, w->j = 0) {
+		struct group *g = &w->d->groups[w->i];
+		if (!walk_group_matches(w, g->name)) {
+			continue;
+		}
+		for (; w->j < g->n_versions; w->j++, w->k = 0) {
+			struct version *v = &g->versions[w->j];
+			if (w->version && strcmp(v->name, w->version) != 0) {
+				continue;
+			}
+			if (w->k < v->n_res) {
+				w->g = g;
+				w->v = v;
+				return &v->res[w->k++];
+			}
+		}
+	}
+	return NULL;
+}
+
 /* ---- building the finished model ---- */
 
 /*
@@ -786,7 +842,10 @@ out:
  * preferred version for _count/_at (as ServerPreferredResources does).
  */
 static int finish(struct kinf_discovery *d) {
-	size_t total = 0, n = 0;
+	size_t total = 0, n = 0, first = 0;
+	const struct group *group = NULL;
+	struct walk w;
+	struct res *r;
 
 	for (size_t i = 1; i < d->n_groups; i++) {
 		if (d->groups[i].name[0] == '\0') {
@@ -796,23 +855,17 @@ static int finish(struct kinf_discovery *d) {
 			break;
 		}
 	}
-	for (size_t i = 0; i < d->n_groups; i++) {
-		struct group *g = &d->groups[i];
-		for (size_t j = 0; j < g->n_versions; j++) {
-			struct version *v = &g->versions[j];
-			for (size_t k = 0; k < v->n_res; k++) {
-				struct res *r = &v->res[k];
-				r->pub.group = g->name;
-				r->pub.version = v->name;
-				r->pub.resource = r->name;
-				r->pub.singular = r->singular;
-				r->pub.kind = r->kind;
-				r->pub.namespaced = r->namespaced;
-				r->pub.short_names = (const char *const *)r->short_names;
-				r->pub.verbs = (const char *const *)r->verbs;
-				total++;
-			}
-		}
+	w = (struct walk){ .d = d };
+	while ((r = walk_next(&w))) {
+		r->pub.group = w.g->name;
+		r->pub.version = w.v->name;
+		r->pub.resource = r->name;
+		r->pub.singular = r->singular;
+		r->pub.kind = r->kind;
+		r->pub.namespaced = r->namespaced;
+		r->pub.short_names = (const char *const *)r->short_names;
+		r->pub.verbs = (const char *const *)r->verbs;
+		total++;
 	}
 	free(d->flat);
 	d->flat = NULL;
@@ -823,20 +876,19 @@ static int finish(struct kinf_discovery *d) {
 	if (!(d->flat = calloc(total, sizeof(*d->flat)))) {
 		return -KINF_ENOMEM;
 	}
-	for (size_t i = 0; i < d->n_groups; i++) {
-		struct group *g = &d->groups[i];
-		size_t first = n;
-		for (size_t j = 0; j < g->n_versions; j++) {
-			struct version *v = &g->versions[j];
-			for (size_t k = 0; k < v->n_res; k++) {
-				bool seen = false;
-				for (size_t m = first; m < n && !seen; m++) {
-					seen = strcmp(d->flat[m]->resource, v->res[k].name) == 0;
-				}
-				if (!seen) {
-					d->flat[n++] = &v->res[k].pub;
-				}
-			}
+	/* Once per group: a later version's resource of the same name is left out. */
+	w = (struct walk){ .d = d };
+	while ((r = walk_next(&w))) {
+		bool seen = false;
+		if (w.g != group) {
+			group = w.g;
+			first = n;
+		}
+		for (size_t m = first; m < n && !seen; m++) {
+			seen = strcmp(d->flat[m]->resource, r->name) == 0;
+		}
+		if (!seen) {
+			d->flat[n++] = &r->pub;
 		}
 	}
 	d->n_flat = n;
@@ -876,23 +928,12 @@ fail:
 
 static const struct res *find_name(const struct kinf_discovery *d,
 		const char *name, const char *version, const char *group) {
-	for (size_t i = 0; i < d->n_groups; i++) {
-		const struct group *g = &d->groups[i];
-		if (group && strcmp(g->name, group) != 0) {
-			continue;
-		}
-		for (size_t j = 0; j < g->n_versions; j++) {
-			const struct version *v = &g->versions[j];
-			if (version && strcmp(v->name, version) != 0) {
-				continue;
-			}
-			for (size_t k = 0; k < v->n_res; k++) {
-				const struct res *r = &v->res[k];
-				if (strcmp(r->name, name) == 0 ||
-						strcmp(r->singular, name) == 0) {
-					return r;
-				}
-			}
+	struct walk w = { .d = d, .group = group, .version = version };
+	const struct res *r;
+
+	while ((r = walk_next(&w))) {
+		if (strcmp(r->name, name) == 0 || strcmp(r->singular, name) == 0) {
+			return r;
 		}
 	}
 	return NULL;
@@ -906,22 +947,14 @@ static const struct res *find_name(const struct kinf_discovery *d,
 static const struct res *find_short(const struct kinf_discovery *d,
 		const char *name, const char *group, bool prefix,
 		const char **ret_group) {
-	for (size_t i = 0; i < d->n_groups; i++) {
-		const struct group *g = &d->groups[i];
-		if (group && (prefix ?
-				strncmp(g->name, group, strlen(group)) != 0 :
-				strcmp(g->name, group) != 0)) {
-			continue;
-		}
-		for (size_t j = 0; j < g->n_versions; j++) {
-			const struct version *v = &g->versions[j];
-			for (size_t k = 0; k < v->n_res; k++) {
-				for (char **s = v->res[k].short_names; *s; s++) {
-					if (strcmp(*s, name) == 0) {
-						*ret_group = g->name;
-						return &v->res[k];
-					}
-				}
+	struct walk w = { .d = d, .group = group, .prefix = prefix };
+	const struct res *r;
+
+	while ((r = walk_next(&w))) {
+		for (char **s = r->short_names; *s; s++) {
+			if (strcmp(*s, name) == 0) {
+				*ret_group = w.g->name;
+				return r;
 			}
 		}
 	}
@@ -965,21 +998,12 @@ static const struct res *lookup_resource(const struct kinf_discovery *d,
 /* A kind, case-insensitive, in priority order. */
 static const struct res *lookup_kind(const struct kinf_discovery *d,
 		const char *kind, const char *version, const char *group) {
-	for (size_t i = 0; i < d->n_groups; i++) {
-		const struct group *g = &d->groups[i];
-		if (group && strcmp(g->name, group) != 0) {
-			continue;
-		}
-		for (size_t j = 0; j < g->n_versions; j++) {
-			const struct version *v = &g->versions[j];
-			if (version && strcmp(v->name, version) != 0) {
-				continue;
-			}
-			for (size_t k = 0; k < v->n_res; k++) {
-				if (strcasecmp(v->res[k].kind, kind) == 0) {
-					return &v->res[k];
-				}
-			}
+	struct walk w = { .d = d, .group = group, .version = version };
+	const struct res *r;
+
+	while ((r = walk_next(&w))) {
+		if (strcasecmp(r->kind, kind) == 0) {
+			return r;
 		}
 	}
 	return NULL;
@@ -993,35 +1017,27 @@ static const struct res *lookup_kind(const struct kinf_discovery *d,
 static const char *suggest(const struct kinf_discovery *d, const char *name,
 		const char *group) {
 	size_t len = strlen(name), limit = len <= 4 ? 1 : 2, best = limit + 1;
+	struct walk w = { .d = d, .group = group };
 	const char *found = NULL;
+	const struct res *r;
 
 	if (len < 2) {
 		return NULL;
 	}
-	for (size_t i = 0; i < d->n_groups; i++) {
-		const struct group *g = &d->groups[i];
-		if (group && strcmp(g->name, group) != 0) {
-			continue;
+	while ((r = walk_next(&w))) {
+		const char *cands[2] = { r->name, r->singular };
+		for (size_t c = 0; c < 2; c++) {
+			size_t dist = kinf_editdist(name, cands[c], limit);
+			if (dist < best) {
+				best = dist;
+				found = cands[c];
+			}
 		}
-		for (size_t j = 0; j < g->n_versions; j++) {
-			const struct version *v = &g->versions[j];
-			for (size_t k = 0; k < v->n_res; k++) {
-				const struct res *r = &v->res[k];
-				const char *cands[2] = { r->name, r->singular };
-				for (size_t c = 0; c < 2; c++) {
-					size_t dist = kinf_editdist(name, cands[c], limit);
-					if (dist < best) {
-						best = dist;
-						found = cands[c];
-					}
-				}
-				for (char **s = r->short_names; *s; s++) {
-					size_t dist = kinf_editdist(name, *s, limit);
-					if (dist < best) {
-						best = dist;
-						found = *s;
-					}
-				}
+		for (char **s = r->short_names; *s; s++) {
+			size_t dist = kinf_editdist(name, *s, limit);
+			if (dist < best) {
+				best = dist;
+				found = *s;
 			}
 		}
 	}
@@ -1038,7 +1054,7 @@ static int not_found(const struct kinf_discovery *d, const char *name,
 			*p = (char)tolower((unsigned char)*p);
 		}
 		/* A group that does not exist gets no hint. */
-		if (!group || has_group(d, group)) {
+		if (!group || find_group(d, group)) {
 			hint = suggest(d, lower, group);
 		}
 	}
