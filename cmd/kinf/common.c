@@ -729,6 +729,34 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 	return 0;
 }
 
+int cli_check_type_names(const struct cli *cli, char *const *pos, int n_pos,
+		int *ret_n_slash) {
+	int n_slash = 0;
+	for (int i = 0; i < n_pos; i++) {
+		n_slash += strchr(pos[i], '/') != NULL;
+	}
+	*ret_n_slash = n_slash;
+	if (n_slash > 0 && n_slash != n_pos) {
+		return cli_usage_error(cli, "there is no need to specify a resource type as a "
+				"separate argument when passing arguments in resource/name form "
+				"(e.g. 'kinf %s resource/<resource_name>' instead of "
+				"'kinf %s resource resource/<resource_name>')",
+				cli->cmd->name, cli->cmd->name);
+	}
+	for (int i = 0; i < n_slash; i++) {
+		const char *slash = strchr(pos[i], '/');
+		if (strchr(slash + 1, '/')) {
+			return cli_usage_error(cli, "arguments in resource/name form may not "
+					"have more than one slash");
+		}
+		if (slash == pos[i] || !slash[1] || memchr(pos[i], ',', (size_t)(slash - pos[i]))) {
+			return cli_usage_error(cli, "arguments in resource/name form must "
+					"have a single resource and name");
+		}
+	}
+	return EXIT_OK;
+}
+
 void cli_release(struct cli *cli) {
 	kinf_selector_free(cli->labels);
 	kinf_selector_free(cli->fields);

@@ -222,6 +222,16 @@ bool cli_managed_fields(struct cli *cli, bool needed);
  */
 char *cli_serve_default_socket(void);
 
+/*
+ * The positional arguments checked by kubectl's resource builder rules:
+ * TYPE[,TYPE...] [NAME...], or only TYPE/NAME arguments, each of a single
+ * type and name. Prints the usage error (a TYPE/NAME after a plain type,
+ * more than one slash, an empty or several types) and returns 2; 0 when
+ * they are fine. *ret_n_slash: how many are TYPE/NAME.
+ */
+int cli_check_type_names(const struct cli *cli, char *const *pos, int n_pos,
+		int *ret_n_slash);
+
 /* Free everything cli_connect() set up. */
 void cli_release(struct cli *cli);
 

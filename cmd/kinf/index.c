@@ -12,11 +12,13 @@
 #include "urlquery.h"
 
 static const char index_usage[] =
-	"Usage: kinf index RESOURCE --by INDEX[=VALUE]... [OPTIONS]\n"
-	"       kinf index RESOURCE --values INDEX [OPTIONS]\n"
+	"Usage: kinf index RESOURCE[,RESOURCE...] --by INDEX[=VALUE]... [OPTIONS]\n"
+	"       kinf index RESOURCE[,RESOURCE...] --values INDEX [OPTIONS]\n"
 	"\n"
 	"Sync an informer's cache and answer questions from its indexes, in\n"
-	"time proportional to the answer. Several --by are ANDed. Without\n"
+	"time proportional to the answer. Several resources, namespaces (-n a,b)\n"
+	"and contexts (--context a,b) run an informer each and the answer covers\n"
+	"them all: a table per type, as kubectl get. Several --by are ANDed. Without\n"
 	"--watch, --by on a label, node, namespace or phase is also sent to the\n"
 	"server as a selector, so only the objects the answer needs are listed.\n"
 	"Indexes: namespace, node (spec.nodeName), owner (KIND/NAME of an\n"
@@ -33,6 +35,7 @@ static const char index_usage[] =
 	"  kinf index pods --index sa=spec.serviceAccountName --by sa=default\n"
 	"  kinf index pods --by app=web --watch\n"
 	"  kinf index pods -A --values node --server unix:\n"
+	"  kinf index pods,deploy -A --by app=web\n"
 	"\n"
 	"Index options:\n"
 	"      --by INDEX[=VALUE]         objects whose INDEX has VALUE (no VALUE: any value)\n"
@@ -84,6 +87,9 @@ struct query {
 	bool keys;
 	bool watch;
 	bool no_pushdown;
+	bool help;			/* -h: print the usage, nothing else */
+	struct kinf_strv by_args;	/* --by as given */
+	const char *types;		/* RESOURCE[,RESOURCE...] */
 	struct kinf_buf line;
 };
 
@@ -221,47 +227,244 @@ static int matching_keys(struct query *q, struct kinf_strv *ret, struct kinf_err
 	return rc;
 }
 
-static void print_object(struct query *q, struct kinf_object *obj, bool first,
-		struct kinf_table *table) {
+/* One match: an object of an informer. */
+struct match {
+	size_t informer;
+	char *key;
+};
+
+/*
+ * The cells of obj's row in a table of its type: CONTEXT (several
+ * contexts), NAMESPACE (-A, several namespaces or --from), the kind's
+ * columns with kind/name in NAME when there are several types, NODE for
+ * -o wide.
+ */
+static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv *cells) {
+	bool several_types = session_several_types(q->session);
+	int rc = 0;
+
+	if (session_context(q->session)) {
+		rc |= kinf_strv_push_str(cells, session_context(q->session));
+	}
+	if (cli_namespace_column(&q->cli) || q->so.from) {
+		rc |= kinf_strv_push_str(cells, kinf_object_namespace(obj));
+	}
+	size_t name_at = cells->n;
+	rc |= kinf_output_object_columns(kinf_object_kind(obj), obj, cells);
+	if (several_types && rc == 0 && cells->n > name_at) {
+		struct kinf_buf ref = {0};
+		rc = session_append_ref(q->session, kinf_object_name(obj), &ref);
+		if (rc == 0) {
+			free(cells->v[name_at]);
+			cells->v[name_at] = kinf_buf_take(&ref);
+		}
+		kinf_buf_release(&ref);
+	}
+	if (q->cli.format == KINF_OUTPUT_WIDE) {
+		rc |= kinf_strv_push_str(cells, kinf_object_node_name(obj)[0] ?
+				kinf_object_node_name(obj) : "<none>");
+	}
+	return rc < 0 ? -KINF_ENOMEM : 0;
+}
+
+/* A table for the current informer's type, with its header. */
+static struct kinf_table *type_table(struct query *q, struct kinf_object *first) {
+	struct kinf_strv headers = {0};
+	const struct kinf_resource *res = session_resource(q->session);
+	const char *kind = res ? res->kind : first ? kinf_object_kind(first) : NULL;
+
+	if (session_context(q->session)) {
+		kinf_strv_push_str(&headers, "CONTEXT");
+	}
+	if (cli_namespace_column(&q->cli) || q->so.from) {
+		kinf_strv_push_str(&headers, "NAMESPACE");
+	}
+	kinf_output_object_columns(kind, NULL, &headers);
+	if (q->cli.format == KINF_OUTPUT_WIDE) {
+		kinf_strv_push_str(&headers, "NODE");
+	}
+	struct kinf_table *table = kinf_table_new(headers.n);
+	if (table && !q->cli.no_headers) {
+		kinf_table_add_row(table, (const char *const *)headers.v);
+	}
+	kinf_strv_release(&headers);
+	return table;
+}
+
+/* The matches as kubectl get prints several types: a table per type. */
+static int print_tables(struct query *q, const struct match *v, size_t n) {
+	bool *done = calloc(n + 1, sizeof(*done));
+	bool printed = false;
+	int rc = done ? 0 : -KINF_ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (done[i]) {
+			continue;
+		}
+		/* Every match of this type, in informer order (contexts, namespaces). */
+		session_select(q->session, v[i].informer);
+		const char *type = session_resource_name(q->session);
+		struct kinf_table *table = NULL;
+		for (size_t j = i; rc == 0 && j < n; j++) {
+			session_select(q->session, v[j].informer);
+			const char *t = session_resource_name(q->session);
+			if (done[j] || (type && t && strcmp(type, t) != 0)) {
+				continue;
+			}
+			done[j] = true;
+			struct kinf_object *cached = kinf_indexer_get(session_indexer(q->session),
+					v[j].key);
+			/* Typed: list items lack the kind the columns come from. */
+			struct kinf_object *obj = cached ? session_typed(q->session, cached) : NULL;
+			kinf_object_unref(cached);
+			struct kinf_strv cells = {0};
+			if (obj && !table && !(table = type_table(q, obj))) {
+				rc = -KINF_ENOMEM;
+			}
+			if (obj && rc == 0 && (rc = object_row(q, obj, &cells)) == 0) {
+				rc = kinf_table_add_row(table, (const char *const *)cells.v);
+			}
+			kinf_strv_release(&cells);
+			kinf_object_unref(obj);
+		}
+		if (table) {
+			if (printed) {
+				putchar('\n');
+			}
+			kinf_table_print(table, stdout);
+			kinf_table_free(table);
+			printed = true;
+		}
+	}
+	free(done);
+	if (rc == 0 && !printed) {
+		fprintf(stderr, "No resources found\n");
+	}
+	return rc;
+}
+
+/* One match as -o json, yaml or name print it. */
+static void print_object(struct query *q, struct kinf_object *obj, bool first) {
 	struct kinf_object *typed = session_printed(q->session, obj);
 	struct kinf_object *o = typed ? typed : obj;
 	size_t len;
 	const char *json = kinf_object_json(o, &len);
 
-	switch (q->cli.format) {
-	case KINF_OUTPUT_JSON:
+	if (q->cli.format == KINF_OUTPUT_JSON) {
 		fwrite(json, 1, len, stdout);
 		fputc('\n', stdout);
-		break;
-	case KINF_OUTPUT_YAML:
+	} else if (q->cli.format == KINF_OUTPUT_YAML) {
 		if (!first) {
 			fputs("---\n", stdout);
 		}
 		kinf_output_yaml(stdout, json, len, NULL);
-		break;
-	case KINF_OUTPUT_NAME:
-		if (session_resource(q->session)) {
-			cli_print_name(session_resource(q->session), o, stdout);
-		} else {
-			cli_printf_safe(stdout, "%s", kinf_object_key(o));
-		}
-		break;
-	default: {
-		struct kinf_strv cells = {0};
-		if (q->cli.all_namespaces || q->so.from) {
-			kinf_strv_push_str(&cells, kinf_object_namespace(o));
-		}
-		kinf_output_object_columns(kinf_object_kind(o), o, &cells);
-		if (q->cli.format == KINF_OUTPUT_WIDE) {
-			kinf_strv_push_str(&cells, kinf_object_node_name(o)[0] ?
-					kinf_object_node_name(o) : "<none>");
-		}
-		kinf_table_add_row(table, (const char *const *)cells.v);
-		kinf_strv_release(&cells);
-		break;
-	}
+	} else if (session_resource(q->session)) {
+		cli_print_name(session_resource(q->session), o, stdout);
+	} else {
+		cli_printf_safe(stdout, "%s", kinf_object_key(o));
 	}
 	kinf_object_unref(typed);
+}
+
+/* -o jsonpath or custom-columns over every match, as one List. */
+static int print_templated(struct query *q, const struct match *v, size_t n) {
+	struct kinf_object **typed = calloc(n + 1, sizeof(*typed));
+	size_t k = 0;
+	for (size_t i = 0; typed && i < n; i++) {
+		session_select(q->session, v[i].informer);
+		struct kinf_object *obj = kinf_indexer_get(session_indexer(q->session), v[i].key);
+		if (obj && (typed[k] = session_typed(q->session, obj))) {
+			k++;
+		}
+		kinf_object_unref(obj);
+	}
+	int status = typed ? cli_print_templated(&q->cli, typed, k, false, stdout) : EXIT_ERROR;
+	for (size_t i = 0; i < k; i++) {
+		kinf_object_unref(typed[i]);
+	}
+	free(typed);
+	return status;
+}
+
+/*
+ * --keys: each key on a line, or a JSON string; with several informers
+ * each names its resource (and context), in columns or as watch's JSON
+ * lines do.
+ */
+static void print_keys(struct query *q, const struct match *v, size_t n) {
+	bool several = session_n_informers(q->session) > 1;
+	struct kinf_table *t = NULL;
+
+	if (several && q->cli.format != KINF_OUTPUT_JSON) {
+		bool ctx = session_context(q->session) != NULL;
+		const char *h[] = { "CONTEXT", "RESOURCE", "KEY" };
+		t = kinf_table_new(ctx ? 3 : 2);
+		if (t && !q->cli.no_headers) {
+			kinf_table_add_row(t, ctx ? h : h + 1);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		session_select(q->session, v[i].informer);
+		const char *key = v[i].key;
+		if (t) {
+			const char *row[] = { session_context(q->session),
+				session_resource_name(q->session), key };
+			kinf_table_add_row(t, session_context(q->session) ? row : row + 1);
+			continue;
+		}
+		kinf_buf_reset(&q->line);
+		if (several) {
+			kinf_buf_append_str(&q->line, "{\"key\":");
+			kinf_json_quote(&q->line, key, strlen(key));
+			session_append_source(q->session, &q->line);
+			kinf_buf_append_str(&q->line, "}\n");
+		} else if (q->cli.format == KINF_OUTPUT_JSON) {
+			kinf_json_quote(&q->line, key, strlen(key));
+			kinf_buf_append_char(&q->line, '\n');
+		} else {
+			cli_printf_safe(stdout, "%s", key);
+			continue;
+		}
+		fwrite(q->line.data, 1, q->line.len, stdout);
+	}
+	if (t) {
+		kinf_table_print(t, stdout);
+		kinf_table_free(t);
+	}
+}
+
+/* Add vals to the sum: each value once, its counts added up. */
+static int add_values(struct kinf_index_value **sum, size_t *n_sum,
+		const struct kinf_index_value *vals, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < *n_sum && strcmp((*sum)[j].value, vals[i].value) != 0) {
+			j++;
+		}
+		if (j == *n_sum) {
+			struct kinf_index_value *v = realloc(*sum, (*n_sum + 1) * sizeof(*v));
+			if (!v) {
+				return -KINF_ENOMEM;
+			}
+			*sum = v;
+			v[j] = (struct kinf_index_value){ .value = strdup(vals[i].value) };
+			if (!v[j].value) {
+				return -KINF_ENOMEM;
+			}
+			(*n_sum)++;
+		}
+		(*sum)[j].count += vals[i].count;
+	}
+	return 0;
+}
+
+/* Highest count first, equal counts by value (as kinf_indexer_values). */
+static int cmp_value(const void *a, const void *b) {
+	const struct kinf_index_value *x = a, *y = b;
+	if (x->count != y->count) {
+		return x->count > y->count ? -1 : 1;
+	}
+	return strcmp(x->value, y->value);
 }
 
 /* --values: a VALUE COUNT table, or a JSON line for each. */
@@ -291,104 +494,105 @@ static void print_values(struct query *q, const struct kinf_index_value *vals, s
 	}
 }
 
-static int answer(struct query *q) {
-	struct kinf_indexer *idx = session_indexer(q->session);
+/* --values INDEX: its values over every informer, with their counts. */
+static int answer_values(struct query *q) {
+	struct kinf_index_spec spec;
+	struct kinf_index_value *sum = NULL;
 	struct kinf_error err = {0};
-	int rc;
+	size_t n = 0;
+	int rc = kinf_index_spec_resolve(q->values_index, &q->custom_names, &q->custom_paths,
+			&spec, &err);
+	bool have_spec = rc == 0;
 
-	if (q->values_index) {
-		struct kinf_index_spec spec;
+	for (size_t m = 0; rc == 0 && m < session_n_informers(q->session); m++) {
 		struct kinf_index_value *vals = NULL;
-		size_t n = 0;
-		rc = kinf_index_spec_resolve(q->values_index, &q->custom_names, &q->custom_paths,
-				&spec, &err);
-		if (rc == 0) {
-			rc = kinf_indexer_values(idx, spec.index_name, &vals, &n, &err);
+		size_t n_vals = 0;
+		session_select(q->session, m);
+		rc = kinf_indexer_values(session_indexer(q->session), spec.index_name, &vals,
+				&n_vals, &err);
+		if (rc == 0 && (rc = add_values(&sum, &n, vals, n_vals)) < 0) {
+			kinf_error_set(&err, KINF_ENOMEM, "out of memory");
 		}
-		kinf_index_spec_release(&spec);
-		if (rc < 0) {
-			return cli_error(&q->cli, rc, &err, NULL);
-		}
-		print_values(q, vals, n);
-		kinf_index_values_free(vals, n);
-		return EXIT_OK;
+		kinf_index_values_free(vals, n_vals);
 	}
-
-	struct kinf_strv keys = {0};
-	rc = matching_keys(q, &keys, &err);
+	if (have_spec) {
+		kinf_index_spec_release(&spec);
+	}
 	if (rc < 0) {
-		kinf_strv_release(&keys);
+		kinf_index_values_free(sum, n);
 		return cli_error(&q->cli, rc, &err, NULL);
 	}
-	if (q->keys) {
-		for (size_t i = 0; i < keys.n; i++) {
-			if (q->cli.format == KINF_OUTPUT_JSON) {
-				kinf_buf_reset(&q->line);
-				kinf_json_quote(&q->line, keys.v[i], strlen(keys.v[i]));
-				kinf_buf_append_char(&q->line, '\n');
-				fwrite(q->line.data, 1, q->line.len, stdout);
-			} else {
-				cli_printf_safe(stdout, "%s", keys.v[i]);
-			}
+	qsort(sum, n, sizeof(*sum), cmp_value);
+	print_values(q, sum, n);
+	kinf_index_values_free(sum, n);
+	return EXIT_OK;
+}
+
+/* The matches of every informer, in informer order. */
+static int all_matches(struct query *q, struct match **ret, size_t *ret_n) {
+	struct kinf_error err = {0};
+	struct match *v = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	for (size_t m = 0; rc == 0 && m < session_n_informers(q->session); m++) {
+		struct kinf_strv keys = {0};
+		session_select(q->session, m);
+		rc = matching_keys(q, &keys, &err);
+		struct match *nv = rc == 0 ? realloc(v, (n + keys.n + 1) * sizeof(*nv)) : NULL;
+		if (rc == 0 && !nv) {
+			rc = kinf_error_set(&err, KINF_ENOMEM, "out of memory");
+		}
+		if (nv) {
+			v = nv;
+		}
+		for (size_t i = 0; rc == 0 && i < keys.n; i++) {
+			v[n++] = (struct match){ .informer = m, .key = keys.v[i] };
+			keys.v[i] = NULL;
 		}
 		kinf_strv_release(&keys);
-		return EXIT_OK;
 	}
-	if (q->cli.format == KINF_OUTPUT_JSONPATH || q->cli.format == KINF_OUTPUT_CUSTOM_COLUMNS) {
-		struct kinf_object **typed = calloc(keys.n + 1, sizeof(*typed));
-		size_t n = 0;
-		for (size_t i = 0; typed && i < keys.n; i++) {
-			struct kinf_object *obj = kinf_indexer_get(idx, keys.v[i]);
-			if (obj && (typed[n] = session_typed(q->session, obj))) {
-				n++;
+	*ret = v;
+	*ret_n = n;
+	return rc < 0 ? cli_error(&q->cli, rc, &err, NULL) : EXIT_OK;
+}
+
+/* The answer from the synced caches, in the format asked for. */
+static int answer(struct query *q) {
+	struct match *v = NULL;
+	size_t n = 0;
+	int status;
+
+	if (q->values_index) {
+		return answer_values(q);
+	}
+	status = all_matches(q, &v, &n);
+	if (status != EXIT_OK) {
+		;
+	} else if (q->keys) {
+		print_keys(q, v, n);
+	} else if (q->cli.format == KINF_OUTPUT_JSONPATH ||
+			q->cli.format == KINF_OUTPUT_CUSTOM_COLUMNS) {
+		status = print_templated(q, v, n);
+	} else if (q->cli.format == KINF_OUTPUT_TABLE || q->cli.format == KINF_OUTPUT_WIDE) {
+		if (print_tables(q, v, n) < 0) {
+			status = cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			session_select(q->session, v[i].informer);
+			struct kinf_object *obj = kinf_indexer_get(session_indexer(q->session), v[i].key);
+			if (obj) {
+				print_object(q, obj, i == 0);
 			}
 			kinf_object_unref(obj);
 		}
-		int status = typed ? cli_print_templated(&q->cli, typed, n, false, stdout) : EXIT_ERROR;
-		for (size_t i = 0; i < n; i++) {
-			kinf_object_unref(typed[i]);
-		}
-		free(typed);
-		kinf_strv_release(&keys);
-		return status;
 	}
-	struct kinf_table *table = NULL;
-	if (q->cli.format == KINF_OUTPUT_TABLE || q->cli.format == KINF_OUTPUT_WIDE) {
-		struct kinf_strv headers = {0};
-		const struct kinf_resource *res = session_resource(q->session);
-		struct kinf_object *first = keys.n ? kinf_indexer_get(idx, keys.v[0]) : NULL;
-		const char *kind = res ? res->kind : first ? kinf_object_kind(first) : NULL;
-		if (q->cli.all_namespaces || q->so.from) {
-			kinf_strv_push_str(&headers, "NAMESPACE");
-		}
-		kinf_output_object_columns(kind, NULL, &headers);
-		kinf_object_unref(first);
-		if (q->cli.format == KINF_OUTPUT_WIDE) {
-			kinf_strv_push_str(&headers, "NODE");
-		}
-		table = kinf_table_new(headers.n);
-		if (table && !q->cli.no_headers) {
-			kinf_table_add_row(table, (const char *const *)headers.v);
-		}
-		kinf_strv_release(&headers);
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
 	}
-	for (size_t i = 0; i < keys.n; i++) {
-		struct kinf_object *obj = kinf_indexer_get(idx, keys.v[i]);
-		if (obj) {
-			print_object(q, obj, i == 0, table);
-		}
-		kinf_object_unref(obj);
-	}
-	if (table) {
-		if (keys.n == 0) {
-			fprintf(stderr, "No resources found\n");
-		} else {
-			kinf_table_print(table, stdout);
-		}
-		kinf_table_free(table);
-	}
-	kinf_strv_release(&keys);
-	return EXIT_OK;
+	free(v);
+	return status;
 }
 
 /*
@@ -507,7 +711,11 @@ out:
 	return status;
 }
 
-/* Membership view: how each event changes the answer. */
+/*
+ * Membership view: how each event changes the answer. With several
+ * informers a line names the resource (and context); JSON lines always
+ * do, as watch's.
+ */
 static void print_change(struct query *q, char mark, const char *key,
 		struct kinf_object *obj, bool initial) {
 	if (q->cli.format == KINF_OUTPUT_JSON) {
@@ -515,6 +723,7 @@ static void print_change(struct query *q, char mark, const char *key,
 		kinf_buf_reset(&q->line);
 		kinf_buf_printf(&q->line, "{\"type\":\"%s\",\"key\":", type);
 		kinf_json_quote(&q->line, key, strlen(key));
+		session_append_source(q->session, &q->line);
 		if (obj) {
 			const char *rv = kinf_object_resource_version(obj);
 			kinf_buf_append_str(&q->line, ",\"resourceVersion\":");
@@ -533,6 +742,10 @@ static void print_change(struct query *q, char mark, const char *key,
 		}
 		kinf_buf_append_str(&q->line, "}\n");
 		fwrite(q->line.data, 1, q->line.len, stdout);
+	} else if (session_n_informers(q->session) > 1) {
+		const char *ctx = session_context(q->session);
+		cli_printf_safe(stdout, "%c %s%s%s %s", mark, ctx ? ctx : "", ctx ? " " : "",
+				session_resource_name(q->session), key);
 	} else {
 		cli_printf_safe(stdout, "%c %s", mark, key);
 	}
@@ -546,161 +759,203 @@ static void watch_event(struct query *q, const struct kinf_informer_event *ev) {
 	if (!before && now) {
 		print_change(q, '+', ev->key, ev->obj, ev->initial);
 	} else if (before && !now) {
-		print_change(q, '-', ev->key, ev->type == KINF_INFORMER_DELETE ? ev->obj : ev->obj, false);
+		print_change(q, '-', ev->key, ev->obj, false);
 	} else if (before && now && !ev->is_sync) {
 		print_change(q, '~', ev->key, ev->obj, false);
 	}
 }
 
-static int run_index(int argc, char **argv) {
-	struct query q = {0};
-	struct kinf_strv by_args = {0};
+/* One option of index's own: 1 handled, 0 not one, or -status. */
+static int index_option(struct query *q, int opt, const char *arg) {
 	struct kinf_error err = {0};
-	int opt, status = EXIT_OK;
 
-	cli_init(&q.cli, &cmd_index);
+	switch (opt) {
+	case OPT_BY:
+		q->so.keep_managed_fields |= strstr(arg, "managedFields") != NULL;
+		return kinf_strv_push_str(&q->by_args, arg) < 0 ?
+			-cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL) : 1;
+	case OPT_INDEX:
+		q->so.keep_managed_fields |= strstr(arg, "managedFields") != NULL;
+		if (kinf_index_define(arg, &q->custom_names, &q->custom_paths, &err) < 0) {
+			return -cli_usage_error(&q->cli, "%s", err.message);
+		}
+		return 1;
+	case OPT_KEYS: q->keys = true; return 1;
+	case OPT_VALUES: q->values_index = arg; return 1;
+	case OPT_IWATCH: q->watch = true; return 1;
+	case OPT_NO_PUSHDOWN: q->no_pushdown = true; return 1;
+	}
+	int r = session_option(&q->cli, &q->so, opt, arg);
+	return r == 0 ? cli_common_option(&q->cli, opt, arg) : r;
+}
+
+/* The options into q, and the resource types. */
+static int index_parse(struct query *q, int argc, char **argv) {
+	int opt;
+
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, index_options, NULL)) != -1) {
-		int r;
-		switch (opt) {
-		case 'h':
-			cli_print_help(&cmd_index);
-			kinf_strv_release(&by_args);
+		if (opt == 'h') {
+			q->help = true;
 			return EXIT_OK;
-		case OPT_BY:
-			kinf_strv_push_str(&by_args, optarg);
-			q.so.keep_managed_fields |= strstr(optarg, "managedFields") != NULL;
-			continue;
-		case OPT_INDEX:
-			q.so.keep_managed_fields |= strstr(optarg, "managedFields") != NULL;
-			if (kinf_index_define(optarg, &q.custom_names, &q.custom_paths, &err) < 0) {
-				status = cli_usage_error(&q.cli, "%s", err.message);
-				goto out;
-			}
-			continue;
-		case OPT_KEYS: q.keys = true; continue;
-		case OPT_VALUES: q.values_index = optarg; continue;
-		case OPT_IWATCH: q.watch = true; continue;
-		case OPT_NO_PUSHDOWN: q.no_pushdown = true; continue;
 		}
-		r = session_option(&q.cli, &q.so, opt, optarg);
-		if (r == 0) {
-			r = cli_common_option(&q.cli, opt, optarg);
-		}
+		int r = index_option(q, opt, optarg);
 		if (r < 0) {
-			status = -r;
-			goto out;
+			return -r;
 		}
 		if (r == 0) {
-			status = cli_bad_option(&q.cli, argc, argv, index_options);
-			goto out;
+			return cli_bad_option(&q->cli, argc, argv, index_options);
 		}
 	}
-	int n_pos = argc - optind;
-	if (n_pos > 1) {
-		status = cli_usage_error(&q.cli, "index takes one resource type");
-		goto out;
+	if (argc - optind > 1 || (optind < argc && strchr(argv[optind], '/'))) {
+		return cli_usage_error(&q->cli, "index takes resource types (pods or pods,deploy), "
+				"not names");
 	}
-	if (!by_args.n && !q.values_index) {
-		status = cli_usage_error(&q.cli, "index needs --by INDEX=VALUE or --values INDEX");
-		goto out;
+	q->types = optind < argc ? argv[optind] : NULL;
+	return EXIT_OK;
+}
+
+/* The --by criteria and --values resolved; how the options go together. */
+static int index_check(struct query *q) {
+	struct kinf_error err = {0};
+
+	if (!q->by_args.n && !q->values_index) {
+		return cli_usage_error(&q->cli, "index needs --by INDEX=VALUE or --values INDEX");
 	}
-	if (q.values_index && (by_args.n || q.keys || q.watch)) {
-		status = cli_usage_error(&q.cli, "--values cannot be combined with --by, --keys or --watch");
-		goto out;
+	if (q->values_index && (q->by_args.n || q->keys || q->watch)) {
+		return cli_usage_error(&q->cli, "--values cannot be combined with --by, "
+				"--keys or --watch");
 	}
-	q.by = calloc(by_args.n + 1, sizeof(*q.by));
-	for (size_t i = 0; i < by_args.n; i++) {
-		char *eq = strchr(by_args.v[i], '=');
+	if (!(q->by = calloc(q->by_args.n + 1, sizeof(*q->by)))) {
+		return cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	for (size_t i = 0; i < q->by_args.n; i++) {
+		char *arg = q->by_args.v[i];
+		char *eq = strchr(arg, '=');
 		/* field:PATH may hold '[' but never '=' before the value. */
 		if (eq) {
 			*eq = '\0';
 		}
-		if (!by_args.v[i][0]) {
-			status = cli_usage_error(&q.cli, "--by needs an index name before '='");
-			goto out;
+		if (!arg[0]) {
+			return cli_usage_error(&q->cli, "--by needs an index name before '='");
 		}
-		if (kinf_index_spec_resolve(by_args.v[i], &q.custom_names, &q.custom_paths,
-				&q.by[i].spec, &err) < 0) {
-			status = cli_usage_error(&q.cli, "--by: %s", err.message);
-			goto out;
+		if (kinf_index_spec_resolve(arg, &q->custom_names, &q->custom_paths,
+				&q->by[i].spec, &err) < 0) {
+			return cli_usage_error(&q->cli, "--by: %s", err.message);
 		}
-		q.by[i].value = eq ? strdup(eq + 1) : NULL;
-		q.n_by++;
+		q->by[i].value = eq ? strdup(eq + 1) : NULL;
+		q->n_by++;
+		if (eq && !q->by[i].value) {
+			return cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL);
+		}
 	}
-	if (q.values_index) {
+	if (q->values_index) {
 		struct kinf_index_spec spec;
-		if (kinf_index_spec_resolve(q.values_index, &q.custom_names, &q.custom_paths,
+		if (kinf_index_spec_resolve(q->values_index, &q->custom_names, &q->custom_paths,
 				&spec, &err) < 0) {
-			status = cli_usage_error(&q.cli, "--values: %s", err.message);
-			goto out;
+			return cli_usage_error(&q->cli, "--values: %s", err.message);
 		}
 		kinf_index_spec_release(&spec);
 	}
-	if (!q.watch) {
-		q.so.exit_after_sync = true;
-		if (!q.no_pushdown && q.n_by) {
-			q.so.pushdown = pushdown;
-			q.so.pushdown_data = &q;
+	if (!q->watch) {
+		q->so.exit_after_sync = true;
+		if (!q->no_pushdown && q->n_by) {
+			q->so.pushdown = pushdown;
+			q->so.pushdown_data = q;
 		}
 	}
-	q.so.one_informer = true;
-	status = session_new(&q.cli, &q.so, n_pos > 0 ? argv[optind] : NULL, NULL, &q.session);
+	q->so.tables_per_type = true;
+	return EXIT_OK;
+}
+
+/* Every informer's indexer gets the indexes the query reads. */
+static int install_indexes(struct query *q) {
+	struct kinf_error err = {0};
+	int status = EXIT_OK;
+
+	for (size_t m = 0; m < session_n_informers(q->session) && status == EXIT_OK; m++) {
+		session_select(q->session, m);
+		struct kinf_indexer *idx = session_indexer(q->session);
+		for (size_t i = 0; i < q->n_by && status == EXIT_OK; i++) {
+			if (kinf_index_spec_install(&q->by[i].spec, idx, &err) < 0) {
+				status = cli_error(&q->cli, -KINF_EINVAL, &err, NULL);
+			}
+		}
+		if (q->values_index && status == EXIT_OK) {
+			struct kinf_index_spec spec;
+			kinf_index_spec_resolve(q->values_index, &q->custom_names,
+					&q->custom_paths, &spec, &err);
+			if (kinf_index_spec_install(&spec, idx, &err) < 0) {
+				status = cli_error(&q->cli, -KINF_EINVAL, &err, NULL);
+			}
+			kinf_index_spec_release(&spec);
+		}
+	}
+	session_select(q->session, 0);
+	return status;
+}
+
+/* Sync (printing changes with --watch), then answer from the caches. */
+static int index_run(struct query *q) {
+	struct session_target t = { .types = q->types };
+	int status = session_new_targets(&q->cli, &q->so, &t, q->types ? 1 : 0, &q->session);
 	if (status != EXIT_OK) {
-		q.session = NULL;
-		goto out;
+		q->session = NULL;
+		return status;
 	}
-	struct kinf_indexer *idx = session_indexer(q.session);
-	for (size_t i = 0; i < q.n_by && status == EXIT_OK; i++) {
-		if (kinf_index_spec_install(&q.by[i].spec, idx, &err) < 0) {
-			status = cli_error(&q.cli, -KINF_EINVAL, &err, NULL);
-		}
-	}
-	if (q.values_index && status == EXIT_OK) {
-		struct kinf_index_spec spec;
-		kinf_index_spec_resolve(q.values_index, &q.custom_names, &q.custom_paths, &spec, &err);
-		if (kinf_index_spec_install(&spec, idx, &err) < 0) {
-			status = cli_error(&q.cli, -KINF_EINVAL, &err, NULL);
-		}
-		kinf_index_spec_release(&spec);
-	}
-	if (status == EXIT_OK && q.cli.serve && !q.watch) {
-		status = ask_serve(&q);
-		goto out;
+	status = install_indexes(q);
+	if (status == EXIT_OK && q->cli.serve && !q->watch) {
+		/* kinf serve answers from its indexes: one informer's worth. */
+		status = session_n_informers(q->session) > 1 ?
+			cli_usage_error(&q->cli, "index through kinf serve (--server) takes one "
+					"resource type in one namespace and context") : ask_serve(q);
+		status = session_end(q->session, status);
+		q->session = NULL;
+		return status;
 	}
 	if (status == EXIT_OK) {
-		status = session_start(q.session);
+		status = session_start(q->session);
 	}
 	while (status == EXIT_OK) {
 		struct kinf_informer_batch batch;
-		int r = session_next(q.session, &batch, NULL);
+		int r = session_next(q->session, &batch, NULL);
 		if (r <= 0) {
 			status = -r;
 			break;
 		}
-		if (q.watch) {
-			for (size_t i = 0; i < batch.n; i++) {
-				watch_event(&q, &batch.v[i]);
-			}
-			if (ferror(stdout)) {
-				kinf_informer_batch_release(&batch);
-				break;
-			}
-			fflush(stdout);
+		for (size_t i = 0; q->watch && i < batch.n; i++) {
+			watch_event(q, &batch.v[i]);
 		}
 		kinf_informer_batch_release(&batch);
+		if (q->watch && ferror(stdout)) {
+			break;
+		}
+		fflush(stdout);
 	}
-	if (status == EXIT_OK && !q.watch) {
-		status = answer(&q);
+	if (status == EXIT_OK && !q->watch) {
+		status = answer(q);
 	}
-out:
-	status = session_end(q.session, status);
+	status = session_end(q->session, status);
+	q->session = NULL;
+	return status;
+}
+
+static int run_index(int argc, char **argv) {
+	struct query q = {0};
+
+	cli_init(&q.cli, &cmd_index);
+	int status = index_parse(&q, argc, argv);
+	if (status == EXIT_OK && q.help) {
+		cli_print_help(&cmd_index);
+	} else if (status == EXIT_OK && (status = index_check(&q)) == EXIT_OK) {
+		status = index_run(&q);
+	}
 	for (size_t i = 0; i < q.n_by; i++) {
 		kinf_index_spec_release(&q.by[i].spec);
 		free(q.by[i].value);
 	}
 	free(q.by);
-	kinf_strv_release(&by_args);
+	kinf_strv_release(&q.by_args);
 	kinf_strv_release(&q.custom_names);
 	kinf_strv_release(&q.custom_paths);
 	kinf_buf_release(&q.line);

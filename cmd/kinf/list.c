@@ -609,16 +609,11 @@ static int run_group(int argc, char **argv, int n_opts, const char *type,
 static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool *handled) {
 	char **pos = argv + n_opts;
 	int n_pos = argc - n_opts;
-	int n_slash = 0;
-	for (int i = 0; i < n_pos; i++) {
-		n_slash += strchr(pos[i], '/') != NULL;
-	}
+	int n_slash;
 	*handled = true;
-	if (n_slash > 0 && n_slash != n_pos) {
-		return cli_usage_error(cli, "there is no need to specify a resource type as a "
-				"separate argument when passing arguments in resource/name form "
-				"(e.g. 'kinf list resource/<resource_name>' instead of "
-				"'kinf list resource resource/<resource_name>')");
+	int checked = cli_check_type_names(cli, pos, n_pos, &n_slash);
+	if (checked != EXIT_OK) {
+		return checked;
 	}
 	/* -n a,b and -n a -n b: each namespace once, in the order given. */
 	struct kinf_strv nss = {0};
@@ -716,16 +711,6 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 			types[n_types++] = t;
 		}
 	} else {
-		for (int i = 0; i < n_pos && status == EXIT_OK; i++) {
-			char *slash = strchr(pos[i], '/');
-			if (strchr(slash + 1, '/')) {
-				status = cli_usage_error(cli, "arguments in resource/name form may not "
-						"have more than one slash");
-			} else if (slash == pos[i] || !slash[1] || memchr(pos[i], ',', (size_t)(slash - pos[i]))) {
-				status = cli_usage_error(cli, "arguments in resource/name form must "
-						"have a single resource and name");
-			}
-		}
 		/* Split in place (argv is ours): TYPE\0NAME. */
 		for (int i = 0; i < n_pos && status == EXIT_OK; i++) {
 			*strchr(pos[i], '/') = '\0';

@@ -38,6 +38,7 @@ int session_stop_signal(void) {
 /* One informer of the session: a resource in a namespace (or all) of a context. */
 struct member {
 	struct session *s;
+	size_t i;			/* its place in s->members and the set */
 	struct cli *cli;			/* its context's connection */
 	const struct kinf_resource *res;	/* NULL with --from */
 	const char *namespace;		/* s->namespaces', or NULL */
@@ -47,6 +48,17 @@ struct member {
 	char *label;			/* for messages: pods in namespace "a" */
 	struct kinf_http *http;		/* a clone of cli->http, or NULL */
 	char *failed;			/* why it failed for good, or NULL */
+	char **names;			/* the names of its type (borrowed strings) */
+	size_t n_names;
+	char *field_selector;		/* NULL: --field-selector as given */
+	char *label_selector;		/* NULL: -l as given */
+};
+
+/* A resource type resolved in one context, with the names given for it. */
+struct want {
+	const struct kinf_resource *res;
+	char **names;			/* the strings are the targets' */
+	size_t n_names;
 };
 
 struct session {
@@ -54,7 +66,7 @@ struct session {
 	struct session_opts so;
 	bool woke;			/* the wake_on_sync return was made */
 	struct kinf_informerset *set;
-	struct member *members;
+	struct member **members;	/* each its own: callbacks hold them */
 	size_t n_members;
 	size_t cur;			/* the member of the last event */
 	struct kinf_strv namespaces;	/* -n, expanded and without repeats */
@@ -64,8 +76,6 @@ struct session {
 	/* Discoveries replaced by a refresh: the types resolved there point into them. */
 	struct kinf_discovery **stale_discs;
 	size_t n_stale_discs;
-	char *name_selector;		/* NAME and what so.pushdown added, with --field-selector */
-	char *label_selector;		/* -l with what so.pushdown added */
 	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
 	int from_fd;			/* --from */
 	atomic_bool progress_shown;	/* written by the reflector thread */
@@ -137,7 +147,7 @@ static void on_retry(int rc, const struct kinf_error *err, void *userdata) {
 	struct member *m = userdata;
 	bool several = m->s->n_members > 1;
 	if (m->s->so.on_retry) {
-		m->s->so.on_retry((size_t)(m - m->s->members), rc, err, m->s->so.on_retry_data);
+		m->s->so.on_retry(m->i, rc, err, m->s->so.on_retry_data);
 		return;
 	}
 	cli_printf_safe(stderr, "kinf: warning: %s%s%s%s%s; retrying",
@@ -173,8 +183,8 @@ static struct kinf_informer_opts informer_opts(struct session *s, struct member 
 	if (m->res) {
 		o.http = m->http ? m->http : m->cli->http;
 		o.path = m->path;
-		o.label_selector = s->label_selector ? s->label_selector : cli->label_selector;
-		o.field_selector = s->name_selector ? s->name_selector : cli->field_selector;
+		o.label_selector = m->label_selector ? m->label_selector : cli->label_selector;
+		o.field_selector = m->field_selector ? m->field_selector : cli->field_selector;
 		o.page_size = cli->chunk_size;
 		o.watch_list = s->so.watch_list;
 		o.resync_ms = s->so.resync_ms;
@@ -216,32 +226,55 @@ static int expand_list(struct cli *cli, const char *const *args, size_t n_args,
 	return EXIT_OK;
 }
 
-/* Resolve one more resource type as cli_connect() resolved the first. */
+/*
+ * Resolve one resource type in cli's discovery. A type missing from a
+ * fresh cache is asked of the server (a new CRD): the types resolved so
+ * far point into the old discovery, so it stays until the end. Returns 0
+ * or the error (not printed) in err.
+ */
 static int resolve(struct session *s, struct cli *cli, const char *name,
-		const struct kinf_resource **ret) {
-	struct kinf_error err = {0};
-	int rc = kinf_discovery_resolve(cli->disc, name, ret, &err);
+		const struct kinf_resource **ret, struct kinf_error *err) {
+	int rc = kinf_discovery_resolve(cli->disc, name, ret, err);
 	if (rc == -KINF_ENOTFOUND && kinf_discovery_from_cache(cli->disc)) {
-		/*
-		 * A new CRD may be missing from a fresh cache: ask the server. The
-		 * types resolved so far point into the old discovery: it stays.
-		 */
 		struct kinf_discovery_opts dopts = { .refresh = true };
 		struct kinf_discovery **v = realloc(s->stale_discs,
 				(s->n_stale_discs + 1) * sizeof(*v));
 		if (!v) {
-			return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			return kinf_error_set(err, KINF_ENOMEM, "out of memory");
 		}
 		s->stale_discs = v;
 		s->stale_discs[s->n_stale_discs++] = cli->disc;
 		cli->disc = NULL;
-		rc = kinf_discovery_load(cli->http, &dopts, &cli->disc, &err);
+		rc = kinf_discovery_load(cli->http, &dopts, &cli->disc, err);
 		if (rc < 0) {
-			return cli_error(cli, rc, &err, "discovery");
+			return rc;
 		}
-		rc = kinf_discovery_resolve(cli->disc, name, ret, &err);
+		rc = kinf_discovery_resolve(cli->disc, name, ret, err);
 	}
-	return rc < 0 ? cli_error(cli, rc, &err, NULL) : EXIT_OK;
+	return rc;
+}
+
+/* "deployments.apps" (caller frees), or NULL when out of memory. */
+static char *resource_name_of(const struct kinf_resource *res) {
+	struct kinf_buf b = {0};
+	kinf_buf_printf(&b, "%s%s%s", res->resource, res->group[0] ? "." : "", res->group);
+	return kinf_buf_take(&b);
+}
+
+/* A new, empty member at the end of s->members; NULL when out of memory. */
+static struct member *new_member(struct session *s) {
+	struct member **v = realloc(s->members, (s->n_members + 1) * sizeof(*v));
+	if (!v) {
+		return NULL;
+	}
+	s->members = v;
+	struct member *m = calloc(1, sizeof(*m));
+	if (m) {
+		m->s = s;
+		m->i = s->n_members;
+		s->members[s->n_members++] = m;
+	}
+	return m;
 }
 
 /* Fill m (cli, res and namespace set) with its path, names and HTTP client. */
@@ -258,12 +291,11 @@ static int member_init(struct session *s, struct member *m, bool clone_http) {
 		kinf_buf_append_str(&b, res->version);
 	}
 	m->api_version = kinf_buf_take(&b);
-	kinf_buf_printf(&b, "%s%s%s", res->resource, res->group[0] ? "." : "", res->group);
-	m->resource_name = kinf_buf_take(&b);
+	m->resource_name = resource_name_of(res);
 	if (m->namespace) {
 		kinf_buf_printf(&b, "%s in namespace \"%s\"", m->resource_name, m->namespace);
 	} else {
-		kinf_buf_append_str(&b, m->resource_name);
+		kinf_buf_append_str(&b, m->resource_name ? m->resource_name : "");
 	}
 	if (s->n_clis > 1) {
 		kinf_buf_printf(&b, " of context \"%s\"", context ? context : "");
@@ -280,18 +312,19 @@ static int member_init(struct session *s, struct member *m, bool clone_http) {
 }
 
 /*
- * The selectors the informer asks the server for: -l and --field-selector,
- * ANDed with metadata.name=NAME and what so.pushdown adds for res.
+ * The selectors m's informer asks the server for: -l and --field-selector,
+ * ANDed with metadata.name=NAME (one name of its type) and what
+ * so.pushdown adds for its resource. NULL when there is nothing to add.
  */
-static int build_selectors(struct session *s, const struct kinf_resource *res,
-		const char *name) {
+static int member_selectors(struct session *s, struct member *m) {
 	struct cli *cli = s->cli;
 	struct kinf_buf b = {0};
 	struct kinf_buf push_labels = {0}, push_fields = {0};
+	const char *name = m->n_names == 1 ? m->names[0] : NULL;
 	int rc = 0;
 
 	if (s->so.pushdown) {
-		s->so.pushdown(res, &push_labels, &push_fields, s->so.pushdown_data);
+		s->so.pushdown(m->res, &push_labels, &push_fields, s->so.pushdown_data);
 	}
 	if (name || push_fields.len) {
 		const char *sep = "";
@@ -306,83 +339,114 @@ static int build_selectors(struct session *s, const struct kinf_resource *res,
 		if (push_fields.len) {
 			kinf_buf_printf(&b, "%s%s", sep, push_fields.data);
 		}
-		s->name_selector = kinf_buf_take(&b);
-		rc = s->name_selector ? 0 : -KINF_ENOMEM;
+		m->field_selector = kinf_buf_take(&b);
+		rc = m->field_selector ? 0 : -KINF_ENOMEM;
 	}
 	if (rc == 0 && push_labels.len) {
 		if (cli->label_selector && cli->label_selector[0]) {
 			kinf_buf_printf(&b, "%s,", cli->label_selector);
 		}
 		kinf_buf_append(&b, push_labels.data, push_labels.len);
-		s->label_selector = kinf_buf_take(&b);
-		rc = s->label_selector ? 0 : -KINF_ENOMEM;
+		m->label_selector = kinf_buf_take(&b);
+		rc = m->label_selector ? 0 : -KINF_ENOMEM;
 	}
 	kinf_buf_release(&push_labels);
 	kinf_buf_release(&push_fields);
 	return rc;
 }
 
-/*
- * Connect cli (its context set) and resolve the resource list (pods,
- * configmaps) there: the types in *ret_res (caller frees), each once
- * (pods,po is one).
- */
-static int resolve_list(struct session *s, struct cli *cli, const char *resources,
-		const struct kinf_resource ***ret_res, size_t *ret_n) {
-	const struct kinf_resource **res = NULL;
-	size_t n_res = 0;
-	int status = EXIT_OK;
+/* The wants of one context; names arrays are the wants' own. */
+struct wants {
+	struct want *v;
+	size_t n;
+};
 
-	for (const char *p = resources;;) {
+static void wants_release(struct wants *w) {
+	for (size_t i = 0; i < w->n; i++) {
+		free(w->v[i].names);
+	}
+	free(w->v);
+	w->v = NULL;
+	w->n = 0;
+}
+
+/* Add res with t's names to ws: a type already there gets the names too. */
+static int wants_add(struct wants *ws, const struct kinf_resource *res,
+		const struct session_target *t) {
+	struct want *w = NULL;
+	for (size_t i = 0; i < ws->n && !w; i++) {
+		if (strcmp(ws->v[i].res->group, res->group) == 0 &&
+				strcmp(ws->v[i].res->resource, res->resource) == 0) {
+			w = &ws->v[i];	/* pods,po: once */
+		}
+	}
+	if (!w) {
+		struct want *v = realloc(ws->v, (ws->n + 1) * sizeof(*v));
+		if (!v) {
+			return -KINF_ENOMEM;
+		}
+		ws->v = v;
+		w = &ws->v[ws->n++];
+		*w = (struct want){ .res = res };
+	}
+	if (t->n_names == 0) {
+		return 0;
+	}
+	char **names = realloc(w->names, (w->n_names + t->n_names) * sizeof(*names));
+	if (!names) {
+		return -KINF_ENOMEM;
+	}
+	w->names = names;
+	for (size_t i = 0; i < t->n_names; i++) {
+		w->names[w->n_names++] = t->names[i];
+	}
+	return 0;
+}
+
+/* Each comma-separated item of list, in turn, as a string of its own. */
+static int each_item(struct cli *cli, const char *list, const char *what,
+		int (*fn)(const char *item, void *userdata), void *userdata) {
+	for (const char *p = list;;) {
 		size_t len = strcspn(p, ",");
 		if (len == 0) {
-			status = cli_usage_error(cli, "empty resource type in \"%s\"", resources);
-			break;
+			return cli_usage_error(cli, "empty %s in \"%s\"", what, list);
 		}
 		char *one = strndup(p, len);
-		const struct kinf_resource *r = NULL;
-		const struct kinf_resource **v = realloc(res, (n_res + 1) * sizeof(*v));
-		if (!one || !v) {
-			free(one);
-			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
-			break;
+		if (!one) {
+			return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 		}
-		res = v;
-		if (n_res == 0) {
-			/* The first connects, with the first namespace as the default. */
-			cli->takes_lists = true;
-			if (s->namespaces.n > 0) {
-				cli->kc.namespace = s->namespaces.v[0];
-			}
-			status = cli_connect(cli, one);
-			r = cli->res;
-		} else {
-			status = resolve(s, cli, one, &r);
-		}
+		int status = fn(one, userdata);
 		free(one);
-		if (status != EXIT_OK) {
-			break;
-		}
-		bool seen = false;
-		for (size_t i = 0; i < n_res; i++) {
-			seen = seen || (strcmp(res[i]->group, r->group) == 0 &&
-					strcmp(res[i]->resource, r->resource) == 0);
-		}
-		if (!seen) {
-			res[n_res++] = r;	/* pods,po: once */
-		}
-		if (!p[len]) {
-			break;
+		if (status != EXIT_OK || !p[len]) {
+			return status;
 		}
 		p += len + 1;
 	}
-	if (status != EXIT_OK) {
-		free(res);
-		return status;
+}
+
+/* One type of a target in one context (each_item's callback). */
+struct resolving {
+	struct session *s;
+	struct cli *cli;
+	const struct session_target *target;
+	struct wants *wants;
+	struct kinf_strv *missing;	/* the types this context lacks */
+};
+
+static int resolve_one(const char *type, void *userdata) {
+	struct resolving *r = userdata;
+	const struct kinf_resource *res = NULL;
+	struct kinf_error err = {0};
+	int rc = resolve(r->s, r->cli, type, &res, &err);
+	if (rc == -KINF_ENOTFOUND) {
+		return kinf_strv_push_str(r->missing, type) < 0 ?
+			cli_error(r->cli, -KINF_ENOMEM, NULL, NULL) : EXIT_OK;
 	}
-	*ret_res = res;
-	*ret_n = n_res;
-	return EXIT_OK;
+	if (rc < 0) {
+		return cli_error(r->cli, rc, &err, NULL);
+	}
+	return wants_add(r->wants, res, r->target) < 0 ?
+		cli_error(r->cli, -KINF_ENOMEM, NULL, NULL) : EXIT_OK;
 }
 
 /* A connection for one more context: cli's options, nothing connected yet. */
@@ -404,26 +468,109 @@ static struct cli *cli_for_context(const struct cli *cli, const char *context) {
 	return c;
 }
 
+/* Connect cli (its context set) and load its discovery. */
+static int connect_context(struct session *s, struct cli *cli) {
+	struct kinf_discovery_opts dopts = { .refresh = cli->refresh };
+	struct kinf_error err = {0};
+
+	cli->takes_lists = true;
+	if (s->namespaces.n > 0) {
+		cli->kc.namespace = s->namespaces.v[0];	/* the default for the others */
+	}
+	int status = cli_connect(cli, NULL);
+	if (status != EXIT_OK) {
+		return status;
+	}
+	int rc = kinf_discovery_load(cli->http, &dopts, &cli->disc, &err);
+	return rc < 0 ? cli_error(cli, rc, &err, "discovery") : EXIT_OK;
+}
+
+/* The name of type as some context resolved it ("widgets.example.com"). */
+static char *resolved_name(struct session *s, const char *type) {
+	for (size_t c = 0; c < s->n_clis; c++) {
+		const struct kinf_resource *res = NULL;
+		if (kinf_discovery_resolve(s->clis[c]->disc, type, &res, NULL) == 0) {
+			return resource_name_of(res);
+		}
+	}
+	return NULL;
+}
+
 /*
- * The members for the contexts (--context a,b), the resource list
- * (pods,configmaps) and the namespaces: a namespaced resource once per
- * namespace (the context's when none was given, all with -A), a
- * cluster-scoped one once, in each context.
+ * Every context connected and every type resolved, before any list. A
+ * type unknown in every context is an error (the first context's words,
+ * with its suggestion); one only some lack is reported once for each and
+ * the others go on.
  */
-static int connect_members(struct session *s, const char *resources,
-		const char *name) {
+static int resolve_contexts(struct session *s, const struct session_target *targets,
+		size_t n_targets, struct wants *wants) {
+	struct cli *cli = s->cli;
+	size_t n_ctx = s->n_clis;
+	struct kinf_strv *missing = calloc(n_ctx, sizeof(*missing));
+	int status = missing ? EXIT_OK : cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+
+	for (size_t c = 0; c < n_ctx && status == EXIT_OK; c++) {
+		status = connect_context(s, s->clis[c]);
+		for (size_t t = 0; t < n_targets && status == EXIT_OK; t++) {
+			struct resolving r = {
+				.s = s, .cli = s->clis[c], .target = &targets[t],
+				.wants = &wants[c], .missing = &missing[c],
+			};
+			status = each_item(cli, targets[t].types, "resource type",
+					resolve_one, &r);
+		}
+	}
+	/* Unknown everywhere: the context's own words, before any warning. */
+	for (size_t c = 0; c < n_ctx && status == EXIT_OK; c++) {
+		for (size_t i = 0; i < missing[c].n && status == EXIT_OK; i++) {
+			char *name = resolved_name(s, missing[c].v[i]);
+			if (!name) {
+				const struct kinf_resource *res;
+				struct kinf_error err = {0};
+				int rc = kinf_discovery_resolve(s->clis[c]->disc, missing[c].v[i],
+						&res, &err);
+				status = cli_error(cli, rc < 0 ? rc : -KINF_ENOTFOUND, &err, NULL);
+			}
+			free(name);
+		}
+	}
+	for (size_t c = 0; c < n_ctx && status == EXIT_OK; c++) {
+		for (size_t i = 0; i < missing[c].n; i++) {
+			char *name = resolved_name(s, missing[c].v[i]);
+			const char *ctx = s->clis[c]->config->context_name;
+			cli_printf_safe(stderr, "kinf: %s of context \"%s\": the server doesn't "
+					"have a resource type \"%s\"", name ? name : missing[c].v[i],
+					ctx ? ctx : "", missing[c].v[i]);
+			free(name);
+			s->failed_status = EXIT_ERROR;
+		}
+	}
+	for (size_t c = 0; missing && c < n_ctx; c++) {
+		kinf_strv_release(&missing[c]);
+	}
+	free(missing);
+	return status;
+}
+
+/*
+ * The members for the contexts (--context a,b), the targets' types
+ * (pods,configmaps; deploy/a pod/b) and the namespaces: a namespaced
+ * resource once per namespace (the context's when none was given, all
+ * with -A), a cluster-scoped one once, in each context.
+ */
+static int connect_members(struct session *s, const struct session_target *targets,
+		size_t n_targets) {
 	struct cli *cli = s->cli;
 	size_t n_ctx = s->contexts.n > 0 ? s->contexts.n : 1;
-	const struct kinf_resource ***res = calloc(n_ctx, sizeof(*res));
-	size_t *n_res = calloc(n_ctx, sizeof(*n_res));
+	struct wants *wants = calloc(n_ctx, sizeof(*wants));
 	int status = EXIT_OK;
 
 	s->clis = calloc(n_ctx, sizeof(*s->clis));
-	if (!res || !n_res || !s->clis) {
+	if (!wants || !s->clis) {
 		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 		goto out;
 	}
-	/* Every context connected and every type resolved before any list. */
+	/* Every context known before any request: an unknown one is exit 3, naming it. */
 	for (size_t c = 0; c < n_ctx; c++) {
 		struct cli *cc = cli;
 		if (c > 0 && !(cc = cli_for_context(cli, s->contexts.v[c]))) {
@@ -434,49 +581,60 @@ static int connect_members(struct session *s, const char *resources,
 		if (c == 0 && s->contexts.n > 0) {
 			cli->kc.context = s->contexts.v[0];
 		}
-		status = resolve_list(s, cc, resources, &res[c], &n_res[c]);
-		if (status != EXIT_OK) {
-			goto out;
-		}
+	}
+	if ((status = resolve_contexts(s, targets, n_targets, wants)) != EXIT_OK) {
+		goto out;
 	}
 
 	size_t n_ns = s->namespaces.n > 0 ? s->namespaces.n : 1;
-	size_t n = 0;
+	size_t n = 0, n_types = 0;
 	for (size_t c = 0; c < n_ctx; c++) {
-		for (size_t i = 0; i < n_res[c]; i++) {
-			n += res[c][i]->namespaced && !cli->all_namespaces ? n_ns : 1;
+		for (size_t i = 0; i < wants[c].n; i++) {
+			n += wants[c].v[i].res->namespaced && !cli->all_namespaces ? n_ns : 1;
 		}
+		n_types = wants[c].n > n_types ? wants[c].n : n_types;
 	}
-	if (n > 1 && s->so.one_informer) {
-		status = cli_usage_error(cli, "%s takes one resource type in one namespace%s",
-				s->so.one_informer_why ? s->so.one_informer_why : cli->cmd->name,
-				s->contexts.n > 1 ? " and context" : "");
+	if (s->so.one_namespace && (n_ns > 1 || n_ctx > 1)) {
+		status = cli_usage_error(cli, "%s takes one namespace and one context",
+				s->so.one_namespace_why ? s->so.one_namespace_why : cli->cmd->name);
 		goto out;
 	}
-	if (n_res[0] > 1 && (cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE)) {
+	if (n_types > 1 && !s->so.tables_per_type &&
+			(cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE)) {
 		status = cli_usage_error(cli, "several resource types need -o json, yaml, "
 				"name, jsonpath or custom-columns (a table takes one type)");
 		goto out;
 	}
-	s->members = calloc(n, sizeof(*s->members));
-	if (!s->members) {
-		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
-		goto out;
-	}
 	for (size_t c = 0; c < n_ctx; c++) {
-		for (size_t i = 0; i < n_res[c]; i++) {
-			bool per_ns = res[c][i]->namespaced && !cli->all_namespaces;
+		bool first_of_context = true;
+		for (size_t i = 0; i < wants[c].n; i++) {
+			const struct want *w = &wants[c].v[i];
+			bool per_ns = w->res->namespaced && !cli->all_namespaces;
 			for (size_t j = 0; j < (per_ns ? n_ns : 1); j++) {
-				struct member *m = &s->members[s->n_members];
-				bool first_of_context = i == 0 && j == 0;
+				struct member *m = new_member(s);
+				if (!m) {
+					status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+					goto out;
+				}
 				m->cli = s->clis[c];
-				m->res = res[c][i];
+				m->res = w->res;
 				if (per_ns) {
 					m->namespace = s->namespaces.n > 0 ? s->namespaces.v[j] :
 						m->cli->config->namespace;
 				}
+				if (w->n_names && !(m->names = malloc(w->n_names * sizeof(char *)))) {
+					status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+					goto out;
+				}
+				if (w->n_names) {
+					memcpy(m->names, w->names, w->n_names * sizeof(char *));
+				}
+				m->n_names = w->n_names;
 				status = member_init(s, m, !first_of_context);
-				s->n_members++;
+				first_of_context = false;
+				if (status == EXIT_OK && member_selectors(s, m) < 0) {
+					status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+				}
 				if (status != EXIT_OK) {
 					goto out;
 				}
@@ -484,21 +642,17 @@ static int connect_members(struct session *s, const char *resources,
 		}
 	}
 	cli->several_namespaces = s->namespaces.n > 1 && !cli->all_namespaces;
-	/* so.pushdown is index's, which takes one resource. */
-	if (build_selectors(s, res[0][0], name) < 0) {
-		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
-	}
 out:
-	for (size_t c = 0; res && c < n_ctx; c++) {
-		free(res[c]);
+	for (size_t c = 0; wants && c < n_ctx; c++) {
+		wants_release(&wants[c]);
 	}
-	free(res);
-	free(n_res);
+	free(wants);
 	return status;
 }
 
-int session_new(struct cli *cli, const struct session_opts *so,
-		const char *resource, const char *name, struct session **ret) {
+int session_new_targets(struct cli *cli, const struct session_opts *so,
+		const struct session_target *targets, size_t n_targets,
+		struct session **ret) {
 	struct session *s = calloc(1, sizeof(*s));
 	struct kinf_error err = {0};
 	int status, rc;
@@ -534,21 +688,28 @@ int session_new(struct cli *cli, const struct session_opts *so,
 				goto fail;
 			}
 		}
-		s->members = calloc(1, sizeof(*s->members));
-		if (!s->members) {
+		if (!new_member(s)) {
 			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 			goto fail;
 		}
-		s->members[0].s = s;
-		s->members[0].cli = cli;
-		s->n_members = 1;
+		s->members[0]->cli = cli;
+		if (n_targets > 0 && targets[0].n_names > 0) {
+			/* No server to ask: every name is filtered here. */
+			size_t size = targets[0].n_names * sizeof(char *);
+			if (!(s->members[0]->names = malloc(size))) {
+				status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+				goto fail;
+			}
+			memcpy(s->members[0]->names, targets[0].names, size);
+			s->members[0]->n_names = targets[0].n_names;
+		}
 	} else {
-		if (!resource) {
+		if (n_targets == 0) {
 			status = cli_usage_error(cli, "%s needs a resource type (or --from FILE)",
 					cli->cmd->name);
 			goto fail;
 		}
-		if ((status = connect_members(s, resource, name)) != EXIT_OK) {
+		if ((status = connect_members(s, targets, n_targets)) != EXIT_OK) {
 			goto fail;
 		}
 	}
@@ -558,7 +719,7 @@ int session_new(struct cli *cli, const struct session_opts *so,
 		goto fail;
 	}
 	for (size_t i = 0; i < s->n_members; i++) {
-		struct kinf_informer_opts io = informer_opts(s, &s->members[i]);
+		struct kinf_informer_opts io = informer_opts(s, s->members[i]);
 		if ((rc = kinf_informerset_add(s->set, &io, NULL, &err)) < 0) {
 			status = cli_error(cli, rc, &err, NULL);
 			goto fail;
@@ -576,7 +737,7 @@ size_t session_n_members(struct session *s) {
 }
 
 void session_member_info(struct session *s, size_t i, struct session_member_info *ret) {
-	const struct member *m = &s->members[i];
+	const struct member *m = s->members[i];
 	ret->res = m->res;
 	ret->namespace = m->namespace;
 	ret->context = m->cli->config ? m->cli->config->context_name : NULL;
@@ -589,8 +750,66 @@ size_t session_member(struct session *s) {
 	return s->cur;
 }
 
+int session_parse_targets(const struct cli *cli, char **pos, int n_pos,
+		struct session_targets *ret) {
+	int n_slash;
+	int status = cli_check_type_names(cli, pos, n_pos, &n_slash);
+	if (status != EXIT_OK) {
+		return status;
+	}
+	ret->v = calloc((size_t)n_pos + 1, sizeof(*ret->v));
+	ret->names = calloc((size_t)n_pos + 1, sizeof(*ret->names));
+	if (!ret->v || !ret->names) {
+		return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	ret->by_name = n_slash > 0;
+	for (int i = 0; i < n_slash; i++) {
+		char *slash = strchr(pos[i], '/');
+		*slash = '\0';
+		ret->names[i] = slash + 1;
+		ret->v[ret->n++] = (struct session_target){
+			.types = pos[i], .names = &ret->names[i], .n_names = 1,
+		};
+	}
+	if (n_slash == 0 && n_pos > 0) {
+		/* TYPE[,TYPE...] NAME...: the names of each type. */
+		for (int i = 1; i < n_pos; i++) {
+			ret->names[i - 1] = pos[i];
+		}
+		ret->v[ret->n++] = (struct session_target){
+			.types = pos[0], .names = ret->names, .n_names = (size_t)n_pos - 1,
+		};
+	}
+	return EXIT_OK;
+}
+
+void session_targets_release(struct session_targets *t) {
+	free(t->v);
+	free(t->names);
+	t->v = NULL;
+	t->names = NULL;
+	t->n = 0;
+}
+
+int session_new(struct cli *cli, const struct session_opts *so,
+		const char *resource, const char *name, struct session **ret) {
+	char *names[] = { (char *)name };
+	struct session_target t = { .types = resource, .names = names, .n_names = name != NULL };
+	return session_new_targets(cli, so, &t, resource ? 1 : 0, ret);
+}
+
 static struct kinf_informer *current(struct session *s) {
 	return kinf_informerset_get(s->set, s->cur);
+}
+
+size_t session_n_informers(const struct session *s) {
+	return s->n_members;
+}
+
+void session_select(struct session *s, size_t i) {
+	if (i < s->n_members) {
+		s->cur = i;
+	}
 }
 
 struct kinf_indexer *session_indexer(struct session *s) {
@@ -598,7 +817,55 @@ struct kinf_indexer *session_indexer(struct session *s) {
 }
 
 const struct kinf_resource *session_resource(struct session *s) {
-	return s->members[s->cur].res;
+	return s->members[s->cur]->res;
+}
+
+const char *session_namespace(struct session *s) {
+	return s->members[s->cur]->namespace;
+}
+
+const char *session_resource_name(struct session *s) {
+	return s->members[s->cur]->resource_name;
+}
+
+char *const *session_names(struct session *s, size_t *ret_n) {
+	*ret_n = s->members[s->cur]->n_names;
+	return s->members[s->cur]->names;
+}
+
+bool session_name_wanted(struct session *s, const char *key) {
+	const struct member *m = s->members[s->cur];
+	const char *slash = key ? strrchr(key, '/') : NULL;
+	const char *name = slash ? slash + 1 : key;
+	for (size_t i = 0; name && i < m->n_names; i++) {
+		if (strcmp(m->names[i], name) == 0) {
+			return true;
+		}
+	}
+	return m->n_names == 0;
+}
+
+int session_append_ref(struct session *s, const char *name, struct kinf_buf *out) {
+	const struct kinf_resource *res = s->members[s->cur]->res;
+	int rc = 0;
+	for (const char *p = res ? res->kind : "object"; *p; p++) {
+		rc |= kinf_buf_append_char(out, *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p);
+	}
+	if (res && res->group[0]) {
+		rc |= kinf_buf_printf(out, ".%s", res->group);
+	}
+	rc |= kinf_buf_printf(out, "/%s", name);
+	return rc < 0 ? -KINF_ENOMEM : 0;
+}
+
+bool session_several_types(const struct session *s) {
+	for (size_t i = 1; i < s->n_members; i++) {
+		const struct kinf_resource *a = s->members[0]->res, *b = s->members[i]->res;
+		if (a && b && (strcmp(a->group, b->group) || strcmp(a->resource, b->resource))) {
+			return true;
+		}
+	}
+	return false;
 }
 
 int session_start(struct session *s) {
@@ -625,7 +892,7 @@ void session_count(struct session *s) {
 
 /* A member failed for good: say so once; returns the exit status it means. */
 static int member_failed(struct session *s, const struct kinf_informerset_event *ev) {
-	struct member *m = &s->members[ev->member];
+	struct member *m = s->members[ev->member];
 	free(m->failed);
 	m->failed = strdup(ev->err.message[0] ? ev->err.message : kinf_strerror(ev->rc));
 	if (s->so.from) {
@@ -735,12 +1002,12 @@ const char *session_context(struct session *s) {
 	if (s->n_clis < 2) {
 		return NULL;
 	}
-	const char *name = s->members[s->cur].cli->config->context_name;
+	const char *name = s->members[s->cur]->cli->config->context_name;
 	return name ? name : "";
 }
 
 int session_append_source(struct session *s, struct kinf_buf *out) {
-	const struct member *m = &s->members[s->cur];
+	const struct member *m = s->members[s->cur];
 	const struct kinf_rest_config *config = m->cli->config;
 	int rc = 0;
 
@@ -808,7 +1075,7 @@ static void print_stats(struct session *s) {
 		struct kinf_informer_stats is;
 		kinf_informer_get_stats(kinf_informerset_get(s->set, i), &is);
 		fprintf(stderr, "informer %s: lists %lu relists %lu watches %lu events %lu "
-				"errors %lu pops %lu cached %zu\n", s->members[i].label,
+				"errors %lu pops %lu cached %zu\n", s->members[i]->label,
 				is.source.lists, is.source.relists, is.source.watches,
 				is.source.events, is.source.errors, is.pops, is.cached);
 	}
@@ -867,13 +1134,17 @@ int session_end(struct session *s, int status) {
 	}
 	kinf_informerset_free(s->set);
 	for (size_t i = 0; i < s->n_members; i++) {
-		struct member *m = &s->members[i];
+		struct member *m = s->members[i];
 		kinf_http_free(m->http);
 		free(m->path);
 		free(m->api_version);
 		free(m->resource_name);
 		free(m->label);
 		free(m->failed);
+		free(m->names);
+		free(m->field_selector);
+		free(m->label_selector);
+		free(m);
 	}
 	free(s->members);
 	for (size_t i = 1; i < s->n_clis; i++) {
@@ -889,8 +1160,6 @@ int session_end(struct session *s, int status) {
 	if (s->from_fd > STDIN_FILENO) {
 		close(s->from_fd);
 	}
-	free(s->name_selector);
-	free(s->label_selector);
 	kinf_strv_release(&s->namespaces);
 	cli_release(s->cli);
 	free(s);

@@ -45,11 +45,14 @@ struct session_opts {
 	void *pushdown_data;
 	bool keep_managed_fields;	/* the command reads them (--diff-all, a path) */
 	/*
-	 * The command (or one of its options, one_informer_why: "watch
-	 * --for") takes one resource type in one namespace.
+	 * The command (or one of its options, one_namespace_why: "watch
+	 * --for") takes one namespace and one context (several types are
+	 * fine).
 	 */
-	bool one_informer;
-	const char *one_informer_why;
+	bool one_namespace;
+	const char *one_namespace_why;
+	/* Tables of several types are the command's (index prints one per type). */
+	bool tables_per_type;
 	/*
 	 * Called from a reflector thread instead of the warning line when
 	 * member's informer retries after an error (serve tracks upstreams).
@@ -59,6 +62,18 @@ struct session_opts {
 	void *on_retry_data;
 	/* session_next returns an empty batch after every idle wait (200 ms). */
 	bool wake_on_idle;
+};
+
+/*
+ * What the command's arguments name: TYPE[,TYPE...] with the names of
+ * those types (none: every object). A TYPE/NAME argument is a target of
+ * one type and one name; targets that resolve to one type share their
+ * names (deploy/a deployments/b).
+ */
+struct session_target {
+	const char *types;		/* "pods" or "pods,deploy" */
+	char *const *names;		/* borrowed; NULL when n_names is 0 */
+	size_t n_names;
 };
 
 /* Long options of the session, for the commands' getopt tables. */
@@ -94,18 +109,67 @@ int session_option(struct cli *cli, struct session_opts *so, int opt,
 
 struct session;
 
+/* The targets of a command line, and what they point into. */
+struct session_targets {
+	struct session_target *v;
+	size_t n;
+	char **names;			/* the targets' names arrays */
+	bool by_name;			/* TYPE/NAME arguments */
+};
+
+/*
+ * The positional arguments as kubectl's resource builder takes them:
+ * TYPE[,TYPE...] [NAME...], or only TYPE/NAME arguments, each of a single
+ * type and name (split in place: argv is the command's). Prints a usage
+ * error and returns 2 for a TYPE/NAME after a plain type, more than one
+ * slash, or an empty type or name; none is no target.
+ */
+int session_parse_targets(const struct cli *cli, char **pos, int n_pos,
+		struct session_targets *ret);
+void session_targets_release(struct session_targets *t);
+
 /*
  * Connect (unless --from) and build the informers: one per resource of the
- * comma list resource (pods,configmaps) and namespace (-n a,b; -n a -n b;
- * a namespace named twice is watched once). The caller may add indexes to
- * session_indexer() before session_start() (with one_informer). Prints
- * errors; returns the exit status (0 on success) and the session in *ret.
+ * targets (pods,configmaps; deploy/a pod/b), namespace (-n a,b; -n a -n b;
+ * a namespace named twice is watched once) and context (--context a,b;
+ * every one checked before any request). A type some contexts lack is
+ * reported once for each of them and the others go on (session_end then
+ * returns 1); one no context has is an error. One name of a type is asked
+ * for with a field selector; several are filtered (session_name_wanted).
+ * The caller may add indexes to each informer's indexer (session_select)
+ * before session_start(). Prints errors; returns the exit status (0 on
+ * success) and the session in *ret.
  */
+int session_new_targets(struct cli *cli, const struct session_opts *so,
+		const struct session_target *targets, size_t n_targets,
+		struct session **ret);
+/* session_new_targets() for resource (a comma list) and at most one name. */
 int session_new(struct cli *cli, const struct session_opts *so,
 		const char *resource, const char *name, struct session **ret);
-/* The indexer and resource of the last event's informer (the first before). */
+/*
+ * The informers: session_select() makes informer i the current one, as the
+ * last event's informer is, for the session_* calls below that read it.
+ */
+size_t session_n_informers(const struct session *s);
+void session_select(struct session *s, size_t i);
+/* The current informer's indexer and resource (NULL with --from). */
 struct kinf_indexer *session_indexer(struct session *s);
 const struct kinf_resource *session_resource(struct session *s);
+/* Its namespace: NULL for all (-A) or a cluster-scoped resource. */
+const char *session_namespace(struct session *s);
+/* Its resource as plural.group ("deployments.apps"); NULL with --from. */
+const char *session_resource_name(struct session *s);
+/* The names given for its type (none: every object); borrowed. */
+char *const *session_names(struct session *s, size_t *ret_n);
+/* Whether key (namespace/name) is one of those names, or none was given. */
+bool session_name_wanted(struct session *s, const char *key);
+/*
+ * Append "kind.group/name" for name of the current informer's type, as
+ * kubectl names objects (deployment.apps/web, pod/web-1). 0 or -KINF_ENOMEM.
+ */
+int session_append_ref(struct session *s, const char *name, struct kinf_buf *out);
+/* Whether the informers are of more than one resource type. */
+bool session_several_types(const struct session *s);
 int session_start(struct session *s);
 
 /*

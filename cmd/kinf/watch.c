@@ -11,7 +11,7 @@
 
 static const char watch_usage[] =
 	"Usage: kinf watch RESOURCE[,RESOURCE...] [NAME...] [OPTIONS]\n"
-	"       kinf watch TYPE/NAME... [OPTIONS]   (TYPE/NAME arguments of one type)\n"
+	"       kinf watch TYPE/NAME... [OPTIONS]\n"
 	"\n"
 	"Run an informer (list, then watch from the list's resourceVersion,\n"
 	"reconnecting and relisting as client-go does) and print its events:\n"
@@ -23,8 +23,9 @@ static const char watch_usage[] =
 	"(--context a,b) run an informer each, their events merged; -o json lines name their \"resource\"\n"
 	"and \"context\". One that fails for good (403 in one namespace) is\n"
 	"reported and the others go on; the exit status is then 1.\n"
-	"Several names (deploy a b, deploy/a deploy/b) watch the type and print\n"
+	"Several names (deploy a b, deploy/a pod/b) watch their types and print\n"
 	"only their events; --for waits for all of them, as kubectl wait.\n"
+	"A type some contexts lack is reported for each and watched in the others.\n"
 	"\n"
 	"Examples:\n"
 	"  kinf watch pods -n default\n"
@@ -110,11 +111,11 @@ struct watch {
 	bool all;			/* --all */
 	bool checked;			/* the --for targets were looked at once */
 	bool no_match;			/* the first look found none to wait for */
-	const char *name;		/* the one object waited for */
-	char *type_buf;			/* TYPE of a TYPE/NAME argument */
-	/* Several names (deploy a b, deploy/a deploy/b): filtered here. */
-	char **names;
-	size_t n_names;
+	enum kinf_condition_state wait;	/* the last look's verdict */
+	struct kinf_buf why;		/* what it found still not true */
+	struct session_targets targets;	/* TYPE [NAME...] or TYPE/NAME... */
+	const char *color_arg;		/* --color */
+	bool help;			/* -h: print the usage, nothing else */
 	bool streaming;		/* the first block is out */
 	size_t block_rows;	/* rows held in the first block */
 	struct kinf_buf line;
@@ -449,338 +450,316 @@ static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
 	}
 }
 
-/* "pod/web-1" for messages, from the resource and a name. */
-static void object_ref(struct watch *w, const char *name, struct kinf_buf *out) {
-	const struct kinf_resource *res = session_resource(w->session);
-	for (const char *p = res ? res->kind : "object"; *p; p++) {
-		kinf_buf_append_char(out, *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p);
+/*
+ * What --for waits for, in every informer: each object named (in the
+ * order given; a missing one is NULL), or every cached object. refs gets
+ * "kind/name" of each, for messages.
+ */
+static void wait_targets(struct watch *w, struct kinf_object_list *list,
+		struct kinf_strv *refs) {
+	for (size_t m = 0; m < session_n_informers(w->session); m++) {
+		session_select(w->session, m);
+		struct kinf_indexer *idx = session_indexer(w->session);
+		struct kinf_object_list some = {0};
+		size_t n_names;
+		char *const *names = session_names(w->session, &n_names);
+		if (n_names) {
+			some.v = calloc(n_names, sizeof(*some.v));
+			for (size_t i = 0; some.v && i < n_names; i++) {
+				struct kinf_buf key = {0};
+				if (session_namespace(w->session)) {
+					kinf_buf_printf(&key, "%s/", session_namespace(w->session));
+				}
+				kinf_buf_append_str(&key, names[i]);
+				some.v[some.n++] = key.data ? kinf_indexer_get(idx, key.data) : NULL;
+				kinf_buf_release(&key);
+			}
+		} else {
+			kinf_indexer_list(idx, &some);
+		}
+		struct kinf_object **v = realloc(list->v, (list->n + some.n + 1) * sizeof(*v));
+		if (v) {
+			list->v = v;
+		}
+		for (size_t i = 0; i < some.n; i++) {
+			struct kinf_buf ref = {0};
+			session_append_ref(w->session, some.v[i] ? kinf_object_name(some.v[i]) : names[i], &ref);
+			if (v && ref.data && kinf_strv_push_take(refs, ref.data) == 0) {
+				list->v[list->n++] = some.v[i];
+			} else {
+				kinf_buf_release(&ref);
+				kinf_object_unref(some.v[i]);
+			}
+		}
+		free(some.v);
 	}
-	if (res && res->group[0]) {
-		kinf_buf_printf(out, ".%s", res->group);
-	}
-	kinf_buf_printf(out, "/%s", name);
 }
 
 /*
- * Whether every --for holds for the target (the named object, or with --all
- * or a selector every cached object). When not, why says what is still not
- * true for which objects; when met, each object's "condition met" line is
- * printed. KINF_COND_FAILED when one never will be (why says which).
+ * Whether every --for holds for the targets (the objects named, or with
+ * --all or a selector every cached object). When not, why says what is
+ * still not true for which objects; when met, each object's "condition
+ * met" line is printed. KINF_COND_FAILED when one never will be (why says
+ * which).
  */
-/* Whether the object of key (namespace/name) is one of the names given. */
-static bool name_wanted(const struct watch *w, const char *key) {
-	const char *slash = key ? strrchr(key, '/') : NULL;
-	const char *name = slash ? slash + 1 : key;
-	for (size_t i = 0; name && i < w->n_names; i++) {
-		if (strcmp(w->names[i], name) == 0) {
-			return true;
-		}
-	}
-	return false;
-}
-
 static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf *why) {
-	struct kinf_indexer *idx = session_indexer(w->session);
 	struct kinf_object_list list = {0};
+	struct kinf_strv refs = {0};
 	size_t unmet = 0;
 	struct kinf_buf failed = {0};
 
 	kinf_buf_reset(why);
-	if (w->n_names) {
-		/* Each object named, in the order given; a missing one is NULL. */
-		list.v = calloc(w->n_names, sizeof(*list.v));
-		for (size_t i = 0; list.v && i < w->n_names; i++) {
-			struct kinf_buf key = {0};
-			if (w->cli.namespace) {
-				kinf_buf_printf(&key, "%s/", w->cli.namespace);
-			}
-			kinf_buf_append_str(&key, w->names[i]);
-			list.v[list.n++] = key.data ? kinf_indexer_get(idx, key.data) : NULL;
-			kinf_buf_release(&key);
+	wait_targets(w, &list, &refs);
+	if (list.n == 0) {
+		bool ok = true;
+		for (size_t c = 0; c < w->n_fors; c++) {
+			ok &= w->fors[c].kind == KINF_COND_DELETE;
 		}
-	} else {
-		kinf_indexer_list(idx, &list);
-		if (list.n == 0) {
-			bool ok = true;
-			for (size_t c = 0; c < w->n_fors; c++) {
-				ok &= w->fors[c].kind == KINF_COND_DELETE;
-			}
-			if (!ok) {
-				kinf_buf_append_str(why, "no matching objects");
-			}
-			/*
-			 * kubectl wait visits what its first list finds: none,
-			 * and it fails at once unless waiting for deletion.
-			 */
-			w->no_match = !ok && !w->checked;
-			w->checked = true;
-			free(list.v);
-			return ok ? KINF_COND_MET : KINF_COND_NOT_MET;
+		if (!ok) {
+			kinf_buf_append_str(why, "no matching objects");
 		}
+		/*
+		 * kubectl wait visits what its first list finds: none, and it
+		 * fails at once unless waiting for deletion.
+		 */
+		w->no_match = !ok && !w->checked;
+		w->checked = true;
+		free(list.v);
+		kinf_strv_release(&refs);
+		return ok ? KINF_COND_MET : KINF_COND_NOT_MET;
 	}
 	w->checked = true;
 	for (size_t i = 0; i < list.n; i++) {
-		struct kinf_object *obj = list.v[i];
 		struct kinf_buf one = {0};
 		enum kinf_condition_state st = KINF_COND_MET;
 		for (size_t c = 0; c < w->n_fors && st == KINF_COND_MET; c++) {
-			st = kinf_condition_eval(&w->fors[c], obj, &one);
+			st = kinf_condition_eval(&w->fors[c], list.v[i], &one);
 		}
 		if (st == KINF_COND_FAILED && !failed.len) {
-			object_ref(w, obj ? kinf_object_name(obj) : w->names[i], &failed);
-			kinf_buf_printf(&failed, ": %s", one.data ? one.data : "");
+			kinf_buf_printf(&failed, "%s: %s", refs.v[i], one.data ? one.data : "");
 		}
-		if (st != KINF_COND_MET) {
-			if (unmet < 5) {
-				kinf_buf_append_str(why, unmet ? "; " : "");
-				object_ref(w, obj ? kinf_object_name(obj) : w->names[i], why);
-				kinf_buf_printf(why, ": %s", one.data);
-			}
-			unmet++;
+		if (st != KINF_COND_MET && unmet++ < 5) {
+			kinf_buf_printf(why, "%s%s: %s", unmet > 1 ? "; " : "", refs.v[i],
+					one.data ? one.data : "");
 		}
 		kinf_buf_release(&one);
 	}
 	if (unmet > 5) {
 		kinf_buf_printf(why, "; and %zu more", unmet - 5);
 	}
+	enum kinf_condition_state st = unmet == 0 ? KINF_COND_MET : KINF_COND_NOT_MET;
 	if (failed.len) {
 		kinf_buf_reset(why);
 		kinf_buf_append(why, failed.data, failed.len);
-		kinf_buf_release(&failed);
-		kinf_object_list_release(&list);
-		return KINF_COND_FAILED;
+		st = KINF_COND_FAILED;
 	}
-	if (unmet == 0) {
-		for (size_t i = 0; i < list.n; i++) {
-			struct kinf_buf ref = {0};
-			object_ref(w, list.v[i] ? kinf_object_name(list.v[i]) : w->names[i], &ref);
-			cli_printf_safe(stdout, "%s condition met", ref.data);
-			kinf_buf_release(&ref);
-		}
+	for (size_t i = 0; st == KINF_COND_MET && i < list.n; i++) {
+		cli_printf_safe(stdout, "%s condition met", refs.v[i]);
 	}
+	kinf_buf_release(&failed);
 	kinf_object_list_release(&list);
-	return unmet == 0 ? KINF_COND_MET : KINF_COND_NOT_MET;
+	kinf_strv_release(&refs);
+	return st;
 }
 
-/* The body of run_watch; it owns nothing that run_watch does not free. */
-static int watch_main(struct watch *wp, int argc, char **argv) {
-#define w (*wp)
-	const char *color = "auto";
-	int opt, status;
+/* One option of watch's own: 1 handled, 0 not one, or -status. */
+static int watch_option(struct watch *w, int opt, const char *arg) {
+	struct kinf_error err = {0};
 
-	cli_init(&w.cli, &cmd_watch);
+	switch (opt) {
+	case 'w': return 1;	/* it watches anyway */
+	case OPT_WATCH_ONLY: w->watch_only = true; return 1;
+	case OPT_NO_RESYNC_EVENTS: w->no_resync_events = true; return 1;
+	case OPT_ALL: w->all = true; return 1;
+	case OPT_OLD: w->old = true; return 1;
+	case OPT_DIFF: w->diff = true; return 1;
+	case OPT_DIFF_ALL: w->diff = w->diff_all = true; return 1;
+	case OPT_FOR: {
+		struct kinf_condition *v = realloc(w->fors, (w->n_fors + 1) * sizeof(*v));
+		if (!v) {
+			return -cli_error(&w->cli, -KINF_ENOMEM, NULL, NULL);
+		}
+		w->fors = v;
+		if (kinf_condition_parse(arg, &w->fors[w->n_fors], &err) < 0) {
+			return -cli_usage_error(&w->cli, "%s", err.message);
+		}
+		w->n_fors++;
+		/* A jsonpath that reads them: keep managedFields in the cache. */
+		w->so.keep_managed_fields |= strstr(arg, "managedFields") != NULL;
+		return 1;
+	}
+	case OPT_COLOR:
+		if (strcmp(arg, "auto") && strcmp(arg, "always") && strcmp(arg, "never")) {
+			return -cli_usage_error(&w->cli, "--color must be auto, always or never, "
+					"not \"%s\"", arg);
+		}
+		w->color_arg = arg;
+		return 1;
+	case OPT_TIMESTAMPS: {
+		static const char *const names[] = {
+			[TS_NONE] = "none", [TS_LOCAL] = "local", [TS_UTC] = "utc",
+			[TS_RFC3339] = "rfc3339",
+		};
+		w->timestamps_given = true;
+		for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+			if (strcmp(arg, names[i]) == 0) {
+				w->timestamps = (enum timestamps)i;
+				return 1;
+			}
+		}
+		return -cli_usage_error(&w->cli, "--timestamps must be none, local, utc "
+				"or rfc3339, not \"%s\"", arg);
+	}
+	}
+	int r = session_option(&w->cli, &w->so, opt, arg);
+	return r == 0 ? cli_common_option(&w->cli, opt, arg) : r;
+}
+
+/* The options into w; *ret_optind: the first argument. */
+static int watch_parse(struct watch *w, int argc, char **argv, int *ret_optind) {
+	int opt;
+
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT "w", watch_options, NULL)) != -1) {
-		int r;
-		switch (opt) {
-		case 'w': continue;	/* it watches anyway */
-		case 'h':
-			cli_print_help(&cmd_watch);
+	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT "w", watch_options,
+			NULL)) != -1) {
+		if (opt == 'h') {
+			w->help = true;
 			return EXIT_OK;
-		case OPT_WATCH_ONLY: w.watch_only = true; continue;
-		case OPT_NO_RESYNC_EVENTS: w.no_resync_events = true; continue;
-		case OPT_ALL: w.all = true; continue;
-		case OPT_FOR: {
-			struct kinf_error err = {0};
-			struct kinf_condition *v = realloc(w.fors, (w.n_fors + 1) * sizeof(*v));
-			if (!v) {
-				return EXIT_ERROR;
-			}
-			w.fors = v;
-			if (kinf_condition_parse(optarg, &w.fors[w.n_fors], &err) < 0) {
-				return cli_usage_error(&w.cli, "%s", err.message);
-			}
-			w.n_fors++;
-			/* A jsonpath that reads them: keep managedFields in the cache. */
-			w.so.keep_managed_fields |= strstr(optarg, "managedFields") != NULL;
-			continue;
 		}
-		case OPT_OLD: w.old = true; continue;
-		case OPT_DIFF: w.diff = true; continue;
-		case OPT_DIFF_ALL: w.diff = w.diff_all = true; continue;
-		case OPT_COLOR:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
-				return cli_usage_error(&w.cli, "--color must be auto, always or never, not \"%s\"", optarg);
-			}
-			color = optarg;
-			continue;
-		case OPT_TIMESTAMPS:
-			w.timestamps_given = true;
-			if (strcmp(optarg, "none") == 0) {
-				w.timestamps = TS_NONE;
-			} else if (strcmp(optarg, "local") == 0) {
-				w.timestamps = TS_LOCAL;
-			} else if (strcmp(optarg, "utc") == 0) {
-				w.timestamps = TS_UTC;
-			} else if (strcmp(optarg, "rfc3339") == 0) {
-				w.timestamps = TS_RFC3339;
-			} else {
-				return cli_usage_error(&w.cli, "--timestamps must be none, local, utc "
-						"or rfc3339, not \"%s\"", optarg);
-			}
-			continue;
-		}
-		r = session_option(&w.cli, &w.so, opt, optarg);
-		if (r == 0) {
-			r = cli_common_option(&w.cli, opt, optarg);
-		}
+		int r = watch_option(w, opt, optarg);
 		if (r < 0) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&w.cli, argc, argv, watch_options);
+			return cli_bad_option(&w->cli, argc, argv, watch_options);
 		}
 	}
-	int n_pos = argc - optind;
-	char **pos = argv + optind;
-	/*
-	 * TYPE [NAME...], or TYPE/NAME... of one type, with kubectl's resource
-	 * builder rules (no TYPE/NAME after a plain type).
-	 */
-	const char *type = n_pos > 0 ? pos[0] : NULL;
-	const char *name = n_pos > 1 ? pos[1] : NULL;
-	int n_slash = 0;
-	for (int i = 0; i < n_pos; i++) {
-		n_slash += strchr(pos[i], '/') != NULL;
-	}
-	if (n_slash > 0 && n_slash != n_pos) {
-		return cli_usage_error(&w.cli, "there is no need to specify a resource type as a "
-				"separate argument when passing arguments in resource/name form "
-				"(e.g. 'kinf watch resource/<resource_name>' instead of "
-				"'kinf watch resource resource/<resource_name>')");
-	}
-	w.names = calloc((size_t)n_pos + 1, sizeof(*w.names));
-	if (!w.names) {
-		return cli_error(&w.cli, -KINF_ENOMEM, NULL, NULL);
-	}
-	for (int i = 0; i < n_pos && n_slash > 0; i++) {
-		char *slash = strchr(pos[i], '/');
-		if (strchr(slash + 1, '/')) {
-			return cli_usage_error(&w.cli, "arguments in resource/name form may not "
-					"have more than one slash");
-		}
-		if (slash == pos[i] || !slash[1] || memchr(pos[i], ',', (size_t)(slash - pos[i]))) {
-			return cli_usage_error(&w.cli, "arguments in resource/name form must "
-					"have a single resource and name");
-		}
-		if (i > 0 && ((size_t)(slash - pos[i]) != strlen(type) ||
-				strncmp(pos[i], type, strlen(type)) != 0)) {
-			return cli_usage_error(&w.cli, "watch takes TYPE/NAME arguments of one "
-					"type (\"%s\" and \"%.*s\")", type, (int)(slash - pos[i]), pos[i]);
-		}
-		if (i == 0) {
-			w.type_buf = strndup(pos[0], (size_t)(slash - pos[0]));
-			if (!w.type_buf) {
-				return cli_error(&w.cli, -KINF_ENOMEM, NULL, NULL);
-			}
-			type = w.type_buf;
-		}
-		w.names[w.n_names++] = slash + 1;
-	}
-	for (int i = 1; i < n_pos && n_slash == 0; i++) {
-		w.names[w.n_names++] = pos[i];
-	}
-	name = w.n_names == 1 ? w.names[0] : NULL;
-	w.name = name;
-	if (w.n_fors) {
-		/* A selector waits for every match, as kubectl wait -l does. */
-		if (!w.n_names && !w.all && !w.cli.label_selector && !w.cli.field_selector) {
-			return cli_usage_error(&w.cli, "--for needs one object (NAME or TYPE/NAME), "
-					"a selector (-l, --field-selector) or --all");
-		}
-		if (w.n_names && w.all) {
-			return cli_usage_error(&w.cli, "--all and a NAME exclude each other");
-		}
-		w.so.one_informer = true;
-		w.so.one_informer_why = "watch --for";
-		if (!w.so.timeout_given) {
-			w.so.timeout_ms = 30000;	/* kubectl wait's default */
-		} else if (w.so.timeout_ms == 0) {
-			w.so.exit_after_sync = true;	/* check once */
-		}
-	} else if (w.all) {
-		return cli_usage_error(&w.cli, "--all goes with --for");
-	}
-	if (strcmp(color, "always") == 0) {
-		w.color = true;
-	} else if (strcmp(color, "auto") == 0) {
-		const char *nc = getenv("NO_COLOR");
-		w.color = isatty(STDOUT_FILENO) && !(nc && nc[0]);
-	}
-	w.so.keep_managed_fields |= w.diff_all;
-	/* an empty first list ends the wait at once: see conditions_met */
-	w.so.wake_on_sync = w.n_fors > 0;
-	status = session_new(&w.cli, &w.so, type, name, &w.session);
+	*ret_optind = optind;
+	return EXIT_OK;
+}
+
+/* The arguments (TYPE [NAME...], TYPE/NAME...) and how the options go together. */
+static int watch_check(struct watch *w, char **pos, int n_pos) {
+	int status = session_parse_targets(&w->cli, pos, n_pos, &w->targets);
 	if (status != EXIT_OK) {
 		return status;
 	}
-	const struct kinf_resource *res = session_resource(w.session);
-	for (size_t c = 0; res && c < w.n_fors; c++) {
-		struct kinf_error err = {0};
-		if (kinf_condition_bind(&w.fors[c], res->group, res->kind, &err) < 0) {
-			status = cli_usage_error(&w.cli, "%s", err.message);
-			return session_end(w.session, status);
+	size_t n_names = 0;
+	for (size_t i = 0; i < w->targets.n; i++) {
+		n_names += w->targets.v[i].n_names;
+	}
+	if (w->n_fors) {
+		/* A selector waits for every match, as kubectl wait -l does. */
+		if (!n_names && !w->all && !w->cli.label_selector && !w->cli.field_selector) {
+			return cli_usage_error(&w->cli, "--for needs one object (NAME or TYPE/NAME), "
+					"a selector (-l, --field-selector) or --all");
+		}
+		if (n_names && w->all) {
+			return cli_usage_error(&w->cli, "--all and a NAME exclude each other");
+		}
+		w->so.one_namespace = true;
+		w->so.one_namespace_why = "watch --for";
+		w->so.tables_per_type = true;	/* it prints no table */
+		if (!w->so.timeout_given) {
+			w->so.timeout_ms = 30000;	/* kubectl wait's default */
+		} else if (w->so.timeout_ms == 0) {
+			w->so.exit_after_sync = true;	/* check once */
+		}
+	} else if (w->all) {
+		return cli_usage_error(&w->cli, "--all goes with --for");
+	}
+	if (strcmp(w->color_arg, "always") == 0) {
+		w->color = true;
+	} else if (strcmp(w->color_arg, "auto") == 0) {
+		const char *nc = getenv("NO_COLOR");
+		w->color = isatty(STDOUT_FILENO) && !(nc && nc[0]);
+	}
+	w->so.keep_managed_fields |= w->diff_all;
+	/* an empty first list ends the wait at once: see conditions_met */
+	w->so.wake_on_sync = w->n_fors > 0;
+	return EXIT_OK;
+}
+
+/* Each --for bound to each informer's type (rollout: one type). */
+static int bind_conditions(struct watch *w) {
+	for (size_t m = 0; m < session_n_informers(w->session); m++) {
+		session_select(w->session, m);
+		const struct kinf_resource *res = session_resource(w->session);
+		for (size_t c = 0; res && c < w->n_fors; c++) {
+			struct kinf_error err = {0};
+			if (w->fors[c].kind == KINF_COND_ROLLOUT && session_several_types(w->session)) {
+				return cli_usage_error(&w->cli, "--for rollout takes one resource type");
+			}
+			if (kinf_condition_bind(&w->fors[c], res->group, res->kind, &err) < 0) {
+				return cli_usage_error(&w->cli, "%s", err.message);
+			}
 		}
 	}
-	status = session_start(w.session);
-	bool met = false, failed = false;
-	struct kinf_buf why = {0};
+	session_select(w->session, 0);
+	return EXIT_OK;
+}
+
+/* Print one pop's events (those of the names given, if any). */
+static void print_batch(struct watch *w, const struct kinf_informer_batch *batch) {
+	for (size_t i = 0; i < batch->n; i++) {
+		const struct kinf_informer_event *ev = &batch->v[i];
+		if (w->watch_only && ev->initial) {
+			continue;
+		}
+		if (!session_name_wanted(w->session, ev->key)) {
+			continue;
+		}
+		/*
+		 * client-go hands an update with an unchanged resourceVersion (a
+		 * resync, or an object a relist found unchanged) to every
+		 * listener that is "syncing": addListener marks each one so and
+		 * only shouldResync, on a resync tick, can unmark it. With no
+		 * period no tick comes; with one, kinf's single handler is due
+		 * at every tick. So every handler gets them, marked here, unless
+		 * asked to leave them out.
+		 */
+		if (ev->is_sync && w->no_resync_events) {
+			continue;
+		}
+		print_event(w, ev);
+		session_count(w->session);
+	}
+}
+
+/*
+ * Pop and print (or, with --for, check) until the session ends or the
+ * wait is decided; w->wait holds the last verdict.
+ */
+static int watch_loop(struct watch *w) {
+	int status = EXIT_OK;
 	while (status == EXIT_OK) {
 		struct kinf_informer_batch batch;
-		int r = session_next(w.session, &batch, NULL);
+		int r = session_next(w->session, &batch, NULL);
 		if (r < 0) {
-			status = -r;
-			break;
+			return -r;
 		}
 		if (r == 0) {
 			/* Over; with --for check the final state once more. */
-			if (w.n_fors && session_synced(w.session)) {
-				enum kinf_condition_state st = conditions_met(&w, &why);
-				met = st == KINF_COND_MET;
-				failed = st == KINF_COND_FAILED;
+			if (w->n_fors && session_synced(w->session)) {
+				w->wait = conditions_met(w, &w->why);
 			}
-			break;
+			return EXIT_OK;
 		}
-		if (w.n_fors) {
+		if (w->n_fors) {
 			/* Waiting prints only the result, as kubectl wait does. */
 			kinf_informer_batch_release(&batch);
-			if (session_synced(w.session)) {
-				enum kinf_condition_state st = conditions_met(&w, &why);
-				met = st == KINF_COND_MET;
-				failed = st == KINF_COND_FAILED;
-				if (met || failed || w.no_match) {
-					break;
+			if (session_synced(w->session)) {
+				w->wait = conditions_met(w, &w->why);
+				if (w->wait != KINF_COND_NOT_MET || w->no_match) {
+					return EXIT_OK;
 				}
 			}
 			continue;
 		}
-		for (size_t i = 0; i < batch.n; i++) {
-			const struct kinf_informer_event *ev = &batch.v[i];
-			if (w.watch_only && ev->initial) {
-				continue;
-			}
-			if (w.n_names > 1 && !name_wanted(&w, ev->key)) {
-				continue;
-			}
-			/*
-			 * client-go hands an update with an unchanged
-			 * resourceVersion (a resync, or an object a relist
-			 * found unchanged) to every listener that is
-			 * "syncing": addListener marks each one so and only
-			 * shouldResync, on a resync tick, can unmark it. With
-			 * no period no tick comes; with one, kinf's single
-			 * handler is due at every tick. So every handler gets
-			 * them, marked here, unless asked to leave them out.
-			 */
-			if (ev->is_sync && w.no_resync_events) {
-				continue;
-			}
-			print_event(&w, ev);
-			session_count(w.session);
-		}
+		print_batch(w, &batch);
 		kinf_informer_batch_release(&batch);
-		if (w.table && session_synced(w.session)) {
-			table_stream(&w, false);
+		if (w->table && session_synced(w->session)) {
+			table_stream(w, false);
 		}
 		if (ferror(stdout)) {
 			break;	/* a closed pipe: end quietly */
@@ -788,53 +767,89 @@ static int watch_main(struct watch *wp, int argc, char **argv) {
 		/* Flush per event while the queue is drained; batch under load. */
 		fflush(stdout);
 	}
+	return status;
+}
+
+/* What --for came to: the line on stderr and the exit status. */
+static int wait_result(struct watch *w, int status) {
+	const char *what = w->n_fors == 1 ? w->fors[0].spec : "the conditions";
+	const char *why = w->why.len ? w->why.data : "the initial list did not complete";
 	int sig = session_stop_signal();
-	if (w.no_match && status == EXIT_OK) {
+
+	if (status != EXIT_OK || !w->n_fors) {
+		return status;
+	}
+	if (w->no_match) {
 		/* kubectl wait's words (errNoMatchingResources), its status 1 */
 		fprintf(stderr, "kinf: no matching resources found\n");
-		status = EXIT_ERROR;
-	} else if (failed && status == EXIT_OK) {
+		return EXIT_ERROR;
+	}
+	if (w->wait == KINF_COND_FAILED) {
 		/* kubectl rollout status fails too: waiting longer will not help. */
-		cli_printf_safe(stderr, "kinf: %s failed: %s", w.n_fors == 1 ? w.fors[0].spec :
-				"the conditions", why.data ? why.data : "");
-		status = EXIT_FAILED;
-	} else if (w.n_fors && status == EXIT_OK && !met && sig) {
+		cli_printf_safe(stderr, "kinf: %s failed: %s", what, w->why.data ? w->why.data : "");
+		return EXIT_FAILED;
+	}
+	if (w->wait == KINF_COND_MET) {
+		return EXIT_OK;
+	}
+	if (sig) {
 		/* Interrupted: not a timeout; 128 + signal, as a shell reports it. */
 		cli_printf_safe(stderr, "kinf: interrupted (%s) waiting for %s: %s",
-				sig == SIGINT ? "SIGINT" : "SIGTERM",
-				w.n_fors == 1 ? w.fors[0].spec : "the conditions",
-				why.len ? why.data : "the initial list did not complete");
-		status = EXIT_SIGNALED + sig;
-	} else if (w.n_fors && status == EXIT_OK && !met) {
-		char limit[32] = "";
-		if (w.so.timeout_ms > 0) {
-			snprintf(limit, sizeof(limit), " after %llds", (w.so.timeout_ms + 999) / 1000);
-		}
-		cli_printf_safe(stderr, "kinf: timed out%s waiting for %s: %s", limit,
-				w.n_fors == 1 ? w.fors[0].spec : "the conditions",
-				why.len ? why.data : "the initial list did not complete");
-		status = EXIT_TIMEOUT;
+				sig == SIGINT ? "SIGINT" : "SIGTERM", what, why);
+		return EXIT_SIGNALED + sig;
 	}
-	kinf_buf_release(&why);
-	table_stream(&w, true);
-	return session_end(w.session, status);
-#undef w
+	char limit[32] = "";
+	if (w->so.timeout_ms > 0) {
+		snprintf(limit, sizeof(limit), " after %llds", (w->so.timeout_ms + 999) / 1000);
+	}
+	cli_printf_safe(stderr, "kinf: timed out%s waiting for %s: %s", limit, what, why);
+	return EXIT_TIMEOUT;
+}
+
+/* The informers, their events printed or waited on, and the outcome. */
+static int watch_run(struct watch *w) {
+	int status = session_new_targets(&w->cli, &w->so, w->targets.v, w->targets.n,
+			&w->session);
+	if (status != EXIT_OK) {
+		w->session = NULL;
+		return status;
+	}
+	status = bind_conditions(w);
+	if (status == EXIT_OK) {
+		status = session_start(w->session);
+	}
+	if (status == EXIT_OK) {
+		status = wait_result(w, watch_loop(w));
+	}
+	table_stream(w, true);
+	status = session_end(w->session, status);
+	w->session = NULL;
+	return status;
 }
 
 static int run_watch(int argc, char **argv) {
-	struct watch w = { .timestamps = TS_LOCAL };
-	int status = watch_main(&w, argc, argv);
+	struct watch w = { .timestamps = TS_LOCAL, .color_arg = "auto",
+		.wait = KINF_COND_NOT_MET };
+	int first = argc;
 
+	cli_init(&w.cli, &cmd_watch);
+	int status = watch_parse(&w, argc, argv, &first);
+	if (status == EXIT_OK && w.help) {
+		cli_print_help(&cmd_watch);
+	} else if (status == EXIT_OK && (status = watch_check(&w, argv + first,
+			argc - first)) == EXIT_OK) {
+		status = watch_run(&w);
+	}
 	for (size_t i = 0; i < w.n_fors; i++) {
 		kinf_condition_release(&w.fors[i]);
 	}
 	free(w.fors);
-	free(w.type_buf);
-	free(w.names);
+	session_targets_release(&w.targets);
 	kinf_table_free(w.table);
 	free(w.kind);
 	kinf_custom_columns_free(w.columns);
 	kinf_buf_release(&w.line);
+	kinf_buf_release(&w.why);
 	return status;
 }
 

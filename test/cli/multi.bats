@@ -30,6 +30,24 @@ teardown() {
 		kill -TERM "$WATCH_PID" 2>/dev/null || true
 		wait "$WATCH_PID" 2>/dev/null || true
 	fi
+	if [ -n "${OTHER_PID:-}" ]; then
+		kill -TERM "$OTHER_PID" 2>/dev/null || true
+		wait "$OTHER_PID" 2>/dev/null || true
+	fi
+}
+
+# other_server [server options]: a second test server, its kubeconfig
+# renamed (cluster, user and context "other") and merged after the first,
+# so that --context admin,other reaches both. The first stays FAKEAPI_*.
+other_server() {
+	local saved=("$FAKEAPI_DIR" "$FAKEAPI_PID" "$FAKEAPI_URL" "$KUBECONFIG")
+	fakeapi_start --dir "$BATS_TEST_TMPDIR/other" "$@"
+	OTHER_PID=$FAKEAPI_PID
+	sed -e 's/^- name: fake$/- name: other/' -e 's/^    cluster: fake$/    cluster: other/' \
+		-e 's/^- name: admin$/- name: other/' -e 's/^    user: admin$/    user: other/' \
+		"$FAKEAPI_DIR/kubeconfig" > "$BATS_TEST_TMPDIR/other.kubeconfig"
+	FAKEAPI_DIR=${saved[0]} FAKEAPI_PID=${saved[1]} FAKEAPI_URL=${saved[2]}
+	export KUBECONFIG="${saved[3]}:$BATS_TEST_TMPDIR/other.kubeconfig"
 }
 
 # A table without its last column (AGE: seconds apart between two commands).
@@ -194,10 +212,16 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	[[ $stderr == 'kinf: several resource types need -o json'* ]]
 	run --separate-stderr kinf watch pods -n default,viewer-ns --for condition=Ready --all
 	assert_failure 2
-	[[ $stderr == 'kinf: watch --for takes one resource type in one namespace'* ]]
-	run --separate-stderr kinf index pods,configmaps --by namespace
+	[[ $stderr == 'kinf: watch --for takes one namespace and one context'* ]]
+	run --separate-stderr kinf watch deploy/web pod/web --for rollout
 	assert_failure 2
-	[[ $stderr == 'kinf: index takes one resource type in one namespace'* ]]
+	[[ $stderr == 'kinf: --for rollout takes one resource type'* ]]
+	run --separate-stderr kinf index pods deploy --by app
+	assert_failure 2
+	[[ $stderr == 'kinf: index takes resource types (pods or pods,deploy), not names'* ]]
+	run --separate-stderr kinf index pod/web --by app
+	assert_failure 2
+	[[ $stderr == 'kinf: index takes resource types (pods or pods,deploy), not names'* ]]
 	run --separate-stderr kinf list pods -n default,
 	assert_failure 2
 	[[ $stderr == 'kinf: empty namespace name in "default,"'* ]]
@@ -269,7 +293,7 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	[[ $stderr == 'kinf: empty context name in ",admin"'* ]]
 	run --separate-stderr kinf watch pod/web --context admin,viewer --for condition=Ready
 	assert_failure 2
-	[[ $stderr == 'kinf: watch --for takes one resource type in one namespace and context'* ]]
+	[[ $stderr == 'kinf: watch --for takes one namespace and one context'* ]]
 }
 
 @test "--context a,b: tables gain a CONTEXT column" {
@@ -429,7 +453,7 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	done
 }
 
-@test "watch: TYPE/NAME after a plain type, malformed, or of several types is refused" {
+@test "watch: TYPE/NAME after a plain type, or malformed, is refused" {
 	run --separate-stderr kinf watch deploy a deploy/b
 	assert_failure 2
 	[[ $stderr == "kinf: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kinf watch resource/<resource_name>' instead of 'kinf watch resource resource/<resource_name>')"* ]]
@@ -439,9 +463,6 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	run --separate-stderr kinf watch deploy/
 	assert_failure 2
 	[[ $stderr == 'kinf: arguments in resource/name form must have a single resource and name'* ]]
-	run --separate-stderr kinf watch deploy/a pod/b --for condition=Ready
-	assert_failure 2
-	[[ $stderr == 'kinf: watch takes TYPE/NAME arguments of one type ("deploy" and "pod")'* ]]
 	run --separate-stderr kinf watch deploy/a deploy/b --for condition=Available --all
 	assert_failure 2
 	[[ $stderr == 'kinf: --all and a NAME exclude each other'* ]]
@@ -507,4 +528,141 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	run --separate-stderr kinf list pods -n default --context admin,viewer -o name
 	assert_success
 	[ "${#lines[@]}" -eq $((2 * n)) ]
+}
+
+@test "index pods,deploy --by app=web: a table per type with kind/name, as kubectl get -l" {
+	run --separate-stderr kinf index pods,deploy -A --by app=web
+	assert_success
+	# Each type's --by is pushed down as its own selector.
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list") | "\(.resource) \(.query)"] | sort ==
+		["deployments labelSelector=app%3Dweb&limit=500&resourceVersion=0",
+		 "pods labelSelector=app%3Dweb&limit=500&resourceVersion=0"]' <<<"$output"
+	run --separate-stderr kinf index pods,deploy -A --by app=web
+	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get pods,deploy -A -l app=web | noage)"
+	assert_line --index 0 --regexp '^NAMESPACE +NAME +READY +STATUS '
+	assert_line --regexp '^default +deployment.apps/web +3/3 '
+	# One type: as before, plain names.
+	run --separate-stderr kinf index pods -A --by app=web
+	assert_success
+	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get pods -A -l app=web | noage)"
+	# -o name and json: each object, kind-qualified names.
+	run --separate-stderr kinf index pods,deploy -n default --by app=web -o name
+	assert_success
+	assert_equal "$output" "$(kubectl_fake get pods,deploy -n default -l app=web -o name)"
+	run --separate-stderr kinf index pods,deploy -n default --by app=web -o json
+	assert_success
+	jq -e -s --argjson n "$(kubectl_fake get pods,deploy -n default -l app=web -o name | wc -l)" \
+		'([.[].kind] | unique) == ["Deployment", "Pod"] and length == $n' <<<"$output"
+	# jsonpath over every match, one List, as kubectl's.
+	run --separate-stderr kinf index pods,deploy -n default --by app=web -o 'jsonpath={.items[*].kind}'
+	assert_success
+	assert_output "$(kubectl_fake get pods,deploy -n default -l app=web -o 'jsonpath={.items[*].kind}')"
+	# Nothing anywhere: said once.
+	run --separate-stderr kinf index pods,deploy -A --by app=nothing
+	assert_success
+	[ -z "$output" ]
+	assert_equal "$stderr" "No resources found"
+}
+
+@test "index across namespaces and contexts: CONTEXT and NAMESPACE columns; --keys and --watch name resource and context" {
+	run --separate-stderr kinf index pods,deploy --context admin,viewer -n default,viewer-ns --by app
+	assert_success
+	assert_line --index 0 --regexp '^CONTEXT +NAMESPACE +NAME +READY +STATUS '
+	assert_line --regexp '^viewer +viewer-ns +pod/viewer-app-'
+	assert_line --regexp '^admin +default +deployment.apps/web +3/3 '
+	assert_line --regexp '^CONTEXT +NAMESPACE +NAME +READY +UP-TO-DATE '
+	# --keys: the resource (and context) of each key.
+	run --separate-stderr kinf index pods,deploy --context admin,viewer -n default,viewer-ns --by app --keys -o json
+	assert_success
+	want=$( { server_keys pods default; server_keys pods viewer-ns
+		server_keys deployments default; server_keys deployments viewer-ns; } |
+		sed 's/^deployments/deployments.apps/' | sed 's/^/admin /; p; s/^admin /viewer /' | sort)
+	diff <(echo "$want") <(jq -r '"\(.context) \(.resource) \(.key)"' <<<"$output" | sort)
+	run --separate-stderr kinf index pods,deploy -n default --by app=web --keys
+	assert_success
+	assert_line --index 0 --regexp '^RESOURCE +KEY$'
+	assert_line --regexp '^deployments.apps +default/web$'
+	# --values: counted over every informer.
+	run --separate-stderr kinf index pods,deploy --context admin,viewer -n default,viewer-ns --values app -o json
+	assert_success
+	for app in web viewer-app; do
+		n=$(for r in pods deployments; do for ns in default viewer-ns; do
+			fakeapi_ctl GET "/_fake/objects?resource=$r&namespace=$ns"; done; done |
+			jq -s --arg app "$app" '[.[] | select(.metadata.labels.app == $app)] | length')
+		assert_line "{\"value\":\"$app\",\"count\":$((2 * n))}"
+	done
+	jq -e -s '[.[].count] | . == (sort | reverse)' <<<"$output"
+	# --watch: each change names its informer.
+	run --separate-stderr kinf index pods,deploy -n default,viewer-ns --by app=viewer-app --watch --exit-after-sync -o json
+	assert_success
+	jq -e -s '([.[] | "\(.type) \(.resource) \(.context) \(.key)"] | sort) ==
+		["MATCHED deployments.apps admin viewer-ns/viewer-app",
+		 "MATCHED pods admin viewer-ns/\(.[] | select(.resource == "pods") | .key | split("/")[1])"]' <<<"$output"
+	run --separate-stderr kinf index pods,deploy -n viewer-ns --by app=viewer-app --watch --exit-after-sync
+	assert_success
+	assert_line '+ deployments.apps viewer-ns/viewer-app'
+	# 403 in one namespace: named once, the others answered, exit 1.
+	run --separate-stderr kinf index pods --context viewer -n default,kube-system --by app=web --keys
+	assert_failure 1
+	[[ $stderr == 'kinf: pods in namespace "kube-system": pods is forbidden: '* ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	assert_line --regexp '^pods +default/web-'
+}
+
+@test "watch deploy/a pod/b: TYPE/NAME of several types, each asked for by name; --for waits for all" {
+	p=$(server_keys pods default | head -1 | sed 's|.*/||')
+	run --separate-stderr kinf watch deploy/web pod/"$p" -n default -o name --exit-after-sync
+	assert_success
+	assert_equal "$(sort <<<"$output")" "$(printf 'deployment.apps/web\npod/%s' "$p")"
+	# One name of a type: a field selector for each.
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list") | "\(.resource) \(.query)"] | sort ==
+		["deployments fieldSelector=metadata.name%3Dweb&limit=500&resourceVersion=0",
+		 "pods fieldSelector=metadata.name%3D'"$p"'&limit=500&resourceVersion=0"]' <<<"$output"
+	# --for over both, as kubectl wait deploy/web pod/P.
+	run --separate-stderr kinf watch deploy/web pod/"$p" -n default --for 'jsonpath={.metadata.name}' --timeout 5s
+	assert_success
+	assert_equal "$output" "$(kubectl_fake wait deploy/web pod/"$p" -n default --for 'jsonpath={.metadata.name}' --timeout 5s)"
+	# deploy/web pod/nope: waits for the missing one, and says so.
+	run --separate-stderr kinf watch deploy/web pod/nope -n default --for create --timeout 0
+	assert_failure 4
+	assert_equal "$stderr" 'kinf: timed out waiting for create: pod/nope: not found'
+	# A type named twice (deploy, deployments) is one informer with both names.
+	run --separate-stderr kinf watch deploy/web deployments/viewer-app -A -o json --exit-after-sync
+	assert_success
+	jq -e -s '[.[].key] | sort == ["default/web", "viewer-ns/viewer-app"]' <<<"$output"
+	# A table takes one type, as with pods,deploy.
+	run --separate-stderr kinf watch deploy/web pod/"$p" -n default
+	assert_failure 2
+	[[ $stderr == 'kinf: several resource types need -o json'* ]]
+}
+
+@test "a type only some contexts have: reported once for each that lacks it, the others watched; exit 1" {
+	other_server --without-group example.com
+	# kubectl sees the same: the other cluster has no widgets.
+	run kubectl --context other get wd -n default
+	[[ $output == *'the server doesn'"'"'t have a resource type "wd"'* ]]
+	run --separate-stderr kinf watch pods,wd --context admin,other -n default -o json --exit-after-sync
+	assert_failure 1
+	assert_equal "$stderr" 'kinf: widgets.example.com of context "other": the server doesn'"'"'t have a resource type "wd"'
+	n=$(server_keys pods default | wc -l)
+	jq -e -s --argjson n "$n" '([.[] | select(.resource == "pods")] | group_by(.context) |
+		map(length)) == [$n, $n] and
+		([.[] | select(.resource == "widgets.example.com") | .context] | unique) == ["admin"]' <<<"$output"
+	# Only the context that has it was asked for it.
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list")] | map(.resource) | sort == ["pods", "widgets"]' <<<"$output"
+	# index and deltas the same.
+	run --separate-stderr kinf index pods,widgets --context other,admin -n default --by app --keys -o json
+	assert_failure 1
+	assert_equal "$stderr" 'kinf: widgets.example.com of context "other": the server doesn'"'"'t have a resource type "widgets"'
+	jq -e -s 'any(.[]; .resource == "widgets.example.com" and .context == "admin")' <<<"$output"
+	# A type no context has is an error before any list, as with one context.
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	run --separate-stderr kinf watch pods,wdz --context admin,other -o json
+	assert_failure 1
+	assert_equal "$stderr" 'kinf: unknown resource type "wdz", did you mean "wd"?'
+	run fakeapi_requests
+	jq -e -s 'all(.[]; .verb == "discovery")' <<<"$output"
 }

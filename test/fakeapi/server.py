@@ -3,7 +3,7 @@
 
 Usage: server.py --dir DIR [--pods N] [--namespaces K] [--seed S] [--plain-http]
                  [--history N] [--bookmark-interval S] [--nodes M] [--port P]
-                 [--exit-with PID] [--state FILE] [--verbose]
+                 [--exit-with PID] [--state FILE] [--without-group GROUP] [--verbose]
 
 Listens on 127.0.0.1 (a free port).  When ready it writes DIR/url,
 DIR/kubeconfig, DIR/pid and, last, DIR/ready (each atomically).  SIGTERM and
@@ -70,6 +70,9 @@ def parse_args(argv):
     p.add_argument('--state', metavar='FILE',
                    help='load the data from FILE if it exists, save it there at exit '
                         '(a restart with the same data)')
+    p.add_argument('--without-group', action='append', default=[], metavar='GROUP',
+                   help='do not serve API group GROUP (e.g. example.com: no widgets), '
+                        'as a cluster without that CRD')
     p.add_argument('--verbose', action='store_true', help='log requests to stderr')
     return p.parse_args(argv)
 
@@ -101,6 +104,7 @@ def main(argv):
         write_atomic(os.path.join(d, 'admin-token'), admin_token + '\n', 0o600)
         write_atomic(os.path.join(d, 'viewer-token'), viewer_token + '\n', 0o600)
 
+    catalog.HIDDEN_GROUPS.update(args.without_group)
     st = store.Store(catalog.RESOURCES, history=args.history)
     ctl = control.Control(admin_token, viewer_token, args.bookmark_interval)
     if restart:

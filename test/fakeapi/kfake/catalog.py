@@ -177,9 +177,18 @@ BY_PLURAL = {rt.plural: rt for rt in RESOURCES}
 # Groups in discovery order (the real server sorts by group priority).
 GROUPS = [('apps', ['v1']), ('rbac.authorization.k8s.io', ['v1']), ('example.com', ['v1'])]
 
+# Groups this server does not serve (--without-group): absent from
+# discovery, OpenAPI and routing, as on a cluster without that CRD.
+HIDDEN_GROUPS = set()
+
+
+def served_groups():
+    return [(n, v) for n, v in GROUPS if n not in HIDDEN_GROUPS]
+
 
 def lookup(api_version, plural):
-    return BY_PATH.get((api_version, plural))
+    rt = BY_PATH.get((api_version, plural))
+    return None if rt is None or rt.group in HIDDEN_GROUPS else rt
 
 
 def _resource_entry(rt):
@@ -195,7 +204,8 @@ def _resource_entry(rt):
 
 
 def _types_in(api_version):
-    return [rt for rt in RESOURCES if rt.api_version == api_version]
+    return [rt for rt in RESOURCES
+            if rt.api_version == api_version and rt.group not in HIDDEN_GROUPS]
 
 
 def api_resource_list(api_version):
@@ -241,11 +251,11 @@ def _group_entry(name, versions):
 def api_group_list():
     return collections.OrderedDict([
         ('kind', 'APIGroupList'), ('apiVersion', 'v1'),
-        ('groups', [_group_entry(n, v) for n, v in GROUPS])])
+        ('groups', [_group_entry(n, v) for n, v in served_groups()])])
 
 
 def api_group(name):
-    for n, v in GROUPS:
+    for n, v in served_groups():
         if n == name:
             g = collections.OrderedDict([('kind', 'APIGroup'), ('apiVersion', 'v1')])
             g.update(_group_entry(n, v))
@@ -290,7 +300,7 @@ def aggregated_discovery(legacy, api_version='apidiscovery.k8s.io/v2'):
             ('metadata', {'creationTimestamp': None}),
             ('versions', [_aggregated_version('', 'v1')])]))
     else:
-        for name, versions in GROUPS:
+        for name, versions in served_groups():
             items.append(collections.OrderedDict([
                 ('metadata', collections.OrderedDict([('name', name),
                                                       ('creationTimestamp', None)])),
@@ -325,7 +335,7 @@ def _operation(rt, verb, op_id):
 def openapi_v3_paths(hash_of):
     """The /openapi/v3 index; hash_of(gv_path) gives the document hash."""
     paths = collections.OrderedDict()
-    for p in ['api/v1'] + ['apis/%s/%s' % (g, v) for g, vs in GROUPS for v in vs]:
+    for p in ['api/v1'] + ['apis/%s/%s' % (g, v) for g, vs in served_groups() for v in vs]:
         paths[p] = {'serverRelativeURL': '/openapi/v3/%s?hash=%s' % (p, hash_of(p))}
     return {'paths': paths}
 
