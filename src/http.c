@@ -716,6 +716,10 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	if ((rc = add_impersonation(http->config, &headers, reterr)) < 0) {
 		goto out;
 	}
+	if (req->body && (rc = add_header(&headers, "Content-Type", NULL, "application/json",
+			"the Content-Type header", reterr)) < 0) {
+		goto out;
+	}
 	rc = apply_credentials(http, &headers, ret_generation, reterr);
 	if (rc < 0) {
 		goto out;
@@ -730,7 +734,12 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT,
 			http->opts.low_speed_time_s > 0 ? min_speed : 0L);
 	curl_easy_setopt(c, CURLOPT_URL, url.data);
-	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	if (req->body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+	} else {
+		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	}
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
@@ -748,7 +757,8 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
 	*ret_body_started = t.status_checked;
 	/* The URL never holds credentials; tokens travel in headers only. */
-	kinf_log(2, "GET %s%s %ld in %lld ms", http->server, req->path, resp->status, ms);
+	kinf_log(2, "%s %s%s %ld in %lld ms", req->body ? "POST" : "GET", http->server,
+			req->path, resp->status, ms);
 
 	if (t.abort_rc < 0) {
 		rc = t.abort_rc;

@@ -72,6 +72,12 @@ struct kinf_http_request {
 	 * or more, so only a silence of low_speed_time_s counts as stalled.
 	 */
 	bool watch;
+	/*
+	 * A POST of this JSON body (body_len bytes, borrowed) instead of a
+	 * GET: a review (SelfSubjectAccessReview) that changes nothing.
+	 */
+	const char *body;
+	size_t body_len;
 };
 
 struct kinf_http_response {
@@ -97,7 +103,7 @@ long kinf_http_parse_retry_after(const char *value, size_t len);
 void kinf_http_response_release(struct kinf_http_response *resp);
 
 /*
- * GET a path. A non-2xx answer returns -KINF_EHTTP (or -KINF_EGONE for 410,
+ * GET a path (or POST req->body). A non-2xx answer returns -KINF_EHTTP (or -KINF_EGONE for 410,
  * -KINF_EAUTH for 401) with reterr filled from the server's Status: code,
  * reason, first cause and the message ("pods is forbidden: User ..."). A 401
  * with exec or token-file credentials is retried once with fresh ones.

@@ -20,6 +20,7 @@ struct member {
 	bool held;			/* taken; the caller has not asked again yet */
 	bool over;			/* the pump ended (over, stopped or failed) */
 	bool failed;
+	bool left;			/* removed: its pump stops waiting */
 	struct kinf_informerset_event ev;
 };
 
@@ -27,6 +28,8 @@ struct kinf_informerset {
 	bool want_deltas;
 	bool direct;			/* one member: popped in the caller's thread */
 	bool direct_over;
+	bool growing;			/* members may come and go after start */
+	bool started;
 	size_t held;			/* the member of the last event, or SIZE_MAX */
 	struct member **v;
 	size_t n;
@@ -62,19 +65,12 @@ struct kinf_informerset *kinf_informerset_new(bool want_deltas) {
 	return set;
 }
 
+/* Start m's informer and pump. */
+static int start_member(struct member *m, struct kinf_error *reterr);
+
 int kinf_informerset_add(struct kinf_informerset *set,
 		const struct kinf_informer_opts *opts, size_t *ret_member,
 		struct kinf_error *reterr) {
-	struct member **v = realloc(set->v, (set->n + 1) * sizeof(*v));
-	if (!v) {
-		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
-	}
-	set->v = v;
-	size_t *ring = realloc(set->ring, (set->n + 1) * sizeof(*ring));
-	if (!ring) {
-		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
-	}
-	set->ring = ring;
 	struct member *m = calloc(1, sizeof(*m));
 	if (!m) {
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
@@ -84,13 +80,63 @@ int kinf_informerset_add(struct kinf_informerset *set,
 		free(m);
 		return rc;
 	}
+	/* Pumps read the ring (and hand over into it) under the lock. */
+	pthread_mutex_lock(&set->lock);
+	struct member **v = realloc(set->v, (set->n + 1) * sizeof(*v));
+	if (v) {
+		set->v = v;
+	}
+	size_t *ring = v ? malloc((set->n + 1) * sizeof(*ring)) : NULL;
+	if (!ring) {
+		pthread_mutex_unlock(&set->lock);
+		kinf_informer_free(m->inf);
+		free(m);
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	/* The ring grows by one: its entries in order, from the start. */
+	for (size_t k = 0; k < set->len; k++) {
+		ring[k] = set->ring[(set->head + k) % set->n];
+	}
+	free(set->ring);
+	set->ring = ring;
+	set->head = 0;
 	m->set = set;
 	m->i = set->n;
 	set->v[set->n++] = m;
+	pthread_mutex_unlock(&set->lock);
 	if (ret_member) {
 		*ret_member = m->i;
 	}
 	return 0;
+}
+
+void kinf_informerset_allow_growth(struct kinf_informerset *set) {
+	set->growing = true;
+}
+
+int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
+		struct kinf_error *reterr) {
+	if (i >= set->n || !set->started || set->v[i]->pump_running) {
+		return kinf_error_set(reterr, KINF_EINVAL, "not a member added after start");
+	}
+	return start_member(set->v[i], reterr);
+}
+
+void kinf_informerset_remove(struct kinf_informerset *set, size_t i) {
+	if (i >= set->n || set->direct) {
+		return;
+	}
+	struct member *m = set->v[i];
+	/* A pump waiting in next() wakes with 0; one waiting to hand over, below. */
+	kinf_informer_stop(m->inf);
+	pthread_mutex_lock(&set->lock);
+	m->left = true;
+	if (!m->pump_running && !m->over) {
+		m->over = true;		/* never started: nothing will end it */
+		set->over++;
+	}
+	pthread_cond_broadcast(&set->cond);
+	pthread_mutex_unlock(&set->lock);
 }
 
 size_t kinf_informerset_len(const struct kinf_informerset *set) {
@@ -115,7 +161,7 @@ static bool hand_over(struct member *m, struct kinf_informerset_event *ev) {
 	set->ring[(set->head + set->len) % set->n] = m->i;
 	set->len++;
 	pthread_cond_broadcast(&set->cond);
-	while ((m->full || m->held) && !atomic_load(&set->stopping)) {
+	while ((m->full || m->held) && !atomic_load(&set->stopping) && !m->left) {
 		pthread_cond_wait(&set->cond, &set->lock);
 	}
 	pthread_mutex_unlock(&set->lock);
@@ -160,8 +206,24 @@ static void *pump(void *userdata) {
 	return NULL;
 }
 
+static int start_member(struct member *m, struct kinf_error *reterr) {
+	int rc = kinf_informer_start(m->inf, reterr);
+	if (rc == 0 && pthread_create(&m->pump, NULL, pump, m) != 0) {
+		rc = kinf_error_set(reterr, KINF_ENOMEM, "cannot start a thread");
+	}
+	m->pump_running = rc == 0;
+	if (rc < 0) {
+		/* It never ran: over, so that the set does not wait for it. */
+		pthread_mutex_lock(&m->set->lock);
+		m->over = true;
+		m->set->over++;
+		pthread_mutex_unlock(&m->set->lock);
+	}
+	return rc;
+}
+
 int kinf_informerset_start(struct kinf_informerset *set, struct kinf_error *reterr) {
-	if (set->n == 1) {
+	if (set->n == 1 && !set->growing) {
 		/*
 		 * No pump for one: next() pops in the caller's thread, without a
 		 * hand-over between threads per event.
@@ -169,17 +231,13 @@ int kinf_informerset_start(struct kinf_informerset *set, struct kinf_error *rete
 		set->direct = true;
 		return kinf_informer_start(set->v[0]->inf, reterr);
 	}
+	set->started = true;
 	for (size_t i = 0; i < set->n; i++) {
-		struct member *m = set->v[i];
-		int rc = kinf_informer_start(m->inf, reterr);
-		if (rc == 0 && pthread_create(&m->pump, NULL, pump, m) != 0) {
-			rc = kinf_error_set(reterr, KINF_ENOMEM, "cannot start a thread");
-		}
+		int rc = start_member(set->v[i], reterr);
 		if (rc < 0) {
 			kinf_informerset_stop(set);
 			return rc;
 		}
-		m->pump_running = true;
 	}
 	return 0;
 }
@@ -258,7 +316,7 @@ bool kinf_informerset_has_synced(struct kinf_informerset *set) {
 	for (size_t i = 0; i < set->n; i++) {
 		struct member *m = set->v[i];
 		pthread_mutex_lock(&set->lock);
-		bool failed = m->failed;
+		bool failed = m->failed || m->left;
 		pthread_mutex_unlock(&set->lock);
 		if (!failed && !kinf_informer_has_synced(m->inf)) {
 			return false;

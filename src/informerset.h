@@ -23,7 +23,10 @@
  * DeltaFIFOs (where they coalesce), not in an unbounded queue. The caller
  * takes the filled slots oldest first. The set's lock guards the slots and
  * the arrival queue; it is a leaf (no informer call is made under it). A
- * set of one member has no pump: next() pops in the caller's thread.
+ * set of one member has no pump: next() pops in the caller's thread,
+ * unless it may grow (kinf_informerset_allow_growth): then members are
+ * added, started and removed after start, from the caller's thread (the
+ * arrays and the ring change under the set's lock).
  */
 struct kinf_informerset;
 
@@ -51,13 +54,35 @@ void kinf_informerset_event_release(struct kinf_informerset_event *ev);
 struct kinf_informerset *kinf_informerset_new(bool want_deltas);
 
 /*
- * Add an informer built from opts (see kinf_informer_new), before start.
- * Its index (0, 1, ...) is written to *ret_member when not NULL. Returns 0
- * or the informer's error.
+ * Add an informer built from opts (see kinf_informer_new). Its index (0,
+ * 1, ...) is written to *ret_member when not NULL. After start (a set
+ * made with kinf_informerset_allow_growth()), from the caller's thread;
+ * kinf_informerset_start_member() then starts it. Returns 0 or the
+ * informer's error.
  */
 int kinf_informerset_add(struct kinf_informerset *set,
 		const struct kinf_informer_opts *opts, size_t *ret_member,
 		struct kinf_error *reterr);
+
+/*
+ * Before start: the set may gain members after start (add) and lose some
+ * (remove), so even one member gets a pump.
+ */
+void kinf_informerset_allow_growth(struct kinf_informerset *set);
+
+/*
+ * Start member i, added after the set started, and its pump. 0, or
+ * -KINF_ENOMEM with reterr (the member is then over).
+ */
+int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
+		struct kinf_error *reterr);
+
+/*
+ * Member i leaves: its informer stops and its pump ends (an event it
+ * handed over before may still come). It counts as over, not failed; its
+ * indexer stays readable. Caller's thread.
+ */
+void kinf_informerset_remove(struct kinf_informerset *set, size_t i);
 
 size_t kinf_informerset_len(const struct kinf_informerset *set);
 /* Member i's informer (borrowed; for its indexer, typed JSON, stats). */
@@ -78,7 +103,7 @@ int kinf_informerset_start(struct kinf_informerset *set, struct kinf_error *rete
 int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
 		struct kinf_informerset_event *ret);
 
-/* True once every member that has not failed has synced. */
+/* True once every member that has not failed or left has synced. */
 bool kinf_informerset_has_synced(struct kinf_informerset *set);
 
 /* How many members failed for good so far. */

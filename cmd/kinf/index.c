@@ -507,7 +507,9 @@ static int answer_values(struct query *q) {
 	for (size_t m = 0; rc == 0 && m < session_n_informers(q->session); m++) {
 		struct kinf_index_value *vals = NULL;
 		size_t n_vals = 0;
-		session_select(q->session, m);
+		if (!session_select(q->session, m)) {
+			continue;
+		}
 		rc = kinf_indexer_values(session_indexer(q->session), spec.index_name, &vals,
 				&n_vals, &err);
 		if (rc == 0 && (rc = add_values(&sum, &n, vals, n_vals)) < 0) {
@@ -537,7 +539,9 @@ static int all_matches(struct query *q, struct match **ret, size_t *ret_n) {
 
 	for (size_t m = 0; rc == 0 && m < session_n_informers(q->session); m++) {
 		struct kinf_strv keys = {0};
-		session_select(q->session, m);
+		if (!session_select(q->session, m)) {
+			continue;
+		}
 		rc = matching_keys(q, &keys, &err);
 		struct match *nv = rc == 0 ? realloc(v, (n + keys.n + 1) * sizeof(*nv)) : NULL;
 		if (rc == 0 && !nv) {
@@ -815,6 +819,30 @@ static int index_parse(struct query *q, int argc, char **argv) {
 	return EXIT_OK;
 }
 
+/* The session's prepare: each informer's indexer gets the indexes read. */
+static int install_indexes(struct kinf_indexer *idx, void *userdata) {
+	struct query *q = userdata;
+	struct kinf_error err = {0};
+	int rc = 0;
+
+	for (size_t i = 0; i < q->n_by && rc == 0; i++) {
+		rc = kinf_index_spec_install(&q->by[i].spec, idx, &err);
+	}
+	if (q->values_index && rc == 0) {
+		struct kinf_index_spec spec;
+		rc = kinf_index_spec_resolve(q->values_index, &q->custom_names,
+				&q->custom_paths, &spec, &err);
+		if (rc == 0) {
+			rc = kinf_index_spec_install(&spec, idx, &err);
+			kinf_index_spec_release(&spec);
+		}
+	}
+	if (rc < 0) {
+		cli_error(&q->cli, -KINF_EINVAL, &err, NULL);
+	}
+	return rc;
+}
+
 /* The --by criteria and --values resolved; how the options go together. */
 static int index_check(struct query *q) {
 	struct kinf_error err = {0};
@@ -865,34 +893,9 @@ static int index_check(struct query *q) {
 		}
 	}
 	q->so.tables_per_type = true;
+	q->so.prepare = install_indexes;
+	q->so.prepare_data = q;
 	return EXIT_OK;
-}
-
-/* Every informer's indexer gets the indexes the query reads. */
-static int install_indexes(struct query *q) {
-	struct kinf_error err = {0};
-	int status = EXIT_OK;
-
-	for (size_t m = 0; m < session_n_informers(q->session) && status == EXIT_OK; m++) {
-		session_select(q->session, m);
-		struct kinf_indexer *idx = session_indexer(q->session);
-		for (size_t i = 0; i < q->n_by && status == EXIT_OK; i++) {
-			if (kinf_index_spec_install(&q->by[i].spec, idx, &err) < 0) {
-				status = cli_error(&q->cli, -KINF_EINVAL, &err, NULL);
-			}
-		}
-		if (q->values_index && status == EXIT_OK) {
-			struct kinf_index_spec spec;
-			kinf_index_spec_resolve(q->values_index, &q->custom_names,
-					&q->custom_paths, &spec, &err);
-			if (kinf_index_spec_install(&spec, idx, &err) < 0) {
-				status = cli_error(&q->cli, -KINF_EINVAL, &err, NULL);
-			}
-			kinf_index_spec_release(&spec);
-		}
-	}
-	session_select(q->session, 0);
-	return status;
 }
 
 /* Sync (printing changes with --watch), then answer from the caches. */
@@ -903,8 +906,7 @@ static int index_run(struct query *q) {
 		q->session = NULL;
 		return status;
 	}
-	status = install_indexes(q);
-	if (status == EXIT_OK && q->cli.serve && !q->watch) {
+	if (q->cli.serve && !q->watch) {
 		/* kinf serve answers from its indexes: one informer's worth. */
 		status = session_n_informers(q->session) > 1 ?
 			cli_usage_error(&q->cli, "index through kinf serve (--server) takes one "
@@ -913,9 +915,7 @@ static int index_run(struct query *q) {
 		q->session = NULL;
 		return status;
 	}
-	if (status == EXIT_OK) {
-		status = session_start(q->session);
-	}
+	status = session_start(q->session);
 	while (status == EXIT_OK) {
 		struct kinf_informer_batch batch;
 		int r = session_next(q->session, &batch, NULL);

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accessreview.h"
 #include "http.h"
 #include "informerset.h"
+#include "log.h"
 #include "json.h"
 #include "session.h"
 
@@ -17,6 +19,10 @@ const char session_usage[] =
 	"      --from FILE                read a recorded stream (- for stdin) instead of a server\n"
 	"      --resync DURATION          resync period: Sync deltas for cached objects (0: off)\n"
 	"      --watch-list               streaming initial list (sendInitialEvents), with fallback\n"
+	"      --accessible               with -A: where listing a type cluster-wide is\n"
+	"                                 forbidden, the namespaces where it may be listed\n"
+	"                                 and watched (SelfSubjectAccessReview), as they come\n"
+	"                                 and go\n"
 	"      --timeout DURATION         stop after this long, exit status 0 (watch --for:\n"
 	"                                 give up waiting, exit status 4)\n"
 	"      --count N                  stop after N events\n"
@@ -52,6 +58,10 @@ struct member {
 	size_t n_names;
 	char *field_selector;		/* NULL: --field-selector as given */
 	char *label_selector;		/* NULL: -l as given */
+	size_t ctx;			/* its context: s->clis[ctx] */
+	bool hidden;			/* the namespaces watched for --accessible */
+	bool left;			/* its namespace went away (--accessible) */
+	char *own_namespace;		/* namespace, when it joined later */
 };
 
 /* A resource type resolved in one context, with the names given for it. */
@@ -76,6 +86,13 @@ struct session {
 	/* Discoveries replaced by a refresh: the types resolved there point into them. */
 	struct kinf_discovery **stale_discs;
 	size_t n_stale_discs;
+	/*
+	 * -A --accessible, per context: the types watched namespace by
+	 * namespace (their cluster-wide list or watch is forbidden), and a
+	 * client for the access reviews.
+	 */
+	struct wants *dyn;
+	struct kinf_http **review_http;
 	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
 	int from_fd;			/* --from */
 	atomic_bool progress_shown;	/* written by the reflector thread */
@@ -90,6 +107,7 @@ int session_option(struct cli *cli, struct session_opts *so, int opt,
 
 	switch (opt) {
 	case OPT_FROM: so->from = arg; return 1;
+	case OPT_ACCESSIBLE: so->accessible = true; return 1;
 	case OPT_WATCH_LIST: so->watch_list = true; return 1;
 	case OPT_EXIT_AFTER_SYNC: so->exit_after_sync = true; return 1;
 	case OPT_STATS: so->stats = true; return 1;
@@ -552,6 +570,103 @@ static int resolve_contexts(struct session *s, const struct session_target *targ
 	return status;
 }
 
+/* -A --accessible: a client per context for the access reviews. */
+static int accessible_init(struct session *s, size_t n_ctx) {
+	s->dyn = calloc(n_ctx, sizeof(*s->dyn));
+	s->review_http = calloc(n_ctx, sizeof(*s->review_http));
+	for (size_t c = 0; s->dyn && s->review_http && c < n_ctx; c++) {
+		if (!(s->review_http[c] = kinf_http_clone(s->clis[c]->http))) {
+			break;
+		}
+	}
+	if (!s->dyn || !s->review_http || !s->review_http[n_ctx - 1]) {
+		return cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	return EXIT_OK;
+}
+
+/*
+ * Whether context c's user may list and watch res in namespace (NULL:
+ * cluster-wide), as kubectl auth can-i asks: a SelfSubjectAccessReview
+ * for each verb. A review that fails is reported and counts as no.
+ */
+static bool may_list_watch(struct session *s, size_t c, const struct kinf_resource *res,
+		const char *namespace) {
+	struct kinf_error err = {0};
+	bool list = false, watch = false;
+	int rc = kinf_access_review(s->review_http[c], "list", res->group, res->resource,
+			namespace, &list, &err);
+	if (rc == 0 && list) {
+		rc = kinf_access_review(s->review_http[c], "watch", res->group, res->resource,
+				namespace, &watch, &err);
+	}
+	if (rc < 0) {
+		const char *ctx = s->clis[c]->config->context_name;
+		struct kinf_buf what = {0};
+		kinf_buf_printf(&what, "access review of %s%s%s%s%s%s%s", res->resource,
+				res->group[0] ? "." : "", res->group,
+				namespace ? " in namespace \"" : "", namespace ? namespace : "",
+				namespace ? "\"" : "", s->n_clis > 1 ? " of context" : "");
+		if (s->n_clis > 1) {
+			kinf_buf_printf(&what, " \"%s\"", ctx ? ctx : "");
+		}
+		s->failed_status = cli_error(s->cli, rc, &err, what.data ? what.data : "");
+		kinf_buf_release(&what);
+	}
+	kinf_log(1, "may list and watch %s%s%s in %s%s: %s", res->resource,
+			res->group[0] ? "." : "", res->group, namespace ? "namespace " : "",
+			namespace ? namespace : "the cluster", list && watch ? "yes" : "no");
+	return rc == 0 && list && watch;
+}
+
+/*
+ * -A --accessible for w in context c: one informer over every namespace
+ * when the user may list and watch it cluster-wide; else *ret_by_namespace
+ * and w is kept, for the namespaces to come (s->dyn[c]).
+ */
+static int review_cluster_wide(struct session *s, size_t c, const struct want *w,
+		bool *ret_by_namespace) {
+	if (may_list_watch(s, c, w->res, NULL)) {
+		return EXIT_OK;
+	}
+	struct wants *d = &s->dyn[c];
+	struct want *v = realloc(d->v, (d->n + 1) * sizeof(*v));
+	char **names = w->n_names ? malloc(w->n_names * sizeof(*names)) : NULL;
+	if (!v || (w->n_names && !names)) {
+		free(names);
+		if (v) {
+			d->v = v;
+		}
+		return cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	if (w->n_names) {
+		memcpy(names, w->names, w->n_names * sizeof(*names));
+	}
+	d->v = v;
+	d->v[d->n++] = (struct want){ .res = w->res, .names = names, .n_names = w->n_names };
+	*ret_by_namespace = true;
+	return EXIT_OK;
+}
+
+/* The namespaces of context c, watched by an informer of the session's own. */
+static int watch_namespaces(struct session *s, size_t c) {
+	const struct kinf_resource *res = NULL;
+	struct kinf_error err = {0};
+	int rc = resolve(s, s->clis[c], "namespaces", &res, &err);
+	if (rc < 0) {
+		return cli_error(s->cli, rc, &err, "namespaces");
+	}
+	struct member *m = new_member(s);
+	if (!m) {
+		return cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	m->cli = s->clis[c];
+	m->ctx = c;
+	m->res = res;
+	m->hidden = true;
+	return member_init(s, m, true);
+}
+
 /*
  * The members for the contexts (--context a,b), the targets' types
  * (pods,configmaps; deploy/a pod/b) and the namespaces: a namespaced
@@ -605,18 +720,27 @@ static int connect_members(struct session *s, const struct session_target *targe
 				"name, jsonpath or custom-columns (a table takes one type)");
 		goto out;
 	}
+	if (s->so.accessible && (status = accessible_init(s, n_ctx)) != EXIT_OK) {
+		goto out;
+	}
 	for (size_t c = 0; c < n_ctx; c++) {
 		bool first_of_context = true;
 		for (size_t i = 0; i < wants[c].n; i++) {
 			const struct want *w = &wants[c].v[i];
 			bool per_ns = w->res->namespaced && !cli->all_namespaces;
-			for (size_t j = 0; j < (per_ns ? n_ns : 1); j++) {
+			bool by_namespace = false;
+			if (s->so.accessible && w->res->namespaced && cli->all_namespaces &&
+					(status = review_cluster_wide(s, c, w, &by_namespace)) != EXIT_OK) {
+				goto out;
+			}
+			for (size_t j = 0; j < (per_ns ? n_ns : 1) && !by_namespace; j++) {
 				struct member *m = new_member(s);
 				if (!m) {
 					status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 					goto out;
 				}
 				m->cli = s->clis[c];
+				m->ctx = c;
 				m->res = w->res;
 				if (per_ns) {
 					m->namespace = s->namespaces.n > 0 ? s->namespaces.v[j] :
@@ -641,6 +765,11 @@ static int connect_members(struct session *s, const struct session_target *targe
 			}
 		}
 	}
+	for (size_t c = 0; s->dyn && c < n_ctx && status == EXIT_OK; c++) {
+		if (s->dyn[c].n > 0) {
+			status = watch_namespaces(s, c);
+		}
+	}
 	cli->several_namespaces = s->namespaces.n > 1 && !cli->all_namespaces;
 out:
 	for (size_t c = 0; wants && c < n_ctx; c++) {
@@ -650,12 +779,30 @@ out:
 	return status;
 }
 
+/* Member i into the set, prepared by the command (its indexes). */
+static int add_to_set(struct session *s, size_t i) {
+	struct kinf_error err = {0};
+	struct member *m = s->members[i];
+	struct kinf_informer_opts io = informer_opts(s, m);
+	int rc = kinf_informerset_add(s->set, &io, NULL, &err);
+	if (rc < 0) {
+		return cli_error(s->cli, rc, &err, NULL);
+	}
+	if (!m->hidden && s->so.prepare) {
+		struct kinf_informer *inf = kinf_informerset_get(s->set, i);
+		rc = s->so.prepare(kinf_informer_indexer(inf), s->so.prepare_data);
+		if (rc < 0) {
+			return rc == -KINF_ENOMEM ? cli_error(s->cli, rc, NULL, NULL) : EXIT_USAGE;
+		}
+	}
+	return EXIT_OK;
+}
+
 int session_new_targets(struct cli *cli, const struct session_opts *so,
 		const struct session_target *targets, size_t n_targets,
 		struct session **ret) {
 	struct session *s = calloc(1, sizeof(*s));
-	struct kinf_error err = {0};
-	int status, rc;
+	int status;
 
 	if (!s) {
 		fprintf(stderr, "kinf: out of memory\n");
@@ -674,6 +821,10 @@ int session_new_targets(struct cli *cli, const struct session_opts *so,
 			"namespace", &s->namespaces)) != EXIT_OK ||
 			(status = expand_list(cli, cli->context_args, cli->n_context_args,
 			"context", &s->contexts)) != EXIT_OK) {
+		goto fail;
+	}
+	if (so->accessible && (!cli->all_namespaces || so->from)) {
+		status = cli_usage_error(cli, "--accessible goes with -A (and a server)");
 		goto fail;
 	}
 	if (so->from) {
@@ -718,12 +869,16 @@ int session_new_targets(struct cli *cli, const struct session_opts *so,
 		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 		goto fail;
 	}
+	if (s->dyn) {
+		kinf_informerset_allow_growth(s->set);	/* namespaces join and leave */
+	}
 	for (size_t i = 0; i < s->n_members; i++) {
-		struct kinf_informer_opts io = informer_opts(s, s->members[i]);
-		if ((rc = kinf_informerset_add(s->set, &io, NULL, &err)) < 0) {
-			status = cli_error(cli, rc, &err, NULL);
+		if ((status = add_to_set(s, i)) != EXIT_OK) {
 			goto fail;
 		}
+	}
+	/* The first event's informer is current until then: not a hidden one. */
+	for (size_t i = 0; i < s->n_members && !session_select(s, i); i++) {
 	}
 	*ret = s;
 	return EXIT_OK;
@@ -806,10 +961,12 @@ size_t session_n_informers(const struct session *s) {
 	return s->n_members;
 }
 
-void session_select(struct session *s, size_t i) {
-	if (i < s->n_members) {
-		s->cur = i;
+bool session_select(struct session *s, size_t i) {
+	if (i >= s->n_members || s->members[i]->hidden) {
+		return false;
 	}
+	s->cur = i;
+	return true;
 }
 
 struct kinf_indexer *session_indexer(struct session *s) {
@@ -859,11 +1016,16 @@ int session_append_ref(struct session *s, const char *name, struct kinf_buf *out
 }
 
 bool session_several_types(const struct session *s) {
-	for (size_t i = 1; i < s->n_members; i++) {
-		const struct kinf_resource *a = s->members[0]->res, *b = s->members[i]->res;
-		if (a && b && (strcmp(a->group, b->group) || strcmp(a->resource, b->resource))) {
+	const struct kinf_resource *a = NULL;
+	for (size_t i = 0; i < s->n_members; i++) {
+		const struct kinf_resource *b = s->members[i]->res;
+		if (s->members[i]->hidden || !b) {
+			continue;
+		}
+		if (a && (strcmp(a->group, b->group) || strcmp(a->resource, b->resource))) {
 			return true;
 		}
+		a = b;
 	}
 	return false;
 }
@@ -903,6 +1065,105 @@ static int member_failed(struct session *s, const struct kinf_informerset_event 
 	return cli_error(s->cli, ev->rc, &ev->err, s->n_members > 1 ? m->label : NULL);
 }
 
+/* The last member, not in the set, goes (what it holds with it). */
+static void drop_last_member(struct session *s) {
+	struct member *m = s->members[--s->n_members];
+	kinf_http_free(m->http);
+	free(m->path);
+	free(m->api_version);
+	free(m->resource_name);
+	free(m->label);
+	free(m->failed);
+	free(m->names);
+	free(m->field_selector);
+	free(m->label_selector);
+	free(m->own_namespace);
+	free(m);
+}
+
+/*
+ * -A --accessible: namespace ns of context c appeared; each type watched
+ * namespace by namespace there gets an informer when the user may list
+ * and watch it in ns.
+ */
+static void namespace_joined(struct session *s, size_t c, const char *ns) {
+	const struct wants *d = &s->dyn[c];
+	for (size_t i = 0; i < d->n; i++) {
+		const struct want *w = &d->v[i];
+		bool there = false;
+		for (size_t j = 0; j < s->n_members && !there; j++) {
+			const struct member *o = s->members[j];
+			there = !o->hidden && !o->left && o->ctx == c && o->res == w->res &&
+				o->namespace && strcmp(o->namespace, ns) == 0;
+		}
+		if (there || !may_list_watch(s, c, w->res, ns)) {
+			continue;
+		}
+		struct kinf_error err = {0};
+		struct member *m = new_member(s);
+		int status = m ? EXIT_OK : cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+		if (m) {
+			m->cli = s->clis[c];
+			m->ctx = c;
+			m->res = w->res;
+			m->namespace = m->own_namespace = strdup(ns);
+			m->names = w->n_names ? malloc(w->n_names * sizeof(*m->names)) : NULL;
+			if (!m->own_namespace || (w->n_names && !m->names)) {
+				status = cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+			} else if (w->n_names) {
+				memcpy(m->names, w->names, w->n_names * sizeof(*m->names));
+				m->n_names = w->n_names;
+			}
+		}
+		if (status == EXIT_OK && (status = member_init(s, m, true)) == EXIT_OK &&
+				member_selectors(s, m) < 0) {
+			status = cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+		}
+		if (status == EXIT_OK && (status = add_to_set(s, s->n_members - 1)) == EXIT_OK) {
+			int rc = kinf_informerset_start_member(s->set, s->n_members - 1, &err);
+			status = rc < 0 ? cli_error(s->cli, rc, &err, m->label) : EXIT_OK;
+		}
+		if (status != EXIT_OK) {
+			/* Reported; the others go on. */
+			if (m && s->n_members > kinf_informerset_len(s->set)) {
+				drop_last_member(s);	/* never in the set */
+			} else if (m) {
+				kinf_informerset_remove(s->set, s->n_members - 1);
+				m->left = true;
+			}
+			s->failed_status = s->failed_status ? s->failed_status : status;
+			continue;
+		}
+		kinf_log(1, "%s joins", m->label);
+	}
+}
+
+/* Namespace ns of context c went away: its informers leave. */
+static void namespace_left(struct session *s, size_t c, const char *ns) {
+	for (size_t j = 0; j < s->n_members; j++) {
+		struct member *m = s->members[j];
+		if (!m->hidden && !m->left && m->ctx == c && m->own_namespace &&
+				strcmp(m->own_namespace, ns) == 0 && j < kinf_informerset_len(s->set)) {
+			kinf_informerset_remove(s->set, j);
+			m->left = true;
+			kinf_log(1, "%s leaves", m->label);
+		}
+	}
+}
+
+/* An event of the namespaces watched for --accessible. */
+static void namespaces_changed(struct session *s, const struct member *nsm,
+		const struct kinf_informer_batch *batch) {
+	for (size_t i = 0; i < batch->n; i++) {
+		const struct kinf_informer_event *ev = &batch->v[i];
+		if (ev->type == KINF_INFORMER_ADD) {
+			namespace_joined(s, nsm->ctx, ev->key);
+		} else if (ev->type == KINF_INFORMER_DELETE) {
+			namespace_left(s, nsm->ctx, ev->key);
+		}
+	}
+}
+
 int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		struct kinf_deltas **ret_deltas) {
 	for (;;) {
@@ -940,7 +1201,14 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		if (rc == 0) {
 			return 0;
 		}
-		s->cur = ev.member;
+		if (s->members[ev.member]->hidden && ev.rc == 0) {
+			namespaces_changed(s, s->members[ev.member], &ev.batch);
+			kinf_informerset_event_release(&ev);
+			continue;
+		}
+		if (!s->members[ev.member]->hidden) {
+			s->cur = ev.member;
+		}
 		if (ev.rc < 0) {
 			int status = member_failed(s, &ev);
 			kinf_informerset_event_release(&ev);
@@ -1090,6 +1358,9 @@ static int dump(struct session *s) {
 	}
 	for (size_t m = 0; rc == 0 && m < s->n_members; m++) {
 		struct kinf_object_list list = {0};
+		if (s->members[m]->hidden) {
+			continue;
+		}
 		rc = kinf_indexer_list(kinf_informer_indexer(kinf_informerset_get(s->set, m)),
 				&list);
 		for (size_t i = 0; rc == 0 && i < list.n; i++) {
@@ -1133,20 +1404,18 @@ int session_end(struct session *s, int status) {
 		status = s->failed_status;	/* some failed, the others went on */
 	}
 	kinf_informerset_free(s->set);
-	for (size_t i = 0; i < s->n_members; i++) {
-		struct member *m = s->members[i];
-		kinf_http_free(m->http);
-		free(m->path);
-		free(m->api_version);
-		free(m->resource_name);
-		free(m->label);
-		free(m->failed);
-		free(m->names);
-		free(m->field_selector);
-		free(m->label_selector);
-		free(m);
+	while (s->n_members > 0) {
+		drop_last_member(s);
 	}
 	free(s->members);
+	for (size_t c = 0; s->dyn && c < s->n_clis; c++) {
+		wants_release(&s->dyn[c]);
+	}
+	free(s->dyn);
+	for (size_t c = 0; s->review_http && c < s->n_clis; c++) {
+		kinf_http_free(s->review_http[c]);
+	}
+	free(s->review_http);
 	for (size_t i = 1; i < s->n_clis; i++) {
 		cli_release(s->clis[i]);
 		free(s->clis[i]);

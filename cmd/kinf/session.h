@@ -62,6 +62,19 @@ struct session_opts {
 	void *on_retry_data;
 	/* session_next returns an empty batch after every idle wait (200 ms). */
 	bool wake_on_idle;
+	/*
+	 * -A --accessible: where the cluster-wide list or watch of a type is
+	 * forbidden, the namespaces where both are allowed (a
+	 * SelfSubjectAccessReview each), joining and leaving as namespaces
+	 * come and go.
+	 */
+	bool accessible;
+	/*
+	 * Called with each informer's indexer before it starts (those that
+	 * join later too): the command adds its indexes. 0 or -KINF_E*.
+	 */
+	int (*prepare)(struct kinf_indexer *idx, void *userdata);
+	void *prepare_data;
 };
 
 /*
@@ -88,6 +101,7 @@ enum {
 	OPT_STATS,
 	OPT_DUMP_ON_EXIT,
 	OPT_WATCH_TIMEOUT,
+	OPT_ACCESSIBLE,
 };
 
 #define SESSION_OPTIONS \
@@ -99,7 +113,8 @@ enum {
 	{ "exit-after-sync", no_argument, NULL, OPT_EXIT_AFTER_SYNC }, \
 	{ "stats", no_argument, NULL, OPT_STATS }, \
 	{ "dump-on-exit", required_argument, NULL, OPT_DUMP_ON_EXIT }, \
-	{ "watch-timeout", required_argument, NULL, OPT_WATCH_TIMEOUT }
+	{ "watch-timeout", required_argument, NULL, OPT_WATCH_TIMEOUT }, \
+	{ "accessible", no_argument, NULL, OPT_ACCESSIBLE }
 
 extern const char session_usage[];
 
@@ -149,9 +164,11 @@ int session_new(struct cli *cli, const struct session_opts *so,
 /*
  * The informers: session_select() makes informer i the current one, as the
  * last event's informer is, for the session_* calls below that read it.
+ * It returns false (and selects nothing) for an informer of the session's
+ * own (the namespaces watched for --accessible): skip those.
  */
 size_t session_n_informers(const struct session *s);
-void session_select(struct session *s, size_t i);
+bool session_select(struct session *s, size_t i);
 /* The current informer's indexer and resource (NULL with --from). */
 struct kinf_indexer *session_indexer(struct session *s);
 const struct kinf_resource *session_resource(struct session *s);

@@ -458,7 +458,9 @@ static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
 static void wait_targets(struct watch *w, struct kinf_object_list *list,
 		struct kinf_strv *refs) {
 	for (size_t m = 0; m < session_n_informers(w->session); m++) {
-		session_select(w->session, m);
+		if (!session_select(w->session, m)) {
+			continue;
+		}
 		struct kinf_indexer *idx = session_indexer(w->session);
 		struct kinf_object_list some = {0};
 		size_t n_names;
@@ -683,7 +685,9 @@ static int watch_check(struct watch *w, char **pos, int n_pos) {
 /* Each --for bound to each informer's type (rollout: one type). */
 static int bind_conditions(struct watch *w) {
 	for (size_t m = 0; m < session_n_informers(w->session); m++) {
-		session_select(w->session, m);
+		if (!session_select(w->session, m)) {
+			continue;
+		}
 		const struct kinf_resource *res = session_resource(w->session);
 		for (size_t c = 0; res && c < w->n_fors; c++) {
 			struct kinf_error err = {0};
@@ -695,7 +699,6 @@ static int bind_conditions(struct watch *w) {
 			}
 		}
 	}
-	session_select(w->session, 0);
 	return EXIT_OK;
 }
 

@@ -297,6 +297,7 @@ set -l s "__kinf_using $__kinf_informer_commands"
 complete -c kinf -n $s -l from -r -F -d 'read a recorded stream instead of a server'
 complete -c kinf -n $s -l resync -x -d 'resync period'
 complete -c kinf -n $s -l watch-list -d 'streaming initial list (sendInitialEvents)'
+complete -c kinf -n $s -l accessible -d 'with -A: the namespaces where the type may be listed and watched'
 complete -c kinf -n $s -l timeout -x -d 'stop after this long'
 complete -c kinf -n $s -l count -x -d 'stop after N events'
 complete -c kinf -n $s -l exit-after-sync -d 'stop once the initial list has been processed'

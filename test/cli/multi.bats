@@ -666,3 +666,109 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	run fakeapi_requests
 	jq -e -s 'all(.[]; .verb == "discovery")' <<<"$output"
 }
+
+# dev may list and watch pods in default and team-* namespaces, and the
+# namespaces; not pods cluster-wide.
+dev_context() {
+	fakeapi_ctl POST /_fake/tokens '{"token":"dev-tok","user":"dev"}' >/dev/null
+	fakeapi_ctl POST /_fake/rbac '{"user":"dev","rules":[
+		{"verbs":["list","watch"],"resources":["pods"],"namespaces":["default","team-a","team-b"]},
+		{"verbs":["list"],"resources":["configmaps"],"namespaces":["viewer-ns"]},
+		{"verbs":["list","watch"],"resources":["namespaces"]}]}' >/dev/null
+	cat > "$BATS_TEST_TMPDIR/dev.kubeconfig" <<-EOF
+		apiVersion: v1
+		kind: Config
+		clusters:
+		- name: dev-fake
+		  cluster:
+		    server: $FAKEAPI_URL
+		    certificate-authority: $FAKEAPI_DIR/ca.crt
+		users:
+		- name: dev
+		  user:
+		    token: dev-tok
+		contexts:
+		- name: dev
+		  context:
+		    cluster: dev-fake
+		    user: dev
+		    namespace: default
+	EOF
+	export KUBECONFIG="$KUBECONFIG:$BATS_TEST_TMPDIR/dev.kubeconfig"
+}
+
+@test "-A --accessible: the namespaces where the user may list and watch, asked with SelfSubjectAccessReviews" {
+	dev_context
+	# kubectl agrees on what dev may do.
+	[ "$(kubectl --context dev auth can-i list pods -A)" = no ]
+	[ "$(kubectl --context dev auth can-i watch pods -n default)" = yes ]
+	run --separate-stderr kinf watch pods --context dev -A -o json --exit-after-sync
+	assert_failure 1
+	[[ $stderr == *'pods is forbidden: User "dev" cannot list resource "pods" in API group "" at the cluster scope'* ]]
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	run --separate-stderr kinf watch pods,configmaps --context dev -A --accessible -o json --exit-after-sync
+	assert_success
+	[ -z "$stderr" ]
+	# Pods of default (the only allowed namespace that exists); no configmaps
+	# (list but not watch in viewer-ns).
+	diff <(server_keys pods default | sort) <(jq -r '"\(.resource) \(.key)"' <<<"$output" | sort)
+	run fakeapi_requests
+	# Cluster-wide first, then each namespace, list and watch as kubectl auth can-i asks.
+	jq -e -s '[.[] | select(.resource == "selfsubjectaccessreviews")] | length > 0 and
+		all(.[]; .verb == "create" and .user == "dev")' <<<"$output"
+	jq -e -s '[.[] | select(.verb == "list") | "\(.resource) \(.namespace)"] | sort ==
+		["namespaces null", "pods default"]' <<<"$output"
+	# Someone who may list everywhere: one informer over every namespace.
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	run --separate-stderr kinf watch pods -A --accessible -o name --exit-after-sync
+	assert_success
+	n=${#lines[@]}
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list") | "\(.resource) \(.namespace)"] == ["pods null"]' <<<"$output"
+	[ "$n" -eq "$(kubectl_fake get pods -A -o name | wc -l)" ]
+	# index too, and its indexes are in every namespace's informer.
+	run --separate-stderr kinf index pods --context dev -A --accessible --values app -o json
+	assert_success
+	assert_line --index 0 --regexp '^\{"value":"web","count":[0-9]+\}$'
+}
+
+@test "-A --accessible: a namespace created later joins, one deleted leaves" {
+	dev_context
+	kubectl_fake delete namespace team-a team-b --ignore-not-found >/dev/null
+	"$KINF" watch pods --context dev -A --accessible -o json --watch-only -v \
+		> "$EV" 2> "$ERR" 3>&- &
+	WATCH_PID=$!
+	wait_until grep -q 'pods in namespace "default" joins' "$ERR"
+	kubectl_fake create namespace team-a >/dev/null
+	kubectl_fake create namespace team-z >/dev/null
+	wait_until grep -q 'pods in namespace "team-a" joins' "$ERR"
+	wait_until grep -q 'may list and watch pods in namespace team-z: no' "$ERR"
+	kubectl_fake run p1 -n team-a --image=nginx >/dev/null
+	kubectl_fake run p2 -n team-z --image=nginx >/dev/null
+	wait_until grep -q '"team-a/p1"' "$EV"
+	kubectl_fake delete namespace team-a >/dev/null
+	wait_until grep -q 'pods in namespace "team-a" leaves' "$ERR"
+	kubectl_fake create namespace team-a >/dev/null
+	wait_until eval '[ "$(grep -c '"'"'pods in namespace "team-a" joins'"'"' "$ERR")" -eq 2 ]'
+	kubectl_fake run p3 -n team-a --image=nginx >/dev/null
+	wait_until grep -q '"team-a/p3"' "$EV"
+	kill -TERM "$WATCH_PID"
+	wait "$WATCH_PID"
+	WATCH_PID=
+	run jq -r '"\(.type) \(.key)"' "$EV"
+	assert_output - <<-EOF
+		ADDED team-a/p1
+		DELETED team-a/p1
+		ADDED team-a/p3
+	EOF
+	kubectl_fake delete namespace team-a team-z >/dev/null
+}
+
+@test "bad input: --accessible without -A, or with --from" {
+	run --separate-stderr kinf watch pods --accessible -o json
+	assert_failure 2
+	[[ $stderr == 'kinf: --accessible goes with -A (and a server)'* ]]
+	run --separate-stderr kinf watch -A --accessible --from /dev/null
+	assert_failure 2
+	[[ $stderr == 'kinf: --accessible goes with -A (and a server)'* ]]
+}

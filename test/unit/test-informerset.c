@@ -285,11 +285,59 @@ static void test_empty(void) {
 	kinf_informerset_free(NULL);
 }
 
+/*
+ * A growing set: one member (a pump all the same), another added after
+ * start whose events arrive, then one removed: it is over, and the set
+ * with it once the others are.
+ */
+static void test_grow_and_remove(void) {
+	struct kinf_informerset *set = kinf_informerset_new(false);
+	struct kinf_informerset_event ev;
+	struct kinf_error err = {0};
+	struct src a, b;
+	char *la = list_of("a", "p1"), *lb = list_of("b", "q1 q2");
+
+	kinf_informerset_allow_growth(set);
+	add_pipe(set, &a, la, false);
+	ok(kinf_informerset_start(set, &err) == 0, "grow: start one member");
+	ok(kinf_informerset_next(set, 3000, &ev) == 1 && ev.member == 0 && ev.batch.n == 1,
+			"grow: the first member's event");
+	kinf_informerset_event_release(&ev);
+	is_int(kinf_informerset_start_member(set, 0, &err), -KINF_EINVAL,
+			"grow: a member that runs is not started twice");
+	add_pipe(set, &b, lb, false);
+	ok(kinf_informerset_start_member(set, 1, &err) == 0, "grow: start the member added");
+	struct kinf_buf got = {0};
+	for (int n = 0; n < 2 && kinf_informerset_next(set, 3000, &ev) == 1; n++) {
+		for (size_t i = 0; i < ev.batch.n; i++) {
+			kinf_buf_printf(&got, "%s%zu:%s", got.len ? " " : "", ev.member,
+					ev.batch.v[i].key);
+		}
+		kinf_informerset_event_release(&ev);
+	}
+	is_str(got.data, "1:b/q1 1:b/q2", "grow: the added member's events, in order");
+	ok(kinf_informerset_has_synced(set), "grow: both synced");
+	/* Both pipes stay open: only remove ends them. */
+	kinf_informerset_remove(set, 0);
+	kinf_informerset_remove(set, 1);
+	long long t0 = kinf_clock_now_ms();
+	is_int(kinf_informerset_next(set, 3000, &ev), 0, "grow: over once both left");
+	ok(kinf_clock_now_ms() - t0 < 2000, "grow: soon (%lld ms)", kinf_clock_now_ms() - t0);
+	is_int(kinf_informerset_failed(set), 0, "grow: leaving is not failing");
+	kinf_informerset_free(set);
+	close_src(&a);
+	close_src(&b);
+	free(la);
+	free(lb);
+	kinf_buf_release(&got);
+}
+
 int main(void) {
 	test_merge_exit_after_sync();
 	test_one_fails();
 	test_stop_while_blocked();
 	test_single();
 	test_empty();
+	test_grow_and_remove();
 	return tap_done();
 }

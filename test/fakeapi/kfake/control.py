@@ -44,6 +44,7 @@ class Control:
         self.trickle = None       # (bytes, delay)
         self.gzip = True
         self.tables = True        # False: as=Table is not offered (plain JSON instead)
+        self.rbac = {}            # user -> rules (POST /_fake/rbac)
         # token -> (User, expires_at or None)
         self.tokens = {
             admin_token: (User('admin', ['system:masters', 'system:authenticated']), None),
@@ -80,6 +81,40 @@ class Control:
     def remove_token(self, token):
         with self.lock:
             self.tokens.pop(token, None)
+
+    # --- RBAC ------------------------------------------------------------------
+
+    def set_rbac(self, spec):
+        """The rules of a user: [{"verbs", "resources", "apiGroups"?, "namespaces"?}].
+        With namespaces, a RoleBinding in each; without, a ClusterRoleBinding."""
+        user = spec.get('user')
+        rules = spec.get('rules')
+        if not isinstance(user, str) or not user or not isinstance(rules, list):
+            raise ControlError('"user" (a string) and "rules" (a list) are required')
+        for r in rules:
+            if not isinstance(r, dict) or not isinstance(r.get('verbs'), list) or \
+                    not isinstance(r.get('resources'), list):
+                raise ControlError('each rule needs "verbs" and "resources" lists')
+        with self.lock:
+            self.rbac[user] = [dict(r) for r in rules]
+
+    def rbac_reason(self, user, verb, group, resource, namespace):
+        """The RBAC authorizer's reason when a rule of user allows the
+        request, else None."""
+        with self.lock:
+            rules = list(self.rbac.get(user, ()))
+        for r in rules:
+            if not (set(r['verbs']) & {verb, '*'}) or \
+                    not (set(r['resources']) & {resource, '*'}) or \
+                    not (set(r.get('apiGroups', [group, '*'])) & {group, '*'}):
+                continue
+            if 'namespaces' not in r:
+                return 'RBAC: allowed by ClusterRoleBinding "fake-%s" of ClusterRole ' \
+                       '"fake-%s" to User "%s"' % (user, user, user)
+            if namespace and namespace in r['namespaces']:
+                return 'RBAC: allowed by RoleBinding "fake-%s/%s" of Role "fake-%s" ' \
+                       'to User "%s"' % (user, namespace, user, user)
+        return None
 
     # --- request log -------------------------------------------------------
 

@@ -401,17 +401,70 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return controlmod.User(peer['commonName'], groups)
         raise status.unauthorized()
 
-    @staticmethod
-    def authorize(user, info):
+    def decide(self, user, verb, group, resource, subresource, namespace):
+        """(allowed, reason) as the real authorizer chain answers: system:masters
+        by the privileged-group authorizer (no reason), the viewer's Role in its
+        namespaces and the rules of POST /_fake/rbac by RBAC (the binding named
+        in the reason), anything else no opinion (denied, no reason)."""
         if user.is_admin:
-            return
-        if user.name == 'viewer' and info.verb in ('get', 'list', 'watch') and \
-                info.namespace in VIEWER_NAMESPACES and info.subresource in (None, 'status', 'log'):
+            return True, ''
+        if user.name == 'viewer' and verb in ('get', 'list', 'watch') and \
+                namespace in VIEWER_NAMESPACES and subresource in (None, '', 'status', 'log'):
+            return True, 'RBAC: allowed by RoleBinding "viewer/%s" of Role "viewer" to ' \
+                'User "viewer"' % namespace
+        if subresource:
+            resource = resource + '/' + subresource
+        reason = self.server.app.control.rbac_reason(user.name, verb, group, resource,
+                                                     namespace)
+        return reason is not None, reason or ''
+
+    def authorize(self, user, info):
+        if self.decide(user, info.verb, info.rt.group, info.rt.plural, info.subresource,
+                       info.namespace)[0]:
             return
         rt = info.rt
         resource = rt.plural + ('/' + info.subresource if info.subresource else '')
         raise status.forbidden(rt, info.name, user.name, info.verb, resource, rt.group,
                                info.namespace)
+
+    def self_subject_access_review(self):
+        """POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews: the
+        review sent back with its status (201), as the real registry does;
+        every authenticated user may ask (system:basic-user)."""
+        rec = self._rec
+        rec['verb'], rec['resource'] = 'create', 'selfsubjectaccessreviews'
+        user = self.authenticate()
+        rec['user'] = user.name
+        body = self.read_json('SelfSubjectAccessReview')
+        spec = body.get('spec') if isinstance(body, dict) else None
+        spec = spec if isinstance(spec, dict) else {}
+        ra, nra = spec.get('resourceAttributes'), spec.get('nonResourceAttributes')
+        if bool(ra) == bool(nra):
+            raise status.invalid('authorization.k8s.io', 'SelfSubjectAccessReview', '', [
+                status.field_error('Invalid value', 'spec.nonResourceAttributes',
+                                   'cannot be specified in combination with resourceAttributes',
+                                   'null') if ra else
+                status.field_error('Invalid value', 'spec.resourceAttributes',
+                                   'exactly one of nonResourceAttributes or '
+                                   'resourceAttributes must be specified', 'null')])
+        if ra:
+            allowed, reason = self.decide(user, ra.get('verb', ''), ra.get('group', ''),
+                                          ra.get('resource', ''), ra.get('subresource'),
+                                          ra.get('namespace') or None)
+            attrs = OD((k, ra[k]) for k in ('namespace', 'verb', 'group', 'version',
+                                            'resource', 'subresource', 'name') if ra.get(k))
+            spec_out = OD([('resourceAttributes', attrs)])
+        else:
+            allowed, reason = user.is_admin, ''
+            spec_out = OD([('nonResourceAttributes', OD(
+                (k, nra[k]) for k in ('path', 'verb') if nra.get(k)))])
+        st = OD([('allowed', allowed)])
+        if reason:
+            st['reason'] = reason
+        self.send_json(201, OD([
+            ('kind', 'SelfSubjectAccessReview'), ('apiVersion', 'authorization.k8s.io/v1'),
+            ('metadata', OD([('creationTimestamp', None)])), ('spec', spec_out),
+            ('status', st)]))
 
     # --- routing -----------------------------------------------------------------
 
@@ -471,6 +524,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def api_request(self, method, path, q):
         app = self.server.app
         rec = self._rec
+        if method == 'POST' and path.rstrip('/') == \
+                '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews':
+            self.self_subject_access_review()
+            return
         if method in ('POST', 'PUT', 'PATCH', 'DELETE'):
             # Consume the body first so that keep-alive survives any error.
             self.read_body()
@@ -991,6 +1048,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             elif what == 'tokens' and method == 'POST':
                 ctl.add_token(spec)
                 self.send_json(200, {'token': spec['token'], 'user': spec['user']})
+            elif what == 'rbac' and method == 'POST':
+                ctl.set_rbac(spec)
+                self.send_json(200, {'user': spec['user'], 'rules': spec['rules']})
             elif what == 'tokens' and method == 'DELETE':
                 ctl.remove_token(spec.get('token') or _first(q, 'token'))
                 self.send_json(200, {'removed': True})

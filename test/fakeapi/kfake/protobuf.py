@@ -21,6 +21,16 @@ MAGIC = b'k8s\x00'
 # into its parent (Go's embedded structs).
 SCHEMAS = {
     'TypeMeta': {1: ('apiVersion', 's'), 2: ('kind', 's')},
+    # k8s.io/api/authorization/v1 (kubectl auth can-i)
+    'SelfSubjectAccessReview': {1: ('metadata', 'ObjectMeta'),
+                                2: ('spec', 'SelfSubjectAccessReviewSpec'),
+                                3: ('status', 'Empty')},
+    'SelfSubjectAccessReviewSpec': {1: ('resourceAttributes', 'ResourceAttributes'),
+                                    2: ('nonResourceAttributes', 'NonResourceAttributes')},
+    'ResourceAttributes': {1: ('namespace', 's'), 2: ('verb', 's'), 3: ('group', 's'),
+                           4: ('version', 's'), 5: ('resource', 's'), 6: ('subresource', 's'),
+                           7: ('name', 's')},
+    'NonResourceAttributes': {1: ('path', 's'), 2: ('verb', 's')},
     'ObjectMeta': {1: ('name', 's'), 2: ('generateName', 's'), 3: ('namespace', 's'),
                    4: ('selfLink', 's'), 5: ('uid', 's'), 6: ('resourceVersion', 's'),
                    7: ('generation', 'i'), 8: ('creationTimestamp', 'T'),
@@ -103,7 +113,8 @@ _KEEP_ZERO = {'replicas', 'terminationGracePeriodSeconds', 'activeDeadlineSecond
               'controller', 'blockOwnerDeletion', 'containerPort'}
 
 KIND_SCHEMAS = {'Namespace': 'Namespace', 'ConfigMap': 'ConfigMap', 'Pod': 'Pod',
-                'Deployment': 'Deployment'}
+                'Deployment': 'Deployment',
+                'SelfSubjectAccessReview': 'SelfSubjectAccessReview'}
 
 
 class ProtobufError(ValueError):
