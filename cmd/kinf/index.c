@@ -231,7 +231,21 @@ static int matching_keys(struct query *q, struct kinf_strv *ret, struct kinf_err
 struct match {
 	size_t informer;
 	char *key;
+	size_t type_rank;	/* the first informer of its type */
+	size_t context;		/* its place in --context */
 };
+
+/* Types in the order given, then contexts, then namespace/name (as -A sorts). */
+static int cmp_match(const void *a, const void *b) {
+	const struct match *x = a, *y = b;
+	if (x->type_rank != y->type_rank) {
+		return x->type_rank < y->type_rank ? -1 : 1;
+	}
+	if (x->context != y->context) {
+		return x->context < y->context ? -1 : 1;
+	}
+	return strcmp(x->key, y->key);
+}
 
 /*
  * The cells of obj's row in a table of its type: CONTEXT (several
@@ -550,11 +564,25 @@ static int all_matches(struct query *q, struct match **ret, size_t *ret_n) {
 		if (nv) {
 			v = nv;
 		}
+		size_t rank = m;
+		const char *type = session_resource_name(q->session);
+		for (size_t j = 0; type && j < m; j++) {
+			if (session_select(q->session, j) && session_resource_name(q->session) &&
+					strcmp(session_resource_name(q->session), type) == 0) {
+				rank = j;
+				break;
+			}
+		}
+		session_select(q->session, m);
 		for (size_t i = 0; rc == 0 && i < keys.n; i++) {
-			v[n++] = (struct match){ .informer = m, .key = keys.v[i] };
+			v[n++] = (struct match){ .informer = m, .key = keys.v[i], .type_rank = rank,
+				.context = session_context_index(q->session) };
 			keys.v[i] = NULL;
 		}
 		kinf_strv_release(&keys);
+	}
+	if (v) {
+		qsort(v, n, sizeof(*v), cmp_match);
 	}
 	*ret = v;
 	*ret_n = n;

@@ -1015,6 +1015,10 @@ int session_append_ref(struct session *s, const char *name, struct kinf_buf *out
 	return rc < 0 ? -KINF_ENOMEM : 0;
 }
 
+size_t session_context_index(struct session *s) {
+	return s->members[s->cur]->ctx;
+}
+
 bool session_several_types(const struct session *s) {
 	const struct kinf_resource *a = NULL;
 	for (size_t i = 0; i < s->n_members; i++) {

@@ -185,6 +185,8 @@ bool session_name_wanted(struct session *s, const char *key);
  * kubectl names objects (deployment.apps/web, pod/web-1). 0 or -KINF_ENOMEM.
  */
 int session_append_ref(struct session *s, const char *name, struct kinf_buf *out);
+/* The current informer's context: its place in --context (0 with one). */
+size_t session_context_index(struct session *s);
 /* Whether the informers are of more than one resource type. */
 bool session_several_types(const struct session *s);
 int session_start(struct session *s);

@@ -542,6 +542,11 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get pods,deploy -A -l app=web | noage)"
 	assert_line --index 0 --regexp '^NAMESPACE +NAME +READY +STATUS '
 	assert_line --regexp '^default +deployment.apps/web +3/3 '
+	# Several namespaces: sorted as -A sorts, one table per type.
+	run --separate-stderr kinf index pods,deploy -n viewer-ns,default --by app
+	assert_success
+	want=$(kubectl_fake get pods,deploy -A -l app | awk '$0 == "" || $1 == "NAMESPACE" || $1 == "default" || $1 == "viewer-ns"' | noage | tr -s ' ')
+	assert_equal "$(noage <<<"$output" | tr -s ' ')" "$want"
 	# One type: as before, plain names.
 	run --separate-stderr kinf index pods -A --by app=web
 	assert_success
