@@ -93,6 +93,9 @@ struct session {
 	 */
 	struct wants *dyn;
 	struct kinf_http **review_http;
+	/* The deletes of a namespace that left, handed out before any pop. */
+	struct pending *pending;
+	size_t n_pending, pending_head;
 	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
 	int from_fd;			/* --from */
 	atomic_bool progress_shown;	/* written by the reflector thread */
@@ -1069,6 +1072,79 @@ static int member_failed(struct session *s, const struct kinf_informerset_event 
 	return cli_error(s->cli, ev->rc, &ev->err, s->n_members > 1 ? m->label : NULL);
 }
 
+/* One made-up pop: an object of a namespace that left, deleted. */
+struct pending {
+	size_t member;
+	struct kinf_informer_batch batch;
+	struct kinf_deltas *deltas;
+};
+
+/*
+ * The objects member j still has: each a DELETED event whose final state
+ * is unknown, as a relist that no longer finds it makes one; the indexer
+ * is emptied. Out of memory leaves the rest where they are.
+ */
+static void deleted_with_namespace(struct session *s, size_t j) {
+	struct kinf_indexer *idx = kinf_informer_indexer(kinf_informerset_get(s->set, j));
+	struct kinf_object_list list = {0};
+	if (kinf_indexer_list(idx, &list) < 0) {
+		return;
+	}
+	struct pending *v = realloc(s->pending, (s->n_pending + list.n + 1) * sizeof(*v));
+	if (v) {
+		s->pending = v;
+	}
+	for (size_t i = 0; v && i < list.n; i++) {
+		struct pending *p = &s->pending[s->n_pending];
+		const char *key = kinf_object_key(list.v[i]);
+		*p = (struct pending){ .member = j };
+		p->batch.v = calloc(1, sizeof(*p->batch.v));
+		p->deltas = calloc(1, sizeof(*p->deltas));
+		if (p->deltas) {
+			p->deltas->v = calloc(1, sizeof(*p->deltas->v));
+			p->deltas->key = strdup(key);
+		}
+		if (!p->batch.v || !p->deltas || !p->deltas->v || !p->deltas->key ||
+				!(p->batch.v[0].key = strdup(key))) {
+			kinf_informer_batch_release(&p->batch);
+			kinf_deltas_free(p->deltas);
+			break;
+		}
+		p->batch.n = 1;
+		p->batch.v[0].type = KINF_INFORMER_DELETE;
+		p->batch.v[0].obj = kinf_object_ref(list.v[i]);
+		p->batch.v[0].final_state_unknown = true;
+		p->batch.v[0].delta_type = KINF_DELTA_DELETED;
+		p->deltas->n = 1;
+		p->deltas->v[0] = (struct kinf_delta){
+			.type = KINF_DELTA_DELETED, .obj = kinf_object_ref(list.v[i]),
+			.final_state_unknown = true,
+		};
+		kinf_indexer_delete(idx, key);
+		s->n_pending++;
+	}
+	kinf_object_list_release(&list);
+}
+
+/* The next made-up pop into ret (0), or -1 when there is none. */
+static int next_pending(struct session *s, struct kinf_informer_batch *ret_batch,
+		struct kinf_deltas **ret_deltas) {
+	if (s->pending_head == s->n_pending) {
+		return -1;
+	}
+	struct pending *p = &s->pending[s->pending_head++];
+	s->cur = p->member;
+	*ret_batch = p->batch;
+	if (ret_deltas) {
+		*ret_deltas = p->deltas;
+	} else {
+		kinf_deltas_free(p->deltas);
+	}
+	p->batch = (struct kinf_informer_batch){0};
+	p->deltas = NULL;
+	return 0;
+}
+
 /* The last member, not in the set, goes (what it holds with it). */
 static void drop_last_member(struct session *s) {
 	struct member *m = s->members[--s->n_members];
@@ -1150,6 +1226,7 @@ static void namespace_left(struct session *s, size_t c, const char *ns) {
 				strcmp(m->own_namespace, ns) == 0 && j < kinf_informerset_len(s->set)) {
 			kinf_informerset_remove(s->set, j);
 			m->left = true;
+			deleted_with_namespace(s, j);
 			kinf_log(1, "%s leaves", m->label);
 		}
 	}
@@ -1177,6 +1254,9 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		}
 		if (s->so.count > 0 && s->printed >= s->so.count) {
 			return 0;
+		}
+		if (next_pending(s, ret_batch, ret_deltas) == 0) {
+			return 1;
 		}
 		/* Short waits: a signal or a closed stdout is noticed soon. */
 		int rc = kinf_informerset_next(s->set, 200, &ev);
@@ -1420,6 +1500,11 @@ int session_end(struct session *s, int status) {
 		kinf_http_free(s->review_http[c]);
 	}
 	free(s->review_http);
+	for (size_t i = s->pending_head; i < s->n_pending; i++) {
+		kinf_informer_batch_release(&s->pending[i].batch);
+		kinf_deltas_free(s->pending[i].deltas);
+	}
+	free(s->pending);
 	for (size_t i = 1; i < s->n_clis; i++) {
 		cli_release(s->clis[i]);
 		free(s->clis[i]);

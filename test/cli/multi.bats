@@ -40,7 +40,8 @@ teardown() {
 # renamed (cluster, user and context "other") and merged after the first,
 # so that --context admin,other reaches both. The first stays FAKEAPI_*.
 other_server() {
-	local saved=("$FAKEAPI_DIR" "$FAKEAPI_PID" "$FAKEAPI_URL" "$KUBECONFIG")
+	local saved=("$FAKEAPI_DIR" "$FAKEAPI_PID" "$FAKEAPI_URL" "$KUBECONFIG" "$XDG_CACHE_HOME"
+		"$KUBECACHEDIR")
 	fakeapi_start --dir "$BATS_TEST_TMPDIR/other" "$@"
 	OTHER_PID=$FAKEAPI_PID
 	sed -e 's/^- name: fake$/- name: other/' -e 's/^    cluster: fake$/    cluster: other/' \
@@ -48,6 +49,7 @@ other_server() {
 		"$FAKEAPI_DIR/kubeconfig" > "$BATS_TEST_TMPDIR/other.kubeconfig"
 	FAKEAPI_DIR=${saved[0]} FAKEAPI_PID=${saved[1]} FAKEAPI_URL=${saved[2]}
 	export KUBECONFIG="${saved[3]}:$BATS_TEST_TMPDIR/other.kubeconfig"
+	export XDG_CACHE_HOME=${saved[4]} KUBECACHEDIR=${saved[5]}
 }
 
 # A table without its last column (AGE: seconds apart between two commands).
@@ -647,7 +649,7 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	other_server --without-group example.com
 	# kubectl sees the same: the other cluster has no widgets.
 	run kubectl --context other get wd -n default
-	[[ $output == *'the server doesn'"'"'t have a resource type "wd"'* ]]
+	assert_output --partial 'the server doesn'"'"'t have a resource type "wd"'
 	run --separate-stderr kinf watch pods,wd --context admin,other -n default -o json --exit-after-sync
 	assert_failure 1
 	assert_equal "$stderr" 'kinf: widgets.example.com of context "other": the server doesn'"'"'t have a resource type "wd"'
