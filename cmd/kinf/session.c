@@ -667,7 +667,16 @@ static int watch_namespaces(struct session *s, size_t c) {
 	m->ctx = c;
 	m->res = res;
 	m->hidden = true;
-	return member_init(s, m, true);
+	int status = member_init(s, m, true);
+	if (status == EXIT_OK) {
+		/* Named in its messages: the user did not ask for namespaces. */
+		struct kinf_buf b = {0};
+		kinf_buf_printf(&b, "--accessible: %s", m->label);
+		free(m->label);
+		m->label = kinf_buf_take(&b);
+		status = m->label ? EXIT_OK : cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	return status;
 }
 
 /*
@@ -1069,7 +1078,7 @@ static int member_failed(struct session *s, const struct kinf_informerset_event 
 		return EXIT_ERROR;
 	}
 	/* With several, name the one that failed: the others go on. */
-	return cli_error(s->cli, ev->rc, &ev->err, s->n_members > 1 ? m->label : NULL);
+	return cli_error(s->cli, ev->rc, &ev->err, s->n_members > 1 || m->hidden ? m->label : NULL);
 }
 
 /* One made-up pop: an object of a namespace that left, deleted. */

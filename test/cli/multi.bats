@@ -772,7 +772,13 @@ dev_context() {
 	kubectl_fake delete namespace team-a team-z >/dev/null
 }
 
-@test "bad input: --accessible without -A, or with --from" {
+@test "bad input: --accessible without -A, or with --from; namespaces it may not list" {
+	fakeapi_ctl POST /_fake/tokens '{"token":"nons-tok","user":"nons"}' >/dev/null
+	fakeapi_ctl POST /_fake/rbac '{"user":"nons","rules":[
+		{"verbs":["list","watch"],"resources":["pods"],"namespaces":["default"]}]}' >/dev/null
+	run --separate-stderr kinf watch pods -A --accessible --token nons-tok -o json --exit-after-sync
+	assert_failure 1
+	assert_equal "$stderr" 'kinf: --accessible: namespaces: namespaces is forbidden: User "nons" cannot list resource "namespaces" in API group "" at the cluster scope (403 Forbidden)'
 	run --separate-stderr kinf watch pods --accessible -o json
 	assert_failure 2
 	[[ $stderr == 'kinf: --accessible goes with -A (and a server)'* ]]
