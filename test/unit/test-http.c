@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accessreview.h"
 #include "buf.h"
 #include "http.h"
 #include "kubeconfig.h"
@@ -347,6 +348,64 @@ static void test_watch_idle(void) {
 	got_release(&g);
 }
 
+/* One access review against a server answering with resp; the request head in head. */
+static int review(const char *resp, const char *namespace, bool *allowed,
+		struct kinf_buf *head, struct kinf_error *err) {
+	const char *script[] = { resp, NULL };
+	struct server s;
+	struct kinf_rest_config config;
+	server_start(&s, script);
+	struct kinf_http *http = client(&s, NULL, NULL, &config);
+	int rc = kinf_access_review(http, "list", "apps", "deployments", namespace, allowed, err);
+	client_free(http, &config);
+	pthread_mutex_lock(&s.lock);
+	if (s.heads.n) {
+		must(kinf_buf_append_str(head, s.heads.v[0]));
+	}
+	pthread_mutex_unlock(&s.lock);
+	server_stop(&s);
+	return rc;
+}
+
+/* kinf_access_review: a JSON POST, as kubectl auth can-i sends it, and status.allowed. */
+static void test_access_review(void) {
+	static const char want[] = "{\"kind\":\"SelfSubjectAccessReview\","
+		"\"apiVersion\":\"authorization.k8s.io/v1\",\"spec\":{\"resourceAttributes\":"
+		"{\"verb\":\"list\",\"namespace\":\"team-a\",\"group\":\"apps\","
+		"\"resource\":\"deployments\"}}}";
+	static const char yes[] = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
+		"Content-Length: 31\r\n\r\n{\"status\":{\"allowed\":true}}\n   ";
+	static const char no[] = "HTTP/1.1 201 Created\r\nContent-Length: 28\r\n\r\n"
+		"{\"status\":{\"allowed\":false}}";
+	static const char none[] = "HTTP/1.1 201 Created\r\nContent-Length: 13\r\n\r\n"
+		"{\"status\":{}}";
+	static const char denied[] = "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n";
+	struct kinf_buf head = {0};
+	struct kinf_error err = {0};
+	bool allowed = false;
+	char len[64];
+
+	is_int(review(yes, "team-a", &allowed, &head, &err), 0, "review: 201 (%s)", err.message);
+	ok(allowed, "review: status.allowed true");
+	ok(head.data && strncmp(head.data, "POST /apis/authorization.k8s.io/v1/"
+			"selfsubjectaccessreviews HTTP/1.1\r\n", 66) == 0,
+			"review: POST to selfsubjectaccessreviews");
+	ok(head.data && strstr(head.data, "\r\nContent-Type: application/json\r\n") != NULL,
+			"review: a JSON body");
+	snprintf(len, sizeof(len), "\r\nContent-Length: %zu\r\n", strlen(want));
+	ok(head.data && strstr(head.data, len) != NULL, "review: the body's length (%zu)",
+			strlen(want));
+	kinf_buf_reset(&head);
+	allowed = true;
+	is_int(review(no, NULL, &allowed, &head, &err), 0, "review: denied is an answer");
+	ok(!allowed, "review: status.allowed false");
+	is_int(review(none, NULL, &allowed, &head, &err), -KINF_EJSON,
+			"review: no status.allowed is an error (%s)", err.message);
+	is_int(review(denied, NULL, &allowed, &head, &err), -KINF_EHTTP,
+			"review: a refused review is the request's error");
+	kinf_buf_release(&head);
+}
+
 int main(void) {
 	/* The loopback server, never a proxy from the environment. */
 	unsetenv("http_proxy");
@@ -360,5 +419,6 @@ int main(void) {
 	test_retry_after_server();
 	test_header_checks();
 	test_watch_idle();
+	test_access_review();
 	return tap_done();
 }
