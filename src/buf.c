@@ -96,7 +96,7 @@ int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...) {
 	return r;
 }
 
-int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str) {
+static int urlenc(struct kinf_buf *buf, const char *str) {
 	static const char hex[] = "0123456789ABCDEF";
 	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
 		int r;
@@ -113,6 +113,10 @@ int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str) {
 		}
 	}
 	return 0;
+}
+
+int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str) {
+	return urlenc(buf, str);
 }
 
 int kinf_buf_append_utf8(struct kinf_buf *buf, unsigned long cp) {
@@ -162,6 +166,10 @@ void kinf_buf_putf(struct kinf_buf *buf, const char *fmt, ...) {
 	va_start(ap, fmt);
 	(void)vprintf_to(buf, fmt, ap);
 	va_end(ap);
+}
+
+void kinf_buf_put_urlenc(struct kinf_buf *buf, const char *str) {
+	(void)urlenc(buf, str);
 }
 
 int kinf_buf_error(const struct kinf_buf *buf) {

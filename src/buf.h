@@ -49,6 +49,7 @@ void kinf_buf_puts(struct kinf_buf *buf, const char *str);
 void kinf_buf_putc(struct kinf_buf *buf, char c);
 void kinf_buf_putf(struct kinf_buf *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void kinf_buf_put_urlenc(struct kinf_buf *buf, const char *str);
 /* 0, or the failure that made buf unusable. */
 KINF_MUST_CHECK int kinf_buf_error(const struct kinf_buf *buf);
 

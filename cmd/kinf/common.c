@@ -480,15 +480,24 @@ int cli_parse_selectors(struct cli *cli) {
 	return EXIT_OK;
 }
 
+void cli_emit(FILE *out, const struct kinf_buf *line) {
+	if (kinf_buf_error(line)) {
+		fputs("kinf: out of memory: a line of output could not be made\n", stderr);
+		fflush(out);
+		exit(EXIT_ERROR);
+	}
+	fwrite(line->data, 1, line->len, out);
+}
+
 char *cli_serve_default_socket(void) {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	struct kinf_buf b = {0};
 	if (xdg && xdg[0] == '/') {
-		kinf_buf_printf(&b, "%s/kinf/serve.sock", xdg);
+		kinf_buf_putf(&b, "%s/kinf/serve.sock", xdg);
 	} else {
-		kinf_buf_printf(&b, "/tmp/kinf-%u/serve.sock", (unsigned)getuid());
+		kinf_buf_putf(&b, "/tmp/kinf-%u/serve.sock", (unsigned)getuid());
 	}
-	return kinf_buf_take(&b);
+	return kinf_buf_take(&b);	/* NULL when memory ran out */
 }
 
 /* Where the kinf serve came from, for messages: "--server unix:/x". */
@@ -526,7 +535,7 @@ static int serve_target(struct cli *cli, char **ret_socket) {
 		if (!sock) {
 			return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 		}
-		kinf_buf_append_str(&url, "http://localhost");
+		kinf_buf_puts(&url, "http://localhost");
 	} else if (strncmp(addr, "tcp:", 4) == 0) {
 		const char *colon = strrchr(addr + 4, ':');
 		if (!colon || colon == addr + 4 || !colon[1] ||
@@ -534,11 +543,11 @@ static int serve_target(struct cli *cli, char **ret_socket) {
 			return cli_usage_error(cli, "%s: tcp: takes HOST:PORT, e.g. tcp:127.0.0.1:8443",
 					what);
 		}
-		kinf_buf_printf(&url, "https://%s", addr + 4);
+		kinf_buf_putf(&url, "https://%s", addr + 4);
 	} else if (cli->serve_addr_from_env && (strncmp(addr, "https://", 8) == 0 ||
 			strncmp(addr, "http://", 7) == 0)) {
-		kinf_buf_append(&url, addr, strcspn(addr, "?#"));
-		while (url.len > 0 && url.data[url.len - 1] == '/') {
+		kinf_buf_put(&url, addr, strcspn(addr, "?#"));
+		while (!kinf_buf_error(&url) && url.len > 0 && url.data[url.len - 1] == '/') {
 			url.data[--url.len] = '\0';
 		}
 	} else {
@@ -554,8 +563,8 @@ static int serve_target(struct cli *cli, char **ret_socket) {
 				"to kinf serve (it reads with its upstream's identity)", what);
 	}
 	if (cli->kc.context && cli->kc.context[0]) {
-		kinf_buf_append_str(&url, "/clusters/");
-		kinf_buf_append_urlenc(&url, cli->kc.context);
+		kinf_buf_puts(&url, "/clusters/");
+		kinf_buf_put_urlenc(&url, cli->kc.context);
 	}
 	free(cli->serve_url);
 	cli->serve_url = kinf_buf_take(&url);

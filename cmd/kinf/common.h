@@ -244,6 +244,13 @@ void cli_printf_safe(FILE *out, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * Write what a printer built with kinf_buf_put* (a JSON line, say) to out.
+ * When building it ran out of memory, a line of the output would be lost
+ * unseen: kinf says so on stderr and exits with status 1 instead.
+ */
+void cli_emit(FILE *out, const struct kinf_buf *line);
+
+/*
  * Print "kinf: <context>: <message>" for reterr (escaped as
  * cli_printf_safe does); returns the exit status.
  */

@@ -107,9 +107,9 @@ static bool matches(struct query *q, const struct kinf_object *obj) {
 
 static void append_req(struct kinf_buf *b, const char *fmt, const char *x, const char *y) {
 	if (b->len) {
-		kinf_buf_append_char(b, ',');
+		kinf_buf_putc(b, ',');
 	}
-	kinf_buf_printf(b, fmt, x, y);
+	kinf_buf_putf(b, fmt, x, y);
 }
 
 /*
@@ -134,8 +134,8 @@ static void pushdown(const struct kinf_resource *res, struct kinf_buf *labels,
 		if (strncmp(name, "label:", 6) == 0) {
 			struct kinf_buf req = {0};
 			struct kinf_selector *sel = NULL;
-			kinf_buf_printf(&req, v ? "%s=%s" : "%s", name + 6, v);
-			if (req.data && !strpbrk(req.data, " ,()!<>") &&
+			kinf_buf_putf(&req, v ? "%s=%s" : "%s", name + 6, v);
+			if (!kinf_buf_error(&req) && req.data && !strpbrk(req.data, " ,()!<>") &&
 					kinf_label_selector_parse(req.data, &sel, NULL) == 0) {
 				append_req(labels, "%s%s", req.data, "");
 			}
@@ -287,17 +287,19 @@ static struct kinf_table *type_table(struct query *q, struct kinf_object *first)
 	const struct kinf_resource *res = session_resource(q->session);
 	const char *kind = res ? res->kind : first ? kinf_object_kind(first) : NULL;
 
+	int rc = 0;
 	if (session_context(q->session)) {
-		kinf_strv_push_str(&headers, "CONTEXT");
+		rc |= kinf_strv_push_str(&headers, "CONTEXT");
 	}
 	if (cli_namespace_column(&q->cli) || q->so.from) {
-		kinf_strv_push_str(&headers, "NAMESPACE");
+		rc |= kinf_strv_push_str(&headers, "NAMESPACE");
 	}
 	kinf_output_object_columns(kind, NULL, &headers);
 	if (q->cli.format == KINF_OUTPUT_WIDE) {
-		kinf_strv_push_str(&headers, "NODE");
+		rc |= kinf_strv_push_str(&headers, "NODE");
 	}
-	struct kinf_table *table = kinf_table_new(headers.n);
+	/* NULL (out of memory) when a title is missing, as when the table is. */
+	struct kinf_table *table = rc == 0 ? kinf_table_new(headers.n) : NULL;
 	if (table && !q->cli.no_headers) {
 		kinf_table_add_row(table, (const char *const *)headers.v);
 	}
@@ -428,18 +430,18 @@ static void print_keys(struct query *q, const struct match *v, size_t n) {
 		}
 		kinf_buf_reset(&q->line);
 		if (several) {
-			kinf_buf_append_str(&q->line, "{\"key\":");
+			kinf_buf_puts(&q->line, "{\"key\":");
 			kinf_json_quote(&q->line, key, strlen(key));
 			session_append_source(q->session, &q->line);
-			kinf_buf_append_str(&q->line, "}\n");
+			kinf_buf_puts(&q->line, "}\n");
 		} else if (q->cli.format == KINF_OUTPUT_JSON) {
 			kinf_json_quote(&q->line, key, strlen(key));
-			kinf_buf_append_char(&q->line, '\n');
+			kinf_buf_putc(&q->line, '\n');
 		} else {
 			cli_printf_safe(stdout, "%s", key);
 			continue;
 		}
-		fwrite(q->line.data, 1, q->line.len, stdout);
+		cli_emit(stdout, &q->line);
 	}
 	if (t) {
 		kinf_table_print(t, stdout);
@@ -496,10 +498,10 @@ static void print_values(struct query *q, const struct kinf_index_value *vals, s
 			kinf_table_add_row(t, row);
 		} else {
 			kinf_buf_reset(&q->line);
-			kinf_buf_append_str(&q->line, "{\"value\":");
+			kinf_buf_puts(&q->line, "{\"value\":");
 			kinf_json_quote(&q->line, vals[i].value, strlen(vals[i].value));
-			kinf_buf_printf(&q->line, ",\"count\":%zu}\n", vals[i].count);
-			fwrite(q->line.data, 1, q->line.len, stdout);
+			kinf_buf_putf(&q->line, ",\"count\":%zu}\n", vals[i].count);
+			cli_emit(stdout, &q->line);
 		}
 	}
 	if (t) {
@@ -632,17 +634,18 @@ static int answer(struct query *q) {
  * field:PATH as they are, a --index NAME by its field:PATH (names are the
  * client's own).
  */
-static void wire_name(const struct kinf_index_spec *spec, const char *value,
+static int wire_name(const struct kinf_index_spec *spec, const char *value,
 		struct kinf_buf *out) {
 	kinf_buf_reset(out);
 	if (spec->arg && !strchr(spec->index_name, ':')) {
-		kinf_buf_printf(out, "field:%s", spec->arg);
+		kinf_buf_putf(out, "field:%s", spec->arg);
 	} else {
-		kinf_buf_append_str(out, spec->index_name);
+		kinf_buf_puts(out, spec->index_name);
 	}
 	if (value) {
-		kinf_buf_printf(out, "=%s", value);
+		kinf_buf_putf(out, "=%s", value);
 	}
+	return kinf_buf_error(out);
 }
 
 /* --values from kinf serve's answer: {"items":[{"value":V,"count":N},...]}. */
@@ -701,25 +704,26 @@ static int ask_serve(struct query *q) {
 
 	session_member_info(q->session, 0, &mi);
 	char *coll = kinf_resource_path(mi.res, mi.namespace);
-	kinf_buf_printf(&base, "/kinf/v1/index%s", coll ? coll : "");
+	kinf_buf_putf(&base, "/kinf/v1/index%s", coll ? coll : "");
 	free(coll);
+	bool oom = kinf_buf_error(&base) != 0;
 	kinf_urlquery_start(&uq, &path, base.data ? base.data : "");
 	for (size_t i = 0; i < q->n_by; i++) {
-		wire_name(&q->by[i].spec, q->by[i].value, &one);
+		oom |= wire_name(&q->by[i].spec, q->by[i].value, &one) < 0;
 		kinf_urlquery_add(&uq, "by", one.data);
 	}
 	if (q->values_index) {
 		struct kinf_index_spec spec;
 		if (kinf_index_spec_resolve(q->values_index, &q->custom_names, &q->custom_paths,
 				&spec, &err) == 0) {
-			wire_name(&spec, NULL, &one);
+			oom |= wire_name(&spec, NULL, &one) < 0;
 			kinf_urlquery_add(&uq, "values", one.data);
 		}
 		kinf_index_spec_release(&spec);
 	}
 	kinf_urlquery_add(&uq, "labelSelector", q->cli.label_selector);
 	kinf_urlquery_add(&uq, "fieldSelector", q->cli.field_selector);
-	if (!base.data || !one.data || kinf_urlquery_finish(&uq) < 0) {
+	if (oom || !base.data || kinf_urlquery_finish(&uq) < 0) {
 		status = cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL);
 		goto out;
 	}
@@ -753,27 +757,27 @@ static void print_change(struct query *q, char mark, const char *key,
 	if (q->cli.format == KINF_OUTPUT_JSON) {
 		const char *type = mark == '+' ? "MATCHED" : mark == '-' ? "UNMATCHED" : "CHANGED";
 		kinf_buf_reset(&q->line);
-		kinf_buf_printf(&q->line, "{\"type\":\"%s\",\"key\":", type);
+		kinf_buf_putf(&q->line, "{\"type\":\"%s\",\"key\":", type);
 		kinf_json_quote(&q->line, key, strlen(key));
 		session_append_source(q->session, &q->line);
 		if (obj) {
 			const char *rv = kinf_object_resource_version(obj);
-			kinf_buf_append_str(&q->line, ",\"resourceVersion\":");
+			kinf_buf_puts(&q->line, ",\"resourceVersion\":");
 			kinf_json_quote(&q->line, rv, strlen(rv));
 		}
 		if (initial) {
-			kinf_buf_append_str(&q->line, ",\"initial\":true");
+			kinf_buf_puts(&q->line, ",\"initial\":true");
 		}
 		if (obj) {
 			struct kinf_object *typed = session_printed(q->session, obj);
 			size_t len;
 			const char *json = kinf_object_json(typed ? typed : obj, &len);
-			kinf_buf_append_str(&q->line, ",\"object\":");
-			kinf_buf_append(&q->line, json, len);
+			kinf_buf_puts(&q->line, ",\"object\":");
+			kinf_buf_put(&q->line, json, len);
 			kinf_object_unref(typed);
 		}
-		kinf_buf_append_str(&q->line, "}\n");
-		fwrite(q->line.data, 1, q->line.len, stdout);
+		kinf_buf_puts(&q->line, "}\n");
+		cli_emit(stdout, &q->line);
 	} else if (session_n_informers(q->session) > 1) {
 		const char *ctx = session_context(q->session);
 		cli_printf_safe(stdout, "%c %s%s%s %s", mark, ctx ? ctx : "", ctx ? " " : "",

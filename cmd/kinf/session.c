@@ -278,7 +278,7 @@ static int resolve(struct session *s, struct cli *cli, const char *name,
 /* "deployments.apps" (caller frees), or NULL when out of memory. */
 static char *resource_name_of(const struct kinf_resource *res) {
 	struct kinf_buf b = {0};
-	kinf_buf_printf(&b, "%s%s%s", res->resource, res->group[0] ? "." : "", res->group);
+	kinf_buf_putf(&b, "%s%s%s", res->resource, res->group[0] ? "." : "", res->group);
 	return kinf_buf_take(&b);
 }
 
@@ -307,19 +307,19 @@ static int member_init(struct session *s, struct member *m, bool clone_http) {
 	m->s = s;
 	m->path = kinf_resource_path(res, m->namespace);
 	if (res->group[0]) {
-		kinf_buf_printf(&b, "%s/%s", res->group, res->version);
+		kinf_buf_putf(&b, "%s/%s", res->group, res->version);
 	} else {
-		kinf_buf_append_str(&b, res->version);
+		kinf_buf_puts(&b, res->version);
 	}
 	m->api_version = kinf_buf_take(&b);
 	m->resource_name = resource_name_of(res);
 	if (m->namespace) {
-		kinf_buf_printf(&b, "%s in namespace \"%s\"", m->resource_name, m->namespace);
+		kinf_buf_putf(&b, "%s in namespace \"%s\"", m->resource_name, m->namespace);
 	} else {
-		kinf_buf_append_str(&b, m->resource_name ? m->resource_name : "");
+		kinf_buf_puts(&b, m->resource_name ? m->resource_name : "");
 	}
 	if (s->n_clis > 1) {
-		kinf_buf_printf(&b, " of context \"%s\"", context ? context : "");
+		kinf_buf_putf(&b, " of context \"%s\"", context ? context : "");
 	}
 	m->label = kinf_buf_take(&b);
 	if (clone_http) {
@@ -346,28 +346,31 @@ static int member_selectors(struct session *s, struct member *m) {
 
 	if (s->so.pushdown) {
 		s->so.pushdown(m->res, &push_labels, &push_fields, s->so.pushdown_data);
+		if (kinf_buf_error(&push_labels) || kinf_buf_error(&push_fields)) {
+			rc = -KINF_ENOMEM;
+		}
 	}
-	if (name || push_fields.len) {
+	if (rc == 0 && (name || push_fields.len)) {
 		const char *sep = "";
 		if (name) {
-			kinf_buf_printf(&b, "metadata.name=%s", name);
+			kinf_buf_putf(&b, "metadata.name=%s", name);
 			sep = ",";
 		}
 		if (cli->field_selector && cli->field_selector[0]) {
-			kinf_buf_printf(&b, "%s%s", sep, cli->field_selector);
+			kinf_buf_putf(&b, "%s%s", sep, cli->field_selector);
 			sep = ",";
 		}
 		if (push_fields.len) {
-			kinf_buf_printf(&b, "%s%s", sep, push_fields.data);
+			kinf_buf_putf(&b, "%s%s", sep, push_fields.data);
 		}
 		m->field_selector = kinf_buf_take(&b);
 		rc = m->field_selector ? 0 : -KINF_ENOMEM;
 	}
 	if (rc == 0 && push_labels.len) {
 		if (cli->label_selector && cli->label_selector[0]) {
-			kinf_buf_printf(&b, "%s,", cli->label_selector);
+			kinf_buf_putf(&b, "%s,", cli->label_selector);
 		}
-		kinf_buf_append(&b, push_labels.data, push_labels.len);
+		kinf_buf_put(&b, push_labels.data, push_labels.len);
 		m->label_selector = kinf_buf_take(&b);
 		rc = m->label_selector ? 0 : -KINF_ENOMEM;
 	}
@@ -606,14 +609,15 @@ static bool may_list_watch(struct session *s, size_t c, const struct kinf_resour
 	if (rc < 0) {
 		const char *ctx = s->clis[c]->config->context_name;
 		struct kinf_buf what = {0};
-		kinf_buf_printf(&what, "access review of %s%s%s%s%s%s%s", res->resource,
+		kinf_buf_putf(&what, "access review of %s%s%s%s%s%s%s", res->resource,
 				res->group[0] ? "." : "", res->group,
 				namespace ? " in namespace \"" : "", namespace ? namespace : "",
 				namespace ? "\"" : "", s->n_clis > 1 ? " of context" : "");
 		if (s->n_clis > 1) {
-			kinf_buf_printf(&what, " \"%s\"", ctx ? ctx : "");
+			kinf_buf_putf(&what, " \"%s\"", ctx ? ctx : "");
 		}
-		s->failed_status = cli_error(s->cli, rc, &err, what.data ? what.data : "");
+		s->failed_status = cli_error(s->cli, rc, &err,
+				!kinf_buf_error(&what) && what.data ? what.data : "access review");
 		kinf_buf_release(&what);
 	}
 	kinf_log(1, "may list and watch %s%s%s in %s%s: %s", res->resource,
@@ -671,7 +675,7 @@ static int watch_namespaces(struct session *s, size_t c) {
 	if (status == EXIT_OK) {
 		/* Named in its messages: the user did not ask for namespaces. */
 		struct kinf_buf b = {0};
-		kinf_buf_printf(&b, "--accessible: %s", m->label);
+		kinf_buf_putf(&b, "--accessible: %s", m->label);
 		free(m->label);
 		m->label = kinf_buf_take(&b);
 		status = m->label ? EXIT_OK : cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);

@@ -23,10 +23,11 @@ static void test_appends(void) {
 	kinf_buf_putc(&b, '!');
 	kinf_buf_putf(&b, "%s", "ok");
 	kinf_buf_put(&b, "xyz", 2);
+	kinf_buf_put_urlenc(&b, "/");
 	is_int(kinf_buf_error(&b), 0, "puts: no failure");
-	is_str(b.data, "ab42x%20y%2Fz-!okxy", "puts append as the appends do");
+	is_str(b.data, "ab42x%20y%2Fz-!okxy%2F", "puts append as the appends do");
 	char *s = kinf_buf_take(&b);
-	is_str(s, "ab42x%20y%2Fz-!okxy", "take hands the data over");
+	is_str(s, "ab42x%20y%2Fz-!okxy%2F", "take hands the data over");
 	ok(b.data == NULL && b.len == 0, "and leaves the buffer empty");
 	free(s);
 	s = kinf_buf_take(&b);

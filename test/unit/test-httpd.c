@@ -1357,7 +1357,7 @@ static void test_tls_requests(void) {
 		char tmp[4096];
 		int n;
 		while ((n = SSL_read(ssl, tmp, sizeof(tmp))) > 0) {
-			kinf_buf_append(&got, tmp, (size_t)n);
+			must(kinf_buf_append(&got, tmp, (size_t)n));
 		}
 		const char *p1 = got.data ? strstr(got.data, "GET /p1 0 tcp") : NULL;
 		const char *p2 = got.data ? strstr(got.data, "GET /p2 0 tcp") : NULL;
@@ -1383,7 +1383,7 @@ static bool ssl_drain(SSL *ssl, struct kinf_buf *b) {
 	char tmp[65536];
 	int n;
 	while ((n = SSL_read(ssl, tmp, sizeof(tmp))) > 0) {
-		kinf_buf_append(b, tmp, (size_t)n);
+		must(kinf_buf_append(b, tmp, (size_t)n));
 	}
 	int e = SSL_get_error(ssl, n);
 	ERR_clear_error();

@@ -310,8 +310,8 @@ static void test_grow_and_remove(void) {
 	struct kinf_buf got = {0};
 	for (int n = 0; n < 2 && kinf_informerset_next(set, 3000, &ev) == 1; n++) {
 		for (size_t i = 0; i < ev.batch.n; i++) {
-			kinf_buf_printf(&got, "%s%zu:%s", got.len ? " " : "", ev.member,
-					ev.batch.v[i].key);
+			must(kinf_buf_printf(&got, "%s%zu:%s", got.len ? " " : "", ev.member,
+					ev.batch.v[i].key));
 		}
 		kinf_informerset_event_release(&ev);
 	}

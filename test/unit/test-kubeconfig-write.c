@@ -60,7 +60,7 @@ static char *slurp(const char *path) {
 	char tmp[4096];
 	size_t n;
 	while (f && (n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
-		kinf_buf_append(&b, tmp, n);
+		must(kinf_buf_append(&b, tmp, n));
 	}
 	if (f) {
 		fclose(f);
