@@ -220,12 +220,12 @@ static struct serve_coll *coll_new(struct kinf_serve *srv, size_t ctx,
 	c->ring = calloc(c->cap, sizeof(*c->ring));
 	c->store = kinf_indexer_new();
 	if (c->group && c->group[0]) {
-		kinf_buf_printf(&b, "%s/%s", c->group, c->version);
+		kinf_buf_putf(&b, "%s/%s", c->group, c->version);
 	} else {
-		kinf_buf_append_str(&b, src->version);
+		kinf_buf_puts(&b, src->version);
 	}
 	c->api_version = kinf_buf_take(&b);
-	kinf_buf_printf(&b, "%sList", src->kind);
+	kinf_buf_putf(&b, "%sList", src->kind);
 	c->list_kind = kinf_buf_take(&b);
 	bool ok = c->group && c->version && c->resource && c->singular && c->kind &&
 		c->ring && c->store && c->api_version && c->list_kind;
@@ -318,11 +318,14 @@ const char *kinf_serve_context_name(const struct kinf_serve *srv, size_t i) {
 char *kinf_serve_context_prefix(const struct kinf_serve *srv, size_t i) {
 	struct kinf_buf b = {0};
 	if (i > 0 && i < srv->n_ctxs) {
-		kinf_buf_append_str(&b, "/clusters/");
-		kinf_buf_append_urlenc(&b, srv->ctxs[i].name ? srv->ctxs[i].name : "");
+		kinf_buf_puts(&b, "/clusters/");
+		if (kinf_buf_append_urlenc(&b, srv->ctxs[i].name ? srv->ctxs[i].name : "") < 0) {
+			kinf_buf_release(&b);
+			return NULL;
+		}
 	}
-	kinf_buf_append_str(&b, "");
-	return kinf_buf_take(&b);
+	kinf_buf_puts(&b, "");
+	return kinf_buf_take(&b);	/* NULL when an append failed */
 }
 
 int kinf_serve_run(struct kinf_serve *srv, struct kinf_error *reterr) {
@@ -611,38 +614,39 @@ int kinf_serve_upstream(struct kinf_serve *srv, size_t source, bool up, const ch
 
 /* One Warning header line with text, escaped as NewWarningHeader escapes it. */
 static void warning_line(struct kinf_buf *out, const struct kinf_buf *text) {
-	kinf_buf_append_str(out, "Warning: 299 - \"");
+	kinf_buf_puts(out, "Warning: 299 - \"");
 	for (size_t i = 0; i < text->len; i++) {
 		char ch = text->data[i];
 		if (ch == '"' || ch == '\\') {
-			kinf_buf_append_char(out, '\\');
+			kinf_buf_putc(out, '\\');
 		}
-		kinf_buf_append_char(out, (unsigned char)ch < 0x20 ? ' ' : ch);
+		kinf_buf_putc(out, (unsigned char)ch < 0x20 ? ' ' : ch);
 	}
-	kinf_buf_append_str(out, "\"\r\n");
+	kinf_buf_puts(out, "\"\r\n");
 }
 
 /* "pods", "pods in namespace \"a\"", for messages. */
 static void describe_source(const struct serve_source *s, struct kinf_buf *out) {
 	const struct serve_coll *c = s->coll;
-	kinf_buf_printf(out, "%s%s%s", c->resource, c->group[0] ? "." : "", c->group);
+	kinf_buf_putf(out, "%s%s%s", c->resource, c->group[0] ? "." : "", c->group);
 	if (s->namespace) {
-		kinf_buf_printf(out, " in namespace \"%s\"", s->namespace);
+		kinf_buf_putf(out, " in namespace \"%s\"", s->namespace);
 	}
 }
 
-void serve_warning_headers(const struct serve_request *r, struct kinf_buf *out) {
+int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out) {
 	struct kinf_serve *srv = r->srv;
 	size_t ctx = r->ctx;
 	const struct serve_ctx *x = &srv->ctxs[ctx];
 	struct kinf_buf text = {0};
+	int rc = kinf_buf_error(&r->warning);
 	if (r->warning.len) {
 		warning_line(out, &r->warning);
 	}
 	char desc[600];
 	describe_ctx(x, desc, sizeof(desc));
 	if (x->down_since) {
-		kinf_buf_printf(&text, "kinf serve: upstream %s unreachable for %llds (%s): "
+		kinf_buf_putf(&text, "kinf serve: upstream %s unreachable for %llds (%s): "
 				"answering from the cache", desc,
 				(kinf_clock_now_ms() - x->down_since) / 1000, x->down_why ? x->down_why : "");
 		warning_line(out, &text);
@@ -650,14 +654,17 @@ void serve_warning_headers(const struct serve_request *r, struct kinf_buf *out) 
 	for (size_t i = 0; i < srv->n_sources; i++) {
 		const struct serve_source *s = &srv->sources[i];
 		if (s->ctx == ctx && s->failed) {
+			rc = rc ? rc : kinf_buf_error(&text);
 			kinf_buf_reset(&text);
-			kinf_buf_append_str(&text, "kinf serve: ");
+			kinf_buf_puts(&text, "kinf serve: ");
 			describe_source(s, &text);
-			kinf_buf_printf(&text, " of %s failed: %s; not served", desc, s->failed);
+			kinf_buf_putf(&text, " of %s failed: %s; not served", desc, s->failed);
 			warning_line(out, &text);
 		}
 	}
+	rc = rc ? rc : kinf_buf_error(&text);
 	kinf_buf_release(&text);
+	return rc ? rc : kinf_buf_error(out);
 }
 
 static const double latency_bounds[] = {
@@ -681,14 +688,40 @@ void serve_count(struct kinf_serve *srv, int code, long long start_us) {
 	}
 }
 
+void serve_respond_oom(struct serve_request *r) {
+	struct kinf_buf b = {0};
+	if (kinf_apistatus_internal(&b, "out of memory") < 0 || kinf_buf_error(&b)) {
+		/* Not even that: the connection goes, never half an answer. */
+		serve_count(r->srv, 500, r->start_ms);
+		kinf_httpd_req_abort(r->req);
+	} else {
+		serve_count(r->srv, 500, r->start_ms);
+		kinf_httpd_respond(r->req, 500, "application/json", NULL, b.data, b.len);
+	}
+	kinf_buf_release(&b);
+}
+
 void serve_respond(struct serve_request *r, int code, const char *content_type,
 		const char *body, size_t len) {
 	struct kinf_buf h = {0};
-	serve_warning_headers(r, &h);
+	if (serve_warning_headers(r, &h) < 0) {
+		kinf_buf_release(&h);
+		serve_respond_oom(r);
+		return;
+	}
 	serve_count(r->srv, code, r->start_ms);
 	kinf_httpd_respond(r->req, code, content_type ? content_type : "application/json",
 			h.len ? h.data : NULL, body, len);
 	kinf_buf_release(&h);
+}
+
+void serve_respond_buf(struct serve_request *r, int code, const char *content_type,
+		const struct kinf_buf *body) {
+	if (kinf_buf_error(body)) {
+		serve_respond_oom(r);
+		return;
+	}
+	serve_respond(r, code, content_type, body->data ? body->data : "", body->len);
 }
 
 /* The "code" of a Status body kinf_apistatus_* made. */
@@ -700,16 +733,22 @@ static int status_code(const struct kinf_buf *b) {
 	return p ? atoi(p + 7) : 500;
 }
 
-void serve_respond_status(struct serve_request *r, struct kinf_buf *status) {
-	if (!status->len) {
-		kinf_apistatus_internal(status, "out of memory");
+void serve_respond_status(struct serve_request *r, const struct kinf_buf *status) {
+	struct kinf_buf h = {0};
+	if (kinf_buf_error(status) || !status->len) {
+		serve_respond_oom(r);
+		return;
 	}
 	int code = status_code(status);
-	struct kinf_buf h = {0};
-	serve_warning_headers(r, &h);
+	int rc = serve_warning_headers(r, &h);
 	/* client-go retries a 429 or 5xx that says when. */
 	if (strstr(status->data, "\"retryAfterSeconds\":1")) {
-		kinf_buf_append_str(&h, "Retry-After: 1\r\n");
+		kinf_buf_puts(&h, "Retry-After: 1\r\n");
+	}
+	if (rc < 0 || kinf_buf_error(&h)) {
+		kinf_buf_release(&h);
+		serve_respond_oom(r);
+		return;
 	}
 	serve_count(r->srv, code, r->start_ms);
 	kinf_httpd_respond(r->req, code, "application/json", h.len ? h.data : NULL,
@@ -730,23 +769,28 @@ static void describe_cache(struct kinf_serve *srv, size_t ctx, struct kinf_buf *
 		if (c->ctx != ctx) {
 			continue;
 		}
-		kinf_buf_printf(out, "%s%s%s%s", k++ ? ", " : "", c->resource,
+		kinf_buf_putf(out, "%s%s%s%s", k++ ? ", " : "", c->resource,
 				c->group[0] ? "." : "", c->group);
 	}
 	describe_ctx(&srv->ctxs[ctx], desc, sizeof(desc));
-	kinf_buf_printf(out, " of %s", desc);
+	kinf_buf_putf(out, " of %s", desc);
 }
 
-static void respond_not_served(struct serve_request *r, const char *what) {
+/* 404 naming what (a resource and its group, built by the caller) and what is served. */
+static void respond_not_served(struct serve_request *r, const struct kinf_buf *what) {
 	struct kinf_buf msg = {0}, body = {0};
-	kinf_buf_printf(&msg, "the server could not find the requested resource%s%s: "
-			"kinf serve is a read-only cache of ", what ? " " : "", what ? what : "");
+	kinf_buf_putf(&msg, "the server could not find the requested resource %s: "
+			"kinf serve is a read-only cache of ", what->data ? what->data : "");
 	describe_cache(r->srv, r->ctx, &msg);
 	struct kinf_apistatus st = {
 		.code = 404, .reason = "NotFound", .message = msg.data, .details = true,
 	};
-	kinf_apistatus_format(&st, &body);
-	serve_respond_status(r, &body);
+	if (kinf_buf_error(&msg) || kinf_buf_error(what)) {
+		serve_respond_oom(r);
+	} else {
+		kinf_apistatus_format(&st, &body);
+		serve_respond_status(r, &body);
+	}
 	kinf_buf_release(&msg);
 	kinf_buf_release(&body);
 }
@@ -765,9 +809,9 @@ static bool ctx_synced(struct kinf_serve *srv, struct kinf_buf *why) {
 		if (s->failed) {
 			char desc[600];
 			describe_ctx(&srv->ctxs[s->ctx], desc, sizeof(desc));
-			kinf_buf_append_str(why, ok ? "" : "; ");
+			kinf_buf_puts(why, ok ? "" : "; ");
 			describe_source(s, why);
-			kinf_buf_printf(why, " of %s: failed: %s", desc, s->failed);
+			kinf_buf_putf(why, " of %s: failed: %s", desc, s->failed);
 			ok = false;
 		}
 	}
@@ -776,7 +820,7 @@ static bool ctx_synced(struct kinf_serve *srv, struct kinf_buf *why) {
 		if (!c->synced) {
 			char desc[600];
 			describe_ctx(&srv->ctxs[c->ctx], desc, sizeof(desc));
-			kinf_buf_printf(why, "%s%s%s%s of %s: initial list not done",
+			kinf_buf_putf(why, "%s%s%s%s of %s: initial list not done",
 					ok ? "" : "; ", c->resource, c->group[0] ? "." : "",
 					c->group, desc);
 			ok = false;
@@ -792,7 +836,7 @@ static bool upstreams_up(struct kinf_serve *srv, struct kinf_buf *why) {
 		if (x->down_since) {
 			char desc[600];
 			describe_ctx(x, desc, sizeof(desc));
-			kinf_buf_printf(why, "%supstream %s unreachable for %llds: %s", ok ? "" : "; ",
+			kinf_buf_putf(why, "%supstream %s unreachable for %llds: %s", ok ? "" : "; ",
 					desc, (kinf_clock_now_ms() - x->down_since) / 1000,
 					x->down_why ? x->down_why : "");
 			ok = false;
@@ -832,21 +876,25 @@ static void health(struct serve_request *r, bool ready) {
 		respond_text(r, 200, "ok", 2);
 		return;
 	}
-	kinf_buf_append_str(&out, "[+]ping ok\n");
+	kinf_buf_puts(&out, "[+]ping ok\n");
 	if (ready) {
 		if (synced) {
-			kinf_buf_append_str(&out, "[+]informer-sync ok\n");
+			kinf_buf_puts(&out, "[+]informer-sync ok\n");
 		} else {
-			kinf_buf_printf(&out, "[-]informer-sync failed: %s\n", why_sync.data);
+			kinf_buf_putf(&out, "[-]informer-sync failed: %s\n", why_sync.data);
 		}
 		if (up) {
-			kinf_buf_append_str(&out, "[+]upstream ok\n");
+			kinf_buf_puts(&out, "[+]upstream ok\n");
 		} else {
-			kinf_buf_printf(&out, "[-]upstream failed: %s\n", why_up.data);
+			kinf_buf_putf(&out, "[-]upstream failed: %s\n", why_up.data);
 		}
 	}
-	kinf_buf_printf(&out, "%s check %s\n", name, ok ? "passed" : "failed");
-	respond_text(r, ok ? 200 : 500, out.data, out.len);
+	kinf_buf_putf(&out, "%s check %s\n", name, ok ? "passed" : "failed");
+	if (kinf_buf_error(&why_sync) || kinf_buf_error(&why_up)) {
+		serve_respond_oom(r);
+	} else {
+		serve_respond_buf(r, ok ? 200 : 500, "text/plain; charset=utf-8", &out);
+	}
 	kinf_buf_release(&out);
 	kinf_buf_release(&why_sync);
 	kinf_buf_release(&why_up);
@@ -860,32 +908,37 @@ static void version(struct serve_request *r) {
 	gmtime_r(&t, &tm);
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	/* The apiserver's shape; the numbers are kinf's, not the upstream's. */
-	kinf_buf_append_str(&b, "{\n  \"major\": \"\",\n  \"minor\": \"\",\n  \"gitVersion\": ");
+	kinf_buf_puts(&b, "{\n  \"major\": \"\",\n  \"minor\": \"\",\n  \"gitVersion\": ");
 	struct kinf_buf v = {0};
-	kinf_buf_printf(&v, "kinf-serve-%s", r->srv->version);
-	kinf_apistatus_quote(&b, v.data);
+	kinf_buf_putf(&v, "kinf-serve-%s", r->srv->version);
+	kinf_apistatus_quote(&b, v.data ? v.data : "");
+	int rc = kinf_buf_error(&v);
 	kinf_buf_release(&v);
-	kinf_buf_printf(&b, ",\n  \"gitCommit\": \"\",\n  \"gitTreeState\": \"\",\n"
+	kinf_buf_putf(&b, ",\n  \"gitCommit\": \"\",\n  \"gitTreeState\": \"\",\n"
 			"  \"buildDate\": \"\",\n  \"goVersion\": \"\",\n  \"compiler\": \"\",\n"
 			"  \"platform\": \"linux\"\n}");
-	serve_respond(r, 200, "application/json", b.data, b.len);
+	if (rc < 0) {
+		serve_respond_oom(r);
+	} else {
+		serve_respond_buf(r, 200, "application/json", &b);
+	}
 	kinf_buf_release(&b);
 }
 
 /* A Prometheus label value: backslash, quote and newline escaped. */
 static void label(struct kinf_buf *out, const char *name, const char *value) {
-	kinf_buf_printf(out, "%s=\"", name);
+	kinf_buf_putf(out, "%s=\"", name);
 	for (const char *p = value ? value : ""; *p; p++) {
 		if (*p == '\\' || *p == '"') {
-			kinf_buf_append_char(out, '\\');
-			kinf_buf_append_char(out, *p);
+			kinf_buf_putc(out, '\\');
+			kinf_buf_putc(out, *p);
 		} else if (*p == '\n') {
-			kinf_buf_append_str(out, "\\n");
+			kinf_buf_puts(out, "\\n");
 		} else {
-			kinf_buf_append_char(out, *p);
+			kinf_buf_putc(out, *p);
 		}
 	}
-	kinf_buf_append_char(out, '"');
+	kinf_buf_putc(out, '"');
 }
 
 static void source_labels(struct kinf_serve *srv, const struct serve_source *s,
@@ -893,18 +946,18 @@ static void source_labels(struct kinf_serve *srv, const struct serve_source *s,
 	const struct serve_coll *c = s->coll;
 	char res[300];
 	snprintf(res, sizeof(res), "%s%s%s", c->resource, c->group[0] ? "." : "", c->group);
-	kinf_buf_append_char(out, '{');
+	kinf_buf_putc(out, '{');
 	label(out, "context", srv->ctxs[s->ctx].name);
-	kinf_buf_append_char(out, ',');
+	kinf_buf_putc(out, ',');
 	label(out, "resource", res);
-	kinf_buf_append_char(out, ',');
+	kinf_buf_putc(out, ',');
 	label(out, "namespace", s->namespace);
-	kinf_buf_append_char(out, '}');
+	kinf_buf_putc(out, '}');
 }
 
 static void metric_head(struct kinf_buf *out, const char *name, const char *type,
 		const char *help) {
-	kinf_buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	kinf_buf_putf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 /* One line per source for a counter or gauge read from its informer's stats. */
@@ -951,9 +1004,9 @@ static void metrics(struct serve_request *r) {
 	for (size_t m = 0; m < sizeof(per_source) / sizeof(per_source[0]); m++) {
 		metric_head(&b, per_source[m].name, per_source[m].type, per_source[m].help);
 		for (size_t i = 0; i < srv->n_sources; i++) {
-			kinf_buf_append_str(&b, per_source[m].name);
+			kinf_buf_puts(&b, per_source[m].name);
 			source_labels(srv, &srv->sources[i], &b);
-			kinf_buf_printf(&b, " %.0f\n", source_value(&srv->sources[i], per_source[m].f));
+			kinf_buf_putf(&b, " %.0f\n", source_value(&srv->sources[i], per_source[m].f));
 		}
 	}
 	metric_head(&b, "kinf_serve_resource_version", "gauge",
@@ -962,11 +1015,11 @@ static void metrics(struct serve_request *r) {
 		const struct serve_coll *c = srv->colls[i];
 		char res[300];
 		snprintf(res, sizeof(res), "%s%s%s", c->resource, c->group[0] ? "." : "", c->group);
-		kinf_buf_append_str(&b, "kinf_serve_resource_version{");
+		kinf_buf_puts(&b, "kinf_serve_resource_version{");
 		label(&b, "context", srv->ctxs[c->ctx].name);
-		kinf_buf_append_char(&b, ',');
+		kinf_buf_putc(&b, ',');
 		label(&b, "resource", res);
-		kinf_buf_printf(&b, "} %llu\n", c->rv);
+		kinf_buf_putf(&b, "} %llu\n", c->rv);
 	}
 	struct { const char *name, *type, *help; } per_coll[] = {
 		{ "kinf_serve_seconds_since_last_event", "gauge",
@@ -986,53 +1039,53 @@ static void metrics(struct serve_request *r) {
 			char res[300];
 			snprintf(res, sizeof(res), "%s%s%s", c->resource, c->group[0] ? "." : "",
 					c->group);
-			kinf_buf_append_str(&b, per_coll[m].name);
-			kinf_buf_append_char(&b, '{');
+			kinf_buf_puts(&b, per_coll[m].name);
+			kinf_buf_putc(&b, '{');
 			label(&b, "context", srv->ctxs[c->ctx].name);
-			kinf_buf_append_char(&b, ',');
+			kinf_buf_putc(&b, ',');
 			label(&b, "resource", res);
-			kinf_buf_append_str(&b, "} ");
+			kinf_buf_puts(&b, "} ");
 			switch (m) {
 			case 0:
-				kinf_buf_printf(&b, "%.3f\n", c->last_event_ms ?
+				kinf_buf_putf(&b, "%.3f\n", c->last_event_ms ?
 						(double)(now - c->last_event_ms) / 1000 : -1.0);
 				break;
-			case 1: kinf_buf_printf(&b, "%zu\n", kinf_indexer_len(c->store)); break;
-			case 2: kinf_buf_printf(&b, "%llu\n", c->bytes); break;
-			case 3: kinf_buf_printf(&b, "%zu\n", c->n); break;
-			case 4: kinf_buf_printf(&b, "%llu\n", c->events); break;
-			case 5: kinf_buf_printf(&b, "%zu\n", c->n_watches); break;
-			default: kinf_buf_printf(&b, "%llu\n", c->evicted); break;
+			case 1: kinf_buf_putf(&b, "%zu\n", kinf_indexer_len(c->store)); break;
+			case 2: kinf_buf_putf(&b, "%llu\n", c->bytes); break;
+			case 3: kinf_buf_putf(&b, "%zu\n", c->n); break;
+			case 4: kinf_buf_putf(&b, "%llu\n", c->events); break;
+			case 5: kinf_buf_putf(&b, "%zu\n", c->n_watches); break;
+			default: kinf_buf_putf(&b, "%llu\n", c->evicted); break;
 			}
 		}
 	}
 	struct kinf_httpd_stats hs;
 	kinf_httpd_stats(srv->httpd, &hs);
 	metric_head(&b, "kinf_serve_connections_total", "counter", "Connections accepted.");
-	kinf_buf_printf(&b, "kinf_serve_connections_total %llu\n", hs.connections);
+	kinf_buf_putf(&b, "kinf_serve_connections_total %llu\n", hs.connections);
 	metric_head(&b, "kinf_serve_clients", "gauge", "Open connections.");
-	kinf_buf_printf(&b, "kinf_serve_clients %llu\n", hs.open);
+	kinf_buf_putf(&b, "kinf_serve_clients %llu\n", hs.open);
 	metric_head(&b, "kinf_serve_rejected_total", "counter",
 			"Requests refused before routing (bad requests, limits, tokens).");
-	kinf_buf_printf(&b, "kinf_serve_rejected_total %llu\n", hs.rejected);
+	kinf_buf_putf(&b, "kinf_serve_rejected_total %llu\n", hs.rejected);
 	metric_head(&b, "kinf_serve_requests_total", "counter", "Requests answered, by status class.");
 	for (int k = 1; k < 6; k++) {
-		kinf_buf_printf(&b, "kinf_serve_requests_total{code=\"%dxx\"} %llu\n", k,
+		kinf_buf_putf(&b, "kinf_serve_requests_total{code=\"%dxx\"} %llu\n", k,
 				srv->requests_by_code[k]);
 	}
 	metric_head(&b, "kinf_serve_watch_clients_total", "gauge", "Watch clients now, all collections.");
-	kinf_buf_printf(&b, "kinf_serve_watch_clients_total %llu\n", srv->watch_clients);
+	kinf_buf_putf(&b, "kinf_serve_watch_clients_total %llu\n", srv->watch_clients);
 	metric_head(&b, "kinf_serve_request_duration_seconds", "histogram",
 			"Time to answer a request (a watch: to its headers).");
 	for (size_t i = 0; i < N_BOUNDS; i++) {
-		kinf_buf_printf(&b, "kinf_serve_request_duration_seconds_bucket{le=\"%g\"} %llu\n",
+		kinf_buf_putf(&b, "kinf_serve_request_duration_seconds_bucket{le=\"%g\"} %llu\n",
 				latency_bounds[i], srv->latency_buckets[i]);
 	}
-	kinf_buf_printf(&b, "kinf_serve_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
+	kinf_buf_putf(&b, "kinf_serve_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
 			"kinf_serve_request_duration_seconds_sum %.6f\n"
 			"kinf_serve_request_duration_seconds_count %llu\n",
 			srv->latency_count, srv->latency_sum, srv->latency_count);
-	serve_respond(r, 200, "text/plain; version=0.0.4; charset=utf-8", b.data, b.len);
+	serve_respond_buf(r, 200, "text/plain; version=0.0.4; charset=utf-8", &b);
 	kinf_buf_release(&b);
 }
 
@@ -1087,12 +1140,12 @@ static bool namespace_served(const struct serve_coll *c, const char *ns) {
 
 /* `kinf serve caches pods in namespaces "a", "b" only`. */
 static void describe_namespaces(const struct serve_coll *c, struct kinf_buf *out) {
-	kinf_buf_printf(out, "kinf serve caches %s in namespace%s ", c->resource,
+	kinf_buf_putf(out, "kinf serve caches %s in namespace%s ", c->resource,
 			c->namespaces.n > 1 ? "s" : "");
 	for (size_t i = 0; i < c->namespaces.n; i++) {
-		kinf_buf_printf(out, "%s\"%s\"", i ? ", " : "", c->namespaces.v[i]);
+		kinf_buf_putf(out, "%s\"%s\"", i ? ", " : "", c->namespaces.v[i]);
 	}
-	kinf_buf_append_str(out, " only");
+	kinf_buf_puts(out, " only");
 }
 
 static void resource(struct serve_request *r) {
@@ -1108,10 +1161,10 @@ static void resource(struct serve_request *r) {
 			return;
 		}
 		struct kinf_buf what = {0};
-		kinf_buf_printf(&what, "(%s%s%s)", r->path.resource,
+		kinf_buf_putf(&what, "(%s%s%s)", r->path.resource,
 				r->path.group && r->path.group[0] ? "." : "",
 				r->path.group ? r->path.group : "");
-		respond_not_served(r, what.data);
+		respond_not_served(r, &what);
 		kinf_buf_release(&what);
 		return;
 	}
@@ -1125,8 +1178,8 @@ static void resource(struct serve_request *r) {
 	}
 	if (r->path.subresource) {
 		struct kinf_buf what = {0};
-		kinf_buf_printf(&what, "(%s/%s)", c->resource, r->path.subresource);
-		respond_not_served(r, what.data);
+		kinf_buf_putf(&what, "(%s/%s)", c->resource, r->path.subresource);
+		respond_not_served(r, &what);
 		kinf_buf_release(&what);
 		return;
 	}
@@ -1141,12 +1194,16 @@ static void resource(struct serve_request *r) {
 	}
 	if (!namespace_served(c, ns)) {
 		struct kinf_buf msg = {0};
-		kinf_buf_append_str(&msg, "the server could not find the requested resource: ");
+		kinf_buf_puts(&msg, "the server could not find the requested resource: ");
 		describe_namespaces(c, &msg);
 		struct kinf_apistatus st = { .code = 404, .reason = "NotFound",
 			.message = msg.data, .details = true };
-		kinf_apistatus_format(&st, &body);
-		serve_respond_status(r, &body);
+		if (kinf_buf_error(&msg)) {
+			serve_respond_oom(r);
+		} else {
+			kinf_apistatus_format(&st, &body);
+			serve_respond_status(r, &body);
+		}
 		kinf_buf_release(&msg);
 		kinf_buf_release(&body);
 		return;
@@ -1178,11 +1235,15 @@ static void resource(struct serve_request *r) {
 			struct kinf_buf msg = {0};
 			char desc[600];
 			describe_ctx(&r->srv->ctxs[r->ctx], desc, sizeof(desc));
-			kinf_buf_append_str(&msg, "kinf serve could not cache ");
+			kinf_buf_puts(&msg, "kinf serve could not cache ");
 			describe_source(s, &msg);
-			kinf_buf_printf(&msg, " of %s: %s", desc, s->failed);
-			kinf_apistatus_unavailable(&body, msg.data);
-			serve_respond_status(r, &body);
+			kinf_buf_putf(&msg, " of %s: %s", desc, s->failed);
+			if (kinf_buf_error(&msg)) {
+				serve_respond_oom(r);
+			} else {
+				kinf_apistatus_unavailable(&body, msg.data);
+				serve_respond_status(r, &body);
+			}
 			kinf_buf_release(&msg);
 			kinf_buf_release(&body);
 			return;
@@ -1201,16 +1262,16 @@ static void resource(struct serve_request *r) {
 
 static void root(struct serve_request *r) {
 	struct kinf_buf b = {0};
-	kinf_buf_append_str(&b, "{\n  \"paths\": [\n    \"/api\",\n    \"/api/v1\",\n    \"/apis\"");
+	kinf_buf_puts(&b, "{\n  \"paths\": [\n    \"/api\",\n    \"/api/v1\",\n    \"/apis\"");
 	for (size_t i = 0; i < r->srv->n_colls; i++) {
 		const struct serve_coll *c = r->srv->colls[i];
 		if (c->ctx == r->ctx && c->group[0]) {
-			kinf_buf_printf(&b, ",\n    \"/apis/%s/%s\"", c->group, c->version);
+			kinf_buf_putf(&b, ",\n    \"/apis/%s/%s\"", c->group, c->version);
 		}
 	}
-	kinf_buf_append_str(&b, ",\n    \"/healthz\",\n    \"/livez\",\n    \"/metrics\",\n"
+	kinf_buf_puts(&b, ",\n    \"/healthz\",\n    \"/livez\",\n    \"/metrics\",\n"
 			"    \"/readyz\",\n    \"/version\"\n  ]\n}");
-	serve_respond(r, 200, "application/json", b.data, b.len);
+	serve_respond_buf(r, 200, "application/json", &b);
 	kinf_buf_release(&b);
 }
 

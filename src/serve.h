@@ -95,7 +95,10 @@ const char *kinf_serve_address(const struct kinf_serve *srv, size_t i);
 /* The URL a client reaches TCP listener i at ("https://127.0.0.1:41234"), NULL for others. Borrowed. */
 const char *kinf_serve_url(const struct kinf_serve *srv, size_t i);
 
-/* The URL prefix of context i's API ("" for the first, "/clusters/NAME"). Caller frees. */
+/*
+ * The URL prefix of context i's API ("" for the first, "/clusters/NAME").
+ * Caller frees; NULL for out of memory.
+ */
 char *kinf_serve_context_prefix(const struct kinf_serve *srv, size_t i);
 /* How many upstream contexts; the name of i (NULL for none). */
 size_t kinf_serve_n_contexts(const struct kinf_serve *srv);

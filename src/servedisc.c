@@ -14,133 +14,151 @@ static void quote(struct kinf_buf *b, const char *s) {
 	kinf_apistatus_quote(b, s);
 }
 
-/* The distinct groups of context ctx's collections, in the order served (core left out). */
-static void groups(struct kinf_serve *srv, size_t ctx, struct kinf_strv *ret) {
+/*
+ * The distinct groups of context ctx's collections, in the order served
+ * (core left out). 0 or -KINF_ENOMEM.
+ */
+static int groups(struct kinf_serve *srv, size_t ctx, struct kinf_strv *ret) {
 	for (size_t i = 0; i < srv->n_colls; i++) {
 		const struct serve_coll *c = srv->colls[i];
-		if (c->ctx == ctx && c->group[0] && !kinf_strv_contains(ret, c->group)) {
-			kinf_strv_push_str(ret, c->group);
+		if (c->ctx == ctx && c->group[0] && !kinf_strv_contains(ret, c->group) &&
+				kinf_strv_push_str(ret, c->group) < 0) {
+			return -KINF_ENOMEM;
 		}
 	}
+	return 0;
 }
 
-/* The versions of group served in ctx. */
-static void versions(struct kinf_serve *srv, size_t ctx, const char *group, struct kinf_strv *ret) {
+/* The versions of group served in ctx. 0 or -KINF_ENOMEM. */
+static int versions(struct kinf_serve *srv, size_t ctx, const char *group, struct kinf_strv *ret) {
 	for (size_t i = 0; i < srv->n_colls; i++) {
 		const struct serve_coll *c = srv->colls[i];
 		if (c->ctx == ctx && strcmp(c->group, group) == 0 &&
-				!kinf_strv_contains(ret, c->version)) {
-			kinf_strv_push_str(ret, c->version);
+				!kinf_strv_contains(ret, c->version) &&
+				kinf_strv_push_str(ret, c->version) < 0) {
+			return -KINF_ENOMEM;
 		}
 	}
+	return 0;
 }
 
 static void verbs(struct kinf_buf *b) {
-	kinf_buf_append_str(b, "\"verbs\":[\"get\",\"list\",\"watch\"]");
+	kinf_buf_puts(b, "\"verbs\":[\"get\",\"list\",\"watch\"]");
 }
 
 static void short_names(struct kinf_buf *b, const struct serve_coll *c) {
 	if (!c->short_names.n) {
 		return;
 	}
-	kinf_buf_append_str(b, ",\"shortNames\":[");
+	kinf_buf_puts(b, ",\"shortNames\":[");
 	for (size_t k = 0; k < c->short_names.n; k++) {
 		if (k) {
-			kinf_buf_append_char(b, ',');
+			kinf_buf_putc(b, ',');
 		}
 		quote(b, c->short_names.v[k]);
 	}
-	kinf_buf_append_char(b, ']');
+	kinf_buf_putc(b, ']');
+}
+
+/*
+ * "G/V" (just "V" for the core group) as a JSON string: both are DNS
+ * names from discovery, nothing in them to escape (preferredVersion below
+ * is written the same way).
+ */
+static void group_version(struct kinf_buf *b, const char *group, const char *version) {
+	kinf_buf_putf(b, "\"%s%s%s\"", group, group[0] ? "/" : "", version);
 }
 
 /* {"groupVersion":"apps/v1","version":"v1"} entries and the preferred one (the first). */
 static void group_fields(struct kinf_buf *b, const char *group, const struct kinf_strv *vs) {
-	kinf_buf_append_str(b, "\"name\":");
+	kinf_buf_puts(b, "\"name\":");
 	quote(b, group);
-	kinf_buf_append_str(b, ",\"versions\":[");
+	kinf_buf_puts(b, ",\"versions\":[");
 	for (size_t i = 0; i < vs->n; i++) {
-		kinf_buf_printf(b, "%s{\"groupVersion\":", i ? "," : "");
-		struct kinf_buf gv = {0};
-		kinf_buf_printf(&gv, "%s/%s", group, vs->v[i]);
-		quote(b, gv.data);
-		kinf_buf_release(&gv);
-		kinf_buf_append_str(b, ",\"version\":");
+		kinf_buf_putf(b, "%s{\"groupVersion\":", i ? "," : "");
+		group_version(b, group, vs->v[i]);
+		kinf_buf_puts(b, ",\"version\":");
 		quote(b, vs->v[i]);
-		kinf_buf_append_char(b, '}');
+		kinf_buf_putc(b, '}');
 	}
-	kinf_buf_printf(b, "],\"preferredVersion\":{\"groupVersion\":\"%s/%s\",\"version\":\"%s\"}",
+	kinf_buf_putf(b, "],\"preferredVersion\":{\"groupVersion\":\"%s/%s\",\"version\":\"%s\"}",
 			group, vs->n ? vs->v[0] : "", vs->n ? vs->v[0] : "");
 }
 
 static void group_entry(struct kinf_buf *b, const char *group, const struct kinf_strv *vs) {
-	kinf_buf_append_char(b, '{');
+	kinf_buf_putc(b, '{');
 	group_fields(b, group, vs);
-	kinf_buf_append_char(b, '}');
+	kinf_buf_putc(b, '}');
 }
 
 /* The resources of one group-version, aggregated form. */
 static void agg_version(struct kinf_serve *srv, size_t ctx, const char *group,
 		const char *version, struct kinf_buf *b) {
 	size_t k = 0;
-	kinf_buf_append_str(b, "{\"version\":");
+	kinf_buf_puts(b, "{\"version\":");
 	quote(b, version);
-	kinf_buf_append_str(b, ",\"resources\":[");
+	kinf_buf_puts(b, ",\"resources\":[");
 	for (size_t i = 0; i < srv->n_colls; i++) {
 		const struct serve_coll *c = srv->colls[i];
 		if (c->ctx != ctx || strcmp(c->group, group) || strcmp(c->version, version)) {
 			continue;
 		}
-		kinf_buf_append_str(b, k++ ? ",{\"resource\":" : "{\"resource\":");
+		kinf_buf_puts(b, k++ ? ",{\"resource\":" : "{\"resource\":");
 		quote(b, c->resource);
-		kinf_buf_append_str(b, ",\"responseKind\":{\"group\":");
+		kinf_buf_puts(b, ",\"responseKind\":{\"group\":");
 		quote(b, c->group);
-		kinf_buf_append_str(b, ",\"version\":");
+		kinf_buf_puts(b, ",\"version\":");
 		quote(b, c->version);
-		kinf_buf_append_str(b, ",\"kind\":");
+		kinf_buf_puts(b, ",\"kind\":");
 		quote(b, c->kind);
-		kinf_buf_printf(b, "},\"scope\":\"%s\",\"singularResource\":",
+		kinf_buf_putf(b, "},\"scope\":\"%s\",\"singularResource\":",
 				c->namespaced ? "Namespaced" : "Cluster");
 		quote(b, c->singular);
-		kinf_buf_append_char(b, ',');
+		kinf_buf_putc(b, ',');
 		verbs(b);
 		short_names(b, c);
-		kinf_buf_append_char(b, '}');
+		kinf_buf_putc(b, '}');
 	}
-	kinf_buf_append_str(b, "],\"freshness\":\"Current\"}");
+	kinf_buf_puts(b, "],\"freshness\":\"Current\"}");
 }
 
 static void aggregated(struct serve_request *r, bool legacy, const char *v) {
 	struct kinf_buf b = {0}, ctype = {0};
-	kinf_buf_printf(&b, "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":"
+	int rc = 0;
+	kinf_buf_putf(&b, "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":"
 			"\"apidiscovery.k8s.io/%s\",\"metadata\":{},\"items\":[", v);
 	if (legacy) {
-		kinf_buf_append_str(&b, "{\"metadata\":{\"creationTimestamp\":null},\"versions\":[");
+		kinf_buf_puts(&b, "{\"metadata\":{\"creationTimestamp\":null},\"versions\":[");
 		agg_version(r->srv, r->ctx, "", "v1", &b);
-		kinf_buf_append_str(&b, "]}");
+		kinf_buf_puts(&b, "]}");
 	} else {
 		struct kinf_strv gs = {0};
-		groups(r->srv, r->ctx, &gs);
-		for (size_t i = 0; i < gs.n; i++) {
+		rc = groups(r->srv, r->ctx, &gs);
+		for (size_t i = 0; rc == 0 && i < gs.n; i++) {
 			struct kinf_strv vs = {0};
-			versions(r->srv, r->ctx, gs.v[i], &vs);
-			kinf_buf_append_str(&b, i ? ",{\"metadata\":{\"name\":" : "{\"metadata\":{\"name\":");
+			rc = versions(r->srv, r->ctx, gs.v[i], &vs);
+			kinf_buf_puts(&b, i ? ",{\"metadata\":{\"name\":" : "{\"metadata\":{\"name\":");
 			quote(&b, gs.v[i]);
-			kinf_buf_append_str(&b, ",\"creationTimestamp\":null},\"versions\":[");
+			kinf_buf_puts(&b, ",\"creationTimestamp\":null},\"versions\":[");
 			for (size_t k = 0; k < vs.n; k++) {
 				if (k) {
-					kinf_buf_append_char(&b, ',');
+					kinf_buf_putc(&b, ',');
 				}
 				agg_version(r->srv, r->ctx, gs.v[i], vs.v[k], &b);
 			}
-			kinf_buf_append_str(&b, "]}");
+			kinf_buf_puts(&b, "]}");
 			kinf_strv_release(&vs);
 		}
 		kinf_strv_release(&gs);
 	}
-	kinf_buf_append_str(&b, "]}\n");
-	kinf_buf_printf(&ctype, "application/json;g=apidiscovery.k8s.io;v=%s;as=APIGroupDiscoveryList",
+	kinf_buf_puts(&b, "]}\n");
+	kinf_buf_putf(&ctype, "application/json;g=apidiscovery.k8s.io;v=%s;as=APIGroupDiscoveryList",
 			v);
-	serve_respond(r, 200, ctype.data, b.data, b.len);
+	if (rc < 0 || kinf_buf_error(&ctype)) {
+		serve_respond_oom(r);
+	} else {
+		serve_respond_buf(r, 200, ctype.data, &b);
+	}
 	kinf_buf_release(&b);
 	kinf_buf_release(&ctype);
 }
@@ -163,34 +181,27 @@ static const char *aggregated_version(const struct kinf_accept *acc) {
 static void resource_list(struct serve_request *r, const char *group, const char *version) {
 	struct kinf_buf b = {0};
 	size_t k = 0;
-	kinf_buf_append_str(&b, "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":");
-	struct kinf_buf gv = {0};
-	if (group[0]) {
-		kinf_buf_printf(&gv, "%s/%s", group, version);
-	} else {
-		kinf_buf_append_str(&gv, version);
-	}
-	quote(&b, gv.data);
-	kinf_buf_release(&gv);
-	kinf_buf_append_str(&b, ",\"resources\":[");
+	kinf_buf_puts(&b, "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":");
+	group_version(&b, group, version);
+	kinf_buf_puts(&b, ",\"resources\":[");
 	for (size_t i = 0; i < r->srv->n_colls; i++) {
 		const struct serve_coll *c = r->srv->colls[i];
 		if (c->ctx != r->ctx || strcmp(c->group, group) || strcmp(c->version, version)) {
 			continue;
 		}
-		kinf_buf_append_str(&b, k++ ? ",{\"name\":" : "{\"name\":");
+		kinf_buf_puts(&b, k++ ? ",{\"name\":" : "{\"name\":");
 		quote(&b, c->resource);
-		kinf_buf_append_str(&b, ",\"singularName\":");
+		kinf_buf_puts(&b, ",\"singularName\":");
 		quote(&b, c->singular);
-		kinf_buf_printf(&b, ",\"namespaced\":%s,\"kind\":", c->namespaced ? "true" : "false");
+		kinf_buf_putf(&b, ",\"namespaced\":%s,\"kind\":", c->namespaced ? "true" : "false");
 		quote(&b, c->kind);
-		kinf_buf_append_char(&b, ',');
+		kinf_buf_putc(&b, ',');
 		verbs(&b);
 		short_names(&b, c);
-		kinf_buf_append_char(&b, '}');
+		kinf_buf_putc(&b, '}');
 	}
-	kinf_buf_append_str(&b, "]}\n");
-	serve_respond(r, 200, "application/json", b.data, b.len);
+	kinf_buf_puts(&b, "]}\n");
+	serve_respond_buf(r, 200, "application/json", &b);
 	kinf_buf_release(&b);
 }
 
@@ -199,6 +210,7 @@ void serve_discovery(struct serve_request *r) {
 	const char *agg = aggregated_version(&r->accept);
 	const char *group = r->path.group ? r->path.group : "";
 	struct kinf_strv vs = {0};
+	int rc = 0;
 
 	switch (r->path.kind) {
 	case KINF_APIPATH_API:
@@ -206,7 +218,7 @@ void serve_discovery(struct serve_request *r) {
 			aggregated(r, true, agg);
 			return;
 		}
-		kinf_buf_append_str(&b, "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],"
+		kinf_buf_puts(&b, "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],"
 				"\"serverAddressByClientCIDRs\":null}\n");
 		break;
 	case KINF_APIPATH_APIS:
@@ -214,35 +226,35 @@ void serve_discovery(struct serve_request *r) {
 			aggregated(r, false, agg);
 			return;
 		}
-		kinf_buf_append_str(&b, "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[");
+		kinf_buf_puts(&b, "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[");
 		struct kinf_strv gs = {0};
-		groups(r->srv, r->ctx, &gs);
-		for (size_t i = 0; i < gs.n; i++) {
+		rc = groups(r->srv, r->ctx, &gs);
+		for (size_t i = 0; rc == 0 && i < gs.n; i++) {
 			kinf_strv_reset(&vs);
-			versions(r->srv, r->ctx, gs.v[i], &vs);
+			rc = versions(r->srv, r->ctx, gs.v[i], &vs);
 			if (i) {
-				kinf_buf_append_char(&b, ',');
+				kinf_buf_putc(&b, ',');
 			}
 			group_entry(&b, gs.v[i], &vs);
 		}
 		kinf_strv_release(&gs);
-		kinf_buf_append_str(&b, "]}\n");
+		kinf_buf_puts(&b, "]}\n");
 		break;
 	case KINF_APIPATH_GROUP:
-		versions(r->srv, r->ctx, group, &vs);
-		if (!vs.n || !group[0]) {
+		rc = versions(r->srv, r->ctx, group, &vs);
+		if (rc == 0 && (!vs.n || !group[0])) {
 			kinf_strv_release(&vs);
 			serve_respond(r, 404, "text/plain; charset=utf-8", KINF_APISTATUS_PAGE_NOT_FOUND,
 					strlen(KINF_APISTATUS_PAGE_NOT_FOUND));
 			return;
 		}
-		kinf_buf_append_str(&b, "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",");
+		kinf_buf_puts(&b, "{\"kind\":\"APIGroup\",\"apiVersion\":\"v1\",");
 		group_fields(&b, group, &vs);
-		kinf_buf_append_str(&b, "}\n");
+		kinf_buf_puts(&b, "}\n");
 		break;
 	default:
-		versions(r->srv, r->ctx, group, &vs);
-		if (!kinf_strv_contains(&vs, r->path.version) && !(strcmp(r->path.version, "v1") == 0 &&
+		rc = versions(r->srv, r->ctx, group, &vs);
+		if (rc == 0 && !kinf_strv_contains(&vs, r->path.version) && !(strcmp(r->path.version, "v1") == 0 &&
 				!group[0])) {
 			kinf_strv_release(&vs);
 			serve_respond(r, 404, "text/plain; charset=utf-8", KINF_APISTATUS_PAGE_NOT_FOUND,
@@ -250,10 +262,18 @@ void serve_discovery(struct serve_request *r) {
 			return;
 		}
 		kinf_strv_release(&vs);
-		resource_list(r, group, r->path.version);
+		if (rc < 0) {
+			serve_respond_oom(r);
+		} else {
+			resource_list(r, group, r->path.version);
+		}
 		return;
 	}
 	kinf_strv_release(&vs);
-	serve_respond(r, 200, "application/json", b.data, b.len);
+	if (rc < 0) {
+		serve_respond_oom(r);
+	} else {
+		serve_respond_buf(r, 200, "application/json", &b);
+	}
 	kinf_buf_release(&b);
 }

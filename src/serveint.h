@@ -195,10 +195,28 @@ struct serve_request {
  */
 void serve_respond(struct serve_request *r, int code, const char *content_type,
 		const char *body, size_t len);
-/* Answer with a Status body made by kinf_apistatus_* (its code read back). */
-void serve_respond_status(struct serve_request *r, struct kinf_buf *status);
-/* The Warning header lines r's answer carries (its context's and its own), into out. */
-void serve_warning_headers(const struct serve_request *r, struct kinf_buf *out);
+/*
+ * serve_respond() with a body built by the kinf_buf_put* family: a 500
+ * Status "out of memory" instead when an append to it failed, never an
+ * answer with a hole in it.
+ */
+void serve_respond_buf(struct serve_request *r, int code, const char *content_type,
+		const struct kinf_buf *body);
+/*
+ * Answer with a Status body made by kinf_apistatus_* (its code read back);
+ * the 500 "out of memory" when building it failed.
+ */
+void serve_respond_status(struct serve_request *r, const struct kinf_buf *status);
+/*
+ * The 500 Status "out of memory", or, when even that cannot be built, the
+ * connection closed.
+ */
+void serve_respond_oom(struct serve_request *r);
+/*
+ * The Warning header lines r's answer carries (its context's and its own),
+ * into out. 0, or -KINF_ENOMEM when out (or a part of it) could not be built.
+ */
+int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out);
 /* Count a finished request in the metrics. */
 void serve_count(struct kinf_serve *srv, int code, long long start_ms);
 
@@ -236,6 +254,13 @@ void serve_snapshots_release(struct kinf_serve *srv);
 bool serve_parse_rv(const char *s, unsigned long long *ret);
 
 /* servewatch.c */
+/*
+ * Queue b, built with the kinf_buf_put* family, as one chunk of req's
+ * stream: nothing and -KINF_ENOMEM when an append to it failed (the
+ * caller ends the stream: never an event with a hole in it), else as
+ * kinf_httpd_stream_write().
+ */
+int serve_stream_write_buf(struct kinf_httpd_req *req, const struct kinf_buf *b);
 void serve_watch(struct serve_request *r, struct serve_coll *c);
 /* Append ev to the window and pass it to the watch clients. */
 void serve_coll_push(struct serve_coll *c, struct serve_event *ev);

@@ -55,6 +55,16 @@ static const char *index_of(const struct serve_coll *c, const char *field) {
 	return NULL;
 }
 
+/*
+ * A 400 Status with msg into out; nothing when building msg failed (an
+ * empty Status is answered as the 500 "out of memory").
+ */
+static void bad_request(struct kinf_buf *out, const struct kinf_buf *msg) {
+	if (!kinf_buf_error(msg)) {
+		kinf_apistatus_bad_request(out, msg->data ? msg->data : "");
+	}
+}
+
 /* Check field against the kind's labels; a 400 Status in ret_status when refused. */
 static bool field_allowed(const struct serve_coll *c, const char *field,
 		struct kinf_buf *ret_status) {
@@ -72,17 +82,17 @@ static bool field_allowed(const struct serve_coll *c, const char *field,
 				return true;
 			}
 		}
-		kinf_buf_printf(&msg, "field label not supported: %s", field);
-		kinf_apistatus_bad_request(ret_status, msg.data);
+		kinf_buf_putf(&msg, "field label not supported: %s", field);
+		bad_request(ret_status, &msg);
 		kinf_buf_release(&msg);
 		return false;
 	}
 	if (strcmp(field, "metadata.name") == 0 || strcmp(field, "metadata.namespace") == 0) {
 		return true;
 	}
-	kinf_buf_printf(&msg, "\"%s\" is not a known field selector: only \"metadata.name\", "
+	kinf_buf_putf(&msg, "\"%s\" is not a known field selector: only \"metadata.name\", "
 			"\"metadata.namespace\"", field);
-	kinf_apistatus_bad_request(ret_status, msg.data);
+	bad_request(ret_status, &msg);
 	kinf_buf_release(&msg);
 	return false;
 }
@@ -191,8 +201,8 @@ static int parse_fields(struct serve_coll *c, const char *text, struct serve_fil
 		}
 		if (!op) {
 			struct kinf_buf msg = {0};
-			kinf_buf_printf(&msg, "invalid selector: '%s'; can't understand '%s'", text, term);
-			kinf_apistatus_bad_request(ret_status, msg.data);
+			kinf_buf_putf(&msg, "invalid selector: '%s'; can't understand '%s'", text, term);
+			bad_request(ret_status, &msg);
 			kinf_buf_release(&msg);
 			free(term);
 			return -KINF_EINVAL;
@@ -213,8 +223,11 @@ static int parse_fields(struct serve_coll *c, const char *text, struct serve_fil
 			free(term);
 			return rc;
 		}
-		kinf_buf_printf(norm, "%s%s%s%s", norm->len ? "," : "", field, eq ? "=" : "!=", value);
+		kinf_buf_putf(norm, "%s%s%s%s", norm->len ? "," : "", field, eq ? "=" : "!=", value);
 		free(term);
+		if (kinf_buf_error(norm)) {
+			return kinf_buf_error(norm);
+		}
 		if (*p == ',') {
 			p++;
 		}
@@ -300,7 +313,7 @@ static void column_name(const char *header, struct kinf_buf *out) {
 		if (p != header && ch >= 'A' && ch <= 'Z') {
 			ch = (char)(ch - 'A' + 'a');
 		}
-		kinf_buf_append_char(out, ch);
+		kinf_buf_putc(out, ch);
 	}
 }
 
@@ -310,21 +323,22 @@ int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out) {
 	if (rc == 0) {
 		rc = kinf_output_object_wide_columns(c->kind, NULL, &wide);
 	}
-	kinf_buf_append_char(out, '[');
+	kinf_buf_putc(out, '[');
 	for (size_t i = 0; rc == 0 && i < base.n + wide.n; i++) {
 		const char *h = i < base.n ? base.v[i] : wide.v[i - base.n];
 		struct kinf_buf name = {0};
 		column_name(h, &name);
-		kinf_buf_append_str(out, i ? ",{\"name\":" : "{\"name\":");
+		rc = kinf_buf_error(&name);
+		kinf_buf_puts(out, i ? ",{\"name\":" : "{\"name\":");
 		kinf_apistatus_quote(out, name.data ? name.data : "");
-		kinf_buf_printf(out, ",\"type\":\"string\",\"format\":\"%s\",\"description\":\"\","
+		kinf_buf_putf(out, ",\"type\":\"string\",\"format\":\"%s\",\"description\":\"\","
 				"\"priority\":%d}", i == 0 ? "name" : "", i < base.n ? 0 : 1);
 		kinf_buf_release(&name);
 	}
-	kinf_buf_append_char(out, ']');
+	kinf_buf_putc(out, ']');
 	kinf_strv_release(&base);
 	kinf_strv_release(&wide);
-	return rc;
+	return rc < 0 ? rc : kinf_buf_error(out);
 }
 
 /* The raw bytes of obj's "metadata" object, or "{}" when it has none. */
@@ -386,29 +400,29 @@ int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
 	if (rc == 0) {
 		rc = kinf_output_object_wide_columns(c->kind, obj, &cells);
 	}
-	kinf_buf_append_str(out, "{\"cells\":[");
+	kinf_buf_puts(out, "{\"cells\":[");
 	for (size_t i = 0; rc == 0 && i < cells.n; i++) {
 		if (i) {
-			kinf_buf_append_char(out, ',');
+			kinf_buf_putc(out, ',');
 		}
 		kinf_apistatus_quote(out, cells.v[i] ? cells.v[i] : "<none>");
 	}
-	kinf_buf_append_char(out, ']');
+	kinf_buf_putc(out, ']');
 	if (strcmp(include, "Object") == 0) {
-		kinf_buf_append_str(out, ",\"object\":");
+		kinf_buf_puts(out, ",\"object\":");
 		rc = serve_append_typed(c, obj, out);
 	} else if (strcmp(include, "None") != 0) {
 		const char *meta;
 		size_t len;
 		metadata_span(obj, &meta, &len);
-		kinf_buf_append_str(out, ",\"object\":{\"kind\":\"PartialObjectMetadata\","
+		kinf_buf_puts(out, ",\"object\":{\"kind\":\"PartialObjectMetadata\","
 				"\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":");
-		kinf_buf_append(out, meta, len);
-		kinf_buf_append_char(out, '}');
+		kinf_buf_put(out, meta, len);
+		kinf_buf_putc(out, '}');
 	}
-	kinf_buf_append_char(out, '}');
+	kinf_buf_putc(out, '}');
 	kinf_strv_release(&cells);
-	return rc;
+	return rc < 0 ? rc : kinf_buf_error(out);
 }
 
 /* ---- media types and options ---- */
@@ -452,9 +466,9 @@ static const char *include_object(struct serve_request *r) {
 	}
 	if (strcmp(inc, "None") && strcmp(inc, "Metadata") && strcmp(inc, "Object")) {
 		struct kinf_buf b = {0}, msg = {0};
-		kinf_buf_printf(&msg, "includeObject: Unsupported value: \"%s\": supported values: "
+		kinf_buf_putf(&msg, "includeObject: Unsupported value: \"%s\": supported values: "
 				"\"None\", \"Metadata\", \"Object\"", inc);
-		kinf_apistatus_bad_request(&b, msg.data);
+		bad_request(&b, &msg);
 		serve_respond_status(r, &b);
 		kinf_buf_release(&b);
 		kinf_buf_release(&msg);
@@ -465,10 +479,12 @@ static const char *include_object(struct serve_request *r) {
 
 void serve_invalid_options(struct serve_request *r, const char *detail) {
 	struct kinf_buf b = {0}, msg = {0};
-	kinf_buf_printf(&msg, "ListOptions.meta.k8s.io \"\" is invalid: %s", detail);
+	kinf_buf_putf(&msg, "ListOptions.meta.k8s.io \"\" is invalid: %s", detail);
 	struct kinf_apistatus st = { .code = 422, .reason = "Invalid", .message = msg.data,
 		.details = true, .kind = "ListOptions", .group = "meta.k8s.io" };
-	kinf_apistatus_format(&st, &b);
+	if (!kinf_buf_error(&msg)) {
+		kinf_apistatus_format(&st, &b);
+	}
 	serve_respond_status(r, &b);
 	kinf_buf_release(&b);
 	kinf_buf_release(&msg);
@@ -484,12 +500,14 @@ static void expired(struct serve_request *r, const char *message) {
 /* 504 for a resourceVersion the cache has not reached (client-go retries it). */
 static void too_large(struct serve_request *r, const char *rv, unsigned long long current) {
 	struct kinf_buf b = {0}, msg = {0};
-	kinf_buf_printf(&msg, "Timeout: Too large resource version: %s, current: %llu", rv, current);
+	kinf_buf_putf(&msg, "Timeout: Too large resource version: %s, current: %llu", rv, current);
 	struct kinf_apistatus st = { .code = 504, .reason = "Timeout", .message = msg.data,
 		.details = true, .n_causes = 1, .retry_after_seconds = 1,
 		.causes = { { .reason = "ResourceVersionTooLarge",
 			.message = "Too large resource version" } } };
-	kinf_apistatus_format(&st, &b);
+	if (!kinf_buf_error(&msg)) {
+		kinf_apistatus_format(&st, &b);
+	}
 	serve_respond_status(r, &b);
 	kinf_buf_release(&b);
 	kinf_buf_release(&msg);
@@ -518,9 +536,13 @@ static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 	}
 	if (match && match[0] && strcmp(match, "Exact") && strcmp(match, "NotOlderThan")) {
 		struct kinf_buf m = {0};
-		kinf_buf_printf(&m, "resourceVersionMatch: Unsupported value: \"%s\": supported "
+		kinf_buf_putf(&m, "resourceVersionMatch: Unsupported value: \"%s\": supported "
 				"values: \"Exact\", \"NotOlderThan\", \"\"", match);
-		serve_invalid_options(r, m.data);
+		if (kinf_buf_error(&m)) {
+			serve_respond_oom(r);
+		} else {
+			serve_invalid_options(r, m.data);
+		}
 		kinf_buf_release(&m);
 		return false;
 	}
@@ -542,8 +564,8 @@ static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 	}
 	if (!serve_parse_rv(rv, &n)) {
 		struct kinf_buf b = {0}, msg = {0};
-		kinf_buf_printf(&msg, "invalid resource version: %s", rv);
-		kinf_apistatus_bad_request(&b, msg.data);
+		kinf_buf_putf(&msg, "invalid resource version: %s", rv);
+		bad_request(&b, &msg);
 		serve_respond_status(r, &b);
 		kinf_buf_release(&b);
 		kinf_buf_release(&msg);
@@ -614,9 +636,9 @@ void serve_snapshots_release(struct kinf_serve *srv) {
 
 /* "k1.ID.RV.HEXKEY": opaque to clients as the apiserver's base64 tokens are. */
 static void make_token(const struct serve_snapshot *s, const char *key, struct kinf_buf *out) {
-	kinf_buf_printf(out, "k1.%llu.%llu.", s->id, s->rv);
+	kinf_buf_putf(out, "k1.%llu.%llu.", s->id, s->rv);
 	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
-		kinf_buf_printf(out, "%02x", *p);
+		kinf_buf_putf(out, "%02x", *p);
 	}
 }
 
@@ -640,7 +662,7 @@ static bool parse_token(const char *t, unsigned long long *id, unsigned long lon
 				!strchr("0123456789abcdef", p[1])) {
 			return false;
 		}
-		kinf_buf_append_char(key, (char)v);
+		kinf_buf_putc(key, (char)v);
 	}
 	return key->len > 0;
 }
@@ -661,34 +683,36 @@ static size_t after_key(const struct kinf_object_list *objs, const char *key) {
 
 /* ---- answers ---- */
 
-static void write_list_head(struct kinf_buf *b, const struct serve_coll *c, enum answer a,
+/* 0, or -KINF_ENOMEM when the Table's columns could not be made. */
+static int write_list_head(struct kinf_buf *b, const struct serve_coll *c, enum answer a,
 		const char *table_version, const char *rv, const char *cont, long long remaining) {
 	if (a == ANSWER_TABLE) {
-		kinf_buf_printf(b, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
+		kinf_buf_putf(b, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
 				"\"metadata\":{\"resourceVersion\":", table_version);
 	} else {
-		kinf_buf_append_str(b, "{\"kind\":");
+		kinf_buf_puts(b, "{\"kind\":");
 		kinf_apistatus_quote(b, c->list_kind);
-		kinf_buf_append_str(b, ",\"apiVersion\":");
+		kinf_buf_puts(b, ",\"apiVersion\":");
 		kinf_apistatus_quote(b, c->api_version);
-		kinf_buf_append_str(b, ",\"metadata\":{\"resourceVersion\":");
+		kinf_buf_puts(b, ",\"metadata\":{\"resourceVersion\":");
 	}
 	kinf_apistatus_quote(b, rv);
 	if (cont && cont[0]) {
-		kinf_buf_append_str(b, ",\"continue\":");
+		kinf_buf_puts(b, ",\"continue\":");
 		kinf_apistatus_quote(b, cont);
 	}
 	if (remaining >= 0) {
-		kinf_buf_printf(b, ",\"remainingItemCount\":%lld", remaining);
+		kinf_buf_putf(b, ",\"remainingItemCount\":%lld", remaining);
 	}
-	kinf_buf_append_str(b, "},");
+	kinf_buf_puts(b, "},");
 	if (a == ANSWER_TABLE) {
-		kinf_buf_append_str(b, "\"columnDefinitions\":");
-		serve_table_columns(c, b);
-		kinf_buf_append_str(b, ",\"rows\":[");
-	} else {
-		kinf_buf_append_str(b, "\"items\":[");
+		kinf_buf_puts(b, "\"columnDefinitions\":");
+		int rc = serve_table_columns(c, b);
+		kinf_buf_puts(b, ",\"rows\":[");
+		return rc;
 	}
+	kinf_buf_puts(b, "\"items\":[");
+	return 0;
 }
 
 void serve_list(struct serve_request *r, struct serve_coll *c) {
@@ -723,10 +747,15 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 	const char *cont = r->query.continue_token;
 	if (cont && cont[0]) {
 		unsigned long long id, srv_rv;
-		if (!parse_token(cont, &id, &srv_rv, &key)) {
+		bool parsed = parse_token(cont, &id, &srv_rv, &key);
+		if (kinf_buf_error(&key)) {
+			serve_respond_oom(r);
+			goto out;
+		}
+		if (!parsed) {
 			struct kinf_buf msg = {0};
-			kinf_buf_printf(&msg, "invalid continue token: %s", cont);
-			kinf_apistatus_bad_request(&st, msg.data);
+			kinf_buf_putf(&msg, "invalid continue token: %s", cont);
+			bad_request(&st, &msg);
 			kinf_buf_release(&msg);
 			serve_respond_status(r, &st);
 			goto out;
@@ -749,7 +778,8 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 	long long limit = r->query.has_limit && r->query.limit > 0 ? r->query.limit : 0;
 	size_t sent = 0, i = from;
 	struct kinf_buf items = {0};
-	for (; i < src->n; i++) {
+	int rc = 0;
+	for (; rc == 0 && i < src->n; i++) {
 		if (!serve_filter_matches(&f, src->v[i])) {
 			continue;
 		}
@@ -757,12 +787,12 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 			break;
 		}
 		if (sent++) {
-			kinf_buf_append_char(&items, ',');
+			kinf_buf_putc(&items, ',');
 		}
 		if (a == ANSWER_TABLE) {
-			serve_table_row(c, src->v[i], include, &items);
+			rc = serve_table_row(c, src->v[i], include, &items);
 		} else {
-			serve_append_item(src->v[i], &items);
+			rc = serve_append_item(src->v[i], &items);
 		}
 	}
 	/* More left that match: a token to go on from the last key sent. */
@@ -785,11 +815,20 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 			remaining = (long long)(src->n - i);
 		}
 	}
-	write_list_head(&b, c, a, table_version, rv, tok.data, remaining);
-	kinf_buf_append(&b, items.data ? items.data : "", items.len);
-	kinf_buf_append_str(&b, "]}\n");
+	if (rc < 0 || kinf_buf_error(&items) || kinf_buf_error(&tok)) {
+		kinf_buf_release(&items);
+		serve_respond_oom(r);
+		goto out;
+	}
+	rc = write_list_head(&b, c, a, table_version, rv, tok.data, remaining);
+	kinf_buf_put(&b, items.data ? items.data : "", items.len);
+	kinf_buf_puts(&b, "]}\n");
 	kinf_buf_release(&items);
-	serve_respond(r, 200, "application/json", b.data, b.len);
+	if (rc < 0) {
+		serve_respond_oom(r);
+	} else {
+		serve_respond_buf(r, 200, "application/json", &b);
+	}
 out:
 	serve_filter_release(&f);
 	kinf_object_list_release(&objs);
@@ -814,23 +853,34 @@ void serve_get(struct serve_request *r, struct serve_coll *c) {
 	}
 	c->gets++;
 	if (c->namespaced && r->path.namespace_) {
-		kinf_buf_printf(&key, "%s/", r->path.namespace_);
+		kinf_buf_putf(&key, "%s/", r->path.namespace_);
 	}
-	kinf_buf_append_str(&key, r->path.name);
+	kinf_buf_puts(&key, r->path.name);
+	if (kinf_buf_error(&key)) {
+		kinf_buf_release(&key);
+		serve_respond_oom(r);
+		return;
+	}
 	struct kinf_object *obj = c->namespaced && !r->path.namespace_ ? NULL :
 		kinf_indexer_get(c->store, key.data);
 	if (!obj) {
 		kinf_apistatus_not_found(&b, c->group, c->resource, r->path.name);
 		serve_respond_status(r, &b);
 	} else if (a == ANSWER_TABLE) {
-		write_list_head(&b, c, a, table_version, kinf_object_resource_version(obj), NULL, -1);
-		serve_table_row(c, obj, include, &b);
-		kinf_buf_append_str(&b, "]}\n");
-		serve_respond(r, 200, "application/json", b.data, b.len);
+		int rc = write_list_head(&b, c, a, table_version, kinf_object_resource_version(obj),
+				NULL, -1);
+		rc = rc < 0 ? rc : serve_table_row(c, obj, include, &b);
+		kinf_buf_puts(&b, "]}\n");
+		if (rc < 0) {
+			serve_respond_oom(r);
+		} else {
+			serve_respond_buf(r, 200, "application/json", &b);
+		}
+	} else if (serve_append_typed(c, obj, &b) < 0) {
+		serve_respond_oom(r);
 	} else {
-		serve_append_typed(c, obj, &b);
-		kinf_buf_append_char(&b, '\n');
-		serve_respond(r, 200, "application/json", b.data, b.len);
+		kinf_buf_putc(&b, '\n');
+		serve_respond_buf(r, 200, "application/json", &b);
 	}
 	kinf_object_unref(obj);
 	kinf_buf_release(&key);

@@ -78,6 +78,11 @@ static void noop_release(void *arg) {
 	(void)arg;
 }
 
+int serve_stream_write_buf(struct kinf_httpd_req *req, const struct kinf_buf *b) {
+	int rc = kinf_buf_error(b);
+	return rc < 0 ? rc : kinf_httpd_stream_write(req, b->data, b->len);
+}
+
 static void watch_unlink(struct serve_watch *w) {
 	struct serve_coll *c = w->coll;
 	if (w->prev) {
@@ -117,10 +122,12 @@ static void watch_expire(struct serve_watch *w, const char *message) {
 	if (st.len && st.data[st.len - 1] == '\n') {
 		st.len--;
 	}
-	kinf_buf_append_str(&line, "{\"type\":\"ERROR\",\"object\":");
-	kinf_buf_append(&line, st.data ? st.data : "{}", st.len);
-	kinf_buf_append_str(&line, "}\n");
-	kinf_httpd_stream_write(w->req, line.data, line.len);
+	kinf_buf_puts(&line, "{\"type\":\"ERROR\",\"object\":");
+	kinf_buf_put(&line, st.data ? st.data : "{}", st.len);
+	kinf_buf_puts(&line, "}\n");
+	if (kinf_buf_error(&st) == 0) {
+		(void)serve_stream_write_buf(w->req, &line);	/* ended below either way */
+	}
 	kinf_buf_release(&st);
 	kinf_buf_release(&line);
 	watch_end(w);
@@ -146,10 +153,10 @@ static const char *const type_names[] = { "ADDED", "MODIFIED", "DELETED" };
 
 /* The Table head of an event of type t at rv. */
 static void table_head(struct kinf_buf *b, int t, const char *rv) {
-	kinf_buf_printf(b, "{\"type\":\"%s\",\"object\":{\"kind\":\"Table\",\"apiVersion\":"
+	kinf_buf_putf(b, "{\"type\":\"%s\",\"object\":{\"kind\":\"Table\",\"apiVersion\":"
 			"\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":", type_names[t]);
 	kinf_apistatus_quote(b, rv);
-	kinf_buf_append_str(b, "},");
+	kinf_buf_puts(b, "},");
 }
 
 /* Write the Table form of (t, obj): head, columns the first time, row. */
@@ -160,24 +167,32 @@ static int write_table(struct serve_watch *w, struct serve_event *ev, int varian
 	if (strcmp(w->include, "Metadata") == 0 && ev) {
 		if (!ev->table_head[variant].len) {
 			table_head(&ev->table_head[variant], t, kinf_object_resource_version(obj));
-			kinf_buf_append_str(&ev->table_row[variant], "\"rows\":[");
-			serve_table_row(c, obj, "Metadata", &ev->table_row[variant]);
-			kinf_buf_append_str(&ev->table_row[variant], "]}}\n");
+			kinf_buf_puts(&ev->table_row[variant], "\"rows\":[");
+			rc = serve_table_row(c, obj, "Metadata", &ev->table_row[variant]);
+			kinf_buf_puts(&ev->table_row[variant], "]}}\n");
+			rc = rc < 0 ? rc : kinf_buf_error(&ev->table_head[variant]);
+			rc = rc < 0 ? rc : kinf_buf_error(&ev->table_row[variant]);
+			if (rc < 0) {
+				/* Made again for the next client rather than kept half made. */
+				kinf_buf_release(&ev->table_head[variant]);
+				kinf_buf_release(&ev->table_row[variant]);
+				return rc;
+			}
 		}
 		rc = kinf_httpd_stream_write_ref(w->req, ev->table_head[variant].data,
 				ev->table_head[variant].len, serve_event_release, serve_event_ref(ev));
 	} else {
 		struct kinf_buf h = {0};
 		table_head(&h, t, kinf_object_resource_version(obj));
-		rc = kinf_httpd_stream_write(w->req, h.data, h.len);
+		rc = serve_stream_write_buf(w->req, &h);
 		kinf_buf_release(&h);
 	}
 	if (rc == 0 && !w->columns_sent) {
 		struct kinf_buf cols = {0};
-		kinf_buf_append_str(&cols, "\"columnDefinitions\":");
-		serve_table_columns(c, &cols);
-		kinf_buf_append_char(&cols, ',');
-		rc = kinf_httpd_stream_write(w->req, cols.data, cols.len);
+		kinf_buf_puts(&cols, "\"columnDefinitions\":");
+		rc = serve_table_columns(c, &cols);
+		kinf_buf_putc(&cols, ',');
+		rc = rc < 0 ? rc : serve_stream_write_buf(w->req, &cols);
 		kinf_buf_release(&cols);
 		w->columns_sent = true;
 	} else if (rc == 0) {
@@ -189,10 +204,10 @@ static int write_table(struct serve_watch *w, struct serve_event *ev, int varian
 				ev->table_row[variant].len, serve_event_release, serve_event_ref(ev));
 	} else if (rc == 0) {
 		struct kinf_buf row = {0};
-		kinf_buf_append_str(&row, "\"rows\":[");
-		serve_table_row(c, obj, w->include, &row);
-		kinf_buf_append_str(&row, "]}}\n");
-		rc = kinf_httpd_stream_write(w->req, row.data, row.len);
+		kinf_buf_puts(&row, "\"rows\":[");
+		rc = serve_table_row(c, obj, w->include, &row);
+		kinf_buf_puts(&row, "]}}\n");
+		rc = rc < 0 ? rc : serve_stream_write_buf(w->req, &row);
 		kinf_buf_release(&row);
 	}
 	return rc;
@@ -232,9 +247,14 @@ static int write_event(struct serve_watch *w, struct serve_event *ev) {
 	if (variant) {
 		line = variant == 1 ? &ev->added : &ev->deleted;
 		if (!line->len) {
-			kinf_buf_printf(line, "{\"type\":\"%s\",\"object\":", type_names[t]);
-			serve_append_typed(w->coll, obj, line);
-			kinf_buf_append_str(line, "}\n");
+			kinf_buf_putf(line, "{\"type\":\"%s\",\"object\":", type_names[t]);
+			int rc = serve_append_typed(w->coll, obj, line);
+			kinf_buf_puts(line, "}\n");
+			rc = rc < 0 ? rc : kinf_buf_error(line);
+			if (rc < 0) {
+				kinf_buf_release(line);	/* made again for the next client */
+				return rc;
+			}
 		}
 	}
 	return kinf_httpd_stream_write_ref(w->req, line->data, line->len, serve_event_release,
@@ -247,10 +267,10 @@ static int write_initial(struct serve_watch *w, const struct kinf_object *obj) {
 		return write_table(w, NULL, 0, SERVE_ADDED, obj);
 	}
 	struct kinf_buf line = {0};
-	kinf_buf_append_str(&line, "{\"type\":\"ADDED\",\"object\":");
-	serve_append_typed(w->coll, obj, &line);
-	kinf_buf_append_str(&line, "}\n");
-	int rc = kinf_httpd_stream_write(w->req, line.data, line.len);
+	kinf_buf_puts(&line, "{\"type\":\"ADDED\",\"object\":");
+	int rc = serve_append_typed(w->coll, obj, &line);
+	kinf_buf_puts(&line, "}\n");
+	rc = rc < 0 ? rc : serve_stream_write_buf(w->req, &line);
 	kinf_buf_release(&line);
 	return rc;
 }
@@ -258,17 +278,17 @@ static int write_initial(struct serve_watch *w, const struct kinf_object *obj) {
 static int write_bookmark(struct serve_watch *w, unsigned long long rv, bool initial_end) {
 	struct serve_coll *c = w->coll;
 	struct kinf_buf b = {0};
-	kinf_buf_append_str(&b, "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":");
+	kinf_buf_puts(&b, "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":");
 	kinf_apistatus_quote(&b, c->kind);
-	kinf_buf_append_str(&b, ",\"apiVersion\":");
+	kinf_buf_puts(&b, ",\"apiVersion\":");
 	kinf_apistatus_quote(&b, c->api_version);
-	kinf_buf_printf(&b, ",\"metadata\":{\"resourceVersion\":\"%llu\",\"creationTimestamp\":null",
+	kinf_buf_putf(&b, ",\"metadata\":{\"resourceVersion\":\"%llu\",\"creationTimestamp\":null",
 			rv);
 	if (initial_end) {
-		kinf_buf_append_str(&b, ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}");
+		kinf_buf_puts(&b, ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}");
 	}
-	kinf_buf_append_str(&b, "}}}\n");
-	int rc = kinf_httpd_stream_write(w->req, b.data, b.len);
+	kinf_buf_puts(&b, "}}}\n");
+	int rc = serve_stream_write_buf(w->req, &b);
 	kinf_buf_release(&b);
 	return rc;
 }
@@ -393,8 +413,10 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	}
 	if (!from_now && !serve_parse_rv(rv, &n)) {
 		struct kinf_buf msg = {0};
-		kinf_buf_printf(&msg, "invalid resource version: %s", rv);
-		kinf_apistatus_bad_request(&st, msg.data);
+		kinf_buf_putf(&msg, "invalid resource version: %s", rv);
+		if (!kinf_buf_error(&msg)) {
+			kinf_apistatus_bad_request(&st, msg.data);	/* else the 500 below */
+		}
 		kinf_buf_release(&msg);
 		serve_respond_status(r, &st);
 		kinf_buf_release(&st);
@@ -410,12 +432,15 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	/* A watch of one object (watch/.../pods/NAME) is one of metadata.name=NAME. */
 	struct kinf_buf fields = {0};
 	if (r->path.name) {
-		kinf_buf_printf(&fields, "metadata.name=%s%s%s", r->path.name,
+		kinf_buf_putf(&fields, "metadata.name=%s%s%s", r->path.name,
 				q->field_selector && q->field_selector[0] ? "," : "",
 				q->field_selector ? q->field_selector : "");
 	}
-	int frc = serve_filter_init(c, ns, q->label_selector,
-			r->path.name ? fields.data : q->field_selector, &w->filter, &st);
+	int frc = kinf_buf_error(&fields);
+	if (frc == 0) {
+		frc = serve_filter_init(c, ns, q->label_selector,
+				r->path.name ? fields.data : q->field_selector, &w->filter, &st);
+	}
 	kinf_buf_release(&fields);
 	if (frc < 0) {
 		serve_respond_status(r, &st);
@@ -464,7 +489,14 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 		w->next_seq = seq_after(c, n);
 		w->after_rv = n > c->rv ? n : 0;	/* ahead of the cache */
 	}
-	serve_warning_headers(r, &headers);
+	if (serve_warning_headers(r, &headers) < 0) {
+		kinf_buf_release(&headers);
+		serve_filter_release(&w->filter);
+		kinf_object_list_release(&w->initial);
+		free(w);
+		serve_respond_oom(r);
+		return;
+	}
 	int rc = kinf_httpd_stream_start(r->req, 200, "application/json",
 			headers.len ? headers.data : NULL);
 	kinf_buf_release(&headers);

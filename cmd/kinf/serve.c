@@ -202,7 +202,7 @@ static int default_socket(struct serve *sv) {
 				"pass --listen unix:PATH\n", dir);
 		return EXIT_ERROR;
 	}
-	kinf_buf_printf(&b, "unix:%s/serve.sock", dir);
+	kinf_buf_putf(&b, "unix:%s/serve.sock", dir);
 	sv->default_socket = kinf_buf_take(&b);
 	if (!sv->default_socket) {
 		return cli_error(&sv->cli, -KINF_ENOMEM, NULL, NULL);
@@ -236,9 +236,13 @@ static int write_kubeconfig(struct serve *sv) {
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		char *prefix = kinf_serve_context_prefix(sv->srv, i);
 		struct kinf_buf b = {0};
-		kinf_buf_printf(&b, "%s%s", url, prefix ? prefix : "");
+		if (!prefix) {
+			rc = -KINF_ENOMEM;
+			break;
+		}
+		kinf_buf_putf(&b, "%s%s", url, prefix);
 		free(prefix);
-		servers[i] = kinf_buf_take(&b);
+		servers[i] = kinf_buf_take(&b);	/* NULL when an append failed */
 		entries[i].context = kinf_serve_context_name(sv->srv, i);
 		entries[i].context = entries[i].context ? entries[i].context : "kinf-serve";
 		entries[i].server = servers[i];

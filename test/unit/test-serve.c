@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,12 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
+#include "httpd.h"
 #include "informer.h"
 #include "object.h"
 #include "serve.h"
+#include "serveint.h"
 #include "tap.h"
 
 static char sock_path[100];
@@ -148,6 +152,90 @@ static void publish(struct kinf_serve *srv, enum kinf_informer_event_type type,
 	kinf_object_unref(old);
 }
 
+/* A buffer whose builder ran out of memory half way: "{\"half\":" and then a failed append. */
+static void half_built(struct kinf_buf *b) {
+	kinf_buf_puts(b, "{\"half\":");
+	if (kinf_buf_reserve(b, SIZE_MAX) == 0) {
+		abort();	/* cannot happen: more than half the address space */
+	}
+}
+
+/*
+ * The send points given what a builder that failed half way left: the
+ * answer is a 500 Status, the stream ends; never the half.
+ */
+static void failed_handler(struct kinf_httpd_req *req, void *userdata) {
+	struct serve_request r = {
+		.srv = userdata, .req = req, .head = kinf_httpd_req_head(req),
+		.start_ms = kinf_clock_now_us(),
+	};
+	struct kinf_buf b = {0};
+	half_built(&b);
+	if (strcmp(r.head->path, "/body") == 0) {
+		serve_respond_buf(&r, 200, "application/json", &b);
+	} else if (strcmp(r.head->path, "/status") == 0) {
+		serve_respond_status(&r, &b);
+	} else {
+		struct kinf_buf good = {0};
+		kinf_buf_puts(&good, "{\"type\":\"ADDED\"}\n");
+		kinf_httpd_stream_start(req, 200, "application/json", NULL);
+		int rc = serve_stream_write_buf(req, &good);
+		if (rc == 0) {
+			rc = serve_stream_write_buf(req, &b);
+		}
+		if (rc == -KINF_ENOMEM) {
+			kinf_httpd_stream_end(req);
+		} else {
+			kinf_httpd_req_abort(req);
+		}
+		kinf_buf_release(&good);
+	}
+	kinf_buf_release(&b);
+}
+
+static void *run_httpd(void *arg) {
+	kinf_httpd_run(arg, NULL);
+	return NULL;
+}
+
+static void test_failed_builders(const char *dir) {
+	struct kinf_serve *srv = NULL;
+	struct kinf_serve_opts o = { .version = "test" };
+	struct kinf_serve_source src = { .upstream = "https://up:6443", .group = "",
+		.version = "v1", .resource = "pods", .kind = "Pod", .namespaced = true };
+	char addr[160];
+	pthread_t th;
+
+	kinf_serve_new(&o, &srv, NULL);
+	kinf_serve_add_source(srv, &src, NULL, NULL);
+	struct kinf_httpd_opts ho = { .handler = failed_handler, .userdata = srv };
+	struct kinf_httpd *h = kinf_httpd_new(&ho);
+	snprintf(sock_path, sizeof(sock_path), "%s/f.sock", dir);
+	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
+	is_int(kinf_httpd_listen(h, addr, NULL), 0, "a server whose builders fail");
+	pthread_create(&th, NULL, run_httpd, h);
+	char *s = get("/body", NULL);
+	ok(strstr(s, "HTTP/1.1 500 Internal Server Error\r\n") &&
+		strstr(s, "\"message\":\"Internal error occurred: out of memory\"") &&
+		!strstr(s, "half"), "a body whose append failed: a 500 Status, not the half");
+	free(s);
+	s = get("/status", NULL);
+	ok(strstr(s, "HTTP/1.1 500 Internal Server Error\r\n") &&
+		strstr(s, "out of memory") && !strstr(s, "half"),
+		"a Status whose append failed: the 500 instead");
+	free(s);
+	s = get("/stream", NULL);
+	ok(strstr(s, "200 OK") && strstr(s, "{\"type\":\"ADDED\"}\n") && !strstr(s, "half") &&
+		strstr(s, "\r\n0\r\n\r\n"), "a stream chunk whose append failed: not sent, "
+		"the stream ends");
+	free(s);
+	kinf_httpd_stop(h);
+	pthread_join(th, NULL);
+	kinf_httpd_free(h);
+	kinf_serve_free(srv);
+	unlink(sock_path);
+}
+
 int main(void) {
 	struct kinf_serve *srv = NULL;
 	struct kinf_error err = {0};
@@ -160,6 +248,7 @@ int main(void) {
 	if (!mkdtemp(dir)) {
 		return 1;
 	}
+	test_failed_builders(dir);
 	snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
 	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
 	struct kinf_serve_opts o = { .token = "t0k", .window = 4, .max_lag = 4,
