@@ -127,7 +127,8 @@ struct kinf_informer {
 	struct kinf_buf type_prefix;	/* kinf_informer_append_typed()'s */
 	atomic_bool stopping;		/* stop() was called; ends the replay */
 	long long deadline_ms;		/* 0: none */
-	unsigned long pops;
+	/* Read by kinf_informer_get_stats() from any thread (serve's /metrics). */
+	atomic_ulong pops;
 	/* replay */
 	pthread_t replay_thread;
 	bool replay_running;
@@ -370,7 +371,7 @@ int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
 		if (rc < 0) {
 			return kinf_error_set(reterr, -rc, "informer: %s", kinf_strerror(rc));
 		}
-		inf->pops++;
+		atomic_fetch_add_explicit(&inf->pops, 1, memory_order_relaxed);
 		return 1;
 	}
 }
@@ -412,7 +413,7 @@ void kinf_informer_get_stats(struct kinf_informer *inf,
 	if (inf->reflector) {
 		kinf_reflector_get_stats(inf->reflector, &ret->source);
 	}
-	ret->pops = inf->pops;
+	ret->pops = atomic_load_explicit(&inf->pops, memory_order_relaxed);
 	ret->cached = kinf_indexer_len(inf->idx);
 }
 
