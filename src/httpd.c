@@ -1359,6 +1359,38 @@ static int add_listener(struct kinf_httpd *srv, struct listener l, struct kinf_e
 	return 0;
 }
 
+/*
+ * A unix socket's directory must be a directory (not a symlink) of this
+ * user (or root's, as /tmp and /run are) that no one else may write to,
+ * unless it is sticky as /tmp is (then no one else can remove or rename
+ * the socket). 0 or -KINF_EIO naming what is wrong.
+ */
+static int check_socket_dir(const char *dir, struct kinf_error *reterr) {
+	struct stat st;
+	uid_t me = geteuid();
+	if (lstat(dir, &st) < 0) {
+		return kinf_error_set(reterr, KINF_EIO, "'%s': %s", dir, strerror(errno));
+	}
+	if (S_ISLNK(st.st_mode)) {
+		return kinf_error_set(reterr, KINF_EIO, "'%s': the socket's directory is a "
+			"symbolic link; use a directory of mode 0700 of your own", dir);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		return kinf_error_set(reterr, KINF_EIO, "'%s': not a directory", dir);
+	}
+	if (st.st_uid != me && st.st_uid != 0) {
+		return kinf_error_set(reterr, KINF_EIO, "'%s': the socket's directory belongs to "
+			"uid %u, not to you (uid %u); use a directory of mode 0700 of your own", dir,
+			(unsigned)st.st_uid, (unsigned)me);
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & 01000)) {	/* S_ISVTX, an XSI name */
+		return kinf_error_set(reterr, KINF_EIO, "'%s': the socket's directory is writable "
+			"by others (mode %04o); use a directory of mode 0700 of your own", dir,
+			(unsigned)(st.st_mode & 07777));
+	}
+	return 0;
+}
+
 static int listen_unix(struct kinf_httpd *srv, const char *path, struct kinf_error *reterr) {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct stat st;
@@ -1385,8 +1417,13 @@ static int listen_unix(struct kinf_httpd *srv, const char *path, struct kinf_err
 			free(dir);
 			return rc;
 		}
-		if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-			int rc = kinf_error_set(reterr, KINF_EIO, "'%s': not a directory", dir);
+		/*
+		 * Made now or found: whoever owns the directory (or may write to
+		 * it) can put their own socket in ours' place. Another user may
+		 * have made /tmp/kinf-UID first.
+		 */
+		int rc = check_socket_dir(dir, reterr);
+		if (rc < 0) {
 			free(dir);
 			return rc;
 		}

@@ -84,8 +84,10 @@ void kinf_httpd_free(struct kinf_httpd *srv);
 
 /*
  * Listen on addr: "unix:PATH" (PATH's directory is made 0700 when
- * missing; a stale socket is replaced, a live one is -KINF_EXISTS; the
- * socket is made 0600) or "tcp:HOST:PORT" (HOST a name, an IPv4 address
+ * missing and refused, -KINF_EIO, when it is a symlink, someone else's
+ * but root's, or writable by others without the sticky bit; a stale
+ * socket is replaced, a live one is -KINF_EXISTS; the socket is made
+ * 0600) or "tcp:HOST:PORT" (HOST a name, an IPv4 address
  * or [IPv6]; port 0 picks a free one; needs opts.token; TLS when
  * opts.tls is set, whose certificate should name HOST: pass it in
  * kinf_tls_opts.names). Returns 0,

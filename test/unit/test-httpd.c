@@ -690,6 +690,68 @@ static void start_server(void) {
 	pthread_create(&loop_thread, NULL, loop_main, srv);
 }
 
+/* Listen on DIR/s.sock (under sockdir) with a server of its own; the result, the message in err. */
+static int listen_in(const char *dir, struct kinf_error *err) {
+	struct kinf_httpd_opts o = { .handler = NULL };
+	struct kinf_httpd *h = kinf_httpd_new(&o);
+	char addr[200];
+	snprintf(addr, sizeof(addr), "unix:%s/%s/s.sock", sockdir, dir);
+	int rc = kinf_httpd_listen(h, addr, err);
+	kinf_httpd_free(h);	/* unlinks the socket it made */
+	return rc;
+}
+
+/*
+ * The socket's directory: whoever may write to it can put a socket of
+ * their own in its place, so one another user made first (as /tmp/kinf-UID
+ * could be), a symlink or one open to writes is refused.
+ */
+static void test_socket_dir(void) {
+	struct kinf_error err = {0};
+	char path[200], msg[400];
+
+	snprintf(path, sizeof(path), "%s/open", sockdir);
+	mkdir(path, 0700);
+	chmod(path, 0777);
+	is_int(listen_in("open", &err), -KINF_EIO, "a directory anyone may write to: refused");
+	snprintf(msg, sizeof(msg), "'%s': the socket's directory is writable by others (mode 0777); "
+		"use a directory of mode 0700 of your own", path);
+	is_str(err.message, msg, "  saying why");
+	chmod(path, 01777);
+	is_int(listen_in("open", &err), 0, "sticky as /tmp is: no one else can replace the socket");
+	chmod(path, 0755);
+	is_int(listen_in("open", &err), 0, "one of mine that others may only read: fine");
+
+	char target[200];
+	snprintf(target, sizeof(target), "%s/open", sockdir);
+	snprintf(path, sizeof(path), "%s/link", sockdir);
+	if (symlink(target, path) < 0) {
+		abort();
+	}
+	is_int(listen_in("link", &err), -KINF_EIO, "a symlink for the directory: refused");
+	ok(strstr(err.message, "the socket's directory is a symbolic link"), "  saying so (%s)",
+		err.message);
+
+	snprintf(path, sizeof(path), "%s/theirs", sockdir);
+	mkdir(path, 0700);
+	if (geteuid() != 0) {
+		skip("chown needs root", "a directory another user made first: refused");
+		skip("chown needs root", "  naming its owner");
+	} else if (chown(path, 65534, 65534) == 0) {
+		is_int(listen_in("theirs", &err), -KINF_EIO,
+			"a directory another user made first: refused");
+		snprintf(msg, sizeof(msg), "'%s': the socket's directory belongs to uid 65534, not "
+			"to you (uid 0); use a directory of mode 0700 of your own", path);
+		is_str(err.message, msg, "  naming its owner");
+	}
+	snprintf(path, sizeof(path), "%s/theirs", sockdir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/link", sockdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/open", sockdir);
+	rmdir(path);
+}
+
 static void test_auth_and_keepalive(void) {
 	int fd = connect_tcp(tcp_port);
 	char *r = roundtrip(fd, "GET /x HTTP/1.1\r\nHost: h\r\n\r\n");
@@ -1597,6 +1659,7 @@ int main(void) {
 	test_router();
 	test_status();
 	start_server();
+	test_socket_dir();
 	test_auth_and_keepalive();
 	test_limits_on_the_wire();
 	test_timers();
