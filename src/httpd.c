@@ -575,8 +575,22 @@ bool kinf_httpd_req_is_unix(const struct kinf_httpd_req *req) {
 
 /* ---- reading and dispatch ---- */
 
+/* A GET or HEAD of one of opts.public_paths: answered without a token. */
+static bool public_path(const struct kinf_httpd *srv, const struct kinf_httpreq *head) {
+	if (!srv->opts.public_paths || (strcmp(head->method, "GET") != 0 &&
+			strcmp(head->method, "HEAD") != 0)) {
+		return false;
+	}
+	for (const char *const *p = srv->opts.public_paths; *p; p++) {
+		if (strcmp(head->path, *p) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
 static bool authorized(struct conn *c) {
-	if (c->is_unix) {
+	if (c->is_unix || public_path(c->srv, c->req.head)) {
 		return true;
 	}
 	const char *tok = c->srv->token;

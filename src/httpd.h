@@ -55,8 +55,15 @@ typedef void (*kinf_httpd_handler)(struct kinf_httpd_req *req, void *userdata);
 struct kinf_httpd_opts {
 	kinf_httpd_handler handler;
 	void *userdata;
-	/* Required of every request on a TCP listener (Authorization: Bearer). */
+	/* Required of every request on a TCP listener (Authorization: Bearer)... */
 	const char *token;
+	/*
+	 * ...but a GET or HEAD of one of these paths (exact, NULL-terminated;
+	 * not copied: a static array) as kube-apiserver's
+	 * system:public-info-viewer role lets anyone read /healthz, /livez,
+	 * /readyz and /version. NULL: none.
+	 */
+	const char *const *public_paths;
 	/*
 	 * When set, TCP listeners speak TLS with this certificate (tls.h; the
 	 * server takes its own reference). Unix sockets stay plain.

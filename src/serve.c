@@ -85,9 +85,14 @@ int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
 	srv->opts.tls = NULL;	/* httpd holds its own reference */
 	srv->opts.version = srv->version;
 	atomic_init(&srv->stopping, false);
+	/* As kube-apiserver's system:public-info-viewer: probes need no token. */
+	static const char *const public_paths[] = {
+		"/healthz", "/livez", "/readyz", "/version", "/version/", NULL,
+	};
 	struct kinf_httpd_opts ho = {
 		.userdata = srv,
 		.token = srv->token,
+		.public_paths = public_paths,
 		.tls = opts->tls,
 		/* A watch client's queue: its lag is counted in events, this is the slack. */
 		.max_queue = 4u << 20,
@@ -845,10 +850,20 @@ static bool upstreams_up(struct kinf_serve *srv, struct kinf_buf *why) {
 	return ok;
 }
 
+/* The request came on the unix socket or with the token (health is public on TCP). */
+static bool trusted(const struct serve_request *r) {
+	size_t len = 0;
+	const char *got = kinf_httpreq_bearer(r->head, &len);
+	const char *tok = r->srv->token;
+	return kinf_httpd_req_is_unix(r->req) ||
+		(tok && got && kinf_httpreq_token_equal(got, len, tok, strlen(tok)));
+}
+
 /*
  * /healthz and /livez: the process answers. /readyz: every collection
- * synced and every upstream reachable; unlike the apiserver the failure
- * says why (reason withheld there).
+ * synced and every upstream reachable. A failure says why to a client
+ * with the token or on the socket; to anyone else the reason is withheld,
+ * as the apiserver withholds it (the why names upstreams and their errors).
  */
 static void health(struct serve_request *r, bool ready) {
 	const char *name = r->path.kind == KINF_APIPATH_HEALTHZ ? "healthz" :
@@ -878,15 +893,18 @@ static void health(struct serve_request *r, bool ready) {
 	}
 	kinf_buf_puts(&out, "[+]ping ok\n");
 	if (ready) {
+		bool say_why = trusted(r);
 		if (synced) {
 			kinf_buf_puts(&out, "[+]informer-sync ok\n");
 		} else {
-			kinf_buf_putf(&out, "[-]informer-sync failed: %s\n", why_sync.data);
+			kinf_buf_putf(&out, "[-]informer-sync failed: %s\n",
+					say_why ? why_sync.data : "reason withheld");
 		}
 		if (up) {
 			kinf_buf_puts(&out, "[+]upstream ok\n");
 		} else {
-			kinf_buf_putf(&out, "[-]upstream failed: %s\n", why_up.data);
+			kinf_buf_putf(&out, "[-]upstream failed: %s\n",
+					say_why ? why_up.data : "reason withheld");
 		}
 	}
 	kinf_buf_putf(&out, "%s check %s\n", name, ok ? "passed" : "failed");

@@ -97,9 +97,27 @@ unit_command() {
 		sleep 0.1
 	done
 	run kubectl --kubeconfig "$HOME/.kube/kinf.yaml" get pods -A -o name
+	# The probes the manifest's Deployment has, as the kubelet sends them:
+	# HTTPS without verifying the certificate, without a token.
+	server=$(sed -n 's/^ *server: "\(https:.*\)"/\1/p' "$HOME/.kube/kinf.yaml" | head -n 1)
+	probes=$(python3 - "$MANIFEST" <<-'PY'
+	import sys, yaml
+	dep = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "Deployment")
+	c = dep["spec"]["template"]["spec"]["containers"][0]
+	for probe in ("readinessProbe", "livenessProbe"):
+	    g = c[probe]["httpGet"]
+	    assert g["scheme"] == "HTTPS" and g["port"] == "https", g
+	    print(g["path"])
+	PY
+	)
+	[ "$probes" = "$(printf '/readyz\n/livez')" ] || fail "probes: $probes"
+	for p in $probes; do
+		[ "$(curl -sk -w ' %{http_code}' "$server$p")" = "ok 200" ] || fail "$p: not ok"
+	done
+	kubectl_output=$output
 	kill -TERM "$pid"
 	wait "$pid"
 	assert_success
-	[ "$output" = "$(kubectl_fake get pods -A -o name)" ]
+	[ "$kubectl_output" = "$(kubectl_fake get pods -A -o name)" ]
 	[ "$(stat -c %a "$HOME/.kube/kinf.yaml")" = 600 ]
 }

@@ -251,6 +251,29 @@ print(" ".join(sorted(live)))' "$sel")
 	assert_output 600
 }
 
+@test "serve: /healthz, /livez, /readyz and /version answer on TCP without the token, as the apiserver's" {
+	server=$(sed -n 's/^ *server: "\(.*\)"/\1/p' "$SERVE_DIR/kubeconfig")
+	sed -n 's/^ *certificate-authority-data: "\(.*\)"/\1/p' "$SERVE_DIR/kubeconfig" |
+		base64 -d >"$BATS_TEST_TMPDIR/ca.crt"
+	# system:public-info-viewer: GET of these four paths, for anyone.
+	for p in /healthz /livez /readyz; do
+		run curl -sS --cacert "$BATS_TEST_TMPDIR/ca.crt" -w ' %{http_code}' "$server$p"
+		assert_output "ok 200"
+	done
+	run curl -sS --cacert "$BATS_TEST_TMPDIR/ca.crt" "$server/version"
+	assert_output --partial '"gitVersion": "kinf-serve-'
+	run curl -sS --cacert "$BATS_TEST_TMPDIR/ca.crt" -I "$server/readyz"
+	assert_line --index 0 --regexp '^HTTP/1.1 200 OK'
+	# Everything else still needs it: the checks under them, /metrics, discovery, writes.
+	for p in /readyz/informer-sync /healthz/ping /metrics /api /version/x; do
+		run curl -sS --cacert "$BATS_TEST_TMPDIR/ca.crt" -o /dev/null -w '%{http_code}' "$server$p"
+		assert_output 401
+	done
+	run curl -sS --cacert "$BATS_TEST_TMPDIR/ca.crt" -o /dev/null -w '%{http_code}' \
+		-X POST "$server/healthz"
+	assert_output 401
+}
+
 # kubectl through the kubeconfig serve wrote, and straight to fakeapi.
 kserve() {
 	KUBECACHEDIR=$BATS_FILE_TMPDIR/kcache-serve kubectl --kubeconfig "$SERVE_DIR/kubeconfig" "$@"
@@ -400,6 +423,13 @@ no_age() {
 	wait_until bash -c "curl -s --unix-socket '$SOCK' http://kinf/readyz | grep -q 'upstream failed'"
 	run scurl /readyz
 	assert_line --partial "[-]upstream failed: upstream context \"admin\" ($FAKEAPI_URL) unreachable for"
+	# Without the token on TCP: the checks, not the upstream's address and error.
+	server=$(sed -n 's/^ *server: "\(.*\)"/\1/p' "$SERVE_DIR/kubeconfig")
+	run curl -sSk -w ' %{http_code}' "$server/readyz"
+	assert_line --index 2 "[-]upstream failed: reason withheld"
+	assert_line --index 3 "readyz check failed"
+	assert_line --index 4 " 500"
+	refute_output --partial "$FAKEAPI_URL"
 	run scurl -D - /api/v1/pods
 	assert_output --partial "Warning: 299 - \"kinf serve: upstream context \\\"admin\\\""
 	[[ $(python3 -c 'import json,sys; print(len(json.loads(sys.stdin.read().split("\r\n\r\n",1)[1])["items"]))' <<<"$output") == "$n" ]]
