@@ -416,6 +416,9 @@ static void apply_publish(void *arg) {
 			serve_event_unref(ev);
 		}
 	}
+	if (c->synced && c->rv_waits) {
+		serve_coll_rv_advanced(c);
+	}
 	free(p->v);
 	free(p);
 }

@@ -121,6 +121,8 @@ struct serve_coll {
 	size_t n_watches;
 	/* Requests that came before the sync, answered once it is done. */
 	struct serve_pending *pending;
+	/* Reads from a resourceVersion not reached yet (servelist.c). */
+	struct serve_rvwait *rv_waits;
 	/* Counters. */
 	unsigned long long events, lists, gets, watch_total, evicted;
 	unsigned long long bytes;	/* JSON bytes of the stored objects */
@@ -250,6 +252,8 @@ int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj
 void serve_invalid_options(struct serve_request *r, const char *detail);
 /* Drop the continue snapshots. */
 void serve_snapshots_release(struct kinf_serve *srv);
+/* Answer the reads that waited for c->rv (call when it grew). */
+void serve_coll_rv_advanced(struct serve_coll *c);
 /* Parse a resourceVersion; false when it is not a decimal number. */
 bool serve_parse_rv(const char *s, unsigned long long *ret);
 

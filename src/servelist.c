@@ -513,11 +513,103 @@ static void too_large(struct serve_request *r, const char *rv, unsigned long lon
 	kinf_buf_release(&msg);
 }
 
+/* ---- a read from a resourceVersion ahead of the cache ---- */
+
+/*
+ * How long a read from a resourceVersion the cache has not reached waits
+ * for it: the apiserver's watch cache waits as long (waitUntilFreshAndBlock,
+ * blockTimeout 3 s) before its 504 "Too large resource version".
+ */
+#define RV_WAIT_MS 3000
+
+struct serve_rvwait {
+	struct serve_rvwait *next, *prev;
+	struct serve_coll *coll;
+	struct kinf_httpd_req *req;
+	unsigned long long rv;
+	struct kinf_httpd_timer *timer;
+};
+
+static void rvwait_unlink(struct serve_rvwait *w) {
+	if (w->prev) {
+		w->prev->next = w->next;
+	} else {
+		w->coll->rv_waits = w->next;
+	}
+	if (w->next) {
+		w->next->prev = w->prev;
+	}
+	kinf_httpd_timer_cancel(w->coll->srv->httpd, w->timer);
+	free(w);
+}
+
+static void rvwait_closed(struct kinf_httpd_req *req, void *arg) {
+	(void)req;
+	rvwait_unlink(arg);
+}
+
+static void too_large(struct serve_request *r, const char *rv, unsigned long long current);
+
+/* The wait is over: 504, as the apiserver answers after its 3 s. */
+static void rvwait_timeout(void *arg) {
+	struct serve_rvwait *w = arg;
+	struct serve_coll *c = w->coll;
+	struct serve_request r = {
+		.srv = c->srv, .req = w->req, .head = kinf_httpd_req_head(w->req),
+		.ctx = c->ctx, .start_ms = kinf_clock_now_us(),
+	};
+	char rv[24];
+	w->timer = NULL;
+	snprintf(rv, sizeof(rv), "%llu", w->rv);
+	kinf_httpd_req_on_close(w->req, NULL, NULL);
+	rvwait_unlink(w);
+	too_large(&r, rv, c->rv);
+}
+
+void serve_coll_rv_advanced(struct serve_coll *c) {
+	for (struct serve_rvwait *w = c->rv_waits, *next; w; w = next) {
+		next = w->next;
+		if (w->rv <= c->rv) {
+			/* Routed again: now check_rv lets it through. */
+			struct kinf_httpd_req *req = w->req;
+			kinf_httpd_req_on_close(req, NULL, NULL);
+			rvwait_unlink(w);
+			serve_handle(req, c->srv);
+		}
+	}
+}
+
+/*
+ * Hold r until c's cache reaches rv, for up to RV_WAIT_MS; false when
+ * there is no memory to wait with (answer 504 now).
+ */
+static bool rv_wait(struct serve_request *r, struct serve_coll *c, unsigned long long rv) {
+	struct serve_rvwait *w = calloc(1, sizeof(*w));
+	if (!w) {
+		return false;
+	}
+	w->coll = c;
+	w->req = r->req;
+	w->rv = rv;
+	w->timer = kinf_httpd_timer_add(c->srv->httpd, RV_WAIT_MS, rvwait_timeout, w);
+	if (!w->timer) {
+		free(w);
+		return false;
+	}
+	w->next = c->rv_waits;
+	if (w->next) {
+		w->next->prev = w;
+	}
+	c->rv_waits = w;
+	kinf_httpd_req_on_close(r->req, rvwait_closed, w);
+	return true;
+}
+
 /*
  * The apiserver's resourceVersion rules as a cache answers them: "", "0"
  * and N up to the cache's are the current state; Exact at another RV is
- * 410; N ahead of the cache is 504 with Retry-After. Returns false after
- * answering.
+ * 410; N ahead of the cache waits up to 3 s for it, then is 504 with
+ * Retry-After. Returns false after answering (or while waiting).
  */
 static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 	const char *rv = r->query.resource_version;
@@ -571,16 +663,15 @@ static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 		kinf_buf_release(&msg);
 		return false;
 	}
-	if (match && strcmp(match, "Exact") == 0 && n != c->rv) {
-		if (n < c->rv) {
-			expired(r, "The resourceVersion for the provided list is too old.");
-		} else {
-			too_large(r, rv, c->rv);
-		}
+	if (n > c->rv && !rv_wait(r, c, n)) {
+		too_large(r, rv, c->rv);
 		return false;
 	}
 	if (n > c->rv) {
-		too_large(r, rv, c->rv);
+		return false;	/* answered once the cache reaches n, or in 3 s */
+	}
+	if (match && strcmp(match, "Exact") == 0 && n != c->rv) {
+		expired(r, "The resourceVersion for the provided list is too old.");
 		return false;
 	}
 	return true;

@@ -139,7 +139,7 @@ py() {
 	assert_output --partial '"reason":"Expired","code":410'
 }
 
-@test "serve: resourceVersion rules: 504 ahead of the cache, 410 for Exact in the past, 422 for bad combinations" {
+@test "serve: resourceVersion rules: 504 ahead of the cache (after 3 s), 410 for Exact in the past, 422 for bad combinations" {
 	rv=$(scurl /api/v1/pods | py 'd["metadata"]["resourceVersion"]')
 	run scurl -D - "/api/v1/pods?resourceVersion=$((rv + 1000))"
 	assert_output --partial 'Retry-After: 1'

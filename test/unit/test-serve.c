@@ -6,6 +6,7 @@
  * watches from a resourceVersion (410 once it left the window), the
  * upstream state in /readyz and the Warning header, /metrics.
  */
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -446,6 +447,35 @@ int main(void) {
 	ok(strstr(s, "405 Method Not Allowed") && strstr(s, "kinf serve is a read-only cache of "
 		"context \\\"ctx\\\" (https://up:6443)"), "  405 naming the upstream");
 	free(s);
+
+	/*
+	 * A list from a resourceVersion the cache has not reached waits for it
+	 * (the apiserver's watch cache waits up to 3 s), answered once it is.
+	 */
+	int ahead = send_req("/api/v1/pods?resourceVersion=33", NULL);
+	struct pollfd pfd = { .fd = ahead, .events = POLLIN };
+	ok(poll(&pfd, 1, 300) == 0, "a list from 33, ahead of the cache (32): no answer yet");
+	publish(srv, KINF_INFORMER_ADD, pod("d", "q3", "33", "web", "n3", "Running"), NULL, false);
+	s = read_all(ahead, 3000);
+	ok(strstr(s, "200 OK") && strstr(s, "\"metadata\":{\"resourceVersion\":\"33\"}") &&
+		strstr(s, "\"name\":\"q3\""), "  answered at 33 once the cache got there");
+	free(s);
+	long long t0 = kinf_clock_now_ms();
+	int never = send_req("/api/v1/pods?resourceVersion=40", NULL);
+	/* Meanwhile the loop answers others. */
+	expect("/readyz", NULL, "  the loop answers others meanwhile", "\r\n\r\nok", NULL);
+	s = read_all(never, 6000);
+	long long waited = kinf_clock_now_ms() - t0;
+	ok(waited >= 2900, "a list from 40, not reached: answered after its 3 s wait (%lld ms)",
+		waited);
+	ok(strstr(s, "504 Gateway Timeout") && strstr(s, "Retry-After: 1\r\n") &&
+		strstr(s, "\"message\":\"Timeout: Too large resource version: 40, current: 33\"") &&
+		strstr(s, "\"reason\":\"ResourceVersionTooLarge\""),
+		"  504 with the ResourceVersionTooLarge cause and Retry-After");
+	free(s);
+	ahead = send_req("/api/v1/pods?resourceVersion=50", NULL);
+	sleep_ms(100);
+	close(ahead);	/* a client that gives up while waiting: forgotten (ASan: no leak) */
 
 	kinf_serve_stop(srv);
 	pthread_join(th, NULL);
