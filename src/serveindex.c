@@ -47,9 +47,11 @@ static bool ensure_index(struct serve_coll *c, const struct kinf_index_spec *spe
 static void bad_request(struct serve_request *r, const char *fmt, const char *arg,
 		const char *detail) {
 	struct kinf_buf msg = {0}, st = {0};
-	kinf_buf_printf(&msg, fmt, arg, detail ? detail : "");
-	kinf_apistatus_bad_request(&st, msg.data ? msg.data : "bad request");
-	serve_respond_status(r, &st);
+	kinf_buf_putf(&msg, fmt, arg, detail ? detail : "");
+	if (!kinf_buf_error(&msg)) {
+		kinf_apistatus_bad_request(&st, msg.data);
+	}
+	serve_respond_status(r, &st);	/* the 500 "out of memory" when st is empty */
 	kinf_buf_release(&msg);
 	kinf_buf_release(&st);
 }
@@ -157,7 +159,7 @@ int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out) {
 		if (kinf_json_span_eq(&key, "kind") || kinf_json_span_eq(&key, "apiVersion")) {
 			continue;
 		}
-		kinf_buf_append_str(out, sep);
+		kinf_buf_puts(out, sep);
 		if ((rc = kinf_buf_append(out, k, (size_t)(v + vlen - k))) < 0) {
 			return rc;
 		}
@@ -179,23 +181,28 @@ static void answer_by(struct serve_request *r, struct serve_coll *c, const struc
 		kinf_buf_release(&st);
 		return;
 	}
-	kinf_buf_append_str(&b, "{\"kind\":");
+	kinf_buf_puts(&b, "{\"kind\":");
 	kinf_apistatus_quote(&b, c->list_kind);
-	kinf_buf_append_str(&b, ",\"apiVersion\":");
+	kinf_buf_puts(&b, ",\"apiVersion\":");
 	kinf_apistatus_quote(&b, c->api_version);
-	kinf_buf_printf(&b, ",\"metadata\":{\"resourceVersion\":\"%llu\"},\"items\":[", c->rv);
+	kinf_buf_putf(&b, ",\"metadata\":{\"resourceVersion\":\"%llu\"},\"items\":[", c->rv);
 	size_t sent = 0;
-	for (size_t i = 0; i < objs.n; i++) {
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < objs.n; i++) {
 		if (!matches(by, n, f, objs.v[i])) {
 			continue;
 		}
 		if (sent++) {
-			kinf_buf_append_char(&b, ',');
+			kinf_buf_putc(&b, ',');
 		}
-		serve_append_item(objs.v[i], &b);
+		rc = serve_append_item(objs.v[i], &b);
 	}
-	kinf_buf_append_str(&b, "]}\n");
-	serve_respond(r, 200, "application/json", b.data, b.len);
+	kinf_buf_puts(&b, "]}\n");
+	if (rc < 0) {
+		serve_respond_oom(r);
+	} else {
+		serve_respond_buf(r, 200, "application/json", &b);
+	}
 	kinf_object_list_release(&objs);
 	kinf_buf_release(&b);
 }
@@ -293,15 +300,15 @@ static void answer_values(struct serve_request *r, struct serve_coll *c,
 		kinf_buf_release(&st);
 		return;
 	}
-	kinf_buf_printf(&b, "{\"kind\":\"IndexValueList\",\"apiVersion\":\"kinf.dev/v1\","
+	kinf_buf_putf(&b, "{\"kind\":\"IndexValueList\",\"apiVersion\":\"kinf.dev/v1\","
 			"\"metadata\":{\"resourceVersion\":\"%llu\"},\"items\":[", c->rv);
 	for (size_t i = 0; i < n; i++) {
-		kinf_buf_append_str(&b, i ? ",{\"value\":" : "{\"value\":");
+		kinf_buf_puts(&b, i ? ",{\"value\":" : "{\"value\":");
 		kinf_apistatus_quote(&b, vals[i].value);
-		kinf_buf_printf(&b, ",\"count\":%zu}", vals[i].count);
+		kinf_buf_putf(&b, ",\"count\":%zu}", vals[i].count);
 	}
-	kinf_buf_append_str(&b, "]}\n");
-	serve_respond(r, 200, "application/json", b.data, b.len);
+	kinf_buf_puts(&b, "]}\n");
+	serve_respond_buf(r, 200, "application/json", &b);
 	kinf_index_values_free(vals, n);
 	kinf_buf_release(&b);
 }
