@@ -590,12 +590,15 @@ static bool public_path(const struct kinf_httpd *srv, const struct kinf_httpreq 
 }
 
 static bool authorized(struct conn *c) {
-	if (c->is_unix || public_path(c->srv, c->req.head)) {
+	if (c->is_unix) {
 		return true;
 	}
 	const char *tok = c->srv->token;
 	size_t len = 0;
 	const char *got = kinf_httpreq_bearer(c->req.head, &len);
+	if (!got && public_path(c->srv, c->req.head)) {
+		return true;	/* anonymous; a wrong token is a 401 there too, as the apiserver's */
+	}
 	if (!tok || !got) {
 		return false;
 	}

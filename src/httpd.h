@@ -58,10 +58,11 @@ struct kinf_httpd_opts {
 	/* Required of every request on a TCP listener (Authorization: Bearer)... */
 	const char *token;
 	/*
-	 * ...but a GET or HEAD of one of these paths (exact, NULL-terminated;
-	 * not copied: a static array) as kube-apiserver's
-	 * system:public-info-viewer role lets anyone read /healthz, /livez,
-	 * /readyz and /version. NULL: none.
+	 * ...but a GET or HEAD without a bearer token of one of these paths
+	 * (exact, NULL-terminated; not copied: a static array), as
+	 * kube-apiserver's system:public-info-viewer role lets anyone read
+	 * /healthz, /livez, /readyz and /version (a wrong token is still
+	 * 401: authentication comes first there too). NULL: none.
 	 */
 	const char *const *public_paths;
 	/*

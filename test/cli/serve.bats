@@ -272,6 +272,10 @@ print(" ".join(sorted(live)))' "$sel")
 	run curl -sS --cacert "$BATS_TEST_TMPDIR/ca.crt" -o /dev/null -w '%{http_code}' \
 		-X POST "$server/healthz"
 	assert_output 401
+	# A wrong token is refused there too: the apiserver authenticates first.
+	run curl -sS --cacert "$BATS_TEST_TMPDIR/ca.crt" -o /dev/null -w '%{http_code}' \
+		-H "Authorization: Bearer wrong" "$server/version"
+	assert_output 401
 }
 
 # kubectl through the kubeconfig serve wrote, and straight to fakeapi.
