@@ -230,23 +230,31 @@ struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 	if (config->tls_server_name && config->tls_server_name[0] && !http->plain_http) {
 		CURLU *u = curl_url();
 		char *host = NULL, *port = NULL, *path = NULL;
+		bool oom = false;
 		if (u && curl_url_set(u, CURLUPART_URL, http->server, 0) == CURLUE_OK &&
 				curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
 				curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK) {
 			struct kinf_buf b = {0};
 			curl_url_get(u, CURLUPART_PATH, &path, 0);
-			kinf_buf_printf(&b, "%s:%s:%s:%s", config->tls_server_name, port, host, port);
-			http->connect_to = curl_slist_append(NULL, b.data);
+			if (kinf_buf_printf(&b, "%s:%s:%s:%s", config->tls_server_name, port,
+					host, port) == 0) {
+				http->connect_to = curl_slist_append(NULL, b.data);
+			}
 			kinf_buf_reset(&b);
-			kinf_buf_printf(&b, "https://%s:%s%s", config->tls_server_name, port,
+			kinf_buf_putf(&b, "https://%s:%s%s", config->tls_server_name, port,
 					path && strcmp(path, "/") != 0 ? path : "");
 			free(http->url_base);
 			http->url_base = kinf_buf_take(&b);
+			oom = !http->connect_to || !http->url_base;
 		}
 		curl_free(host);
 		curl_free(port);
 		curl_free(path);
 		curl_url_cleanup(u);
+		if (oom) {
+			kinf_http_free(http);
+			return NULL;
+		}
 	}
 
 	CURL *c = http->curl;

@@ -64,6 +64,18 @@ exec_user() {
 	fakeapi_requests | jq -s -e 'all(.auth == "Bearer" and .user == "admin")'
 }
 
+@test "--tls-server-name: the certificate is checked against that name, as kubectl does" {
+	# The test server's certificate names 127.0.0.1 and localhost.
+	run "$KINF" list pods -o name --tls-server-name localhost --refresh
+	assert_success
+	[ "$output" = "$(kubectl_fake get pods -o name --tls-server-name localhost)" ]
+	run --separate-stderr "$KINF" list pods --tls-server-name wrong.example --refresh
+	assert_failure 1	# a TLS failure, as kubectl's (exit 1)
+	[[ "$stderr" == *"wrong.example"* ]]
+	run kubectl_fake get pods --tls-server-name wrong.example
+	assert_failure
+}
+
 @test "--token overrides the kubeconfig's credentials" {
 	run --separate-stderr "$KINF" list pods --token nope --refresh
 	assert_failure 3

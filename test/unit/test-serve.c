@@ -55,12 +55,12 @@ static struct kinf_object *pod(const char *ns, const char *name, const char *rv,
 static struct kinf_object *big_pod(const char *name, const char *rv) {
 	struct kinf_buf b = {0};
 	struct kinf_object *obj = NULL;
-	kinf_buf_printf(&b, "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"big\","
-			"\"resourceVersion\":\"%s\",\"annotations\":{\"x\":\"", name, rv);
+	must(kinf_buf_printf(&b, "{\"metadata\":{\"name\":\"%s\",\"namespace\":\"big\","
+			"\"resourceVersion\":\"%s\",\"annotations\":{\"x\":\"", name, rv));
 	for (int i = 0; i < 100000; i++) {
-		kinf_buf_append_char(&b, 'a');
+		must(kinf_buf_append_char(&b, 'a'));
 	}
-	kinf_buf_append_str(&b, "\"}}}");
+	must(kinf_buf_append_str(&b, "\"}}}"));
 	kinf_object_parse(b.data, b.len, NULL, &obj, NULL);
 	kinf_buf_release(&b);
 	return obj;
@@ -97,10 +97,10 @@ static char *read_all(int fd, int timeout_ms) {
 	ssize_t n;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
-		kinf_buf_append(&b, chunk, (size_t)n);
+		must(kinf_buf_append(&b, chunk, (size_t)n));
 	}
 	close(fd);
-	kinf_buf_append_str(&b, "");
+	must(kinf_buf_append_str(&b, ""));
 	return kinf_buf_take(&b);
 }
 
