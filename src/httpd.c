@@ -70,6 +70,9 @@ struct kinf_httpd_req {
 	size_t body_len;
 	void (*on_close)(struct kinf_httpd_req *req, void *arg);
 	void *on_close_arg;
+	void (*on_drain)(struct kinf_httpd_req *req, void *arg);
+	void *on_drain_arg;
+	size_t drain_below;
 	bool chunked;		/* stream framing: chunked (1.1) or close-delimited (1.0) */
 };
 
@@ -364,6 +367,7 @@ static void request_done(struct conn *c) {
 	}
 	c->req_active = false;
 	c->req.on_close = NULL;
+	c->req.on_drain = NULL;
 	kinf_httpreq_free(c->req.head);
 	c->req.head = NULL;
 	free(c->req.body);
@@ -460,6 +464,7 @@ static void reject_status(struct conn *c, const char *body, size_t len, int code
 	c->req_active = true;
 	c->req.conn = c;
 	c->req.on_close = NULL;
+	c->req.on_drain = NULL;
 	respond_common(&c->req, code, "application/json", NULL, body, len);
 }
 
@@ -558,6 +563,24 @@ void kinf_httpd_req_on_close(struct kinf_httpd_req *req, void (*fn)(struct kinf_
 	req->on_close_arg = arg;
 }
 
+void kinf_httpd_stream_on_drain(struct kinf_httpd_req *req, size_t below,
+		void (*fn)(struct kinf_httpd_req *req, void *arg), void *arg) {
+	req->on_drain = fn;
+	req->on_drain_arg = arg;
+	req->drain_below = below;
+}
+
+/* After a write: a streaming request's on-drain callback, once its queue fell under its mark. */
+static void conn_drained(struct conn *c) {
+	struct kinf_httpd_req *req = &c->req;
+	if (c->dead || c->state != C_STREAM || !req->on_drain || c->queued >= req->drain_below) {
+		return;
+	}
+	void (*fn)(struct kinf_httpd_req *, void *) = req->on_drain;
+	req->on_drain = NULL;
+	fn(req, req->on_drain_arg);
+}
+
 const struct kinf_httpreq *kinf_httpd_req_head(const struct kinf_httpd_req *req) {
 	return req->head;
 }
@@ -611,6 +634,7 @@ static void dispatch(struct conn *c) {
 	c->req_active = true;
 	c->req.conn = c;
 	c->req.on_close = NULL;
+	c->req.on_drain = NULL;
 	c->state = C_HANDLER;
 	if (c->req.head->chunked || c->req.head->expect_continue) {
 		/* The body is left unread: the connection cannot be reused. */
@@ -1236,6 +1260,7 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		}
 		if (!c->dead && ((re & POLLOUT) || (c->wr_wants_read && (re & POLLIN)))) {
 			conn_write(c);
+			conn_drained(c);	/* what it queues goes out below */
 		}
 	}
 	for (struct conn *c = srv->conns; c; c = c->next) {
@@ -1248,6 +1273,7 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		}
 		if (!c->dead && c->qhead) {
 			conn_write(c);	/* answers queued by the handler go out now */
+			conn_drained(c);	/* its next part: POLLOUT at the next poll */
 		}
 	}
 	if (r > 0) {

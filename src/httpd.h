@@ -222,6 +222,15 @@ int kinf_httpd_stream_write_ref(struct kinf_httpd_req *req, const void *data, si
 size_t kinf_httpd_stream_queued(const struct kinf_httpd_req *req);
 
 /*
+ * Call fn once (on the loop thread), after a write has left fewer than
+ * below bytes queued for req's stream: a producer that stopped at its
+ * budget goes on as soon as the client has read, not on a timer. One
+ * shot (set it again to be called again); cleared when the request ends.
+ */
+void kinf_httpd_stream_on_drain(struct kinf_httpd_req *req, size_t below,
+	void (*fn)(struct kinf_httpd_req *req, void *arg), void *arg);
+
+/*
  * End the stream with its last (zero-length) chunk; the connection goes
  * back to keep-alive once it is written (or is closed when write_timeout
  * passes first). req is invalid afterwards.

@@ -299,9 +299,15 @@ static void pump_again(void *arg) {
 	pump(w);
 }
 
+static void pump_drained(struct kinf_httpd_req *req, void *arg) {
+	(void)req;
+	pump(arg);
+}
+
 /*
  * Send w what it has not had yet while its queue is under the budget;
- * come back on a timer while there is more. Ends w when it is too far
+ * come back once the client has read half of it (the timer only decides
+ * a client that stopped reading, whose queue never drains). Ends w when it is too far
  * behind or its stream failed.
  */
 static void pump(struct serve_watch *w) {
@@ -346,6 +352,7 @@ static void pump(struct serve_watch *w) {
 		evict(w, behind);
 		return;
 	}
+	kinf_httpd_stream_on_drain(w->req, QUEUE_BUDGET / 2, pump_drained, w);
 	if (!w->pump_timer) {
 		w->pump_timer = kinf_httpd_timer_add(c->srv->httpd, PUMP_RETRY_MS, pump_again, w);
 	}

@@ -937,6 +937,21 @@ static void do_write(void *p) {
 	}
 }
 
+static int drained;
+
+static void on_drained(struct kinf_httpd_req *req, void *arg) {
+	(void)req;
+	(void)arg;
+	drained++;
+}
+
+static void do_on_drain(void *p) {
+	int i = (int)(long)p;
+	if (streams[i]) {
+		kinf_httpd_stream_on_drain(streams[i], 1024, on_drained, NULL);
+	}
+}
+
 static void do_end(void *p) {
 	int i = (int)(long)p;
 	if (streams[i]) {
@@ -1071,6 +1086,19 @@ static void test_streams(void) {
 		"  framed exactly");
 	on_loop(NULL, NULL);
 	is_int(released, 1, "the shared bytes released once written");
+	kinf_buf_reset(&b);
+	on_loop(do_on_drain, (void *)0L);
+	on_loop(NULL, NULL);
+	is_int(drained, 0, "on-drain waits for a write");
+	on_loop(do_write, &w1);
+	ok(read_until(fd, &b, "{\"type\":\"ADDED\"}\n\r\n"), "a chunk after on-drain was set");
+	on_loop(NULL, NULL);
+	is_int(drained, 1, "  on-drain ran once it was written");
+	kinf_buf_reset(&b);
+	on_loop(do_write, &w1);
+	ok(read_until(fd, &b, "{\"type\":\"ADDED\"}\n\r\n"), "another chunk");
+	on_loop(NULL, NULL);
+	is_int(drained, 1, "  on-drain is one shot");
 	kinf_buf_reset(&b);
 	on_loop(do_end, (void *)0L);
 	ok(read_until(fd, &b, "0\r\n\r\n"), "the last chunk ends the stream");
