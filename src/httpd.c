@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -948,6 +949,12 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 		if (set_flags(fd) < 0) {
 			close(fd);
 			continue;
+		}
+		if (!l->is_unix) {
+			/* No Nagle (as Go's net/http): an answer's last small TLS
+			 * record must not wait for the client's delayed ACK. */
+			int one = 1;
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		}
 		srv->stats.connections++;
 		if (srv->stats.open >= srv->opts.max_conns && l->tls) {
