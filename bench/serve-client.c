@@ -10,7 +10,8 @@
  *   serve-client watch URL CA TOKEN CLIENTS EVENTS
  *       CLIENTS watch streams of URL at once (one process, curl multi, one
  *       connection each), each read until it has EVENTS events other than
- *       BOOKMARK, or it ends. Prints one JSON line per client: its events,
+ *       BOOKMARK, or it ends, or no stream has had a byte for 30 s (a
+ *       stall: what each got is still printed). One JSON line per client: its events,
  *       the seconds from its first to its last event, and whether the
  *       stream ended with an ERROR event (and that event's code).
  * Run: ninja -C build bench/serve-client
@@ -123,9 +124,12 @@ static void stream_line(struct stream *s) {
 	s->last = t1;
 }
 
+static double last_byte;	/* when any stream last had data */
+
 static size_t stream_write(char *p, size_t size, size_t n, void *ud) {
 	struct stream *s = ud;
 	size_t len = size * n;
+	last_byte = now();
 	for (size_t i = 0; i < len; i++) {
 		if (p[i] == '\n') {
 			s->line[s->line_len] = '\0';
@@ -159,8 +163,9 @@ static int run_watch(const char *url, const char *ca, struct curl_slist *hdrs, i
 	}
 	curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)clients);
 	int running = 1;
+	last_byte = now();
 	while (running) {
-		if (curl_multi_perform(m, &running) != CURLM_OK) {
+		if (curl_multi_perform(m, &running) != CURLM_OK || now() - last_byte > 30) {
 			break;
 		}
 		if (running) {
