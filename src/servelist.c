@@ -6,7 +6,7 @@
 #include "clock.h"
 #include "indexfuncs.h"
 #include "json.h"
-#include "output.h"
+#include "kindcols.h"
 #include "serveint.h"
 
 /*

@@ -1,18 +1,72 @@
 #ifndef KINF_TABLE_H
 #define KINF_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+
+#include "err.h"
+
+/*
+ * Text tables laid out like kubectl's (Go tabwriter: minwidth 6, padding
+ * 3, spaces; the last column unpadded), and the server-side Tables
+ * (meta.k8s.io Table) a list brings printed with them. Every function
+ * writes only to the FILE * it is handed and returns 0 or a negative
+ * KINF_E* (-KINF_EIO when the stream failed).
+ */
 
 /*
  * A row of a meta.k8s.io Table (kubectl's server-side printing), as a list
  * keeps it: the cells as the server sent them, with the key of the row's
- * object. The list (listpage.c) makes them; the printers (output.c) print
- * them.
+ * object. The list (listpage.c) makes them; kinf_output_server_table*()
+ * print them.
  */
 struct kinf_table_row {
 	char *key;		/* namespace/name */
 	char *json;		/* {"cells":[...]}: the row without its object */
 	size_t len;
 };
+
+struct kinf_table;
+
+struct kinf_table *kinf_table_new(size_t n_columns);
+void kinf_table_free(struct kinf_table *t);
+/*
+ * Add a row of n_columns cells (copied); NULL cells print as "<none>".
+ * Every cell is escaped for the terminal (termsafe.h) by every function
+ * here: callers hand cells as the server sent them.
+ */
+int kinf_table_add_row(struct kinf_table *t, const char *const *cells);
+/*
+ * Print one cell of the next row added or printed in color: sgr (an SGR
+ * escape of kinf's own, e.g. "\033[32m", borrowed) before the escaped
+ * cell, a reset after it.
+ */
+void kinf_table_color_next(struct kinf_table *t, size_t column, const char *sgr);
+/* Format all rows added so far. */
+int kinf_table_print(struct kinf_table *t, FILE *out);
+/* Print the rows added so far and forget them; widths are kept. */
+int kinf_table_flush(struct kinf_table *t, FILE *out);
+/* Make columns at least as wide as these cells need, printing nothing. */
+void kinf_table_widen(struct kinf_table *t, const char *const *cells);
+/* Format one row with widths computed so far plus this row (streaming). */
+int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out);
+
+/*
+ * Render a server-side Table (columnDefinitions JSON and rows) as kubectl
+ * does: upper-cased headers, priority>0 columns only when wide, a leading
+ * NAMESPACE column when with_namespace.
+ */
+int kinf_output_server_table(FILE *out, const char *columns_json,
+		const struct kinf_table_row *rows, size_t n_rows, bool wide,
+		bool with_namespace, bool no_headers, struct kinf_error *reterr);
+/*
+ * The same, the NAME ("format": "name") cells after name_prefix ("pod/")
+ * unless NULL, and with contexts (one per row) a CONTEXT column first.
+ */
+int kinf_output_server_table_kind(FILE *out, const char *columns_json,
+		const struct kinf_table_row *rows, size_t n_rows, bool wide,
+		bool with_namespace, bool no_headers, const char *name_prefix,
+		const char *const *contexts, struct kinf_error *reterr);
 
 #endif

@@ -10,10 +10,12 @@
 
 #include "auth.h"
 #include "common.h"
+#include "customcolumns.h"
 #include "editdist.h"
 #include "http.h"
 #include "jsonpath.h"
 #include "log.h"
+#include "table.h"
 #include "termsafe.h"
 
 const char cli_common_usage[] =

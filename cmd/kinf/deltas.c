@@ -3,6 +3,7 @@
 
 #include "json.h"
 #include "session.h"
+#include "table.h"
 
 static const char deltas_usage[] =
 	"Usage: kinf deltas RESOURCE[,RESOURCE...] [NAME] [OPTIONS]\n"

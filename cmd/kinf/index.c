@@ -6,9 +6,12 @@
 #include "http.h"
 #include "indexfuncs.h"
 #include "json.h"
+#include "kindcols.h"
 #include "list.h"
 #include "selector.h"
 #include "session.h"
+#include "table.h"
+#include "toyaml.h"
 #include "urlquery.h"
 
 static const char index_usage[] =

@@ -6,7 +6,10 @@
 
 #include "common.h"
 #include "http.h"
+#include "kindcols.h"
 #include "list.h"
+#include "table.h"
+#include "toyaml.h"
 
 static const char list_usage[] =
 	"Usage: kinf list RESOURCE[,RESOURCE...] [NAME...] [OPTIONS]\n"

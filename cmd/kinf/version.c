@@ -5,6 +5,7 @@
 #include "buildinfo.h"
 #include "common.h"
 #include "http.h"
+#include "toyaml.h"
 
 static const char version_usage[] =
 	"Usage: kinf version [OPTIONS]\n"

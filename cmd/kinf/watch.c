@@ -5,9 +5,14 @@
 #include <unistd.h>
 
 #include "condition.h"
+#include "customcolumns.h"
 #include "deltafifo.h"
 #include "json.h"
+#include "jsondiff.h"
+#include "kindcols.h"
 #include "session.h"
+#include "table.h"
+#include "toyaml.h"
 
 static const char watch_usage[] =
 	"Usage: kinf watch RESOURCE[,RESOURCE...] [NAME...] [OPTIONS]\n"

@@ -1,7 +1,7 @@
 #include <string.h>
 
+#include "customcolumns.h"
 #include "jsonpath.h"
-#include "output.h"
 #include "tap.h"
 
 static const char doc[] =

@@ -2,18 +2,19 @@
  * kinf_output_yaml() against the corpus of test/fixtures/yaml: every
  * string, as a value and as a key, reads back through libyaml as the same
  * bytes, and when it is printed plain, no YAML 1.1 or 1.2 resolver (their
- * published patterns, written here independently of output.c) takes it for
+ * published patterns, written here independently of toyaml.c) takes it for
  * anything but a string. Also the layouts kubectl uses: literal blocks,
  * numbers, empty collections.
  */
 #include <jansson.h>
 #include <regex.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
-#include "output.h"
 #include "tap.h"
+#include "toyaml.h"
 
 /* Plain scalars that resolve to something other than a string. */
 static const char *const not_strings[] = {

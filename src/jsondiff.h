@@ -1,0 +1,21 @@
+#ifndef KINF_JSONDIFF_H
+#define KINF_JSONDIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/*
+ * The fields that differ between two JSON documents as "path: old → new"
+ * (one per line, appended to out, each starting with indent; keys and
+ * values escaped for the terminal), or with as_json a JSON array of
+ * {"path","old","new"}. metadata.managedFields and
+ * metadata.resourceVersion are skipped unless all. -KINF_EJSON when
+ * either document does not parse.
+ */
+int kinf_output_diff(const char *old_json, size_t old_len, const char *new_json,
+		size_t new_len, bool all, bool as_json, const char *indent,
+		struct kinf_buf *out);
+
+#endif

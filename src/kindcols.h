@@ -1,0 +1,39 @@
+#ifndef KINF_KINDCOLS_H
+#define KINF_KINDCOLS_H
+
+#include <stddef.h>
+
+#include "buf.h"
+
+struct kinf_object;
+
+/*
+ * The usual columns of an object's kind, computed locally (for watch lines,
+ * where the server's Table is not at hand), as kubectl's printers compute
+ * them: Pod NAME READY STATUS RESTARTS AGE; Deployment NAME READY
+ * UP-TO-DATE AVAILABLE AGE; Node NAME STATUS ROLES AGE VERSION; Namespace
+ * NAME STATUS AGE; ConfigMap NAME DATA AGE; others NAME AGE. With obj NULL,
+ * the header cells for kind. Cells are appended to ret; -KINF_EJSON when
+ * the object's JSON does not parse.
+ */
+int kinf_output_object_columns(const char *kind, const struct kinf_object *obj,
+		struct kinf_strv *ret);
+
+/*
+ * The columns -o wide adds to those of kinf_output_object_columns(), as
+ * kubectl's printers add them: Pod IP NODE NOMINATED NODE READINESS GATES;
+ * Deployment CONTAINERS IMAGES SELECTOR; Node INTERNAL-IP EXTERNAL-IP
+ * OS-IMAGE KERNEL-VERSION CONTAINER-RUNTIME; none for other kinds. With obj
+ * NULL, the header cells for kind.
+ */
+int kinf_output_object_wide_columns(const char *kind, const struct kinf_object *obj,
+		struct kinf_strv *ret);
+
+/*
+ * A duration in kubectl's human form (duration.HumanDuration), as the AGE
+ * column shows it: "5s", "3m", "2m30s", "4h", "3d5h", "400d", "3y45d".
+ * seconds < 0 is "<invalid>".
+ */
+void kinf_human_duration(long long seconds, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,315 @@
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+#include "termsafe.h"
+
+#define TAB_MINWIDTH 6
+#define TAB_PADDING 3
+
+struct kinf_table {
+	size_t n_columns;
+	size_t *widths;
+	struct kinf_strv cells;		/* row-major, escaped (termsafe.h) */
+	size_t color_column;		/* of the next row, with color */
+	const char *color;
+};
+
+struct kinf_table *kinf_table_new(size_t n_columns) {
+	struct kinf_table *t = calloc(1, sizeof(*t));
+	if (!t) {
+		return NULL;
+	}
+	t->n_columns = n_columns;
+	t->widths = calloc(n_columns ? n_columns : 1, sizeof(*t->widths));
+	if (!t->widths) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void kinf_table_free(struct kinf_table *t) {
+	if (t) {
+		kinf_strv_release(&t->cells);
+		free(t->widths);
+		free(t);
+	}
+}
+
+/* Display width: UTF-8 code points, not bytes; ANSI colour codes are free. */
+static size_t display_width(const char *s) {
+	size_t n = 0;
+	for (; *s; s++) {
+		if (*s == '\033' && s[1] == '[') {
+			s += 2;
+			while (*s && !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z'))) {
+				s++;
+			}
+			if (!*s) {
+				break;
+			}
+			continue;
+		}
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	}
+	return n;
+}
+
+static void widen(struct kinf_table *t, const char *const *cells) {
+	for (size_t i = 0; i < t->n_columns; i++) {
+		size_t w = display_width(cells[i] ? cells[i] : "<none>") + TAB_PADDING;
+		if (w < TAB_MINWIDTH) {
+			w = TAB_MINWIDTH;
+		}
+		if (w > t->widths[i]) {
+			t->widths[i] = w;
+		}
+	}
+}
+
+/*
+ * The cells as they are printed, appended to ret: escaped for the
+ * terminal (a name holding ESC or a newline must not draw or add a line),
+ * then the color asked for with kinf_table_color_next() around its cell.
+ */
+static int escape_row(struct kinf_table *t, const char *const *cells,
+		struct kinf_strv *ret) {
+	const char *color = t->color;
+	t->color = NULL;
+	for (size_t i = 0; i < t->n_columns; i++) {
+		const char *c = cells[i] ? cells[i] : "<none>";
+		size_t len = strlen(c);
+		int rc;
+		if (color && i == t->color_column) {
+			struct kinf_buf b = {0};
+			rc = kinf_buf_append_str(&b, color) < 0 ||
+				kinf_termsafe_append(&b, c, len) < 0 ||
+				kinf_buf_append_str(&b, "\033[0m") < 0 ? -KINF_ENOMEM :
+				kinf_strv_push_take(ret, kinf_buf_take(&b));
+			kinf_buf_release(&b);
+		} else if (kinf_termsafe_needed(c, len)) {
+			struct kinf_buf b = {0};
+			rc = kinf_termsafe_append(&b, c, len) < 0 ? -KINF_ENOMEM :
+				kinf_strv_push_take(ret, kinf_buf_take(&b));
+			kinf_buf_release(&b);
+		} else {
+			rc = kinf_strv_push(ret, c, len);
+		}
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void kinf_table_color_next(struct kinf_table *t, size_t column, const char *sgr) {
+	t->color_column = column;
+	t->color = sgr;
+}
+
+int kinf_table_add_row(struct kinf_table *t, const char *const *cells) {
+	size_t first = t->cells.n;
+	int rc = escape_row(t, cells, &t->cells);
+	if (rc < 0) {
+		return rc;
+	}
+	widen(t, (const char *const *)t->cells.v + first);
+	return 0;
+}
+
+static int print_cells(const struct kinf_table *t, const char *const *cells, FILE *out) {
+	for (size_t i = 0; i < t->n_columns; i++) {
+		const char *c = cells[i] ? cells[i] : "<none>";
+		fputs(c, out);
+		if (i + 1 < t->n_columns) {
+			for (size_t w = display_width(c); w < t->widths[i]; w++) {
+				fputc(' ', out);
+			}
+		}
+	}
+	fputc('\n', out);
+	return ferror(out) ? -KINF_EIO : 0;
+}
+
+int kinf_table_print(struct kinf_table *t, FILE *out) {
+	size_t rows = t->n_columns ? t->cells.n / t->n_columns : 0;
+	for (size_t r = 0; r < rows; r++) {
+		int rc = print_cells(t, (const char *const *)t->cells.v + r * t->n_columns, out);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int kinf_table_flush(struct kinf_table *t, FILE *out) {
+	int rc = kinf_table_print(t, out);
+	kinf_strv_reset(&t->cells);
+	return rc;
+}
+
+void kinf_table_widen(struct kinf_table *t, const char *const *cells) {
+	struct kinf_strv esc = {0};
+	const char *color = t->color;
+	t->color = NULL;
+	if (escape_row(t, cells, &esc) == 0) {
+		widen(t, (const char *const *)esc.v);
+	}
+	t->color = color;
+	kinf_strv_release(&esc);
+}
+
+int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out) {
+	struct kinf_strv esc = {0};
+	int rc = escape_row(t, cells, &esc);
+	if (rc == 0) {
+		widen(t, (const char *const *)esc.v);
+		rc = print_cells(t, (const char *const *)esc.v, out);
+	}
+	kinf_strv_release(&esc);
+	return rc;
+}
+
+static char *upper(const char *s) {
+	char *u = strdup(s);
+	for (char *p = u; p && *p; p++) {
+		if (*p >= 'a' && *p <= 'z') {
+			*p = (char)(*p - 'a' + 'A');
+		}
+	}
+	return u;
+}
+
+/* A cell as kubectl prints it: fmt's %v of the decoded JSON value. */
+static char *cell_text(json_t *v) {
+	char num[64];
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return strdup(json_string_value(v));
+	case JSON_INTEGER:
+		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return strdup(num);
+	case JSON_REAL:
+		snprintf(num, sizeof(num), "%g", json_real_value(v));
+		return strdup(num);
+	case JSON_TRUE:
+		return strdup("true");
+	case JSON_FALSE:
+		return strdup("false");
+	case JSON_NULL:
+		return strdup("<none>");
+	default:
+		return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	}
+}
+
+/* A row's "cells" as a jansson array, or NULL. The pager keeps rows as just their cells. */
+static json_t *row_cells(const struct kinf_table_row *row) {
+	json_t *whole = json_loadb(row->json, row->len, 0, NULL);
+	json_t *cells = json_incref(json_object_get(whole, "cells"));
+	json_decref(whole);
+	return cells;
+}
+
+int kinf_output_server_table(FILE *out, const char *columns_json,
+		const struct kinf_table_row *rows, size_t n_rows, bool wide,
+		bool with_namespace, bool no_headers, struct kinf_error *reterr) {
+	return kinf_output_server_table_kind(out, columns_json, rows, n_rows, wide,
+			with_namespace, no_headers, NULL, NULL, reterr);
+}
+
+int kinf_output_server_table_kind(FILE *out, const char *columns_json,
+		const struct kinf_table_row *rows, size_t n_rows, bool wide,
+		bool with_namespace, bool no_headers, const char *name_prefix,
+		const char *const *contexts, struct kinf_error *reterr) {
+	json_error_t jerr;
+	json_t *cols = json_loads(columns_json ? columns_json : "[]", 0, &jerr);
+	struct kinf_table *t = NULL;
+	struct kinf_strv cells = {0};
+	size_t *shown = NULL, n_shown = 0;
+	int rc = 0;
+
+	if (!json_is_array(cols)) {
+		rc = kinf_error_set(reterr, KINF_EJSON, "table columns: %s", jerr.text);
+		goto out;
+	}
+	shown = calloc(json_array_size(cols) + 1, sizeof(*shown));
+	if (!shown) {
+		rc = -KINF_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(cols); i++) {
+		json_t *c = json_array_get(cols, i);
+		if (wide || json_integer_value(json_object_get(c, "priority")) == 0) {
+			shown[n_shown++] = i;
+		}
+	}
+	t = kinf_table_new(n_shown + (with_namespace ? 1 : 0) + (contexts ? 1 : 0));
+	if (!t) {
+		rc = -KINF_ENOMEM;
+		goto out;
+	}
+	if (!no_headers) {
+		if (contexts) {
+			kinf_strv_push_str(&cells, "CONTEXT");
+		}
+		if (with_namespace) {
+			kinf_strv_push_str(&cells, "NAMESPACE");
+		}
+		for (size_t i = 0; i < n_shown; i++) {
+			const char *name = json_string_value(json_object_get(
+					json_array_get(cols, shown[i]), "name"));
+			kinf_strv_push_take(&cells, upper(name ? name : ""));
+		}
+		if ((rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
+			goto out;
+		}
+	}
+	for (size_t r = 0; r < n_rows; r++) {
+		json_t *rc_cells = row_cells(&rows[r]);
+		kinf_strv_reset(&cells);
+		if (contexts) {
+			kinf_strv_push_str(&cells, contexts[r] ? contexts[r] : "");
+		}
+		if (with_namespace) {
+			/* The key is namespace/name (the pager read it from the row's object). */
+			const char *slash = strchr(rows[r].key, '/');
+			kinf_strv_push(&cells, rows[r].key, slash ? (size_t)(slash - rows[r].key) : 0);
+		}
+		for (size_t i = 0; i < n_shown; i++) {
+			json_t *v = json_array_get(rc_cells, shown[i]);
+			char *text = v ? cell_text(v) : strdup("");
+			const char *format = json_string_value(json_object_get(
+					json_array_get(cols, shown[i]), "format"));
+			if (text && name_prefix && format && strcmp(format, "name") == 0) {
+				/* kubectl get pods,svc: kind/name in NAME. */
+				size_t lp = strlen(name_prefix), lt = strlen(text);
+				char *both = malloc(lp + lt + 1);
+				if (both) {
+					memcpy(both, name_prefix, lp);
+					memcpy(both + lp, text, lt + 1);
+				}
+				free(text);
+				text = both;
+			}
+			kinf_strv_push_take(&cells, text);
+		}
+		json_decref(rc_cells);
+		if (cells.n != t->n_columns) {
+			rc = -KINF_ENOMEM;
+			goto out;
+		}
+		if ((rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
+			goto out;
+		}
+	}
+	rc = kinf_table_print(t, out);
+out:
+	kinf_strv_release(&cells);
+	kinf_table_free(t);
+	free(shown);
+	json_decref(cols);
+	return rc;
+}
