@@ -6,7 +6,7 @@
 #include "customcolumns.h"
 #include "jsonpath.h"
 
-void kinf_custom_columns_free(struct kinf_custom_columns *cc) {
+void kinf_customcolumns_free(struct kinf_customcolumns *cc) {
 	if (!cc) {
 		return;
 	}
@@ -19,9 +19,9 @@ void kinf_custom_columns_free(struct kinf_custom_columns *cc) {
 	free(cc);
 }
 
-int kinf_custom_columns_parse(const char *spec, struct kinf_custom_columns **ret,
+int kinf_customcolumns_parse(const char *spec, struct kinf_customcolumns **ret,
 		struct kinf_error *reterr) {
-	struct kinf_custom_columns *cc = calloc(1, sizeof(*cc));
+	struct kinf_customcolumns *cc = calloc(1, sizeof(*cc));
 	char *copy = strdup(spec);
 	char *save = NULL;
 	int rc = 0;
@@ -67,7 +67,7 @@ int kinf_custom_columns_parse(const char *spec, struct kinf_custom_columns **ret
 	}
 	free(copy);
 	if (rc < 0) {
-		kinf_custom_columns_free(cc);
+		kinf_customcolumns_free(cc);
 		return rc;
 	}
 	*ret = cc;
@@ -114,7 +114,7 @@ static void go_value(json_t *v, struct kinf_buf *out) {
 	}
 }
 
-int kinf_custom_columns_cells(const struct kinf_custom_columns *cc, json_t *obj,
+int kinf_customcolumns_cells(const struct kinf_customcolumns *cc, json_t *obj,
 		struct kinf_strv *ret) {
 	for (size_t i = 0; i < cc->n; i++) {
 		json_t *vals = kinf_jsonpath_values(cc->paths[i], obj, NULL);

@@ -9,22 +9,22 @@
 #include "err.h"
 
 /* -o custom-columns=NAME:PATH,...: headers and JSONPath expressions. */
-struct kinf_custom_columns {
+struct kinf_customcolumns {
 	size_t n;
 	char **names;
 	char **paths;
 };
 
 /* Parse a spec (checking every path). -KINF_EINVAL with a message. */
-int kinf_custom_columns_parse(const char *spec, struct kinf_custom_columns **ret,
+int kinf_customcolumns_parse(const char *spec, struct kinf_customcolumns **ret,
 		struct kinf_error *reterr);
-void kinf_custom_columns_free(struct kinf_custom_columns *cc);
+void kinf_customcolumns_free(struct kinf_customcolumns *cc);
 /*
  * One row of cells for a decoded object, as kubectl's custom-columns
  * printer shows them: Go's %v of each value, several joined with ",",
  * "<none>" when a path reaches nothing.
  */
-int kinf_custom_columns_cells(const struct kinf_custom_columns *cc, json_t *obj,
+int kinf_customcolumns_cells(const struct kinf_customcolumns *cc, json_t *obj,
 		struct kinf_strv *ret);
 
 #endif

@@ -116,7 +116,7 @@ static void diff_values(struct diff_ctx *c, json_t *old, json_t *new) {
 	add_change(c, old, new);
 }
 
-int kinf_output_diff(const char *old_json, size_t old_len, const char *new_json,
+int kinf_jsondiff_append(const char *old_json, size_t old_len, const char *new_json,
 		size_t new_len, bool all, bool as_json, const char *indent,
 		struct kinf_buf *out) {
 	json_t *old = json_loadb(old_json, old_len, 0, NULL);

@@ -14,7 +14,7 @@
  * metadata.resourceVersion are skipped unless all. -KINF_EJSON when
  * either document does not parse.
  */
-int kinf_output_diff(const char *old_json, size_t old_len, const char *new_json,
+int kinf_jsondiff_append(const char *old_json, size_t old_len, const char *new_json,
 		size_t new_len, bool all, bool as_json, const char *indent,
 		struct kinf_buf *out);
 

@@ -9,7 +9,7 @@
 #include "object.h"
 #include "rfc3339.h"
 
-void kinf_human_duration(long long s, char *buf, size_t size) {
+void kinf_kindcols_human_duration(long long s, char *buf, size_t size) {
 	/* apimachinery/pkg/util/duration.HumanDuration */
 	if (s < -1) {
 		snprintf(buf, size, "<invalid>");
@@ -56,13 +56,30 @@ void kinf_human_duration(long long s, char *buf, size_t size) {
 	}
 }
 
+/* A NULL-terminated list of header cells. */
+static int push_headers(const char *const *headers, struct kinf_strv *ret) {
+	for (size_t i = 0; headers[i]; i++) {
+		int rc = kinf_strv_push_str(ret, headers[i]);
+		if (rc < 0) {
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static json_t *parse_object(const struct kinf_object *obj) {
+	size_t len;
+	const char *json = kinf_object_json(obj, &len);
+	return json_loadb(json, len, 0, NULL);
+}
+
 static int push_age(struct kinf_strv *ret, const struct kinf_object *obj) {
 	char age[32];
 	long long s = kinf_rfc3339_seconds_since(kinf_object_creation_timestamp(obj));
 	if (s < 0 && !kinf_object_creation_timestamp(obj)[0]) {
 		snprintf(age, sizeof(age), "<unknown>");
 	} else {
-		kinf_human_duration(s, age, sizeof(age));
+		kinf_kindcols_human_duration(s, age, sizeof(age));
 	}
 	return kinf_strv_push_str(ret, age);
 }
@@ -171,7 +188,7 @@ static void pod_columns(json_t *pod, struct kinf_strv *ret) {
 	if (since >= 0) {
 		/* kubectl 1.22+: "2 (19d ago)" */
 		char age[32];
-		kinf_human_duration(since, age, sizeof(age));
+		kinf_kindcols_human_duration(since, age, sizeof(age));
 		snprintf(buf, sizeof(buf), "%lld (%s ago)", restarts, age);
 	} else {
 		snprintf(buf, sizeof(buf), "%lld", restarts);
@@ -179,7 +196,7 @@ static void pod_columns(json_t *pod, struct kinf_strv *ret) {
 	kinf_strv_push_str(ret, buf);
 }
 
-int kinf_output_object_columns(const char *kind, const struct kinf_object *obj,
+int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
 		struct kinf_strv *ret) {
 	static const struct {
 		const char *kind;
@@ -197,17 +214,9 @@ int kinf_output_object_columns(const char *kind, const struct kinf_object *obj,
 		li++;
 	}
 	if (!obj) {
-		for (size_t i = 0; layouts[li].headers[i]; i++) {
-			int rc = kinf_strv_push_str(ret, layouts[li].headers[i]);
-			if (rc < 0) {
-				return rc;
-			}
-		}
-		return 0;
+		return push_headers(layouts[li].headers, ret);
 	}
-	size_t len;
-	const char *json = kinf_object_json(obj, &len);
-	json_t *root = json_loadb(json, len, 0, NULL);
+	json_t *root = parse_object(obj);
 	if (!root) {
 		return -KINF_EJSON;
 	}
@@ -335,7 +344,7 @@ static void format_label_selector(json_t *sel, struct kinf_buf *out) {
 	kinf_strv_release(&reqs);
 }
 
-int kinf_output_object_wide_columns(const char *kind, const struct kinf_object *obj,
+int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
 		struct kinf_strv *ret) {
 	static const struct {
 		const char *kind;
@@ -353,17 +362,9 @@ int kinf_output_object_wide_columns(const char *kind, const struct kinf_object *
 		return 0;
 	}
 	if (!obj) {
-		for (size_t i = 0; layouts[li].headers[i]; i++) {
-			int rc = kinf_strv_push_str(ret, layouts[li].headers[i]);
-			if (rc < 0) {
-				return rc;
-			}
-		}
-		return 0;
+		return push_headers(layouts[li].headers, ret);
 	}
-	size_t len;
-	const char *json = kinf_object_json(obj, &len);
-	json_t *root = json_loadb(json, len, 0, NULL);
+	json_t *root = parse_object(obj);
 	if (!root) {
 		return -KINF_EJSON;
 	}

@@ -16,17 +16,17 @@ struct kinf_object;
  * the header cells for kind. Cells are appended to ret; -KINF_EJSON when
  * the object's JSON does not parse.
  */
-int kinf_output_object_columns(const char *kind, const struct kinf_object *obj,
+int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
 		struct kinf_strv *ret);
 
 /*
- * The columns -o wide adds to those of kinf_output_object_columns(), as
+ * The columns -o wide adds to those of kinf_kindcols_append(), as
  * kubectl's printers add them: Pod IP NODE NOMINATED NODE READINESS GATES;
  * Deployment CONTAINERS IMAGES SELECTOR; Node INTERNAL-IP EXTERNAL-IP
  * OS-IMAGE KERNEL-VERSION CONTAINER-RUNTIME; none for other kinds. With obj
  * NULL, the header cells for kind.
  */
-int kinf_output_object_wide_columns(const char *kind, const struct kinf_object *obj,
+int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
 		struct kinf_strv *ret);
 
 /*
@@ -34,6 +34,6 @@ int kinf_output_object_wide_columns(const char *kind, const struct kinf_object *
  * column shows it: "5s", "3m", "2m30s", "4h", "3d5h", "400d", "3y45d".
  * seconds < 0 is "<invalid>".
  */
-void kinf_human_duration(long long seconds, char *buf, size_t size);
+void kinf_kindcols_human_duration(long long seconds, char *buf, size_t size);
 
 #endif

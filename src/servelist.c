@@ -319,9 +319,9 @@ static void column_name(const char *header, struct kinf_buf *out) {
 
 int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out) {
 	struct kinf_strv base = {0}, wide = {0};
-	int rc = kinf_output_object_columns(c->kind, NULL, &base);
+	int rc = kinf_kindcols_append(c->kind, NULL, &base);
 	if (rc == 0) {
-		rc = kinf_output_object_wide_columns(c->kind, NULL, &wide);
+		rc = kinf_kindcols_append_wide(c->kind, NULL, &wide);
 	}
 	kinf_buf_putc(out, '[');
 	for (size_t i = 0; rc == 0 && i < base.n + wide.n; i++) {
@@ -396,9 +396,9 @@ struct kinf_object *serve_with_rv(const struct kinf_object *obj, unsigned long l
 int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
 		const char *include, struct kinf_buf *out) {
 	struct kinf_strv cells = {0};
-	int rc = kinf_output_object_columns(c->kind, obj, &cells);
+	int rc = kinf_kindcols_append(c->kind, obj, &cells);
 	if (rc == 0) {
-		rc = kinf_output_object_wide_columns(c->kind, obj, &cells);
+		rc = kinf_kindcols_append_wide(c->kind, obj, &cells);
 	}
 	kinf_buf_puts(out, "{\"cells\":[");
 	for (size_t i = 0; rc == 0 && i < cells.n; i++) {

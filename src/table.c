@@ -213,17 +213,12 @@ static json_t *row_cells(const struct kinf_table_row *row) {
 	return cells;
 }
 
-int kinf_output_server_table(FILE *out, const char *columns_json,
-		const struct kinf_table_row *rows, size_t n_rows, bool wide,
-		bool with_namespace, bool no_headers, struct kinf_error *reterr) {
-	return kinf_output_server_table_kind(out, columns_json, rows, n_rows, wide,
-			with_namespace, no_headers, NULL, NULL, reterr);
-}
-
-int kinf_output_server_table_kind(FILE *out, const char *columns_json,
-		const struct kinf_table_row *rows, size_t n_rows, bool wide,
-		bool with_namespace, bool no_headers, const char *name_prefix,
-		const char *const *contexts, struct kinf_error *reterr) {
+int kinf_table_print_server(FILE *out, const char *columns_json,
+		const struct kinf_table_row *rows, size_t n_rows,
+		const struct kinf_table_server_opts *opts, struct kinf_error *reterr) {
+	bool wide = opts->wide, with_namespace = opts->with_namespace;
+	const char *name_prefix = opts->name_prefix;
+	const char *const *contexts = opts->contexts;
 	json_error_t jerr;
 	json_t *cols = json_loads(columns_json ? columns_json : "[]", 0, &jerr);
 	struct kinf_table *t = NULL;
@@ -251,7 +246,7 @@ int kinf_output_server_table_kind(FILE *out, const char *columns_json,
 		rc = -KINF_ENOMEM;
 		goto out;
 	}
-	if (!no_headers) {
+	if (!opts->no_headers) {
 		if (contexts) {
 			kinf_strv_push_str(&cells, "CONTEXT");
 		}

@@ -18,8 +18,8 @@
 /*
  * A row of a meta.k8s.io Table (kubectl's server-side printing), as a list
  * keeps it: the cells as the server sent them, with the key of the row's
- * object. The list (listpage.c) makes them; kinf_output_server_table*()
- * print them.
+ * object. The list (listpage.c) makes them; kinf_table_print_server()
+ * prints them.
  */
 struct kinf_table_row {
 	char *key;		/* namespace/name */
@@ -52,21 +52,23 @@ void kinf_table_widen(struct kinf_table *t, const char *const *cells);
 /* Format one row with widths computed so far plus this row (streaming). */
 int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out);
 
+/* How kinf_table_print_server() lays a Table out. */
+struct kinf_table_server_opts {
+	bool wide;		/* priority>0 columns too */
+	bool with_namespace;	/* a NAMESPACE column (from each row's key) */
+	bool no_headers;
+	const char *name_prefix;	/* before the NAME cells ("pod/"), or NULL */
+	const char *const *contexts;	/* one per row: a CONTEXT column first */
+};
+
 /*
  * Render a server-side Table (columnDefinitions JSON and rows) as kubectl
- * does: upper-cased headers, priority>0 columns only when wide, a leading
- * NAMESPACE column when with_namespace.
+ * does: upper-cased headers, priority>0 columns only when wide, CONTEXT
+ * and NAMESPACE columns first when asked for, the NAME ("format": "name")
+ * cells after name_prefix. -KINF_EJSON when columns_json does not parse.
  */
-int kinf_output_server_table(FILE *out, const char *columns_json,
-		const struct kinf_table_row *rows, size_t n_rows, bool wide,
-		bool with_namespace, bool no_headers, struct kinf_error *reterr);
-/*
- * The same, the NAME ("format": "name") cells after name_prefix ("pod/")
- * unless NULL, and with contexts (one per row) a CONTEXT column first.
- */
-int kinf_output_server_table_kind(FILE *out, const char *columns_json,
-		const struct kinf_table_row *rows, size_t n_rows, bool wide,
-		bool with_namespace, bool no_headers, const char *name_prefix,
-		const char *const *contexts, struct kinf_error *reterr);
+int kinf_table_print_server(FILE *out, const char *columns_json,
+		const struct kinf_table_row *rows, size_t n_rows,
+		const struct kinf_table_server_opts *opts, struct kinf_error *reterr);
 
 #endif

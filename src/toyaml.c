@@ -426,7 +426,7 @@ static int emit_value(yaml_emitter_t *em, json_t *v) {
 	return -KINF_EINVAL;
 }
 
-int kinf_output_yaml(FILE *out, const char *json, size_t len,
+int kinf_toyaml_write(FILE *out, const char *json, size_t len,
 		struct kinf_error *reterr) {
 	yaml_emitter_t em;
 	yaml_event_t ev;

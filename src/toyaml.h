@@ -12,7 +12,7 @@
  * them for something else. Writes only to out; -KINF_EJSON for bad JSON,
  * -KINF_EIO when out failed, with a message in reterr.
  */
-int kinf_output_yaml(FILE *out, const char *json, size_t len,
+int kinf_toyaml_write(FILE *out, const char *json, size_t len,
 		struct kinf_error *reterr);
 
 #endif

@@ -329,12 +329,12 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 			}
 			kinf_jsonpath_free(jp);
 		} else if (cli->format == KINF_OUTPUT_CUSTOM_COLUMNS) {
-			struct kinf_custom_columns *cc = NULL;
-			if (kinf_custom_columns_parse(cli->output_arg, &cc, &err) < 0) {
+			struct kinf_customcolumns *cc = NULL;
+			if (kinf_customcolumns_parse(cli->output_arg, &cc, &err) < 0) {
 				cli_usage_error(cli, "%s", err.message);
 				return -EXIT_USAGE;
 			}
-			kinf_custom_columns_free(cc);
+			kinf_customcolumns_free(cc);
 		}
 		cli->output = arg;
 		return 1;
@@ -856,8 +856,8 @@ int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
 		kinf_buf_release(&b);
 		json_decref(data);
 	} else {
-		struct kinf_custom_columns *cc = NULL;
-		if (kinf_custom_columns_parse(cli->output_arg, &cc, &err) < 0) {
+		struct kinf_customcolumns *cc = NULL;
+		if (kinf_customcolumns_parse(cli->output_arg, &cc, &err) < 0) {
 			json_decref(items);
 			return cli_error(cli, -KINF_EINVAL, &err, NULL);
 		}
@@ -867,7 +867,7 @@ int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
 		}
 		for (size_t i = 0; t && i < json_array_size(items); i++) {
 			struct kinf_strv cells = {0};
-			kinf_custom_columns_cells(cc, json_array_get(items, i), &cells);
+			kinf_customcolumns_cells(cc, json_array_get(items, i), &cells);
 			kinf_table_add_row(t, (const char *const *)cells.v);
 			kinf_strv_release(&cells);
 		}
@@ -875,7 +875,7 @@ int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
 			kinf_table_print(t, out);
 		}
 		kinf_table_free(t);
-		kinf_custom_columns_free(cc);
+		kinf_customcolumns_free(cc);
 	}
 	json_decref(items);
 	return status;

@@ -267,7 +267,7 @@ static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv
 		rc |= kinf_strv_push_str(cells, kinf_object_namespace(obj));
 	}
 	size_t name_at = cells->n;
-	rc |= kinf_output_object_columns(kinf_object_kind(obj), obj, cells);
+	rc |= kinf_kindcols_append(kinf_object_kind(obj), obj, cells);
 	if (several_types && rc == 0 && cells->n > name_at) {
 		struct kinf_buf ref = {0};
 		rc = session_append_ref(q->session, kinf_object_name(obj), &ref);
@@ -297,7 +297,7 @@ static struct kinf_table *type_table(struct query *q, struct kinf_object *first)
 	if (cli_namespace_column(&q->cli) || q->so.from) {
 		rc |= kinf_strv_push_str(&headers, "NAMESPACE");
 	}
-	kinf_output_object_columns(kind, NULL, &headers);
+	kinf_kindcols_append(kind, NULL, &headers);
 	if (q->cli.format == KINF_OUTPUT_WIDE) {
 		rc |= kinf_strv_push_str(&headers, "NODE");
 	}
@@ -376,7 +376,7 @@ static void print_object(struct query *q, struct kinf_object *obj, bool first) {
 		if (!first) {
 			fputs("---\n", stdout);
 		}
-		kinf_output_yaml(stdout, json, len, NULL);
+		kinf_toyaml_write(stdout, json, len, NULL);
 	} else if (session_resource(q->session)) {
 		cli_print_name(session_resource(q->session), o, stdout);
 	} else {

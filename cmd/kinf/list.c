@@ -227,7 +227,7 @@ static int print_item(struct item_printer *p, struct kinf_object *obj) {
 		if (!p->first) {
 			fputs("---\n", stdout);
 		}
-		rc = kinf_output_yaml(stdout, json, len, &p->print_err);
+		rc = kinf_toyaml_write(stdout, json, len, &p->print_err);
 		if (rc < 0) {
 			kinf_error_prefix(&p->print_err, "output");
 		}
@@ -421,10 +421,10 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 		rc = kinf_strv_push_str(&cells, "NAMESPACE");
 	}
 	if (rc == 0) {
-		rc = kinf_output_object_columns(kind, NULL, &cells);
+		rc = kinf_kindcols_append(kind, NULL, &cells);
 	}
 	if (rc == 0 && wide) {
-		rc = kinf_output_object_wide_columns(kind, NULL, &cells);
+		rc = kinf_kindcols_append_wide(kind, NULL, &cells);
 	}
 	if (rc == 0 && !(table = kinf_table_new(cells.n))) {
 		rc = -KINF_ENOMEM;
@@ -443,7 +443,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 			rc = kinf_strv_push_str(&cells, kinf_object_namespace(obj));
 		}
 		if (rc == 0) {
-			rc = kinf_output_object_columns(kind, obj, &cells);
+			rc = kinf_kindcols_append(kind, obj, &cells);
 		}
 		if (rc == 0 && multi.show_kind && cells.n > (with_ns ? 1u : 0u)) {
 			/* kind/name in NAME, the first of kinf's columns. */
@@ -460,7 +460,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 			}
 		}
 		if (rc == 0 && wide) {
-			rc = kinf_output_object_wide_columns(kind, obj, &cells);
+			rc = kinf_kindcols_append_wide(kind, obj, &cells);
 		}
 		while (rc == 0 && cells.n < n_cols) {
 			rc = kinf_strv_push_str(&cells, "<none>");
@@ -555,9 +555,13 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 		putchar('\n');
 	}
 	multi.table_printed = true;
-	rc = kinf_output_server_table_kind(stdout, res->columns_json, rows, n,
-			cli->format == KINF_OUTPUT_WIDE, cli->all_namespaces && cli->res->namespaced,
-			cli->no_headers, kind_prefix, NULL, &err);
+	struct kinf_table_server_opts topts = {
+		.wide = cli->format == KINF_OUTPUT_WIDE,
+		.with_namespace = cli->all_namespaces && cli->res->namespaced,
+		.no_headers = cli->no_headers,
+		.name_prefix = kind_prefix,
+	};
+	rc = kinf_table_print_server(stdout, res->columns_json, rows, n, &topts, &err);
 	free(kind_prefix);
 	if (rc < 0) {
 		return cli_error(cli, rc, &err, "output");
@@ -774,11 +778,16 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 				}
 				multi.table_printed = true;
 				struct kinf_error err = {0};
-				int rc = kinf_output_server_table_kind(stdout, multi.columns_json,
-						multi.rows, multi.n_rows, cli->format == KINF_OUTPUT_WIDE,
-						multi.namespaced && (nss.n > 1 || cli->all_namespaces),
-						cli->no_headers, multi.kind_prefix,
-						ctxs.n > 1 ? multi.row_contexts : NULL, &err);
+				struct kinf_table_server_opts topts = {
+					.wide = cli->format == KINF_OUTPUT_WIDE,
+					.with_namespace = multi.namespaced &&
+						(nss.n > 1 || cli->all_namespaces),
+					.no_headers = cli->no_headers,
+					.name_prefix = multi.kind_prefix,
+					.contexts = ctxs.n > 1 ? multi.row_contexts : NULL,
+				};
+				int rc = kinf_table_print_server(stdout, multi.columns_json,
+						multi.rows, multi.n_rows, &topts, &err);
 				if (rc < 0) {
 					st = cli_error(cli, rc, &err, "output");
 				}

@@ -167,7 +167,7 @@ static int run_version(int argc, char **argv) {
 			status = cli_error(&cli, -KINF_ENOMEM, NULL, NULL);
 		} else if (json) {
 			puts(s);
-		} else if (kinf_output_yaml(stdout, s, strlen(s), &err) < 0) {
+		} else if (kinf_toyaml_write(stdout, s, strlen(s), &err) < 0) {
 			status = cli_error(&cli, -KINF_EJSON, &err, "output");
 		}
 		free(s);

@@ -109,7 +109,7 @@ struct watch {
 	enum timestamps timestamps;
 	bool timestamps_given;
 	struct kinf_table *table;
-	struct kinf_custom_columns *columns;	/* -o custom-columns */
+	struct kinf_customcolumns *columns;	/* -o custom-columns */
 	char *kind;			/* the kind whose columns the table shows */
 	struct kinf_condition *fors;	/* --for, ANDed */
 	size_t n_fors;
@@ -185,7 +185,7 @@ static int diff_event(struct watch *w, const struct kinf_informer_event *ev,
 		size_t ol, nl;
 		const char *o = kinf_object_json(old, &ol);
 		const char *n = kinf_object_json(new, &nl);
-		rc = kinf_output_diff(o, ol, n, nl, w->diff_all, as_json, indent, out);
+		rc = kinf_jsondiff_append(o, ol, n, nl, w->diff_all, as_json, indent, out);
 	}
 	kinf_object_unref(old);
 	kinf_object_unref(new);
@@ -256,7 +256,7 @@ static int print_yaml(struct watch *w, const struct kinf_informer_event *ev) {
 	if (w->yaml_docs++ > 0) {
 		fputs("---\n", stdout);
 	}
-	int rc = kinf_output_yaml(stdout, w->line.data, w->line.len, &err);
+	int rc = kinf_toyaml_write(stdout, w->line.data, w->line.len, &err);
 	if (rc < 0 && !ferror(stdout)) {	/* a closed pipe ends quietly */
 		cli_error(&w->cli, rc, &err, "output");
 	}
@@ -309,9 +309,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		if (cli_namespace_column(&w->cli) || w->so.from) {
 			kinf_strv_push_str(&headers, "NAMESPACE");
 		}
-		kinf_output_object_columns(kind, NULL, &headers);
+		kinf_kindcols_append(kind, NULL, &headers);
 		if (w->cli.format == KINF_OUTPUT_WIDE) {
-			kinf_output_object_wide_columns(kind, NULL, &headers);
+			kinf_kindcols_append_wide(kind, NULL, &headers);
 		}
 		w->table = kinf_table_new(headers.n);
 		w->kind = kind ? strdup(kind) : NULL;
@@ -350,9 +350,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		kinf_strv_push(&cells, ev->key, slash ? (size_t)(slash - ev->key) : 0);
 	}
 	if (ev->obj) {
-		rc = kinf_output_object_columns(w->kind, ev->obj, &cells);
+		rc = kinf_kindcols_append(w->kind, ev->obj, &cells);
 		if (rc == 0 && w->cli.format == KINF_OUTPUT_WIDE) {
-			rc = kinf_output_object_wide_columns(w->kind, ev->obj, &cells);
+			rc = kinf_kindcols_append_wide(w->kind, ev->obj, &cells);
 		}
 	} else {
 		const char *slash = strchr(ev->key, '/');
@@ -360,9 +360,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	}
 	/* Pad or cut to the table's width (a tombstone without its object). */
 	struct kinf_strv headers = {0};
-	kinf_output_object_columns(w->kind, NULL, &headers);
+	kinf_kindcols_append(w->kind, NULL, &headers);
 	if (w->cli.format == KINF_OUTPUT_WIDE) {
-		kinf_output_object_wide_columns(w->kind, NULL, &headers);
+		kinf_kindcols_append_wide(w->kind, NULL, &headers);
 	}
 	size_t want = headers.n + 1 + (w->timestamps != TS_NONE) +
 		(session_context(w->session) != NULL) +
@@ -412,7 +412,7 @@ static int print_templated_event(struct watch *w, const struct kinf_informer_eve
 		return 0;
 	}
 	if (!w->columns) {
-		if (kinf_custom_columns_parse(w->cli.output_arg, &w->columns, NULL) < 0) {
+		if (kinf_customcolumns_parse(w->cli.output_arg, &w->columns, NULL) < 0) {
 			kinf_object_unref(typed);
 			return -KINF_EINVAL;
 		}
@@ -425,7 +425,7 @@ static int print_templated_event(struct watch *w, const struct kinf_informer_eve
 	const char *json = kinf_object_json(typed, &len);
 	json_t *root = json_loadb(json, len, 0, NULL);
 	struct kinf_strv cells = {0};
-	if (root && w->table && kinf_custom_columns_cells(w->columns, root, &cells) == 0) {
+	if (root && w->table && kinf_customcolumns_cells(w->columns, root, &cells) == 0) {
 		table_row(w, (const char *const *)cells.v);
 	}
 	kinf_strv_release(&cells);
@@ -855,7 +855,7 @@ static int run_watch(int argc, char **argv) {
 	session_targets_release(&w.targets);
 	kinf_table_free(w.table);
 	free(w.kind);
-	kinf_custom_columns_free(w.columns);
+	kinf_customcolumns_free(w.columns);
 	kinf_buf_release(&w.line);
 	kinf_buf_release(&w.why);
 	return status;

@@ -195,21 +195,21 @@ int main(void) {
 		kinf_buf_release(&out);
 	}
 
-	struct kinf_custom_columns *cc = NULL;
-	ok(kinf_custom_columns_parse("NAME:.metadata.name,IMG:.spec.containers[*].image,L:.metadata.labels,X:.x",
+	struct kinf_customcolumns *cc = NULL;
+	ok(kinf_customcolumns_parse("NAME:.metadata.name,IMG:.spec.containers[*].image,L:.metadata.labels,X:.x",
 		&cc, NULL) == 0 && cc->n == 4, "custom columns parse");
 	struct kinf_strv cells = {0};
-	kinf_custom_columns_cells(cc, json_array_get(json_object_get(data, "items"), 0), &cells);
+	kinf_customcolumns_cells(cc, json_array_get(json_object_get(data, "items"), 0), &cells);
 	ok(cells.n == 4, "four cells");
 	is_str(cells.v[0], "a", "name cell");
 	is_str(cells.v[1], "nginx,envoy", "several values joined with ','");
 	is_str(cells.v[2], "map[app:web z:1]", "a map as Go's %%v prints it");
 	is_str(cells.v[3], "<none>", "a missing path is <none>");
 	kinf_strv_release(&cells);
-	kinf_custom_columns_free(cc);
+	kinf_customcolumns_free(cc);
 	struct kinf_error err = {0};
-	ok(kinf_custom_columns_parse("NAME", &cc, &err) == -KINF_EINVAL, "spec without ':': %s", err.message);
-	ok(kinf_custom_columns_parse("N:.a[", &cc, &err) == -KINF_EINVAL, "bad path: %s", err.message);
+	ok(kinf_customcolumns_parse("NAME", &cc, &err) == -KINF_EINVAL, "spec without ':': %s", err.message);
+	ok(kinf_customcolumns_parse("N:.a[", &cc, &err) == -KINF_EINVAL, "bad path: %s", err.message);
 	json_decref(data);
 	escapes();
 	return tap_done();

@@ -1,5 +1,5 @@
 /*
- * kinf_output_yaml() against the corpus of test/fixtures/yaml: every
+ * kinf_toyaml_write() against the corpus of test/fixtures/yaml: every
  * string, as a value and as a key, reads back through libyaml as the same
  * bytes, and when it is printed plain, no YAML 1.1 or 1.2 resolver (their
  * published patterns, written here independently of toyaml.c) takes it for
@@ -50,10 +50,10 @@ static char *to_yaml(const char *json, size_t *ret_len) {
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 	struct kinf_error err = {0};
-	int rc = kinf_output_yaml(f, json, strlen(json), &err);
+	int rc = kinf_toyaml_write(f, json, strlen(json), &err);
 	fclose(f);
 	if (rc < 0) {
-		printf("# kinf_output_yaml: %s\n", err.message);
+		printf("# kinf_toyaml_write: %s\n", err.message);
 		free(text);
 		return NULL;
 	}
