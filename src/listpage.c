@@ -237,8 +237,7 @@ static int take_item(struct kinf_listpage *ps, struct kinf_object *obj) {
 		return rc;
 	}
 	if (!opts->on_item) {
-		if (kinf_buf_append(&ps->items, &obj, sizeof(obj)) < 0) {
-			kinf_object_unref(obj);
+		if (kinf_object_list_push_take(&ps->items, obj) < 0) {
 			return kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
 		}
 		return 0;
@@ -254,6 +253,21 @@ static int take_item(struct kinf_listpage *ps, struct kinf_object *obj) {
 		return kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
 	}
 	return opts->on_item(obj, opts->userdata, ps->reterr);
+}
+
+/* Append a row (its strings owned by the page from now on). */
+static int push_row(struct kinf_listpage *ps, const struct kinf_table_row *tr) {
+	if (ps->rows.n == ps->rows.cap) {
+		size_t cap = ps->rows.cap ? ps->rows.cap * 2 : 16;
+		struct kinf_table_row *v = realloc(ps->rows.v, cap * sizeof(*v));
+		if (!v) {
+			return -KINF_ENOMEM;
+		}
+		ps->rows.v = v;
+		ps->rows.cap = cap;
+	}
+	ps->rows.v[ps->rows.n++] = *tr;
+	return 0;
 }
 
 static int on_element(const char *key, size_t key_len, const char *value,
@@ -313,7 +327,7 @@ static int on_element(const char *key, size_t key_len, const char *value,
 		tr.len = row.len;
 		tr.json = ok ? kinf_buf_take(&row) : NULL;
 		kinf_buf_release(&row);
-		if (!tr.key || !tr.json || kinf_buf_append(&ps->rows, &tr, sizeof(tr)) < 0) {
+		if (!tr.key || !tr.json || push_row(ps, &tr) < 0) {
 			free(tr.key);
 			free(tr.json);
 			rc = -KINF_ENOMEM;
@@ -360,17 +374,12 @@ static int cmp_row(const void *a, const void *b) {
 }
 
 void kinf_listpage_drop(struct kinf_listpage *ps) {
-	struct kinf_object **objs = (struct kinf_object **)(void *)ps->items.data;
-	for (size_t i = 0; i < ps->items.len / sizeof(*objs); i++) {
-		kinf_object_unref(objs[i]);
+	kinf_object_list_reset(&ps->items);
+	for (size_t i = 0; i < ps->rows.n; i++) {
+		free(ps->rows.v[i].key);
+		free(ps->rows.v[i].json);
 	}
-	kinf_buf_reset(&ps->items);
-	struct kinf_table_row *rows = (struct kinf_table_row *)(void *)ps->rows.data;
-	for (size_t i = 0; i < ps->rows.len / sizeof(*rows); i++) {
-		free(rows[i].key);
-		free(rows[i].json);
-	}
-	kinf_buf_reset(&ps->rows);
+	ps->rows.n = 0;
 }
 
 #define TABLE_ACCEPT "application/json;as=Table;v=v1;g=meta.k8s.io," \
@@ -432,12 +441,18 @@ void kinf_listpage_done(struct kinf_listpage *ps) {
 void kinf_listpage_finish(struct kinf_listpage *ps) {
 	struct kinf_list_result *ret = ps->result;
 
-	ret->items.n = ps->items.len / sizeof(struct kinf_object *);
-	ret->items.v = (struct kinf_object **)(void *)kinf_buf_take(&ps->items);
-	qsort(ret->items.v, ret->items.n, sizeof(*ret->items.v), cmp_obj);
-	ret->n_rows = ps->rows.len / sizeof(struct kinf_table_row);
-	ret->rows = (struct kinf_table_row *)(void *)kinf_buf_take(&ps->rows);
-	qsort(ret->rows, ret->n_rows, sizeof(*ret->rows), cmp_row);
+	ret->items = ps->items;
+	ps->items = (struct kinf_object_list){0};
+	if (ret->items.n > 1) {
+		qsort(ret->items.v, ret->items.n, sizeof(*ret->items.v), cmp_obj);
+	}
+	ret->n_rows = ps->rows.n;
+	ret->rows = ps->rows.v;
+	ps->rows.v = NULL;
+	ps->rows.n = ps->rows.cap = 0;
+	if (ret->n_rows > 1) {
+		qsort(ret->rows, ret->n_rows, sizeof(*ret->rows), cmp_row);
+	}
 	ret->n_items = ps->n_items;
 }
 
@@ -445,8 +460,10 @@ void kinf_listpage_release(struct kinf_listpage *ps) {
 	kinf_listsplit_free(ps->splitter);
 	ps->splitter = NULL;
 	kinf_listpage_drop(ps);
-	kinf_buf_release(&ps->items);
-	kinf_buf_release(&ps->rows);
+	kinf_object_list_release(&ps->items);
+	free(ps->rows.v);
+	ps->rows.v = NULL;
+	ps->rows.cap = 0;
 	kinf_strv_release(&ps->handed);
 	free(ps->cont);
 	ps->cont = NULL;

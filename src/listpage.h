@@ -32,8 +32,12 @@ struct kinf_listsplit;
 struct kinf_listpage {
 	const struct kinf_list_opts *opts;
 	struct kinf_list_result *result;
-	struct kinf_buf items;		/* struct kinf_object * array */
-	struct kinf_buf rows;		/* struct kinf_table_row array */
+	struct kinf_object_list items;
+	struct {
+		struct kinf_table_row *v;
+		size_t n;
+		size_t cap;
+	} rows;
 	size_t n_items;			/* items or rows of this list so far */
 	struct kinf_strv handed;	/* keys given to on_item (sorted once restarted) */
 	bool restarted;			/* a full list after an expired continue */

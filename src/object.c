@@ -39,11 +39,26 @@ enum field {
 	F_CREATED, F_DELETED, F_NODE, F_PHASE, F_COUNT
 };
 
+/* A label's key and value, an owner's kind and name: offsets into the arena. */
+struct label_offs {
+	size_t key, value;
+};
+struct owner_offs {
+	size_t kind, name;
+	bool controller;
+};
+
 struct scratch {
 	struct kinf_buf arena;		/* NUL-separated strings */
 	size_t field[F_COUNT];		/* offset + 1 into arena, 0 = absent */
-	struct kinf_buf labels;		/* pairs of size_t offsets */
-	struct kinf_buf owners;		/* triples: kind, name, controller */
+	struct {
+		struct label_offs *v;
+		size_t n, cap;
+	} labels;
+	struct {
+		struct owner_offs *v;
+		size_t n, cap;
+	} owners;
 	size_t field_len[F_COUNT];	/* decoded length (a NUL would hide the rest) */
 	const char *nul_in;		/* the first label or owner string with a NUL */
 	bool has_metadata;
@@ -113,6 +128,22 @@ static int read_string_field(struct kinf_json_reader *r, struct scratch *s,
 	return 0;
 }
 
+/*
+ * v (n elements of size, cap allocated) with room for one more: v itself,
+ * or v moved, or NULL for out of memory (v unchanged).
+ */
+static void *grow(void *v, size_t *cap, size_t n, size_t size) {
+	if (n < *cap) {
+		return v;
+	}
+	size_t want = *cap ? *cap * 2 : 8;
+	void *nv = realloc(v, want * size);
+	if (nv) {
+		*cap = want;
+	}
+	return nv;
+}
+
 static int read_labels(struct kinf_json_reader *r, struct scratch *s) {
 	struct kinf_json_span k, v;
 	int rc;
@@ -121,13 +152,19 @@ static int read_labels(struct kinf_json_reader *r, struct scratch *s) {
 		return rc;
 	}
 	while ((rc = kinf_json_member(r, &k)) > 0) {
-		size_t offs[2];
+		struct label_offs offs;
 		if ((rc = kinf_json_string_span(r, &v)) < 0 ||
-				(rc = arena_add_meta(s, &k, &offs[0], "metadata.labels")) < 0 ||
-				(rc = arena_add_meta(s, &v, &offs[1], "metadata.labels")) < 0 ||
-				(rc = kinf_buf_append(&s->labels, offs, sizeof(offs))) < 0) {
+				(rc = arena_add_meta(s, &k, &offs.key, "metadata.labels")) < 0 ||
+				(rc = arena_add_meta(s, &v, &offs.value, "metadata.labels")) < 0) {
 			return rc;
 		}
+		struct label_offs *lv = grow(s->labels.v, &s->labels.cap, s->labels.n,
+				sizeof(*lv));
+		if (!lv) {
+			return -KINF_ENOMEM;
+		}
+		s->labels.v = lv;
+		s->labels.v[s->labels.n++] = offs;
 	}
 	return rc;
 }
@@ -140,13 +177,13 @@ static int read_owners(struct kinf_json_reader *r, struct scratch *s) {
 		return rc;
 	}
 	while ((rc = kinf_json_element(r)) > 0) {
-		size_t rec[3] = { SIZE_MAX, SIZE_MAX, 0 };
+		struct owner_offs rec = { SIZE_MAX, SIZE_MAX, false };
 		if ((rc = kinf_json_object_begin(r)) < 0) {
 			return rc;
 		}
 		while ((rc = kinf_json_member(r, &k)) > 0) {
 			if (kinf_json_span_eq(&k, "kind") || kinf_json_span_eq(&k, "name")) {
-				size_t *slot = kinf_json_span_eq(&k, "kind") ? &rec[0] : &rec[1];
+				size_t *slot = kinf_json_span_eq(&k, "kind") ? &rec.kind : &rec.name;
 				if ((rc = kinf_json_string_span(r, &v)) < 0 ||
 						(rc = arena_add_meta(s, &v, slot,
 							"metadata.ownerReferences")) < 0) {
@@ -154,7 +191,7 @@ static int read_owners(struct kinf_json_reader *r, struct scratch *s) {
 				}
 			} else if (kinf_json_span_eq(&k, "controller") &&
 					kinf_json_peek(r) == KINF_JSON_TRUE) {
-				rec[2] = 1;
+				rec.controller = true;
 				rc = kinf_json_skip(r);
 			} else {
 				rc = kinf_json_skip(r);
@@ -166,9 +203,14 @@ static int read_owners(struct kinf_json_reader *r, struct scratch *s) {
 		if (rc < 0) {
 			return rc;
 		}
-		if (rec[0] != SIZE_MAX && rec[1] != SIZE_MAX &&
-				(rc = kinf_buf_append(&s->owners, rec, sizeof(rec))) < 0) {
-			return rc;
+		if (rec.kind != SIZE_MAX && rec.name != SIZE_MAX) {
+			struct owner_offs *ov = grow(s->owners.v, &s->owners.cap,
+					s->owners.n, sizeof(*ov));
+			if (!ov) {
+				return -KINF_ENOMEM;
+			}
+			s->owners.v = ov;
+			s->owners.v[s->owners.n++] = rec;
 		}
 	}
 	return rc;
@@ -490,8 +532,8 @@ static int parse(const char *json, size_t len, bool prefix,
 		n_bytes = compact.len;
 	}
 
-	size_t n_labels = s.labels.len / (2 * sizeof(size_t));
-	size_t n_owners = s.owners.len / (3 * sizeof(size_t));
+	size_t n_labels = s.labels.n;
+	size_t n_owners = s.owners.n;
 	size_t total = sizeof(*obj) + n_labels * sizeof(struct kinf_label) +
 		n_owners * sizeof(struct kinf_owner_ref) + s.arena.len + n_bytes + 1;
 	obj = malloc(total);
@@ -529,20 +571,18 @@ static int parse(const char *json, size_t len, bool prefix,
 	for (int f = 0; f < F_COUNT; f++) {
 		*fields[f] = s.field[f] ? arena + s.field[f] - 1 : empty;
 	}
-	const size_t *lo = (const size_t *)(void *)s.labels.data;
 	for (size_t i = 0; i < n_labels; i++) {
-		obj->labels[i].key = arena + lo[2 * i];
-		obj->labels[i].value = arena + lo[2 * i + 1];
+		obj->labels[i].key = arena + s.labels.v[i].key;
+		obj->labels[i].value = arena + s.labels.v[i].value;
 	}
 	obj->n_labels = n_labels;
 	if (n_labels > 1) {
 		qsort(obj->labels, n_labels, sizeof(*obj->labels), cmp_label);
 	}
-	const size_t *oo = (const size_t *)(void *)s.owners.data;
 	for (size_t i = 0; i < n_owners; i++) {
-		obj->owners[i].kind = arena + oo[3 * i];
-		obj->owners[i].name = arena + oo[3 * i + 1];
-		obj->owners[i].controller = oo[3 * i + 2] != 0;
+		obj->owners[i].kind = arena + s.owners.v[i].kind;
+		obj->owners[i].name = arena + s.owners.v[i].name;
+		obj->owners[i].controller = s.owners.v[i].controller;
 	}
 	obj->n_owners = n_owners;
 	*ret = obj;
@@ -555,8 +595,8 @@ nomem:
 	rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 out:
 	kinf_buf_release(&s.arena);
-	kinf_buf_release(&s.labels);
-	kinf_buf_release(&s.owners);
+	free(s.labels.v);
+	free(s.owners.v);
 	kinf_buf_release(&compact);
 	kinf_buf_release(&cut);
 	return rc;
@@ -954,14 +994,49 @@ int kinf_object_field_values(const struct kinf_object *obj, const char *path,
 	return rc;
 }
 
+int kinf_object_list_reserve(struct kinf_object_list *list, size_t extra) {
+	size_t cap = list->cap > list->n ? list->cap : list->n;
+	if (extra <= cap - list->n) {
+		return 0;
+	}
+	if (extra > SIZE_MAX / sizeof(*list->v) / 2 - list->n) {
+		return -KINF_ENOMEM;
+	}
+	size_t want = cap ? cap * 2 : 16;
+	if (want < list->n + extra) {
+		want = list->n + extra;
+	}
+	struct kinf_object **v = realloc(list->v, want * sizeof(*v));
+	if (!v) {
+		return -KINF_ENOMEM;
+	}
+	list->v = v;
+	list->cap = want;
+	return 0;
+}
+
+int kinf_object_list_push_take(struct kinf_object_list *list, struct kinf_object *obj) {
+	if (kinf_object_list_reserve(list, 1) < 0) {
+		kinf_object_unref(obj);
+		return -KINF_ENOMEM;
+	}
+	list->v[list->n++] = obj;
+	return 0;
+}
+
+void kinf_object_list_reset(struct kinf_object_list *list) {
+	for (size_t i = 0; i < list->n; i++) {
+		kinf_object_unref(list->v[i]);
+	}
+	list->n = 0;
+}
+
 void kinf_object_list_release(struct kinf_object_list *list) {
 	if (!list) {
 		return;
 	}
-	for (size_t i = 0; i < list->n; i++) {
-		kinf_object_unref(list->v[i]);
-	}
+	kinf_object_list_reset(list);
 	free(list->v);
 	list->v = NULL;
-	list->n = 0;
+	list->cap = 0;
 }

@@ -159,12 +159,24 @@ int kinf_field_path_check(const char *path, struct kinf_error *reterr);
 
 /*
  * An owned array of object references (sorted by key where the producer
- * says so). kinf_object_list_release() drops each reference and frees v.
+ * says so), grown by kinf_object_list_push_take(). Initialise with {0};
+ * a producer may also set v (malloc'd) and n itself, leaving cap 0.
+ * kinf_object_list_release() drops each reference and frees v.
  */
 struct kinf_object_list {
 	struct kinf_object **v;
 	size_t n;
+	size_t cap;		/* slots allocated in v (0: exactly n) */
 };
+/* Room for extra more references. 0 or -KINF_ENOMEM. */
+int kinf_object_list_reserve(struct kinf_object_list *list, size_t extra);
+/*
+ * Append obj with the caller's reference. 0, or -KINF_ENOMEM with obj
+ * unref'd.
+ */
+int kinf_object_list_push_take(struct kinf_object_list *list, struct kinf_object *obj);
+/* Drop each reference; keep the allocation for reuse. */
+void kinf_object_list_reset(struct kinf_object_list *list);
 void kinf_object_list_release(struct kinf_object_list *list);
 
 #endif

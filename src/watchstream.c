@@ -185,7 +185,7 @@ static int decode_list(const char *json, size_t len,
 		struct kinf_buf *rv, struct kinf_error *reterr) {
 	struct kinf_json_reader r;
 	struct kinf_json_span k;
-	struct kinf_buf objs = {0};
+	struct kinf_object_list objs = {0};
 	int rc;
 
 	kinf_json_reader_init(&r, json, len, 0);
@@ -206,12 +206,10 @@ static int decode_list(const char *json, size_t len,
 				}
 				rc = kinf_object_parse(s, n, limits, &obj, reterr);
 				if (rc < 0) {
-					kinf_error_prefix(reterr, "list item %zu",
-							objs.len / sizeof(obj) + 1);
+					kinf_error_prefix(reterr, "list item %zu", objs.n + 1);
 					goto out;
 				}
-				if (kinf_buf_append(&objs, &obj, sizeof(obj)) < 0) {
-					kinf_object_unref(obj);
+				if (kinf_object_list_push_take(&objs, obj) < 0) {
 					rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 					goto out;
 				}
@@ -229,17 +227,13 @@ static int decode_list(const char *json, size_t len,
 	if (rc < 0 || (rc = kinf_json_end(&r)) < 0) {
 		goto bad;
 	}
-	ev->items.n = objs.len / sizeof(struct kinf_object *);
-	ev->items.v = (struct kinf_object **)(void *)kinf_buf_take(&objs);
+	ev->items = objs;
 	return 0;
 bad:
 	kinf_json_reader_error(&r, reterr);
 	rc = -KINF_EJSON;
 out:
-	for (size_t i = 0; i < objs.len / sizeof(struct kinf_object *); i++) {
-		kinf_object_unref(((struct kinf_object **)(void *)objs.data)[i]);
-	}
-	kinf_buf_release(&objs);
+	kinf_object_list_release(&objs);
 	return rc;
 }
 

@@ -173,9 +173,9 @@ struct item_printer {
 	bool running;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct kinf_buf queue;	/* struct kinf_object * */
-	struct kinf_buf printed;	/* struct kinf_object *, for the producer to free */
-	struct kinf_buf freeing;	/* the producer's own: printed ones it unrefs */
+	struct kinf_object_list queue;
+	struct kinf_object_list printed;	/* for the producer to free */
+	struct kinf_object_list freeing;	/* the producer's own: printed ones it unrefs */
 	bool flush;		/* a page ended: flush once the queue is empty */
 	bool done;		/* the list ended: no more items */
 	bool failed;		/* the printer failed: stop the list */
@@ -244,36 +244,25 @@ static int print_item(struct item_printer *p, struct kinf_object *obj) {
 
 #define PRINT_BATCH 64	/* items; a page's end also wakes the printer */
 
-/* Unref a vector of objects and empty it. */
-static void unref_all(struct kinf_buf *objs) {
-	struct kinf_object **v = (struct kinf_object **)(void *)objs->data;
-	for (size_t i = 0; i < objs->len / sizeof(*v); i++) {
-		kinf_object_unref(v[i]);
-	}
-	kinf_buf_reset(objs);
-}
-
 static void *printer_main(void *userdata) {
 	struct item_printer *p = userdata;
-	struct kinf_buf batch = {0};
+	struct kinf_object_list batch = {0};
 
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		while (p->queue.len < PRINT_BATCH * sizeof(struct kinf_object *) &&
-				!p->flush && !p->done) {
+		while (p->queue.n < PRINT_BATCH && !p->flush && !p->done) {
 			pthread_cond_wait(&p->cond, &p->lock);
 		}
-		struct kinf_buf tmp = batch;
+		struct kinf_object_list tmp = batch;
 		batch = p->queue;
 		p->queue = tmp;
 		bool flush = p->flush, done = p->done;
 		p->flush = false;
 		pthread_mutex_unlock(&p->lock);
 
-		struct kinf_object **objs = (struct kinf_object **)(void *)batch.data;
-		for (size_t i = 0; i < batch.len / sizeof(*objs); i++) {
+		for (size_t i = 0; i < batch.n; i++) {
 			if (p->print_rc == 0) {
-				p->print_rc = print_item(p, objs[i]);
+				p->print_rc = print_item(p, batch.v[i]);
 			}
 		}
 		/* A page's items reach `| jq` now. */
@@ -290,18 +279,21 @@ static void *printer_main(void *userdata) {
 		 * there: freeing them here took that thread's malloc arena lock
 		 * as it allocated, 8,000 futex calls in a list of 100,000.
 		 */
-		if (kinf_buf_append(&p->printed, batch.data, batch.len) < 0) {
+		if (batch.n > 0 && kinf_object_list_reserve(&p->printed, batch.n) < 0) {
 			pthread_mutex_unlock(&p->lock);
-			unref_all(&batch);
+			kinf_object_list_reset(&batch);
 			pthread_mutex_lock(&p->lock);
+		} else if (batch.n > 0) {
+			memcpy(p->printed.v + p->printed.n, batch.v, batch.n * sizeof(*batch.v));
+			p->printed.n += batch.n;
+			batch.n = 0;
 		}
-		kinf_buf_reset(&batch);
-		if (done && p->queue.len == 0) {
+		if (done && p->queue.n == 0) {
 			break;
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
-	kinf_buf_release(&batch);
+	kinf_object_list_release(&batch);
 	return NULL;
 }
 
@@ -311,26 +303,27 @@ static int queue_item(struct kinf_object *obj, void *userdata, struct kinf_error
 	int rc = 0;
 
 	pthread_mutex_lock(&p->lock);
-	if (p->printed.len >= PRINT_BATCH * sizeof(obj)) {
+	if (p->printed.n >= PRINT_BATCH) {
 		/* freeing is empty here: the two vectors trade places. */
-		struct kinf_buf t = p->freeing;
+		struct kinf_object_list t = p->freeing;
 		p->freeing = p->printed;
 		p->printed = t;
 	}
 	if (p->failed) {
 		rc = kinf_error_set(err, KINF_ECANCELED, "the output failed");
-	} else if (kinf_buf_append(&p->queue, &obj, sizeof(obj)) < 0) {
-		rc = kinf_error_set(err, KINF_ENOMEM, "out of memory");
 	} else {
+		rc = kinf_object_list_push_take(&p->queue, obj);
 		obj = NULL;
-		/* Wake the printer for a batch, not for every item (a context switch each). */
-		if (p->queue.len >= PRINT_BATCH * sizeof(obj)) {
+		if (rc < 0) {
+			rc = kinf_error_set(err, KINF_ENOMEM, "out of memory");
+		} else if (p->queue.n >= PRINT_BATCH) {
+			/* Wake the printer for a batch, not for every item (a context switch each). */
 			pthread_cond_signal(&p->cond);
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
 	kinf_object_unref(obj);
-	unref_all(&p->freeing);
+	kinf_object_list_reset(&p->freeing);
 	return rc;
 }
 
@@ -370,10 +363,9 @@ static void printer_finish(struct item_printer *p) {
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->thread, NULL);
 	p->running = false;
-	kinf_buf_release(&p->queue);
-	unref_all(&p->printed);
-	kinf_buf_release(&p->printed);
-	kinf_buf_release(&p->freeing);
+	kinf_object_list_release(&p->queue);
+	kinf_object_list_release(&p->printed);
+	kinf_object_list_release(&p->freeing);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 }

@@ -335,6 +335,37 @@ static void test_names(void) {
 	kinf_object_unref(o);
 }
 
+/* The typed vector of references: grows, keeps order, drops its references. */
+static void test_list(void) {
+	struct kinf_object_list list = {0};
+	struct kinf_object *o = parse("{\"metadata\":{\"name\":\"a\"}}");
+	bool pushed = true;
+	for (int i = 0; i < 100 && o; i++) {
+		pushed &= kinf_object_list_push_take(&list, kinf_object_ref(o)) == 0;
+	}
+	ok(pushed && list.n == 100 && list.cap >= 100, "100 pushed (n %zu, cap %zu)",
+			list.n, list.cap);
+	ok(list.n && list.v[0] == o && list.v[99] == o, "each the object pushed");
+	size_t cap = list.cap;
+	kinf_object_list_reset(&list);
+	ok(list.n == 0 && list.cap == cap && list.v, "reset keeps the allocation");
+	ok(kinf_object_list_reserve(&list, 1000) == 0 && list.cap >= 1000, "reserve 1000");
+	ok(kinf_object_list_push_take(&list, kinf_object_ref(o)) == 0 && list.n == 1,
+			"pushed after a reset");
+	kinf_object_list_release(&list);
+	ok(!list.v && list.n == 0 && list.cap == 0, "released");
+
+	/* A producer's exact allocation (cap 0) grows too. */
+	list.v = malloc(2 * sizeof(*list.v));
+	list.n = 2;
+	list.v[0] = kinf_object_ref(o);
+	list.v[1] = kinf_object_ref(o);
+	ok(kinf_object_list_push_take(&list, kinf_object_ref(o)) == 0 && list.n == 3 &&
+			list.v[0] == o && list.v[2] == o, "a list with cap 0 grows");
+	kinf_object_list_release(&list);
+	kinf_object_unref(o);
+}
+
 int main(void) {
 	test_record();
 	test_compaction_and_numbers();
@@ -345,5 +376,6 @@ int main(void) {
 	test_quote();
 	test_drop_managed_fields();
 	test_names();
+	test_list();
 	return tap_done();
 }
