@@ -61,111 +61,162 @@ static void print_delta_json(struct session *s, struct kinf_buf *b, unsigned lon
 	fwrite(b->data, 1, b->len, stdout);
 }
 
-static int run_deltas(int argc, char **argv) {
+/* What kinf deltas was asked for: its options and arguments, parsed. */
+struct deltas_args {
 	struct cli cli;
-	struct session_opts so = {0};
-	struct session *s = NULL;
-	struct kinf_table *table = NULL;
-	struct kinf_buf line = {0};
-	unsigned long pops = 0;
-	bool streaming = false;
-	int opt, status;
+	struct session_opts so;
+	const char *resource;	/* argv's, or NULL */
+	const char *name;	/* argv's, or NULL */
+	int n_pos;
+	bool help;		/* --help was printed */
+};
 
-	cli_init(&cli, &cmd_deltas);
+/* Parse argv into a. EXIT_OK, or the status of a usage error (printed). */
+static int deltas_parse(struct deltas_args *a, int argc, char **argv) {
+	int opt;
+
+	*a = (struct deltas_args){0};
+	cli_init(&a->cli, &cmd_deltas);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, deltas_options, NULL)) != -1) {
 		if (opt == 'h') {
 			cli_print_help(&cmd_deltas);
+			a->help = true;
 			return EXIT_OK;
 		}
 		if (opt == OPT_EMIT_REPLACED) {
-			so.emit_replaced = true;
+			a->so.emit_replaced = true;
 			continue;
 		}
-		int r = session_option(&cli, &so, opt, optarg);
+		int r = session_option(&a->cli, &a->so, opt, optarg);
 		if (r == 0) {
-			r = cli_common_option(&cli, opt, optarg);
+			r = cli_common_option(&a->cli, opt, optarg);
 		}
 		if (r < 0) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&cli, argc, argv, deltas_options);
+			return cli_bad_option(&a->cli, argc, argv, deltas_options);
 		}
 	}
-	int n_pos = argc - optind;
-	if (n_pos > 2) {
-		return cli_usage_error(&cli, "deltas takes a resource type and at most one name");
+	a->n_pos = argc - optind;
+	a->resource = a->n_pos > 0 ? argv[optind] : NULL;
+	a->name = a->n_pos > 1 ? argv[optind + 1] : NULL;
+	return EXIT_OK;
+}
+
+static int deltas_check(struct deltas_args *a) {
+	if (a->n_pos > 2) {
+		return cli_usage_error(&a->cli, "deltas takes a resource type and at most one name");
 	}
-	if (cli.format != KINF_OUTPUT_TABLE && cli.format != KINF_OUTPUT_JSON) {
-		return cli_usage_error(&cli, "deltas prints table or json output");
+	if (a->cli.format != KINF_OUTPUT_TABLE && a->cli.format != KINF_OUTPUT_JSON) {
+		return cli_usage_error(&a->cli, "deltas prints table or json output");
 	}
-	status = session_new(&cli, &so, n_pos > 0 ? argv[optind] : NULL,
-			n_pos > 1 ? argv[optind + 1] : NULL, &s);
-	if (status != EXIT_OK) {
-		return status;
+	return EXIT_OK;
+}
+
+/* A running kinf deltas. */
+struct deltas_run {
+	struct session *s;
+	struct kinf_table *table;	/* NULL for -o json */
+	struct kinf_buf line;		/* -o json's */
+	unsigned long pops;
+	bool streaming;		/* the initial population is out: a row at a time */
+};
+
+/* The table of -o table: headers unless --no-headers. NULL for out of memory. */
+static struct kinf_table *deltas_table_new(const struct cli *cli) {
+	static const char *const headers[] = { "POP", "TYPE", "KEY", "RESOURCEVERSION", "TOMBSTONE" };
+	static const char *const widest[] = { "", "Replaced", "", "", "" };
+	struct kinf_table *table = kinf_table_new(5);
+	if (!table) {
+		return NULL;
 	}
-	if (cli.format == KINF_OUTPUT_TABLE) {
-		static const char *const headers[] = { "POP", "TYPE", "KEY", "RESOURCEVERSION", "TOMBSTONE" };
-		static const char *const widest[] = { "", "Replaced", "", "", "" };
-		table = kinf_table_new(5);
-		if (!table) {
-			return session_end(s, EXIT_ERROR);
+	kinf_table_widen(table, widest);
+	if (!cli->no_headers) {
+		kinf_table_add_row(table, headers);
+	}
+	return table;
+}
+
+/* One pop: a row or JSON line per delta. */
+static void print_pop(struct deltas_run *r, const struct kinf_deltas *d, bool initial) {
+	for (size_t i = 0; i < d->n; i++) {
+		const struct kinf_delta *delta = &d->v[i];
+		if (!r->table) {
+			print_delta_json(r->s, &r->line, r->pops, d, delta, initial);
+			continue;
 		}
-		kinf_table_widen(table, widest);
-		if (!cli.no_headers) {
-			kinf_table_add_row(table, headers);
+		char pop[32];
+		snprintf(pop, sizeof(pop), "%lu", r->pops);
+		const char *cells[] = {
+			pop, kinf_delta_type_name(delta->type), d->key,
+			delta->obj ? kinf_object_resource_version(delta->obj) : "<unknown>",
+			delta->final_state_unknown ? "yes" : "",
+		};
+		if (r->streaming) {
+			kinf_table_print_row(r->table, cells, stdout);
+		} else {
+			/* The initial population is printed as one aligned block. */
+			kinf_table_add_row(r->table, cells);
 		}
 	}
-	status = session_start(s);
+}
+
+/* Pop until the session ends, printing each pop. */
+static int deltas_loop(struct deltas_run *r) {
+	int status = session_start(r->s);
 	while (status == EXIT_OK) {
 		struct kinf_informer_batch batch;
 		struct kinf_deltas *d = NULL;
-		int r = session_next(s, &batch, &d);
-		if (r <= 0) {
-			status = -r;
+		int rc = session_next(r->s, &batch, &d);
+		if (rc <= 0) {
+			status = -rc;
 			break;
 		}
-		pops++;
-		bool initial = batch.in_initial_list;
-		for (size_t i = 0; i < d->n; i++) {
-			const struct kinf_delta *delta = &d->v[i];
-			if (table) {
-				char pop[32];
-				snprintf(pop, sizeof(pop), "%lu", pops);
-				const char *cells[] = {
-					pop, kinf_delta_type_name(delta->type), d->key,
-					delta->obj ? kinf_object_resource_version(delta->obj) : "<unknown>",
-					delta->final_state_unknown ? "yes" : "",
-				};
-				if (streaming) {
-					kinf_table_print_row(table, cells, stdout);
-				} else {
-					/* The initial population is printed as one aligned block. */
-					kinf_table_add_row(table, cells);
-				}
-			} else {
-				print_delta_json(s, &line, pops, d, delta, initial);
-			}
-		}
-		session_count(s);
+		r->pops++;
+		print_pop(r, d, batch.in_initial_list);
+		session_count(r->s);
 		kinf_deltas_free(d);
 		kinf_informer_batch_release(&batch);
-		if (table && !streaming && session_synced(s)) {
-			kinf_table_flush(table, stdout);
-			streaming = true;
+		if (r->table && !r->streaming && session_synced(r->s)) {
+			kinf_table_flush(r->table, stdout);
+			r->streaming = true;
 		}
 		if (ferror(stdout)) {
 			break;
 		}
 		fflush(stdout);
 	}
-	if (table && !streaming) {
-		kinf_table_flush(table, stdout);
+	if (r->table && !r->streaming) {
+		kinf_table_flush(r->table, stdout);
 	}
-	kinf_table_free(table);
-	kinf_buf_release(&line);
-	return session_end(s, status);
+	return status;
+}
+
+static int deltas_exec(struct deltas_args *a) {
+	struct deltas_run r = {0};
+	int status = session_new(&a->cli, &a->so, a->resource, a->name, &r.s);
+	if (status != EXIT_OK) {
+		return status;
+	}
+	if (a->cli.format == KINF_OUTPUT_TABLE && !(r.table = deltas_table_new(&a->cli))) {
+		return session_end(r.s, EXIT_ERROR);
+	}
+	status = deltas_loop(&r);
+	kinf_table_free(r.table);
+	kinf_buf_release(&r.line);
+	return session_end(r.s, status);
+}
+
+static int run_deltas(int argc, char **argv) {
+	struct deltas_args a;
+	int status = deltas_parse(&a, argc, argv);
+	if (status == EXIT_OK && !a.help && (status = deltas_check(&a)) == EXIT_OK) {
+		return deltas_exec(&a);
+	}
+	cli_release(&a.cli);
+	return status;
 }
 
 const struct cmd cmd_deltas = {
