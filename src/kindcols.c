@@ -287,61 +287,85 @@ static int cmp_str(const void *a, const void *b) {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* One requirement of a label selector, as labels.Requirement.String() writes it. */
+struct requirement {
+	const char *key;	/* borrowed from the selector's JSON */
+	char *text;
+	size_t order;		/* matchLabels, then matchExpressions */
+};
+
+/* By key, as labels' internalSelector.Add sorts (stable for one key). */
+static int cmp_requirement(const void *a, const void *b) {
+	const struct requirement *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* An expression: "key", "!key", "key in (a,b)" (values sorted), "key notin (a,b)". */
+static char *expression_text(json_t *expr) {
+	const char *k = str_or(expr, "key", "");
+	const char *op = str_or(expr, "operator", "");
+	struct kinf_buf b = {0};
+	if (strcmp(op, "Exists") == 0) {
+		kinf_buf_append_str(&b, k);
+	} else if (strcmp(op, "DoesNotExist") == 0) {
+		kinf_buf_printf(&b, "!%s", k);
+	} else {
+		struct kinf_strv vals = {0};
+		size_t j;
+		json_t *x;
+		json_array_foreach(json_object_get(expr, "values"), j, x) {
+			kinf_strv_push_str(&vals, json_string_value(x) ? json_string_value(x) : "");
+		}
+		if (vals.n) {
+			qsort(vals.v, vals.n, sizeof(*vals.v), cmp_str);
+		}
+		kinf_buf_printf(&b, "%s %s (", k, strcmp(op, "NotIn") == 0 ? "notin" : "in");
+		for (j = 0; j < vals.n; j++) {
+			kinf_buf_printf(&b, "%s%s", j ? "," : "", vals.v[j]);
+		}
+		kinf_buf_append_str(&b, ")");
+		kinf_strv_release(&vals);
+	}
+	return b.data ? kinf_buf_take(&b) : strdup("");
+}
+
 /*
- * metav1.FormatLabelSelector: the requirements sorted by key, matchLabels
- * as key=value, expressions as "key in (a,b)", "key notin (a,b)", "key"
- * and "!key"; "<none>" for none.
+ * metav1.FormatLabelSelector: the requirements sorted by key (so "app=web"
+ * before "app.kubernetes.io/name=x" and "!canary" after "app=web"),
+ * matchLabels as key=value, expressions as expression_text() writes them;
+ * "<none>" for none.
  */
 static void format_label_selector(json_t *sel, struct kinf_buf *out) {
-	struct kinf_strv reqs = {0};
+	json_t *labels = json_object_get(sel, "matchLabels");
+	json_t *exprs = json_object_get(sel, "matchExpressions");
+	size_t max = json_object_size(labels) + json_array_size(exprs), n = 0, i;
+	struct requirement *reqs = calloc(max ? max : 1, sizeof(*reqs));
 	const char *key;
 	json_t *v;
-	size_t i;
 
-	json_object_foreach(json_object_get(sel, "matchLabels"), key, v) {
+	if (!reqs) {
+		return;
+	}
+	json_object_foreach(labels, key, v) {
 		struct kinf_buf b = {0};
 		kinf_buf_printf(&b, "%s=%s", key, json_string_value(v) ? json_string_value(v) : "");
-		kinf_strv_push_str(&reqs, b.data ? b.data : "");
-		kinf_buf_release(&b);
+		reqs[n] = (struct requirement){ key, b.data ? kinf_buf_take(&b) : strdup(""), n };
+		n++;
 	}
-	json_array_foreach(json_object_get(sel, "matchExpressions"), i, v) {
-		const char *k = str_or(v, "key", "");
-		const char *op = str_or(v, "operator", "");
-		struct kinf_buf b = {0};
-		if (strcmp(op, "Exists") == 0) {
-			kinf_buf_append_str(&b, k);
-		} else if (strcmp(op, "DoesNotExist") == 0) {
-			kinf_buf_printf(&b, "!%s", k);
-		} else {
-			struct kinf_strv vals = {0};
-			size_t j;
-			json_t *x;
-			json_array_foreach(json_object_get(v, "values"), j, x) {
-				kinf_strv_push_str(&vals, json_string_value(x) ? json_string_value(x) : "");
-			}
-			if (vals.n) {
-				qsort(vals.v, vals.n, sizeof(*vals.v), cmp_str);
-			}
-			kinf_buf_printf(&b, "%s %s (", k, strcmp(op, "NotIn") == 0 ? "notin" : "in");
-			for (j = 0; j < vals.n; j++) {
-				kinf_buf_printf(&b, "%s%s", j ? "," : "", vals.v[j]);
-			}
-			kinf_buf_append_str(&b, ")");
-			kinf_strv_release(&vals);
-		}
-		kinf_strv_push_str(&reqs, b.data ? b.data : "");
-		kinf_buf_release(&b);
+	json_array_foreach(exprs, i, v) {
+		reqs[n] = (struct requirement){ str_or(v, "key", ""), expression_text(v), n };
+		n++;
 	}
-	if (reqs.n) {
-		qsort(reqs.v, reqs.n, sizeof(*reqs.v), cmp_str);
+	qsort(reqs, n, sizeof(*reqs), cmp_requirement);
+	for (i = 0; i < n; i++) {
+		kinf_buf_printf(out, "%s%s", i ? "," : "", reqs[i].text ? reqs[i].text : "");
+		free(reqs[i].text);
 	}
-	for (i = 0; i < reqs.n; i++) {
-		kinf_buf_printf(out, "%s%s", i ? "," : "", reqs.v[i]);
-	}
-	if (reqs.n == 0) {
+	if (n == 0) {
 		kinf_buf_append_str(out, "<none>");
 	}
-	kinf_strv_release(&reqs);
+	free(reqs);
 }
 
 int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,

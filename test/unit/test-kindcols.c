@@ -179,8 +179,14 @@ static void test_other_kinds(void) {
 	is_str(s, "web|2/3|3|2|400d", "deployment replicas");
 	free(s);
 	s = columns("Deployment", json, true);
-	is_str(s, "app,proxy|nginx:1,envoy:2|!canary,app=web,tier in (a,b)",
-			"deployment -o wide: the selector as FormatLabelSelector writes it");
+	is_str(s, "app,proxy|nginx:1,envoy:2|app=web,!canary,tier in (a,b)",
+			"deployment -o wide: the selector as FormatLabelSelector writes it, by key");
+	free(s);
+
+	static const char prefixed[] = "{\"metadata\":{\"name\":\"w\"},\"spec\":{\"selector\":{"
+		"\"matchLabels\":{\"app.kubernetes.io/name\":\"x\",\"app\":\"web\"}}}}";
+	s = columns("Deployment", prefixed, true);
+	is_str(s, "||app=web,app.kubernetes.io/name=x", "a key before the longer keys it starts");
 	free(s);
 
 	static const char node[] = "{\"metadata\":{\"name\":\"n1\",\"labels\":{"
