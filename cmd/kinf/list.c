@@ -598,37 +598,51 @@ static int run_group(int argc, char **argv, int n_opts, const char *type,
 	return status;
 }
 
+/* The lists several types, namespaces or contexts make (see list_groups()). */
+struct groups {
+	int n_slash;		/* how many arguments are TYPE/NAME */
+	struct kinf_strv nss;	/* -n a,b: two or more namespaces, or none */
+	struct kinf_strv ctxs;	/* --context a,b: two or more contexts, or none */
+	char **types;		/* a type per group, in the order given */
+	int *firsts;		/* TYPE/NAME: each group's first argument, and n_pos */
+	int n_types;
+	char *type_list;	/* pods,svc: a copy, split in place into types */
+};
+
+static void groups_release(struct groups *g) {
+	kinf_strv_release(&g->nss);
+	kinf_strv_release(&g->ctxs);
+	free(g->type_list);
+	free(g->types);
+	free(g->firsts);
+}
+
+/* A usage error or unknown context ends all the groups; other errors one. */
+static bool stops_all(int status) {
+	return status == EXIT_USAGE || status == EXIT_CONFIG;
+}
+
+/* The status of several lists: the first failure, unless a later one is worse than 1. */
+static int worse(int status, int one) {
+	return one != EXIT_OK && (status == EXIT_OK || one != EXIT_ERROR) ? one : status;
+}
+
 /*
- * kubectl's resource builder rules for the arguments: TYPE[,TYPE...]
- * [NAME...], or only TYPE/NAME arguments (each a single type and name).
- * Several types or TYPE/NAME arguments run a list per type (consecutive
- * TYPE/NAME of one type make one group), in the order given; *handled
- * says whether it did (one plain type is the caller's).
+ * -n a,b and -n a -n b (what "namespace"), --context the same: each name
+ * once, in the order given, into ret; ret is left empty for fewer than two.
  */
-static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool *handled) {
-	char **pos = argv + n_opts;
-	int n_pos = argc - n_opts;
-	int n_slash;
-	*handled = true;
-	int checked = cli_check_type_names(cli, pos, n_pos, &n_slash);
-	if (checked != EXIT_OK) {
-		return checked;
-	}
-	/* -n a,b and -n a -n b: each namespace once, in the order given. */
-	struct kinf_strv nss = {0};
-	for (size_t i = 0; i < cli->n_namespace_args && !cli->all_namespaces; i++) {
-		for (const char *p = cli->namespace_args[i];;) {
+static int split_args(struct cli *cli, const char *const *args, size_t n,
+		const char *what, struct kinf_strv *ret) {
+	for (size_t i = 0; i < n; i++) {
+		for (const char *p = args[i];;) {
 			size_t len = strcspn(p, ",");
 			if (len == 0) {
-				kinf_strv_release(&nss);
-				return cli_usage_error(cli, "empty namespace name in \"%s\"",
-						cli->namespace_args[i]);
+				return cli_usage_error(cli, "empty %s name in \"%s\"", what, args[i]);
 			}
-			char *ns = strndup(p, len);
-			if (ns && kinf_strv_contains(&nss, ns)) {
-				free(ns);
-			} else if (kinf_strv_push_take(&nss, ns) < 0) {
-				kinf_strv_release(&nss);
+			char *name = strndup(p, len);
+			if (name && kinf_strv_contains(ret, name)) {
+				free(name);
+			} else if (kinf_strv_push_take(ret, name) < 0) {
 				return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 			}
 			if (!p[len]) {
@@ -637,69 +651,60 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 			p += len + 1;
 		}
 	}
-	if (nss.n < 2) {
-		kinf_strv_release(&nss);
+	if (ret->n < 2) {
+		kinf_strv_release(ret);
 	}
-	/* --context a,b: the same, each context once. */
-	struct kinf_strv ctxs = {0};
-	for (size_t i = 0; i < cli->n_context_args; i++) {
-		for (const char *p = cli->context_args[i];;) {
-			size_t len = strcspn(p, ",");
-			if (len == 0) {
-				kinf_strv_release(&nss);
-				kinf_strv_release(&ctxs);
-				return cli_usage_error(cli, "empty context name in \"%s\"",
-						cli->context_args[i]);
-			}
-			char *ctx = strndup(p, len);
-			if (ctx && kinf_strv_contains(&ctxs, ctx)) {
-				free(ctx);
-			} else if (kinf_strv_push_take(&ctxs, ctx) < 0) {
-				kinf_strv_release(&nss);
-				kinf_strv_release(&ctxs);
-				return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
-			}
-			if (!p[len]) {
-				break;
-			}
-			p += len + 1;
-		}
+	return EXIT_OK;
+}
+
+/* TYPE/NAME arguments or not, namespaces and contexts. */
+static int groups_parse(struct cli *cli, char **pos, int n_pos, struct groups *g) {
+	int status = cli_check_type_names(cli, pos, n_pos, &g->n_slash);
+	if (status != EXIT_OK) {
+		return status;
 	}
-	if (ctxs.n < 2) {
-		kinf_strv_release(&ctxs);
+	status = split_args(cli, cli->namespace_args,
+			cli->all_namespaces ? 0 : cli->n_namespace_args, "namespace", &g->nss);
+	if (status == EXIT_OK) {
+		status = split_args(cli, cli->context_args, cli->n_context_args, "context",
+				&g->ctxs);
 	}
-	if (nss.n < 2 && ctxs.n < 2 && n_slash == 0 && !strchr(pos[0], ',')) {
-		*handled = false;
-		return EXIT_OK;
-	}
-	/* Every context known before any list: an unknown one is exit 3, naming it. */
-	for (size_t c = 0; c < ctxs.n; c++) {
+	return status;
+}
+
+/* Every context known before any list: an unknown one is exit 3, naming it. */
+static int check_contexts(struct cli *cli, const struct kinf_strv *ctxs) {
+	for (size_t c = 0; c < ctxs->n; c++) {
 		struct kinf_kubeconfig_opts kc = cli->kc;
 		struct kinf_rest_config *config = NULL;
 		struct kinf_error err = {0};
-		kc.context = ctxs.v[c];
+		kc.context = ctxs->v[c];
 		int rc = kinf_kubeconfig_load(&kc, &config, &err);
 		kinf_rest_config_free(config);
 		if (rc < 0) {
 			cli_error(cli, rc, &err, NULL);
-			kinf_strv_release(&nss);
-			kinf_strv_release(&ctxs);
 			return EXIT_CONFIG;
 		}
 	}
-	int status = EXIT_OK, n_types = 0;
-	char **types = calloc((size_t)n_pos + 1, sizeof(*types));
-	int *firsts = calloc((size_t)n_pos + 1, sizeof(*firsts));
-	if (!types || !firsts) {
-		free(types);
-		free(firsts);
+	return EXIT_OK;
+}
+
+/*
+ * The groups' types: pods,svc [NAME...] (each type with the same names),
+ * or TYPE/NAME... split in place (argv is ours) into TYPE\0NAME, with
+ * consecutive arguments of one type a group.
+ */
+static int groups_types(struct cli *cli, char **pos, int n_pos, struct groups *g) {
+	int status = EXIT_OK;
+
+	g->types = calloc((size_t)n_pos + 1, sizeof(*g->types));
+	g->firsts = calloc((size_t)n_pos + 1, sizeof(*g->firsts));
+	if (!g->types || !g->firsts) {
 		return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 	}
-	char *type_list = NULL;
-	if (n_slash == 0) {
-		/* pods,svc [NAME...]: each type with the same names. */
-		type_list = strdup(pos[0]);
-		for (char *t = type_list, *next; t && status == EXIT_OK; t = next) {
+	if (g->n_slash == 0) {
+		g->type_list = strdup(pos[0]);
+		for (char *t = g->type_list, *next; t && status == EXIT_OK; t = next) {
 			next = strchr(t, ',');
 			if (next) {
 				*next++ = '\0';
@@ -707,296 +712,400 @@ static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool 
 			if (!*t) {
 				status = cli_usage_error(cli, "empty resource type in \"%s\"", pos[0]);
 			}
-			types[n_types++] = t;
+			g->types[g->n_types++] = t;
 		}
-	} else {
-		/* Split in place (argv is ours): TYPE\0NAME. */
-		for (int i = 0; i < n_pos && status == EXIT_OK; i++) {
-			*strchr(pos[i], '/') = '\0';
-			if (n_types == 0 || strcmp(types[n_types - 1], pos[i]) != 0) {
-				firsts[n_types] = i;
-				types[n_types++] = pos[i];
-			}
-		}
-		firsts[n_types] = n_pos;
+		return status;
 	}
-	bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
-	if (status == EXIT_OK) {
-		for (int i = 1; i < n_types && !multi.show_kind; i++) {
-			for (int j = 0; j < i; j++) {
-				multi.show_kind |= strcmp(types[i], types[j]) != 0;
-			}
+	for (int i = 0; i < n_pos && status == EXIT_OK; i++) {
+		*strchr(pos[i], '/') = '\0';
+		if (g->n_types == 0 || strcmp(g->types[g->n_types - 1], pos[i]) != 0) {
+			g->firsts[g->n_types] = i;
+			g->types[g->n_types++] = pos[i];
 		}
-		multi.quiet_empty = n_types > 1 || nss.n > 1 || ctxs.n > 1;
-		multi.merge = table && (nss.n > 1 || ctxs.n > 1);
-		multi.table_printed = false;
-		char **names = NULL;
-		if (n_slash > 0 && !(names = calloc((size_t)n_pos + 1, sizeof(*names)))) {
-			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
-		}
-		for (int g = 0; g < n_types && status != EXIT_USAGE && status != EXIT_CONFIG &&
-				(n_slash == 0 || names); g++) {
-			int st = EXIT_OK, n = n_pos - 1;
-			char **gnames = pos + 1;
-			if (n_slash > 0) {
-				n = firsts[g + 1] - firsts[g];
-				for (int i = 0; i < n; i++) {
-					names[i] = pos[firsts[g] + i] + strlen(pos[firsts[g] + i]) + 1;
-				}
-				gnames = names;
-			}
-			for (size_t c = 0; c < (ctxs.n > 1 ? ctxs.n : 1) && st != EXIT_USAGE &&
-					st != EXIT_CONFIG; c++) {
-				multi.context = ctxs.n > 1 ? ctxs.v[c] : NULL;
-				multi.listed_once = false;
-				for (size_t j = 0; j < (nss.n > 1 ? nss.n : 1) && st != EXIT_USAGE &&
-						st != EXIT_CONFIG; j++) {
-					multi.namespace = nss.n > 1 ? nss.v[j] : NULL;
-					int one = run_group(argc, argv, n_opts, types[g], gnames, n);
-					if (one != EXIT_OK && (st == EXIT_OK || one != EXIT_ERROR)) {
-						st = one;
-					}
-				}
-			}
-			multi.namespace = multi.context = NULL;
-			if (multi.n_rows > 0 && st != EXIT_USAGE && st != EXIT_CONFIG) {
-				/*
-				 * The type's rows of every namespace, sorted as one -A list
-				 * is; contexts in the order given.
-				 */
-				sort_rows();
-				if (multi.table_printed) {
-					putchar('\n');
-				}
-				multi.table_printed = true;
-				struct kinf_error err = {0};
-				struct kinf_table_server_opts topts = {
-					.wide = cli->format == KINF_OUTPUT_WIDE,
-					.with_namespace = multi.namespaced &&
-						(nss.n > 1 || cli->all_namespaces),
-					.no_headers = cli->no_headers,
-					.name_prefix = multi.kind_prefix,
-					.contexts = ctxs.n > 1 ? multi.row_contexts : NULL,
-				};
-				int rc = kinf_table_print_server(stdout, multi.columns_json,
-						multi.rows, multi.n_rows, &topts, &err);
-				if (rc < 0) {
-					st = cli_error(cli, rc, &err, "output");
-				}
-			}
-			for (size_t i = 0; i < multi.n_rows; i++) {
-				free(multi.rows[i].key);
-				free(multi.rows[i].json);
-			}
-			free(multi.rows);
-			free(multi.row_contexts);
-			multi.row_contexts = NULL;
-			free(multi.columns_json);
-			free(multi.kind_prefix);
-			multi.rows = NULL;
-			multi.n_rows = 0;
-			multi.columns_json = multi.kind_prefix = NULL;
-			if (st != EXIT_OK && (status == EXIT_OK || st != EXIT_ERROR)) {
-				status = st;
-			}
-		}
-		free(names);
-		if (table && multi.quiet_empty && !multi.table_printed && status == EXIT_OK &&
-				n_slash == 0 && n_pos == 1) {
-			if (cli->namespace && !cli->all_namespaces && nss.n < 2) {
-				cli_printf_safe(stderr, "No resources found in %s namespace.", cli->namespace);
-			} else {
-				fprintf(stderr, "No resources found\n");
-			}
-		}
-		fflush(stdout);
 	}
-	multi.show_kind = multi.quiet_empty = multi.table_printed = false;
-	multi.merge = false;
-	kinf_strv_release(&nss);
-	kinf_strv_release(&ctxs);
-	free(type_list);
-	free(types);
-	free(firsts);
+	g->firsts[g->n_types] = n_pos;
 	return status;
 }
 
-static int run_list(int argc, char **argv) {
-	struct cli cli;
-	struct kinf_list_result result = {0};
-	struct item_printer printer = {0};
-	struct kinf_error err = {0};
-	char *path = NULL;
-	int opt, status;
+/*
+ * The type's rows of every namespace held by print_table(), as one table
+ * sorted as one -A list is; contexts in the order given. Then forgotten.
+ */
+static int print_held_rows(struct cli *cli, const struct groups *g) {
+	int status = EXIT_OK;
 
-	int n_names = 0;
-	if (wants_watch(argc, argv, &n_names)) {
-		if (n_names > 1) {
-			cli_init(&cli, &cmd_list);
-			return cli_usage_error(&cli, "list -w watches one NAME at most");
+	if (multi.n_rows > 0) {
+		sort_rows();
+		if (multi.table_printed) {
+			putchar('\n');
 		}
-		/* list, then watch: what kinf watch does, with its options. */
-		return cmd_watch.run(argc, argv);
+		multi.table_printed = true;
+		struct kinf_error err = {0};
+		struct kinf_table_server_opts topts = {
+			.wide = cli->format == KINF_OUTPUT_WIDE,
+			.with_namespace = multi.namespaced && (g->nss.n > 1 || cli->all_namespaces),
+			.no_headers = cli->no_headers,
+			.name_prefix = multi.kind_prefix,
+			.contexts = g->ctxs.n > 1 ? multi.row_contexts : NULL,
+		};
+		int rc = kinf_table_print_server(stdout, multi.columns_json,
+				multi.rows, multi.n_rows, &topts, &err);
+		if (rc < 0) {
+			status = cli_error(cli, rc, &err, "output");
+		}
 	}
-	cli_init(&cli, &cmd_list);
+	return status;
+}
+
+static void forget_held_rows(void) {
+	for (size_t i = 0; i < multi.n_rows; i++) {
+		free(multi.rows[i].key);
+		free(multi.rows[i].json);
+	}
+	free(multi.rows);
+	free(multi.row_contexts);
+	free(multi.columns_json);
+	free(multi.kind_prefix);
+	multi.rows = NULL;
+	multi.row_contexts = NULL;
+	multi.n_rows = 0;
+	multi.columns_json = multi.kind_prefix = NULL;
+}
+
+/* One type's lists: a list per context and namespace, run_list's each. */
+static int run_type(struct cli *cli, int argc, char **argv, int n_opts,
+		const struct groups *g, int t, char **names, int n_names) {
+	size_t n_ctxs = g->ctxs.n > 1 ? g->ctxs.n : 1, n_nss = g->nss.n > 1 ? g->nss.n : 1;
+	int status = EXIT_OK;
+
+	for (size_t c = 0; c < n_ctxs && !stops_all(status); c++) {
+		multi.context = g->ctxs.n > 1 ? g->ctxs.v[c] : NULL;
+		multi.listed_once = false;
+		for (size_t j = 0; j < n_nss && !stops_all(status); j++) {
+			multi.namespace = g->nss.n > 1 ? g->nss.v[j] : NULL;
+			status = worse(status, run_group(argc, argv, n_opts, g->types[t],
+					names, n_names));
+		}
+	}
+	multi.namespace = multi.context = NULL;
+	if (!stops_all(status)) {
+		int printed = print_held_rows(cli, g);
+		status = printed != EXIT_OK ? printed : status;
+	}
+	forget_held_rows();
+	return status;
+}
+
+/* Each group's lists, in turn; tables as kubectl prints several kinds. */
+static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
+		const struct groups *g) {
+	char **pos = argv + n_opts;
+	int n_pos = argc - n_opts;
+	bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
+	int status = EXIT_OK;
+
+	for (int i = 1; i < g->n_types && !multi.show_kind; i++) {
+		for (int j = 0; j < i; j++) {
+			multi.show_kind |= strcmp(g->types[i], g->types[j]) != 0;
+		}
+	}
+	multi.quiet_empty = g->n_types > 1 || g->nss.n > 1 || g->ctxs.n > 1;
+	multi.merge = table && (g->nss.n > 1 || g->ctxs.n > 1);
+	multi.table_printed = false;
+	char **names = NULL;
+	if (g->n_slash > 0 && !(names = calloc((size_t)n_pos + 1, sizeof(*names)))) {
+		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	for (int t = 0; t < g->n_types && !stops_all(status) && (g->n_slash == 0 || names); t++) {
+		int n = n_pos - 1;
+		char **tnames = pos + 1;
+		if (g->n_slash > 0) {
+			n = g->firsts[t + 1] - g->firsts[t];
+			for (int i = 0; i < n; i++) {
+				names[i] = pos[g->firsts[t] + i] + strlen(pos[g->firsts[t] + i]) + 1;
+			}
+			tnames = names;
+		}
+		status = worse(status, run_type(cli, argc, argv, n_opts, g, t, tnames, n));
+	}
+	free(names);
+	if (table && multi.quiet_empty && !multi.table_printed && status == EXIT_OK &&
+			g->n_slash == 0 && n_pos == 1) {
+		if (cli->namespace && !cli->all_namespaces && g->nss.n < 2) {
+			cli_printf_safe(stderr, "No resources found in %s namespace.", cli->namespace);
+		} else {
+			fprintf(stderr, "No resources found\n");
+		}
+	}
+	fflush(stdout);
+	multi.show_kind = multi.quiet_empty = multi.table_printed = false;
+	multi.merge = false;
+	return status;
+}
+
+/*
+ * kubectl's resource builder rules for the arguments: TYPE[,TYPE...]
+ * [NAME...], or only TYPE/NAME arguments (each a single type and name).
+ * Several types or TYPE/NAME arguments run a list per type (consecutive
+ * TYPE/NAME of one type make one group), in the order given, and so do
+ * several namespaces and contexts; *handled says whether it did (one
+ * plain type is the caller's).
+ */
+static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool *handled) {
+	char **pos = argv + n_opts;
+	int n_pos = argc - n_opts;
+	struct groups g = {0};
+
+	*handled = true;
+	int status = groups_parse(cli, pos, n_pos, &g);
+	if (status == EXIT_OK && g.nss.n < 2 && g.ctxs.n < 2 && g.n_slash == 0 &&
+			!strchr(pos[0], ',')) {
+		*handled = false;
+	} else if (status == EXIT_OK && (status = check_contexts(cli, &g.ctxs)) == EXIT_OK &&
+			(status = groups_types(cli, pos, n_pos, &g)) == EXIT_OK) {
+		status = groups_run(cli, argc, argv, n_opts, &g);
+	}
+	groups_release(&g);
+	return status;
+}
+
+/* What kinf list was asked for: its options and arguments, parsed. */
+struct list_args {
+	struct cli cli;
+	char **pos;		/* TYPE [NAME...], or TYPE/NAME... */
+	int n_pos;
+	int n_opts;		/* argv[0..n_opts): the options, moved first by getopt_long */
+	bool help;		/* --help was printed */
+};
+
+/* Parse argv into a. EXIT_OK, or the status of a usage error (printed). */
+static int list_parse(struct list_args *a, int argc, char **argv) {
+	int opt;
+
+	*a = (struct list_args){0};
+	cli_init(&a->cli, &cmd_list);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, list_options, NULL)) != -1) {
 		if (opt == 'h') {
 			cli_print_help(&cmd_list);
+			a->help = true;
 			return EXIT_OK;
 		}
-		int r = cli_common_option(&cli, opt, optarg);
+		int r = cli_common_option(&a->cli, opt, optarg);
 		if (r < 0) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&cli, argc, argv, list_options);
+			return cli_bad_option(&a->cli, argc, argv, list_options);
 		}
 	}
 	/* getopt_long moved the positional arguments to the end. */
-	char **pos = argv + optind;
-	int n_pos = argc - optind;
-	if (!multi.in_group && n_pos > 0) {
-		bool handled = false;
-		status = list_groups(&cli, argc, argv, optind, &handled);
-		if (handled) {
-			cli_release(&cli);
-			return status;
-		}
-	}
-	if (n_pos < 1) {
-		return cli_usage_error(&cli, "list needs a resource type, e.g. 'kinf list pods'");
+	a->n_opts = optind;
+	a->pos = argv + optind;
+	a->n_pos = argc - optind;
+	return EXIT_OK;
+}
+
+/* One list's checks; within a group, the group's namespace and context. */
+static int list_check(struct list_args *a) {
+	if (a->n_pos < 1) {
+		return cli_usage_error(&a->cli, "list needs a resource type, e.g. 'kinf list pods'");
 	}
 	if (multi.in_group && multi.namespace) {
-		cli.kc.namespace = multi.namespace;
-		cli.namespace_args[0] = multi.namespace;
-		cli.n_namespace_args = 1;
+		a->cli.kc.namespace = multi.namespace;
+		a->cli.namespace_args[0] = multi.namespace;
+		a->cli.n_namespace_args = 1;
 	}
 	if (multi.in_group && multi.context) {
-		cli.kc.context = multi.context;
-		cli.context_args[0] = multi.context;
-		cli.n_context_args = 1;
+		a->cli.kc.context = multi.context;
+		a->cli.context_args[0] = multi.context;
+		a->cli.n_context_args = 1;
 	}
-	status = cli_connect(&cli, pos[0]);
-	if (status != EXIT_OK) {
-		goto out;
+	return EXIT_OK;
+}
+
+/*
+ * List with the printer of cli's format: items to p as they come when
+ * streamed, else kept in *result. The pager's status.
+ */
+static int list_fetch(struct list_args *a, struct item_printer *p, const char *path,
+		bool table, bool streamed, struct kinf_list_result *result,
+		struct kinf_error *err) {
+	struct cli *cli = &a->cli;
+	const char *field_selector = cli->field_selector;
+	char *name_selector = NULL;
+	int rc;
+
+	if (a->n_pos == 2 && !field_selector) {
+		/* One name: let the server filter, as kubectl's get does by name. */
+		struct kinf_buf b = {0};
+		kinf_buf_printf(&b, "metadata.name=%s", a->pos[1]);
+		name_selector = kinf_buf_take(&b);
+		field_selector = name_selector;
 	}
-	if (multi.in_group && multi.namespace && !cli.res->namespaced) {
-		if (multi.listed_once) {
-			goto out;	/* a cluster-scoped type, listed for the first namespace */
+	cli_managed_fields(cli, false);
+	struct kinf_list_opts lopts = {
+		.path = path,
+		.label_selector = cli->label_selector,
+		.field_selector = field_selector,
+		.limit = cli->chunk_size,
+		.table = table,
+		.limits = cli->limits,
+		.on_page = on_page,
+		.on_item = streamed ? queue_item : NULL,
+		.userdata = p,
+	};
+	/* Printed as they come and never indexed: no node or phase needed. */
+	lopts.limits.metadata_only = streamed;
+	if (!p->found || !p->api_version) {
+		rc = kinf_error_set(err, KINF_ENOMEM, "out of memory");
+	} else if (streamed && !printer_start(p)) {
+		rc = kinf_error_set(err, KINF_ENOMEM, "cannot start the output thread");
+	} else {
+		rc = kinf_list(cli->http, &lopts, result, err);
+	}
+	printer_finish(p);
+	if (p->progress.shown) {
+		cli_progress_erase();
+	}
+	free(name_selector);
+	return rc;
+}
+
+/* A list that failed: of several namespaces or contexts, which one, as watch names it. */
+static int list_failed(struct cli *cli, int rc, struct kinf_error *err) {
+	struct kinf_buf what = {0};
+	if (multi.in_group && (multi.namespace || multi.context)) {
+		kinf_buf_printf(&what, "%s%s%s", cli->res->resource,
+				cli->res->group[0] ? "." : "", cli->res->group);
+		if (multi.namespace && cli->res->namespaced) {
+			kinf_buf_printf(&what, " in namespace \"%s\"", multi.namespace);
 		}
-		multi.listed_once = true;
+		if (multi.context) {
+			kinf_buf_printf(&what, " of context \"%s\"", multi.context);
+		}
 	}
-	path = kinf_resource_path(cli.res, cli.namespace);
-	printer = (struct item_printer){
-		.cli = &cli,
-		.names = pos + 1,
-		.n_names = n_pos - 1,
-		.found = calloc((size_t)n_pos, sizeof(bool)),
-		.api_version = api_version_of(cli.res),
+	int status = cli_error(cli, rc, err, what.data);
+	kinf_buf_release(&what);
+	return status;
+}
+
+/*
+ * Print what the list brought (tables and templates: all of it now; the
+ * streamed formats did as it came) and report every name not found, as
+ * kubectl get reports NotFound.
+ */
+static int list_print(struct list_args *a, struct item_printer *p, bool table,
+		bool templated, bool streamed, struct kinf_list_result *result) {
+	struct cli *cli = &a->cli;
+	int status = EXIT_OK;
+
+	if (result->fell_back_to_full_list && streamed && result->n_items > 0) {
+		cli_printf_safe(stderr, "kinf: warning: the list's continue token expired midway; "
+				"the items after that come from a second, full list "
+				"(resourceVersion %s)", result->resource_version);
+	}
+	int pstatus = table ? print_table(p, result) :
+		templated ? print_templated(p, result) : EXIT_OK;
+	for (int i = 1; i < a->n_pos; i++) {
+		if (!p->found[i - 1]) {
+			cli_printf_safe(stderr, "kinf: %s \"%s\" not found", cli->res->resource,
+					a->pos[i]);
+			status = EXIT_ERROR;
+		}
+	}
+	return status == EXIT_OK ? pstatus : status;
+}
+
+/* One type's list, connected: fetch, then print. */
+static int list_one(struct list_args *a, struct item_printer *p) {
+	struct cli *cli = &a->cli;
+	struct kinf_list_result result = {0};
+	struct kinf_error err = {0};
+	char *path = kinf_resource_path(cli->res, cli->namespace);
+	int status;
+
+	*p = (struct item_printer){
+		.cli = cli,
+		.names = a->pos + 1,
+		.n_names = a->n_pos - 1,
+		.found = calloc((size_t)a->n_pos, sizeof(bool)),
+		.api_version = api_version_of(cli->res),
 		.first = true,
 	};
-	bool table = cli.format == KINF_OUTPUT_TABLE || cli.format == KINF_OUTPUT_WIDE;
-	bool templated = cli.format == KINF_OUTPUT_JSONPATH ||
-		cli.format == KINF_OUTPUT_CUSTOM_COLUMNS;
+	bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
+	bool templated = cli->format == KINF_OUTPUT_JSONPATH ||
+		cli->format == KINF_OUTPUT_CUSTOM_COLUMNS;
 	bool streamed = !table && !templated;
 	if (streamed && !isatty(STDOUT_FILENO)) {
 		static char stdout_buf[64 << 10];
 		setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
 	}
 	/* No progress line between items that go to the same terminal. */
-	printer.progress.what = cli.res->resource;
-	printer.progress.off = streamed && isatty(STDOUT_FILENO);
-	const char *field_selector = cli.field_selector;
-	char *name_selector = NULL;
-	if (n_pos == 2 && !field_selector) {
-		/* One name: let the server filter, as kubectl's get does by name. */
-		struct kinf_buf b = {0};
-		kinf_buf_printf(&b, "metadata.name=%s", pos[1]);
-		name_selector = kinf_buf_take(&b);
-		field_selector = name_selector;
-	}
-	cli_managed_fields(&cli, false);
-	struct kinf_list_opts lopts = {
-		.path = path,
-		.label_selector = cli.label_selector,
-		.field_selector = field_selector,
-		.limit = cli.chunk_size,
-		.table = table,
-		.limits = cli.limits,
-		.on_page = on_page,
-		.on_item = streamed ? queue_item : NULL,
-		.userdata = &printer,
-	};
-	/* Printed as they come and never indexed: no node or phase needed. */
-	lopts.limits.metadata_only = streamed;
-	int rc;
-	if (!printer.found || !printer.api_version) {
-		rc = kinf_error_set(&err, KINF_ENOMEM, "out of memory");
-	} else if (streamed && !printer_start(&printer)) {
-		rc = kinf_error_set(&err, KINF_ENOMEM, "cannot start the output thread");
-	} else {
-		rc = kinf_list(cli.http, &lopts, &result, &err);
-	}
-	printer_finish(&printer);
-	if (printer.progress.shown) {
-		cli_progress_erase();
-	}
-	free(name_selector);
-	if (printer.write_errno) {
+	p->progress.what = cli->res->resource;
+	p->progress.off = streamed && isatty(STDOUT_FILENO);
+	int rc = list_fetch(a, p, path, table, streamed, &result, &err);
+	if (p->write_errno) {
 		/* stdout failed: main() reports it (quietly for a closed pipe). */
 		status = EXIT_OK;
-		goto out;
+	} else if (p->print_rc < 0) {
+		status = cli_error(cli, p->print_rc, &p->print_err, NULL);
+	} else if (rc < 0) {
+		status = list_failed(cli, rc, &err);
+	} else {
+		status = list_print(a, p, table, templated, streamed, &result);
 	}
-	if (printer.print_rc < 0) {
-		status = cli_error(&cli, printer.print_rc, &printer.print_err, NULL);
-		goto out;
+	kinf_list_result_release(&result);
+	free(path);
+	return status;
+}
+
+static int list_exec(struct list_args *a) {
+	struct item_printer printer = {0};
+	bool listed = false;
+	int status = cli_connect(&a->cli, a->pos[0]);
+
+	if (status == EXIT_OK && multi.in_group && multi.namespace && !a->cli.res->namespaced) {
+		/* A cluster-scoped type: listed for the first namespace only. */
+		listed = multi.listed_once;
+		multi.listed_once = true;
 	}
-	if (rc < 0) {
-		/* Of several namespaces or contexts: which one, as watch names it. */
-		struct kinf_buf what = {0};
-		if (multi.in_group && (multi.namespace || multi.context)) {
-			kinf_buf_printf(&what, "%s%s%s", cli.res->resource,
-					cli.res->group[0] ? "." : "", cli.res->group);
-			if (multi.namespace && cli.res->namespaced) {
-				kinf_buf_printf(&what, " in namespace \"%s\"", multi.namespace);
-			}
-			if (multi.context) {
-				kinf_buf_printf(&what, " of context \"%s\"", multi.context);
-			}
-		}
-		status = cli_error(&cli, rc, &err, what.data);
-		kinf_buf_release(&what);
-		goto out;
+	if (status == EXIT_OK && !listed) {
+		status = list_one(a, &printer);
 	}
-	if (result.fell_back_to_full_list && streamed && result.n_items > 0) {
-		cli_printf_safe(stderr, "kinf: warning: the list's continue token expired midway; "
-				"the items after that come from a second, full list "
-				"(resourceVersion %s)", result.resource_version);
-	}
-	int pstatus = table ? print_table(&printer, &result) :
-		templated ? print_templated(&printer, &result) : EXIT_OK;
-	/* Every name asked for must exist, as kubectl get reports NotFound. */
-	for (int i = 1; i < n_pos; i++) {
-		if (!printer.found[i - 1]) {
-			cli_printf_safe(stderr, "kinf: %s \"%s\" not found", cli.res->resource, pos[i]);
-			status = EXIT_ERROR;
-		}
-	}
-	if (status == EXIT_OK) {
-		status = pstatus;
-	}
-out:
 	kinf_buf_release(&printer.prefix);
 	free(printer.found);
 	free(printer.api_version);
-	kinf_list_result_release(&result);
-	free(path);
-	cli_release(&cli);
+	cli_release(&a->cli);
 	if (printer.write_errno) {
 		/* What cli_finish_stdout() looks at when its flush has nothing to write. */
 		errno = printer.write_errno;
 	}
+	return status;
+}
+
+static int run_list(int argc, char **argv) {
+	struct list_args a;
+	int n_names = 0, status;
+
+	if (wants_watch(argc, argv, &n_names)) {
+		/* list, then watch: what kinf watch does, with its options. */
+		if (n_names > 1) {
+			cli_init(&a.cli, &cmd_list);
+			return cli_usage_error(&a.cli, "list -w watches one NAME at most");
+		}
+		return cmd_watch.run(argc, argv);
+	}
+	status = list_parse(&a, argc, argv);
+	bool handled = status != EXIT_OK || a.help;
+	if (!handled && !multi.in_group && a.n_pos > 0) {
+		/* Several types, TYPE/NAMEs, namespaces or contexts: a list each. */
+		status = list_groups(&a.cli, argc, argv, a.n_opts, &handled);
+	}
+	if (!handled && (status = list_check(&a)) == EXIT_OK) {
+		return list_exec(&a);	/* it releases a.cli */
+	}
+	cli_release(&a.cli);
 	return status;
 }
 
