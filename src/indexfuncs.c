@@ -102,7 +102,7 @@ int kinf_index_define(const char *definition, struct kinf_strv *ret_names,
 		return kinf_error_set(reterr, KINF_EINVAL,
 				"--index \"%s\": a name may not contain ':'", definition);
 	}
-	int rc = kinf_field_path_check(eq + 1, reterr);
+	int rc = kinf_object_field_path_check(eq + 1, reterr);
 	if (rc < 0) {
 		kinf_error_prefix(reterr, "--index \"%s\"", definition);
 		return rc;
@@ -136,7 +136,7 @@ int kinf_index_spec_resolve(const char *name, const struct kinf_strv *custom_nam
 		}
 	}
 	if (strncmp(name, "field:", 6) == 0) {
-		int rc = kinf_field_path_check(name + 6, reterr);
+		int rc = kinf_object_field_path_check(name + 6, reterr);
 		if (rc < 0) {
 			return rc;
 		}

@@ -1842,7 +1842,7 @@ static const char *scheme_end(const char *url) {
 	return sep;
 }
 
-const char *kinf_url_redact(const char *url, char *buf, size_t size) {
+const char *kinf_kubeconfig_url_redact(const char *url, char *buf, size_t size) {
 	const char *sep = scheme_end(url);
 	const char *host = sep ? sep + 3 : url;
 	const char *end = host + strcspn(host, "/?#");
@@ -1868,7 +1868,7 @@ static void check_proxy_url(struct errlist *el, const char *raw, const char *clu
 	char url[512];
 
 	/* quoted without its user:password */
-	kinf_url_redact(raw, url, sizeof(url));
+	kinf_kubeconfig_url_redact(raw, url, sizeof(url));
 	if (!sep || n == 0) {
 		errlist_add(el, "invalid 'proxy-url' \"%s\" for cluster \"%s\": "
 				"unsupported scheme \"\", must be http, https, or socks5", url, cluster);

@@ -143,7 +143,7 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
  * scheme) replaced by "xxxxx@". Written to buf (size bytes, cut short if
  * need be) and returned.
  */
-const char *kinf_url_redact(const char *url, char *buf, size_t size);
+const char *kinf_kubeconfig_url_redact(const char *url, char *buf, size_t size);
 
 /* Free (zeroing secrets). NULL is fine. */
 void kinf_rest_config_free(struct kinf_rest_config *config);

@@ -899,7 +899,7 @@ bad:
 			"invalid field path \"%s\" at \"%s\"", path, p);
 }
 
-int kinf_field_path_check(const char *path, struct kinf_error *reterr) {
+int kinf_object_field_path_check(const char *path, struct kinf_error *reterr) {
 	struct seg segs[MAX_SEGS];
 	size_t n;
 	return parse_path(path, segs, &n, reterr);

@@ -155,7 +155,7 @@ int kinf_object_field_values(const struct kinf_object *obj, const char *path,
 		struct kinf_strv *ret_values, struct kinf_error *reterr);
 
 /* Check a field path's syntax without an object. 0 or -KINF_EINVAL. */
-int kinf_field_path_check(const char *path, struct kinf_error *reterr);
+int kinf_object_field_path_check(const char *path, struct kinf_error *reterr);
 
 /*
  * An owned array of object references (sorted by key where the producer

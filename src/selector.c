@@ -264,7 +264,7 @@ static int parse_fields(const char *text, struct kinf_selector *sel,
 			kinf_buf_release(&key);
 			return fail(reterr, text, p, "'=', '==' or '!=' expected");
 		}
-		if (!key.len || kinf_field_path_check(key.data, NULL) < 0) {
+		if (!key.len || kinf_object_field_path_check(key.data, NULL) < 0) {
 			kinf_buf_release(&key);
 			return fail(reterr, text, start, "invalid field path");
 		}

@@ -683,7 +683,7 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 		char url[512];
 		cli_printf_safe(stderr, "kinf: warning: TLS verification is off for %s; "
 				"the connection is not secure",
-				kinf_url_redact(cli->config->server, url, sizeof(url)));
+				kinf_kubeconfig_url_redact(cli->config->server, url, sizeof(url)));
 	}
 	if (!sock) {
 		cli->auth = kinf_auth_new(cli->config);

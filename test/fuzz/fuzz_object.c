@@ -98,7 +98,7 @@ static void check_record(const struct kinf_object *obj, json_t *root) {
 static void check_paths(const struct kinf_object *obj, const char *path) {
 	struct kinf_strv values = {0};
 	struct kinf_error err = {0};
-	int check = kinf_field_path_check(path, &err);
+	int check = kinf_object_field_path_check(path, &err);
 	int rc = kinf_object_field_values(obj, path, &values, &err);
 	FUZZ_CHECK(rc == 0 || rc == -KINF_EINVAL || rc == -KINF_ENOMEM);
 	if (rc != -KINF_ENOMEM) {

@@ -600,16 +600,16 @@ static void test_overrides(void) {
 	/* URLs in messages lose their userinfo */
 	{
 		char buf[128];
-		is_str(kinf_url_redact("http://u:p@h:1/x@y", buf, sizeof(buf)), "http://xxxxx@h:1/x@y",
-				"redact: user:password");
-		is_str(kinf_url_redact("https://u:p@w@h", buf, sizeof(buf)), "https://xxxxx@h",
-				"redact: the last @ of the authority");
-		is_str(kinf_url_redact("u:p@h:3128", buf, sizeof(buf)), "xxxxx@h:3128",
-				"redact: no scheme");
-		is_str(kinf_url_redact("u:p@h://x", buf, sizeof(buf)), "xxxxx@h://x",
-				"redact: not a scheme before ://");
-		is_str(kinf_url_redact("https://h:6443", buf, sizeof(buf)), "https://h:6443",
-				"redact: nothing to redact");
+		is_str(kinf_kubeconfig_url_redact("http://u:p@h:1/x@y", buf, sizeof(buf)),
+				"http://xxxxx@h:1/x@y", "redact: user:password");
+		is_str(kinf_kubeconfig_url_redact("https://u:p@w@h", buf, sizeof(buf)),
+				"https://xxxxx@h", "redact: the last @ of the authority");
+		is_str(kinf_kubeconfig_url_redact("u:p@h:3128", buf, sizeof(buf)),
+				"xxxxx@h:3128", "redact: no scheme");
+		is_str(kinf_kubeconfig_url_redact("u:p@h://x", buf, sizeof(buf)),
+				"xxxxx@h://x", "redact: not a scheme before ://");
+		is_str(kinf_kubeconfig_url_redact("https://h:6443", buf, sizeof(buf)),
+				"https://h:6443", "redact: nothing to redact");
 	}
 	/* empty impersonation fields are unset, as in Go */
 	o.token = NULL;

@@ -73,8 +73,10 @@ static void test_record(void) {
 	ok(kinf_object_field_values(obj, "spec.missing.deeper", &v, NULL) == 0 && v.n == 0,
 		"missing path gives no values");
 	ok(kinf_object_field_values(obj, "spec..x", &v, NULL) == -KINF_EINVAL, "bad path rejected");
-	ok(kinf_field_path_check("spec.containers[x]", NULL) == -KINF_EINVAL, "bad index rejected");
-	ok(kinf_field_path_check("spec.containers[*].image", NULL) == 0, "good path accepted");
+	ok(kinf_object_field_path_check("spec.containers[x]", NULL) == -KINF_EINVAL,
+			"bad index rejected");
+	ok(kinf_object_field_path_check("spec.containers[*].image", NULL) == 0,
+			"good path accepted");
 	kinf_strv_release(&v);
 
 	struct kinf_object *ref = kinf_object_ref(obj);
