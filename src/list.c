@@ -843,7 +843,7 @@ int kinf_list_with(kinf_list_fetch_func fetch, void *userdata,
 	return list_run(NULL, fetch, userdata, opts, ret, reterr);
 }
 
-static void free_rows(struct kinf_table_row *rows, size_t n) {
+static void free_rows(struct kinf_list_row *rows, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		free(rows[i].key);
 		free(rows[i].json);

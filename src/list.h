@@ -6,10 +6,21 @@
 
 #include "err.h"
 #include "object.h"
-#include "table.h"
 
 struct kinf_http;
 struct kinf_http_request;
+
+/*
+ * A row of a meta.k8s.io Table (kubectl's server-side printing), as a list
+ * keeps it: the cells as the server sent them, with the key of the row's
+ * object. The list (listpage.c) makes them; kinf_table_print_server()
+ * (table.h) prints them.
+ */
+struct kinf_list_row {
+	char *key;		/* namespace/name */
+	char *json;		/* {"cells":[...]}: the row without its object */
+	size_t len;
+};
 
 /*
  * The list phase: one consistent list of a collection, paginated as
@@ -47,7 +58,7 @@ struct kinf_list_opts {
 
 struct kinf_list_result {
 	struct kinf_object_list items;	/* sorted by key (not for tables or on_item) */
-	struct kinf_table_row *rows;	/* sorted by key (tables only) */
+	struct kinf_list_row *rows;	/* sorted by key (tables only) */
 	size_t n_rows;
 	char *columns_json;		/* Table columnDefinitions, or NULL */
 	char *resource_version;		/* the list's metadata.resourceVersion */

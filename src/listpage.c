@@ -256,10 +256,10 @@ static int take_item(struct kinf_listpage *ps, struct kinf_object *obj) {
 }
 
 /* Append a row (its strings owned by the page from now on). */
-static int push_row(struct kinf_listpage *ps, const struct kinf_table_row *tr) {
+static int push_row(struct kinf_listpage *ps, const struct kinf_list_row *tr) {
 	if (ps->rows.n == ps->rows.cap) {
 		size_t cap = ps->rows.cap ? ps->rows.cap * 2 : 16;
-		struct kinf_table_row *v = realloc(ps->rows.v, cap * sizeof(*v));
+		struct kinf_list_row *v = realloc(ps->rows.v, cap * sizeof(*v));
 		if (!v) {
 			return -KINF_ENOMEM;
 		}
@@ -290,7 +290,7 @@ static int on_element(const char *key, size_t key_len, const char *value,
 	 * pod's row: 400 MB for 100,000 pods).
 	 */
 	struct kinf_buf ns = {0}, name = {0}, k = {0}, row = {0};
-	struct kinf_table_row tr = {0};
+	struct kinf_list_row tr = {0};
 	const char *cells;
 	size_t cells_len;
 	if ((rc = count_item(ps)) < 0) {
@@ -369,8 +369,8 @@ static int cmp_obj(const void *a, const void *b) {
 }
 
 static int cmp_row(const void *a, const void *b) {
-	return strcmp(((const struct kinf_table_row *)a)->key,
-			((const struct kinf_table_row *)b)->key);
+	return strcmp(((const struct kinf_list_row *)a)->key,
+			((const struct kinf_list_row *)b)->key);
 }
 
 void kinf_listpage_drop(struct kinf_listpage *ps) {

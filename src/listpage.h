@@ -34,7 +34,7 @@ struct kinf_listpage {
 	struct kinf_list_result *result;
 	struct kinf_object_list items;
 	struct {
-		struct kinf_table_row *v;
+		struct kinf_list_row *v;
 		size_t n;
 		size_t cap;
 	} rows;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "list.h"
 #include "table.h"
 #include "termsafe.h"
 
@@ -206,7 +207,7 @@ static char *cell_text(json_t *v) {
 }
 
 /* A row's "cells" as a jansson array, or NULL. The pager keeps rows as just their cells. */
-static json_t *row_cells(const struct kinf_table_row *row) {
+static json_t *row_cells(const struct kinf_list_row *row) {
 	json_t *whole = json_loadb(row->json, row->len, 0, NULL);
 	json_t *cells = json_incref(json_object_get(whole, "cells"));
 	json_decref(whole);
@@ -214,7 +215,7 @@ static json_t *row_cells(const struct kinf_table_row *row) {
 }
 
 int kinf_table_print_server(FILE *out, const char *columns_json,
-		const struct kinf_table_row *rows, size_t n_rows,
+		const struct kinf_list_row *rows, size_t n_rows,
 		const struct kinf_table_server_opts *opts, struct kinf_error *reterr) {
 	bool wide = opts->wide, with_namespace = opts->with_namespace;
 	const char *name_prefix = opts->name_prefix;

@@ -15,17 +15,7 @@
  * KINF_E* (-KINF_EIO when the stream failed).
  */
 
-/*
- * A row of a meta.k8s.io Table (kubectl's server-side printing), as a list
- * keeps it: the cells as the server sent them, with the key of the row's
- * object. The list (listpage.c) makes them; kinf_table_print_server()
- * prints them.
- */
-struct kinf_table_row {
-	char *key;		/* namespace/name */
-	char *json;		/* {"cells":[...]}: the row without its object */
-	size_t len;
-};
+struct kinf_list_row;	/* list.h: a server-side Table's row */
 
 struct kinf_table;
 
@@ -68,7 +58,7 @@ struct kinf_table_server_opts {
  * cells after name_prefix. -KINF_EJSON when columns_json does not parse.
  */
 int kinf_table_print_server(FILE *out, const char *columns_json,
-		const struct kinf_table_row *rows, size_t n_rows,
+		const struct kinf_list_row *rows, size_t n_rows,
 		const struct kinf_table_server_opts *opts, struct kinf_error *reterr);
 
 #endif

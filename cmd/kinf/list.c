@@ -65,7 +65,7 @@ static struct {
 	const char **row_contexts;	/* per held row */
 	bool later_namespace;	/* not the first: a cluster-scoped type is listed once */
 	bool listed_once;	/* the cluster-scoped type was */
-	struct kinf_table_row *rows;	/* the type's rows so far */
+	struct kinf_list_row *rows;	/* the type's rows so far */
 	size_t n_rows;
 	char *columns_json;
 	char *kind_prefix;
@@ -479,7 +479,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 	struct cli *cli = p->cli;
 	struct kinf_error err = {0};
-	struct kinf_table_row *rows = res->rows;
+	struct kinf_list_row *rows = res->rows;
 	size_t n = res->n_rows;
 	int rc;
 
@@ -494,7 +494,7 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 			const char *slash = strrchr(rows[i].key, '/');
 			const char *name = slash ? slash + 1 : rows[i].key;
 			if (name_wanted(p, name)) {
-				struct kinf_table_row tmp = rows[out];
+				struct kinf_list_row tmp = rows[out];
 				rows[out++] = rows[i];
 				rows[i] = tmp;
 			}
@@ -517,7 +517,7 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 	}
 	if (multi.merge) {
 		/* Held for the type's one table, CONTEXT and NAMESPACE first. */
-		struct kinf_table_row *v = realloc(multi.rows, (multi.n_rows + n) * sizeof(*v));
+		struct kinf_list_row *v = realloc(multi.rows, (multi.n_rows + n) * sizeof(*v));
 		if (v) {
 			multi.rows = v;
 		}
@@ -532,7 +532,7 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 		for (size_t i = 0; i < n; i++) {
 			multi.row_contexts[multi.n_rows] = multi.context;
 			multi.rows[multi.n_rows++] = rows[i];
-			rows[i] = (struct kinf_table_row){0};
+			rows[i] = (struct kinf_list_row){0};
 		}
 		if (!multi.columns_json && res->columns_json) {
 			multi.columns_json = strdup(res->columns_json);
@@ -564,7 +564,7 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 static int run_list(int argc, char **argv);
 
 static int row_cmp(const void *a, const void *b) {
-	const struct kinf_table_row *x = a, *y = b;
+	const struct kinf_list_row *x = a, *y = b;
 	return strcmp(x->key, y->key);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "list.h"
 #include "table.h"
 #include "tap.h"
 
@@ -127,7 +128,7 @@ static char *server_table(const struct kinf_table_server_opts *opts,
 		const char *cols, int *ret_rc) {
 	static char k1[] = "default/web-1", j1[] = "{\"cells\":[\"web-1\",\"1/1\",0,\"10.0.0.1\"]}";
 	static char k2[] = "kube-system/dns", j2[] = "{\"cells\":[\"dns\",\"0/1\",12,null]}";
-	const struct kinf_table_row rows[] = {
+	const struct kinf_list_row rows[] = {
 		{ k1, j1, sizeof(j1) - 1 },
 		{ k2, j2, sizeof(j2) - 1 },
 	};
