@@ -172,6 +172,12 @@ void kinf_buf_put_urlenc(struct kinf_buf *buf, const char *str) {
 	(void)urlenc(buf, str);
 }
 
+void kinf_buf_fail(struct kinf_buf *buf, int err) {
+	if (!buf->err) {
+		buf->err = err;
+	}
+}
+
 int kinf_buf_error(const struct kinf_buf *buf) {
 	return buf->err;
 }
@@ -205,16 +211,20 @@ char *kinf_buf_take(struct kinf_buf *buf) {
 	return data;
 }
 
-int kinf_strv_push_take(struct kinf_strv *sv, char *s) {
+static int push_take(struct kinf_strv *sv, char *s) {
+	if (sv->err) {
+		free(s);
+		return sv->err;
+	}
 	if (!s) {
-		return -KINF_ENOMEM;
+		return sv->err = -KINF_ENOMEM;
 	}
 	if (sv->n + 1 >= sv->cap) {
 		size_t cap = sv->cap ? sv->cap * 2 : 8;
 		char **v = realloc(sv->v, cap * sizeof(*v));
 		if (!v) {
 			free(s);
-			return -KINF_ENOMEM;
+			return sv->err = -KINF_ENOMEM;
 		}
 		sv->v = v;
 		sv->cap = cap;
@@ -224,14 +234,41 @@ int kinf_strv_push_take(struct kinf_strv *sv, char *s) {
 	return 0;
 }
 
+int kinf_strv_push_take(struct kinf_strv *sv, char *s) {
+	return push_take(sv, s);
+}
+
 int kinf_strv_push(struct kinf_strv *sv, const char *s, size_t len) {
-	char *copy = malloc(len + 1);
-	if (!copy) {
-		return -KINF_ENOMEM;
+	char *copy = sv->err ? NULL : malloc(len + 1);
+	if (copy) {
+		memcpy(copy, s, len);
+		copy[len] = '\0';
 	}
-	memcpy(copy, s, len);
-	copy[len] = '\0';
-	return kinf_strv_push_take(sv, copy);
+	return push_take(sv, copy);	/* NULL: the failure, recorded */
+}
+
+void kinf_strv_put(struct kinf_strv *sv, const char *s, size_t len) {
+	char *copy = sv->err ? NULL : strndup(s, len);
+	(void)push_take(sv, copy);	/* a failure sticks in sv->err */
+}
+
+void kinf_strv_put_str(struct kinf_strv *sv, const char *s) {
+	char *copy = sv->err ? NULL : strdup(s);
+	(void)push_take(sv, copy);
+}
+
+void kinf_strv_put_take(struct kinf_strv *sv, char *s) {
+	(void)push_take(sv, s);
+}
+
+void kinf_strv_fail(struct kinf_strv *sv, int err) {
+	if (!sv->err) {
+		sv->err = err;
+	}
+}
+
+int kinf_strv_error(const struct kinf_strv *sv) {
+	return sv->err;
 }
 
 int kinf_strv_push_str(struct kinf_strv *sv, const char *s) {
@@ -278,6 +315,7 @@ void kinf_strv_sort_unique(struct kinf_strv *sv) {
 }
 
 void kinf_strv_reset(struct kinf_strv *sv) {
+	sv->err = 0;
 	for (size_t i = 0; i < sv->n; i++) {
 		free(sv->v[i]);
 	}

@@ -27,16 +27,16 @@ struct kinf_buf {
 };
 
 /* Ensure room for extra more bytes (plus the NUL). 0 or -KINF_ENOMEM. */
-int kinf_buf_reserve(struct kinf_buf *buf, size_t extra);
-int kinf_buf_append(struct kinf_buf *buf, const void *data, size_t len);
-int kinf_buf_append_str(struct kinf_buf *buf, const char *str);
-int kinf_buf_append_char(struct kinf_buf *buf, char c);
-int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...)
+KINF_MUST_CHECK int kinf_buf_reserve(struct kinf_buf *buf, size_t extra);
+KINF_MUST_CHECK int kinf_buf_append(struct kinf_buf *buf, const void *data, size_t len);
+KINF_MUST_CHECK int kinf_buf_append_str(struct kinf_buf *buf, const char *str);
+KINF_MUST_CHECK int kinf_buf_append_char(struct kinf_buf *buf, char c);
+KINF_MUST_CHECK int kinf_buf_printf(struct kinf_buf *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 KINF_MUST_CHECK int kinf_buf_vprintf(struct kinf_buf *buf, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 /* Append str percent-encoded for a URL query value (RFC 3986 unreserved kept). */
-int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str);
+KINF_MUST_CHECK int kinf_buf_append_urlenc(struct kinf_buf *buf, const char *str);
 /*
  * Append code point cp in UTF-8 (one to four bytes). 0, -KINF_ENOMEM, or
  * -KINF_EINVAL for a surrogate or a value above U+10FFFF (nothing appended).
@@ -50,6 +50,8 @@ void kinf_buf_putc(struct kinf_buf *buf, char c);
 void kinf_buf_putf(struct kinf_buf *buf, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void kinf_buf_put_urlenc(struct kinf_buf *buf, const char *str);
+/* Mark buf failed (err < 0): something that went into it could not be made. */
+void kinf_buf_fail(struct kinf_buf *buf, int err);
 /* 0, or the failure that made buf unusable. */
 KINF_MUST_CHECK int kinf_buf_error(const struct kinf_buf *buf);
 
@@ -63,18 +65,31 @@ void kinf_buf_release(struct kinf_buf *buf);
  */
 char *kinf_buf_take(struct kinf_buf *buf);
 
-/* A growable vector of owned strings. Initialise with {0}. */
+/*
+ * A growable vector of owned strings. Initialise with {0}. As with
+ * kinf_buf, the first failed push sticks (later pushes fail, the put
+ * family does nothing) until reset or release; kinf_strv_error() says so.
+ */
 struct kinf_strv {
 	char **v;
 	size_t n;
 	size_t cap;
+	int err;	/* the first failure, or 0 */
 };
 
 /* Append a copy of the first len bytes of s. 0 or -KINF_ENOMEM. */
-int kinf_strv_push(struct kinf_strv *sv, const char *s, size_t len);
-int kinf_strv_push_str(struct kinf_strv *sv, const char *s);
+KINF_MUST_CHECK int kinf_strv_push(struct kinf_strv *sv, const char *s, size_t len);
+KINF_MUST_CHECK int kinf_strv_push_str(struct kinf_strv *sv, const char *s);
 /* Append s without copying: the vector owns it from now on. */
-int kinf_strv_push_take(struct kinf_strv *sv, char *s);
+KINF_MUST_CHECK int kinf_strv_push_take(struct kinf_strv *sv, char *s);
+/* kinf_strv_push* for builders: no result, see above. */
+void kinf_strv_put(struct kinf_strv *sv, const char *s, size_t len);
+void kinf_strv_put_str(struct kinf_strv *sv, const char *s);
+void kinf_strv_put_take(struct kinf_strv *sv, char *s);
+/* Mark sv failed (err < 0), as kinf_buf_fail. */
+void kinf_strv_fail(struct kinf_strv *sv, int err);
+/* 0, or the failure that made sv incomplete. */
+KINF_MUST_CHECK int kinf_strv_error(const struct kinf_strv *sv);
 bool kinf_strv_contains(const struct kinf_strv *sv, const char *s);
 void kinf_strv_sort(struct kinf_strv *sv);
 /* kinf_strv_contains for a sorted vector: a binary search. */

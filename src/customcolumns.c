@@ -83,30 +83,33 @@ static void go_value(json_t *v, struct kinf_buf *out) {
 		struct kinf_strv keys = {0};
 		const char *k;
 		json_object_foreach(v, k, c) {
-			kinf_strv_push_str(&keys, k);
+			kinf_strv_put_str(&keys, k);
 		}
 		kinf_strv_sort(&keys);
-		kinf_buf_append_str(out, "map[");
+		kinf_buf_puts(out, "map[");
 		for (i = 0; i < keys.n; i++) {
-			kinf_buf_printf(out, "%s%s:", i ? " " : "", keys.v[i]);
+			kinf_buf_putf(out, "%s%s:", i ? " " : "", keys.v[i]);
 			go_value(json_object_get(v, keys.v[i]), out);
 		}
-		kinf_buf_append_char(out, ']');
+		kinf_buf_putc(out, ']');
+		if (kinf_strv_error(&keys)) {
+			kinf_buf_fail(out, kinf_strv_error(&keys));	/* a key is missing */
+		}
 		kinf_strv_release(&keys);
 		break;
 	}
 	case JSON_ARRAY:
-		kinf_buf_append_char(out, '[');
+		kinf_buf_putc(out, '[');
 		json_array_foreach(v, i, c) {
 			if (i) {
-				kinf_buf_append_char(out, ' ');
+				kinf_buf_putc(out, ' ');
 			}
 			go_value(c, out);
 		}
-		kinf_buf_append_char(out, ']');
+		kinf_buf_putc(out, ']');
 		break;
 	case JSON_NULL:
-		kinf_buf_append_str(out, "<nil>");
+		kinf_buf_puts(out, "<nil>");
 		break;
 	default:
 		kinf_jsonpath_print_value(v, out);
@@ -123,7 +126,7 @@ int kinf_customcolumns_cells(const struct kinf_customcolumns *cc, json_t *obj,
 		json_t *v;
 		json_array_foreach(vals, j, v) {
 			if (j) {
-				kinf_buf_append_char(&b, ',');
+				kinf_buf_putc(&b, ',');
 			}
 			go_value(v, &b);
 		}

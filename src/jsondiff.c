@@ -39,13 +39,16 @@ static void add_change(struct diff_ctx *c, json_t *old, json_t *new) {
 	}
 	/* The text form is for a terminal: keys and values escaped (termsafe.h). */
 	char *o = compact_value(old), *n = compact_value(new);
-	kinf_buf_append_str(c->out, c->indent);
+	if (!o || !n) {
+		kinf_buf_fail(c->out, -KINF_ENOMEM);
+	}
+	kinf_buf_puts(c->out, c->indent);
 	kinf_termsafe_append(c->out, path, strlen(path));
-	kinf_buf_append_str(c->out, ": ");
+	kinf_buf_puts(c->out, ": ");
 	kinf_termsafe_append(c->out, o ? o : "", o ? strlen(o) : 0);
-	kinf_buf_append_str(c->out, " \xe2\x86\x92 ");
+	kinf_buf_puts(c->out, " \xe2\x86\x92 ");
 	kinf_termsafe_append(c->out, n ? n : "", n ? strlen(n) : 0);
-	kinf_buf_append_char(c->out, '\n');
+	kinf_buf_putc(c->out, '\n');
 	free(o);
 	free(n);
 }
@@ -69,9 +72,9 @@ static void diff_member(struct diff_ctx *c, const char *key, json_t *old, json_t
 		return;
 	}
 	if (path_needs_brackets(key)) {
-		kinf_buf_printf(&c->path, "['%s']", key);
+		kinf_buf_putf(&c->path, "['%s']", key);
 	} else {
-		kinf_buf_printf(&c->path, ".%s", key);
+		kinf_buf_putf(&c->path, ".%s", key);
 	}
 	diff_values(c, old, new);
 	c->path.len = saved;
@@ -84,12 +87,15 @@ static void diff_values(struct diff_ctx *c, json_t *old, json_t *new) {
 		json_t *v;
 		struct kinf_strv keys = {0};
 		json_object_foreach(old, k, v) {
-			kinf_strv_push_str(&keys, k);
+			kinf_strv_put_str(&keys, k);
 		}
 		json_object_foreach(new, k, v) {
 			if (!json_object_get(old, k)) {
-				kinf_strv_push_str(&keys, k);
+				kinf_strv_put_str(&keys, k);
 			}
+		}
+		if (kinf_strv_error(&keys)) {
+			kinf_buf_fail(c->out, kinf_strv_error(&keys));	/* a key is missing */
 		}
 		kinf_strv_sort(&keys);
 		for (size_t i = 0; i < keys.n; i++) {
@@ -103,7 +109,7 @@ static void diff_values(struct diff_ctx *c, json_t *old, json_t *new) {
 			json_array_size(old) == json_array_size(new)) {
 		for (size_t i = 0; i < json_array_size(old); i++) {
 			size_t saved = c->path.len;
-			kinf_buf_printf(&c->path, "[%zu]", i);
+			kinf_buf_putf(&c->path, "[%zu]", i);
 			diff_values(c, json_array_get(old, i), json_array_get(new, i));
 			c->path.len = saved;
 			c->path.data[saved] = '\0';
@@ -128,7 +134,11 @@ int kinf_jsondiff_append(const char *old_json, size_t old_len, const char *new_j
 		rc = -KINF_EJSON;
 		goto out;
 	}
-	kinf_buf_append_str(&c.path, "");
+	kinf_buf_puts(&c.path, "");	/* path.data is set from here on */
+	if (kinf_buf_error(&c.path)) {
+		rc = -KINF_ENOMEM;
+		goto out;
+	}
 	if (as_json) {
 		c.changes = json_array();
 	}
@@ -140,6 +150,9 @@ int kinf_jsondiff_append(const char *old_json, size_t old_len, const char *new_j
 		}
 		free(s);
 		json_decref(c.changes);
+	}
+	if (rc == 0 && (kinf_buf_error(&c.path) || kinf_buf_error(out))) {
+		rc = -KINF_ENOMEM;
 	}
 out:
 	kinf_buf_release(&c.path);

@@ -93,6 +93,15 @@ static const char *str_at(json_t *o, const char *a, const char *b) {
 }
 
 /* The later of two RFC 3339 UTC timestamps (they compare as strings). */
+/* A cell built in b: "" (or empty when b is), the failure passed on to ret. */
+static void put_cell(struct kinf_strv *ret, const struct kinf_buf *b, const char *empty) {
+	if (kinf_buf_error(b)) {
+		kinf_strv_fail(ret, kinf_buf_error(b));
+	} else {
+		kinf_strv_put_str(ret, b->len ? b->data : empty);
+	}
+}
+
 static const char *later(const char *a, const char *b) {
 	if (!b || !b[0]) {
 		return a;
@@ -182,8 +191,8 @@ static void pod_columns(json_t *pod, struct kinf_strv *ret) {
 		snprintf(reason, sizeof(reason), "Terminating");
 	}
 	snprintf(buf, sizeof(buf), "%zu/%zu", ready, total);
-	kinf_strv_push_str(ret, buf);
-	kinf_strv_push_str(ret, reason);
+	kinf_strv_put_str(ret, buf);
+	kinf_strv_put_str(ret, reason);
 	long long since = restarts && last_restart ? kinf_rfc3339_seconds_since(last_restart) : -1;
 	if (since >= 0) {
 		/* kubectl 1.22+: "2 (19d ago)" */
@@ -193,7 +202,7 @@ static void pod_columns(json_t *pod, struct kinf_strv *ret) {
 	} else {
 		snprintf(buf, sizeof(buf), "%lld", restarts);
 	}
-	kinf_strv_push_str(ret, buf);
+	kinf_strv_put_str(ret, buf);
 }
 
 int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
@@ -221,7 +230,7 @@ int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
 		return -KINF_EJSON;
 	}
 	char buf[64];
-	kinf_strv_push_str(ret, kinf_object_name(obj));
+	kinf_strv_put_str(ret, kinf_object_name(obj));
 	const char *k = layouts[li].kind;
 	json_t *status = json_object_get(root, "status");
 	if (strcmp(k, "Pod") == 0) {
@@ -231,11 +240,11 @@ int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
 		long long want = json_integer_value(json_object_get(json_object_get(root, "spec"), "replicas"));
 		snprintf(buf, sizeof(buf), "%lld/%lld",
 				(long long)json_integer_value(json_object_get(status, "readyReplicas")), want);
-		kinf_strv_push_str(ret, buf);
+		kinf_strv_put_str(ret, buf);
 		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(json_object_get(status, "updatedReplicas")));
-		kinf_strv_push_str(ret, buf);
+		kinf_strv_put_str(ret, buf);
 		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(json_object_get(status, "availableReplicas")));
-		kinf_strv_push_str(ret, buf);
+		kinf_strv_put_str(ret, buf);
 		push_age(ret, obj);
 	} else if (strcmp(k, "Node") == 0) {
 		const char *ready = "Unknown";
@@ -247,34 +256,34 @@ int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
 				ready = st && strcmp(st, "True") == 0 ? "Ready" : "NotReady";
 			}
 		}
-		kinf_strv_push_str(ret, ready);
+		kinf_strv_put_str(ret, ready);
 		struct kinf_buf roles = {0};
 		size_t n;
 		const struct kinf_label *labels = kinf_object_labels(obj, &n);
 		for (size_t j = 0; j < n; j++) {
 			if (strncmp(labels[j].key, "node-role.kubernetes.io/", 24) == 0) {
-				kinf_buf_printf(&roles, "%s%s", roles.len ? "," : "", labels[j].key + 24);
+				kinf_buf_putf(&roles, "%s%s", roles.len ? "," : "", labels[j].key + 24);
 			}
 		}
-		kinf_strv_push_str(ret, roles.len ? roles.data : "<none>");
+		put_cell(ret, &roles, "<none>");
 		kinf_buf_release(&roles);
 		push_age(ret, obj);
 		const char *v = str_at(json_object_get(status, "nodeInfo"), "kubeletVersion", NULL);
-		kinf_strv_push_str(ret, v ? v : "");
+		kinf_strv_put_str(ret, v ? v : "");
 	} else if (strcmp(k, "Namespace") == 0) {
 		const char *phase = str_at(status, "phase", NULL);
-		kinf_strv_push_str(ret, phase ? phase : "");
+		kinf_strv_put_str(ret, phase ? phase : "");
 		push_age(ret, obj);
 	} else if (strcmp(k, "ConfigMap") == 0) {
 		snprintf(buf, sizeof(buf), "%zu", json_object_size(json_object_get(root, "data")) +
 				json_object_size(json_object_get(root, "binaryData")));
-		kinf_strv_push_str(ret, buf);
+		kinf_strv_put_str(ret, buf);
 		push_age(ret, obj);
 	} else {
 		push_age(ret, obj);
 	}
 	json_decref(root);
-	return 0;
+	return kinf_strv_error(ret) ? -KINF_ENOMEM : 0;
 }
 
 /* A string field, or dflt when it is missing or empty. */
@@ -307,27 +316,30 @@ static char *expression_text(json_t *expr) {
 	const char *op = str_or(expr, "operator", "");
 	struct kinf_buf b = {0};
 	if (strcmp(op, "Exists") == 0) {
-		kinf_buf_append_str(&b, k);
+		kinf_buf_puts(&b, k);
 	} else if (strcmp(op, "DoesNotExist") == 0) {
-		kinf_buf_printf(&b, "!%s", k);
+		kinf_buf_putf(&b, "!%s", k);
 	} else {
 		struct kinf_strv vals = {0};
 		size_t j;
 		json_t *x;
 		json_array_foreach(json_object_get(expr, "values"), j, x) {
-			kinf_strv_push_str(&vals, json_string_value(x) ? json_string_value(x) : "");
+			kinf_strv_put_str(&vals, json_string_value(x) ? json_string_value(x) : "");
 		}
 		if (vals.n) {
 			qsort(vals.v, vals.n, sizeof(*vals.v), cmp_str);
 		}
-		kinf_buf_printf(&b, "%s %s (", k, strcmp(op, "NotIn") == 0 ? "notin" : "in");
+		kinf_buf_putf(&b, "%s %s (", k, strcmp(op, "NotIn") == 0 ? "notin" : "in");
 		for (j = 0; j < vals.n; j++) {
-			kinf_buf_printf(&b, "%s%s", j ? "," : "", vals.v[j]);
+			kinf_buf_putf(&b, "%s%s", j ? "," : "", vals.v[j]);
 		}
-		kinf_buf_append_str(&b, ")");
+		kinf_buf_puts(&b, ")");
+		if (kinf_strv_error(&vals)) {
+			kinf_buf_fail(&b, kinf_strv_error(&vals));
+		}
 		kinf_strv_release(&vals);
 	}
-	return b.data ? kinf_buf_take(&b) : strdup("");
+	return kinf_buf_take(&b);	/* NULL when memory ran out */
 }
 
 /*
@@ -345,12 +357,13 @@ static void format_label_selector(json_t *sel, struct kinf_buf *out) {
 	json_t *v;
 
 	if (!reqs) {
+		kinf_buf_fail(out, -KINF_ENOMEM);
 		return;
 	}
 	json_object_foreach(labels, key, v) {
 		struct kinf_buf b = {0};
-		kinf_buf_printf(&b, "%s=%s", key, json_string_value(v) ? json_string_value(v) : "");
-		reqs[n] = (struct requirement){ key, b.data ? kinf_buf_take(&b) : strdup(""), n };
+		kinf_buf_putf(&b, "%s=%s", key, json_string_value(v) ? json_string_value(v) : "");
+		reqs[n] = (struct requirement){ key, kinf_buf_take(&b), n };
 		n++;
 	}
 	json_array_foreach(exprs, i, v) {
@@ -359,11 +372,14 @@ static void format_label_selector(json_t *sel, struct kinf_buf *out) {
 	}
 	qsort(reqs, n, sizeof(*reqs), cmp_requirement);
 	for (i = 0; i < n; i++) {
-		kinf_buf_printf(out, "%s%s", i ? "," : "", reqs[i].text ? reqs[i].text : "");
+		if (!reqs[i].text) {
+			kinf_buf_fail(out, -KINF_ENOMEM);
+		}
+		kinf_buf_putf(out, "%s%s", i ? "," : "", reqs[i].text ? reqs[i].text : "");
 		free(reqs[i].text);
 	}
 	if (n == 0) {
-		kinf_buf_append_str(out, "<none>");
+		kinf_buf_puts(out, "<none>");
 	}
 	free(reqs);
 }
@@ -398,12 +414,12 @@ int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
 	size_t i;
 	json_t *c;
 	if (li == 0) {
-		kinf_strv_push_str(ret, str_or(status, "podIP", "<none>"));
-		kinf_strv_push_str(ret, str_or(spec, "nodeName", "<none>"));
-		kinf_strv_push_str(ret, str_or(status, "nominatedNodeName", "<none>"));
+		kinf_strv_put_str(ret, str_or(status, "podIP", "<none>"));
+		kinf_strv_put_str(ret, str_or(spec, "nodeName", "<none>"));
+		kinf_strv_put_str(ret, str_or(status, "nominatedNodeName", "<none>"));
 		json_t *gates = json_object_get(spec, "readinessGates");
 		if (json_array_size(gates) == 0) {
-			kinf_strv_push_str(ret, "<none>");
+			kinf_strv_put_str(ret, "<none>");
 		} else {
 			size_t ready = 0;
 			json_t *g;
@@ -418,27 +434,27 @@ int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
 					}
 				}
 			}
-			kinf_buf_printf(&b, "%zu/%zu", ready, json_array_size(gates));
-			kinf_strv_push_str(ret, b.data);
+			kinf_buf_putf(&b, "%zu/%zu", ready, json_array_size(gates));
+			put_cell(ret, &b, "");
 		}
 	} else if (li == 1) {
 		json_t *containers = json_object_get(json_object_get(json_object_get(spec,
 				"template"), "spec"), "containers");
 		json_array_foreach(containers, i, c) {
-			kinf_buf_printf(&b, "%s%s", i ? "," : "", str_or(c, "name", ""));
+			kinf_buf_putf(&b, "%s%s", i ? "," : "", str_or(c, "name", ""));
 		}
-		kinf_strv_push_str(ret, b.len ? b.data : "");
+		put_cell(ret, &b, "");
 		kinf_buf_reset(&b);
 		json_array_foreach(containers, i, c) {
-			kinf_buf_printf(&b, "%s%s", i ? "," : "", str_or(c, "image", ""));
+			kinf_buf_putf(&b, "%s%s", i ? "," : "", str_or(c, "image", ""));
 		}
-		kinf_strv_push_str(ret, b.len ? b.data : "");
+		put_cell(ret, &b, "");
 		kinf_buf_reset(&b);
 		json_t *sel = json_object_get(spec, "selector");
 		if (sel) {
 			format_label_selector(sel, &b);
 		}
-		kinf_strv_push_str(ret, b.len ? b.data : "<none>");
+		put_cell(ret, &b, "<none>");
 	} else {
 		const char *types[] = { "InternalIP", "ExternalIP" };
 		for (size_t t = 0; t < 2; t++) {
@@ -449,14 +465,14 @@ int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
 					break;
 				}
 			}
-			kinf_strv_push_str(ret, addr);
+			kinf_strv_put_str(ret, addr);
 		}
 		json_t *info = json_object_get(status, "nodeInfo");
-		kinf_strv_push_str(ret, str_or(info, "osImage", "<unknown>"));
-		kinf_strv_push_str(ret, str_or(info, "kernelVersion", "<unknown>"));
-		kinf_strv_push_str(ret, str_or(info, "containerRuntimeVersion", "<unknown>"));
+		kinf_strv_put_str(ret, str_or(info, "osImage", "<unknown>"));
+		kinf_strv_put_str(ret, str_or(info, "kernelVersion", "<unknown>"));
+		kinf_strv_put_str(ret, str_or(info, "containerRuntimeVersion", "<unknown>"));
 	}
 	kinf_buf_release(&b);
 	json_decref(root);
-	return 0;
+	return kinf_strv_error(ret) ? -KINF_ENOMEM : 0;
 }

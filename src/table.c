@@ -249,17 +249,18 @@ int kinf_table_print_server(FILE *out, const char *columns_json,
 	}
 	if (!opts->no_headers) {
 		if (contexts) {
-			kinf_strv_push_str(&cells, "CONTEXT");
+			kinf_strv_put_str(&cells, "CONTEXT");
 		}
 		if (with_namespace) {
-			kinf_strv_push_str(&cells, "NAMESPACE");
+			kinf_strv_put_str(&cells, "NAMESPACE");
 		}
 		for (size_t i = 0; i < n_shown; i++) {
 			const char *name = json_string_value(json_object_get(
 					json_array_get(cols, shown[i]), "name"));
-			kinf_strv_push_take(&cells, upper(name ? name : ""));
+			kinf_strv_put_take(&cells, upper(name ? name : ""));
 		}
-		if ((rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
+		if ((rc = kinf_strv_error(&cells)) < 0 ||
+				(rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
 			goto out;
 		}
 	}
@@ -267,12 +268,12 @@ int kinf_table_print_server(FILE *out, const char *columns_json,
 		json_t *rc_cells = row_cells(&rows[r]);
 		kinf_strv_reset(&cells);
 		if (contexts) {
-			kinf_strv_push_str(&cells, contexts[r] ? contexts[r] : "");
+			kinf_strv_put_str(&cells, contexts[r] ? contexts[r] : "");
 		}
 		if (with_namespace) {
 			/* The key is namespace/name (the pager read it from the row's object). */
 			const char *slash = strchr(rows[r].key, '/');
-			kinf_strv_push(&cells, rows[r].key, slash ? (size_t)(slash - rows[r].key) : 0);
+			kinf_strv_put(&cells, rows[r].key, slash ? (size_t)(slash - rows[r].key) : 0);
 		}
 		for (size_t i = 0; i < n_shown; i++) {
 			json_t *v = json_array_get(rc_cells, shown[i]);
@@ -290,10 +291,10 @@ int kinf_table_print_server(FILE *out, const char *columns_json,
 				free(text);
 				text = both;
 			}
-			kinf_strv_push_take(&cells, text);
+			kinf_strv_put_take(&cells, text);
 		}
 		json_decref(rc_cells);
-		if (cells.n != t->n_columns) {
+		if (kinf_strv_error(&cells) || cells.n != t->n_columns) {
 			rc = -KINF_ENOMEM;
 			goto out;
 		}

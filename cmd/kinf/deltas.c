@@ -33,32 +33,32 @@ static void print_delta_json(struct session *s, struct kinf_buf *b, unsigned lon
 		const struct kinf_deltas *d, const struct kinf_delta *delta, bool initial) {
 	const char *type = kinf_delta_type_name(delta->type);
 	kinf_buf_reset(b);
-	kinf_buf_printf(b, "{\"pop\":%lu,\"type\":", pop);
+	kinf_buf_putf(b, "{\"pop\":%lu,\"type\":", pop);
 	kinf_json_quote(b, type, strlen(type));
-	kinf_buf_append_str(b, ",\"key\":");
+	kinf_buf_puts(b, ",\"key\":");
 	kinf_json_quote(b, d->key, strlen(d->key));
 	session_append_source(s, b);
 	if (delta->obj) {
 		const char *rv = kinf_object_resource_version(delta->obj);
-		kinf_buf_append_str(b, ",\"resourceVersion\":");
+		kinf_buf_puts(b, ",\"resourceVersion\":");
 		kinf_json_quote(b, rv, strlen(rv));
 	}
-	kinf_buf_printf(b, ",\"finalStateUnknown\":%s", delta->final_state_unknown ? "true" : "false");
+	kinf_buf_putf(b, ",\"finalStateUnknown\":%s", delta->final_state_unknown ? "true" : "false");
 	if (initial) {
-		kinf_buf_append_str(b, ",\"initial\":true");
+		kinf_buf_puts(b, ",\"initial\":true");
 	}
-	kinf_buf_append_str(b, ",\"object\":");
+	kinf_buf_puts(b, ",\"object\":");
 	if (delta->obj) {
 		struct kinf_object *typed = session_printed(s, delta->obj);
 		size_t len;
 		const char *json = kinf_object_json(typed ? typed : delta->obj, &len);
-		kinf_buf_append(b, json, len);
+		kinf_buf_put(b, json, len);
 		kinf_object_unref(typed);
 	} else {
-		kinf_buf_append_str(b, "null");
+		kinf_buf_puts(b, "null");
 	}
-	kinf_buf_append_str(b, "}\n");
-	fwrite(b->data, 1, b->len, stdout);
+	kinf_buf_puts(b, "}\n");
+	cli_emit(stdout, b);
 }
 
 /* What kinf deltas was asked for: its options and arguments, parsed. */

@@ -115,21 +115,21 @@ static char *kind_prefix_of(const struct kinf_resource *res) {
 	struct kinf_buf b = {0};
 	for (const char *k = res->kind; *k; k++) {
 		char c = *k >= 'A' && *k <= 'Z' ? (char)(*k - 'A' + 'a') : *k;
-		kinf_buf_append(&b, &c, 1);
+		kinf_buf_put(&b, &c, 1);
 	}
 	if (res->group[0]) {
-		kinf_buf_printf(&b, ".%s", res->group);
+		kinf_buf_putf(&b, ".%s", res->group);
 	}
-	kinf_buf_append_str(&b, "/");
+	kinf_buf_puts(&b, "/");
 	return kinf_buf_take(&b);
 }
 
 static char *api_version_of(const struct kinf_resource *res) {
 	struct kinf_buf b = {0};
 	if (res->group[0]) {
-		kinf_buf_printf(&b, "%s/%s", res->group, res->version);
+		kinf_buf_putf(&b, "%s/%s", res->group, res->version);
 	} else {
-		kinf_buf_append_str(&b, res->version);
+		kinf_buf_puts(&b, res->version);
 	}
 	return kinf_buf_take(&b);
 }
@@ -441,7 +441,10 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 			/* kind/name in NAME, the first of kinf's columns. */
 			char *kp = kind_prefix_of(res_type);
 			struct kinf_buf b = {0};
-			kinf_buf_printf(&b, "%s%s", kp ? kp : "", cells.v[with_ns ? 1 : 0]);
+			if (!kp) {
+				kinf_buf_fail(&b, -KINF_ENOMEM);	/* take gives NULL */
+			}
+			kinf_buf_putf(&b, "%s%s", kp ? kp : "", cells.v[with_ns ? 1 : 0]);
 			free(kp);
 			char *named = kinf_buf_take(&b);
 			if (!named) {
@@ -939,8 +942,11 @@ static int list_fetch(struct list_args *a, struct item_printer *p, const char *p
 	if (a->n_pos == 2 && !field_selector) {
 		/* One name: let the server filter, as kubectl's get does by name. */
 		struct kinf_buf b = {0};
-		kinf_buf_printf(&b, "metadata.name=%s", a->pos[1]);
+		kinf_buf_putf(&b, "metadata.name=%s", a->pos[1]);
 		name_selector = kinf_buf_take(&b);
+		if (!name_selector) {
+			return kinf_error_set(err, KINF_ENOMEM, "out of memory");
+		}
 		field_selector = name_selector;
 	}
 	cli_managed_fields(cli, false);
@@ -976,16 +982,16 @@ static int list_fetch(struct list_args *a, struct item_printer *p, const char *p
 static int list_failed(struct cli *cli, int rc, struct kinf_error *err) {
 	struct kinf_buf what = {0};
 	if (multi.in_group && (multi.namespace || multi.context)) {
-		kinf_buf_printf(&what, "%s%s%s", cli->res->resource,
+		kinf_buf_putf(&what, "%s%s%s", cli->res->resource,
 				cli->res->group[0] ? "." : "", cli->res->group);
 		if (multi.namespace && cli->res->namespaced) {
-			kinf_buf_printf(&what, " in namespace \"%s\"", multi.namespace);
+			kinf_buf_putf(&what, " in namespace \"%s\"", multi.namespace);
 		}
 		if (multi.context) {
-			kinf_buf_printf(&what, " of context \"%s\"", multi.context);
+			kinf_buf_putf(&what, " of context \"%s\"", multi.context);
 		}
 	}
-	int status = cli_error(cli, rc, err, what.data);
+	int status = cli_error(cli, rc, err, kinf_buf_error(&what) ? NULL : what.data);
 	kinf_buf_release(&what);
 	return status;
 }

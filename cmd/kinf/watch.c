@@ -196,53 +196,53 @@ static int diff_event(struct watch *w, const struct kinf_informer_event *ev,
 static void event_json(struct watch *w, const struct kinf_informer_event *ev) {
 	struct kinf_buf *b = &w->line;
 	kinf_buf_reset(b);
-	kinf_buf_append_str(b, "{\"type\":");
+	kinf_buf_puts(b, "{\"type\":");
 	kinf_json_quote(b, event_name(ev), strlen(event_name(ev)));
-	kinf_buf_append_str(b, ",\"key\":");
+	kinf_buf_puts(b, ",\"key\":");
 	kinf_json_quote(b, ev->key, strlen(ev->key));
 	session_append_source(w->session, b);
 	if (ev->obj) {
 		const char *rv = kinf_object_resource_version(ev->obj);
-		kinf_buf_append_str(b, ",\"resourceVersion\":");
+		kinf_buf_puts(b, ",\"resourceVersion\":");
 		kinf_json_quote(b, rv, strlen(rv));
 	}
 	if (w->timestamps_given && w->timestamps != TS_NONE) {
 		char t[64];
 		format_time(TS_RFC3339, t, sizeof(t));
-		kinf_buf_append_str(b, ",\"time\":");
+		kinf_buf_puts(b, ",\"time\":");
 		kinf_json_quote(b, t, strlen(t));
 	}
 	if (ev->initial) {
-		kinf_buf_append_str(b, ",\"initial\":true");
+		kinf_buf_puts(b, ",\"initial\":true");
 	}
 	if (ev->final_state_unknown) {
-		kinf_buf_append_str(b, ",\"finalStateUnknown\":true");
+		kinf_buf_puts(b, ",\"finalStateUnknown\":true");
 	}
 	if (ev->is_sync) {
-		kinf_buf_append_str(b, ",\"resync\":true");
+		kinf_buf_puts(b, ",\"resync\":true");
 	}
 	if (ev->obj) {
-		kinf_buf_append_str(b, ",\"object\":");
+		kinf_buf_puts(b, ",\"object\":");
 		session_append_typed(w->session, ev->obj, b);
 	} else {
-		kinf_buf_append_str(b, ",\"object\":null");
+		kinf_buf_puts(b, ",\"object\":null");
 	}
 	if (ev->type == KINF_INFORMER_UPDATE && ev->old && w->old) {
-		kinf_buf_append_str(b, ",\"oldObject\":");
+		kinf_buf_puts(b, ",\"oldObject\":");
 		session_append_typed(w->session, ev->old, b);
 	}
 	if (ev->type == KINF_INFORMER_UPDATE && ev->old && ev->obj && w->diff) {
-		kinf_buf_append_str(b, ",\"diff\":");
+		kinf_buf_puts(b, ",\"diff\":");
 		if (diff_event(w, ev, true, "", b) < 0) {
-			kinf_buf_append_str(b, "null");
+			kinf_buf_puts(b, "null");
 		}
 	}
-	kinf_buf_append_str(b, "}\n");
+	kinf_buf_puts(b, "}\n");
 }
 
 static int print_json(struct watch *w, const struct kinf_informer_event *ev) {
 	event_json(w, ev);
-	fwrite(w->line.data, 1, w->line.len, stdout);
+	cli_emit(stdout, &w->line);
 	return 0;
 }
 
@@ -300,20 +300,20 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	if (!w->table) {
 		struct kinf_strv headers = {0};
 		if (w->timestamps != TS_NONE) {
-			kinf_strv_push_str(&headers, "TIME");
+			kinf_strv_put_str(&headers, "TIME");
 		}
-		kinf_strv_push_str(&headers, "EVENT");
+		kinf_strv_put_str(&headers, "EVENT");
 		if (session_context(w->session)) {
-			kinf_strv_push_str(&headers, "CONTEXT");
+			kinf_strv_put_str(&headers, "CONTEXT");
 		}
 		if (cli_namespace_column(&w->cli) || w->so.from) {
-			kinf_strv_push_str(&headers, "NAMESPACE");
+			kinf_strv_put_str(&headers, "NAMESPACE");
 		}
 		kinf_kindcols_append(kind, NULL, &headers);
 		if (w->cli.format == KINF_OUTPUT_WIDE) {
 			kinf_kindcols_append_wide(kind, NULL, &headers);
 		}
-		w->table = kinf_table_new(headers.n);
+		w->table = kinf_strv_error(&headers) ? NULL : kinf_table_new(headers.n);
 		w->kind = kind ? strdup(kind) : NULL;
 		if (!w->table) {
 			kinf_strv_release(&headers);
@@ -339,15 +339,15 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	if (w->timestamps != TS_NONE) {
 		char t[64];
 		format_time(w->timestamps, t, sizeof(t));
-		kinf_strv_push_str(&cells, t);
+		kinf_strv_put_str(&cells, t);
 	}
-	kinf_strv_push_str(&cells, event_name(ev));
+	kinf_strv_put_str(&cells, event_name(ev));
 	if (session_context(w->session)) {
-		kinf_strv_push_str(&cells, session_context(w->session));
+		kinf_strv_put_str(&cells, session_context(w->session));
 	}
 	if (cli_namespace_column(&w->cli) || w->so.from) {
 		const char *slash = strchr(ev->key, '/');
-		kinf_strv_push(&cells, ev->key, slash ? (size_t)(slash - ev->key) : 0);
+		kinf_strv_put(&cells, ev->key, slash ? (size_t)(slash - ev->key) : 0);
 	}
 	if (ev->obj) {
 		rc = kinf_kindcols_append(w->kind, ev->obj, &cells);
@@ -356,7 +356,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		}
 	} else {
 		const char *slash = strchr(ev->key, '/');
-		kinf_strv_push_str(&cells, slash ? slash + 1 : ev->key);
+		kinf_strv_put_str(&cells, slash ? slash + 1 : ev->key);
 	}
 	/* Pad or cut to the table's width (a tombstone without its object). */
 	struct kinf_strv headers = {0};
@@ -367,6 +367,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	size_t want = headers.n + 1 + (w->timestamps != TS_NONE) +
 		(session_context(w->session) != NULL) +
 		(cli_namespace_column(&w->cli) || w->so.from);
+	if (rc == 0 && (kinf_strv_error(&headers) || kinf_strv_error(&cells))) {
+		rc = -KINF_ENOMEM;	/* a title or a cell could not be made */
+	}
 	kinf_strv_release(&headers);
 	while (rc == 0 && cells.n < want) {
 		rc = kinf_strv_push_str(&cells, "<unknown>");
@@ -390,7 +393,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		kinf_buf_reset(&w->line);
 		/* Nothing changed but what is skipped: no line, and no buffer yet. */
 		if (diff_event(w, ev, false, "    ", &w->line) == 0 && w->line.len) {
-			fwrite(w->line.data, 1, w->line.len, stdout);
+			cli_emit(stdout, &w->line);
 		}
 	}
 	kinf_strv_release(&cells);
@@ -475,9 +478,9 @@ static void wait_targets(struct watch *w, struct kinf_object_list *list,
 			for (size_t i = 0; some.v && i < n_names; i++) {
 				struct kinf_buf key = {0};
 				if (session_namespace(w->session)) {
-					kinf_buf_printf(&key, "%s/", session_namespace(w->session));
+					kinf_buf_putf(&key, "%s/", session_namespace(w->session));
 				}
-				kinf_buf_append_str(&key, names[i]);
+				kinf_buf_puts(&key, names[i]);
 				some.v[some.n++] = key.data ? kinf_indexer_get(idx, key.data) : NULL;
 				kinf_buf_release(&key);
 			}
@@ -523,7 +526,7 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 			ok &= w->fors[c].kind == KINF_COND_DELETE;
 		}
 		if (!ok) {
-			kinf_buf_append_str(why, "no matching objects");
+			kinf_buf_puts(why, "no matching objects");
 		}
 		/*
 		 * kubectl wait visits what its first list finds: none, and it
@@ -543,21 +546,21 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 			st = kinf_condition_eval(&w->fors[c], list.v[i], &one);
 		}
 		if (st == KINF_COND_FAILED && !failed.len) {
-			kinf_buf_printf(&failed, "%s: %s", refs.v[i], one.data ? one.data : "");
+			kinf_buf_putf(&failed, "%s: %s", refs.v[i], one.data ? one.data : "");
 		}
 		if (st != KINF_COND_MET && unmet++ < 5) {
-			kinf_buf_printf(why, "%s%s: %s", unmet > 1 ? "; " : "", refs.v[i],
+			kinf_buf_putf(why, "%s%s: %s", unmet > 1 ? "; " : "", refs.v[i],
 					one.data ? one.data : "");
 		}
 		kinf_buf_release(&one);
 	}
 	if (unmet > 5) {
-		kinf_buf_printf(why, "; and %zu more", unmet - 5);
+		kinf_buf_putf(why, "; and %zu more", unmet - 5);
 	}
 	enum kinf_condition_state st = unmet == 0 ? KINF_COND_MET : KINF_COND_NOT_MET;
 	if (failed.len) {
 		kinf_buf_reset(why);
-		kinf_buf_append(why, failed.data, failed.len);
+		kinf_buf_put(why, failed.data, failed.len);
 		st = KINF_COND_FAILED;
 	}
 	for (size_t i = 0; st == KINF_COND_MET && i < list.n; i++) {

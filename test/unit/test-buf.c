@@ -94,7 +94,24 @@ static void test_utf8(void) {
 	kinf_buf_release(&b);
 }
 
+static void test_strv_failure_sticks(void) {
+	struct kinf_strv sv = {0};
+
+	kinf_strv_put_str(&sv, "a");
+	is_int(kinf_strv_push_take(&sv, NULL), -KINF_ENOMEM, "a push of NULL (a failed copy): ENOMEM");
+	is_int(kinf_strv_error(&sv), -KINF_ENOMEM, "kept");
+	kinf_strv_put_str(&sv, "b");
+	is_int(kinf_strv_push_str(&sv, "c"), -KINF_ENOMEM, "later pushes fail");
+	is_int(sv.n, 1, "and add nothing: no hole in the middle");
+	kinf_strv_reset(&sv);
+	is_int(kinf_strv_error(&sv), 0, "reset forgets the failure");
+	kinf_strv_put_str(&sv, "d");
+	is_str(sv.n == 1 ? sv.v[0] : NULL, "d", "puts work after reset");
+	kinf_strv_release(&sv);
+}
+
 int main(void) {
+	test_strv_failure_sticks();
 	test_appends();
 	test_failure_sticks();
 	test_utf8();

@@ -34,7 +34,7 @@ static void ago(long long seconds_ago, char *buf, size_t size) {
 static char *joined(const struct kinf_strv *sv) {
 	struct kinf_buf b = {0};
 	for (size_t i = 0; i < sv->n; i++) {
-		kinf_buf_printf(&b, "%s%s", i ? "|" : "", sv->v[i]);
+		must(kinf_buf_printf(&b, "%s%s", i ? "|" : "", sv->v[i]));
 	}
 	return b.data ? kinf_buf_take(&b) : strdup("");
 }
