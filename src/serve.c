@@ -784,23 +784,32 @@ static void describe_cache(struct kinf_serve *srv, size_t ctx, struct kinf_buf *
 	kinf_buf_putf(out, " of %s", desc);
 }
 
-/* 404 naming what (a resource and its group, built by the caller) and what is served. */
-static void respond_not_served(struct serve_request *r, const struct kinf_buf *what) {
-	struct kinf_buf msg = {0}, body = {0};
-	kinf_buf_putf(&msg, "the server could not find the requested resource %s: "
-			"kinf serve is a read-only cache of ", what->data ? what->data : "");
-	describe_cache(r->srv, r->ctx, &msg);
+/* A 404 NotFound Status with msg (built by the caller) as its message. */
+static void respond_not_found(struct serve_request *r, const struct kinf_buf *msg) {
+	struct kinf_buf body = {0};
 	struct kinf_apistatus st = {
-		.code = 404, .reason = "NotFound", .message = msg.data, .details = true,
+		.code = 404, .reason = "NotFound", .message = msg->data, .details = true,
 	};
-	if (kinf_buf_error(&msg) || kinf_buf_error(what)) {
+	if (kinf_buf_error(msg)) {
 		serve_respond_oom(r);
 	} else {
 		kinf_apistatus_format(&st, &body);
 		serve_respond_status(r, &body);
 	}
-	kinf_buf_release(&msg);
 	kinf_buf_release(&body);
+}
+
+/* 404 naming what (a resource and its group, built by the caller) and what is served. */
+static void respond_not_served(struct serve_request *r, const struct kinf_buf *what) {
+	struct kinf_buf msg = {0};
+	kinf_buf_putf(&msg, "the server could not find the requested resource %s: "
+			"kinf serve is a read-only cache of ", what->data ? what->data : "");
+	describe_cache(r->srv, r->ctx, &msg);
+	if (kinf_buf_error(what)) {
+		kinf_buf_fail(&msg, kinf_buf_error(what));
+	}
+	respond_not_found(r, &msg);
+	kinf_buf_release(&msg);
 }
 
 static void respond_page_not_found(struct serve_request *r) {
@@ -1217,14 +1226,7 @@ static void resource(struct serve_request *r) {
 		struct kinf_buf msg = {0};
 		kinf_buf_puts(&msg, "the server could not find the requested resource: ");
 		describe_namespaces(c, &msg);
-		struct kinf_apistatus st = { .code = 404, .reason = "NotFound",
-			.message = msg.data, .details = true };
-		if (kinf_buf_error(&msg)) {
-			serve_respond_oom(r);
-		} else {
-			kinf_apistatus_format(&st, &body);
-			serve_respond_status(r, &body);
-		}
+		respond_not_found(r, &msg);
 		kinf_buf_release(&msg);
 		kinf_buf_release(&body);
 		return;

@@ -186,23 +186,24 @@ static void *run_loop(void *arg) {
  * /tmp/kinf-UID/serve.sock, whose directory must be ours and private.
  */
 static int default_socket(struct serve *sv) {
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	/* The path the clients' --server unix: looks at: one place decides it. */
+	char *path = cli_serve_default_socket();
 	struct kinf_buf b = {0};
-	char dir[256];
 	struct stat st;
 
-	if (xdg && xdg[0] == '/') {
-		snprintf(dir, sizeof(dir), "%s/kinf", xdg);
-	} else {
-		snprintf(dir, sizeof(dir), "/tmp/kinf-%u", (unsigned)getuid());
+	if (!path) {
+		return cli_error(&sv->cli, -KINF_ENOMEM, NULL, NULL);
 	}
-	if (lstat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	*strrchr(path, '/') = '\0';	/* its directory */
+	if (lstat(path, &st) == 0 && (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
 			(st.st_mode & 077))) {
 		fprintf(stderr, "kinf: serve: %s is not a directory of mode 0700 owned by you; "
-				"pass --listen unix:PATH\n", dir);
+				"pass --listen unix:PATH\n", path);
+		free(path);
 		return EXIT_ERROR;
 	}
-	kinf_buf_putf(&b, "unix:%s/serve.sock", dir);
+	kinf_buf_putf(&b, "unix:%s/serve.sock", path);
+	free(path);
 	sv->default_socket = kinf_buf_take(&b);
 	if (!sv->default_socket) {
 		return cli_error(&sv->cli, -KINF_ENOMEM, NULL, NULL);
