@@ -1047,7 +1047,14 @@ static const char *suggest(const struct kinf_discovery *d, const char *name,
 static int not_found(const struct kinf_discovery *d, const char *name,
 		const char *res, const char *group, struct kinf_error *reterr) {
 	const char *hint = NULL;
-	char *lower = strdup(res);
+	char *lower;
+
+	/* Nothing at /api or /apis: a wrong server URL, not a mistyped type. */
+	if (d->n_groups == 0) {
+		return kinf_error_set(reterr, KINF_EHTTP, "the server could not find the "
+				"requested resource (no API at /api or /apis)");
+	}
+	lower = strdup(res);
 
 	if (lower) {
 		for (char *p = lower; *p; p++) {

@@ -100,7 +100,9 @@ bool kinf_discovery_partial(const struct kinf_discovery *disc);
  * first, then groups in discovery order, preferred versions first.
  * Subresources are not resources. Unknown names: -KINF_ENOTFOUND with
  * 'unknown resource type "podz"' and, when one is close (edit distance),
- * ', did you mean "pods"?'.
+ * ', did you mean "pods"?'. A discovery with no groups at all (404 on
+ * /api and /apis) resolves nothing: -KINF_EHTTP, "the server could not
+ * find the requested resource", as kubectl says there.
  */
 int kinf_discovery_resolve(const struct kinf_discovery *disc, const char *name,
 		const struct kinf_resource **ret, struct kinf_error *reterr);

@@ -159,7 +159,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	rc = kinf_discovery_resolve(disc, name, &res, &err);
 	if (rc < 0) {
 		FUZZ_CHECK(rc == -KINF_ENOTFOUND || rc == -KINF_ENOMEM ||
-				(rc == -KINF_EINVAL && !name[0]));
+				(rc == -KINF_EINVAL && !name[0]) ||
+				(rc == -KINF_EHTTP && kinf_discovery_count(disc) == 0));
 		FUZZ_CHECK(rc != -KINF_ENOTFOUND ||
 				strncmp(err.message, "unknown resource type", 21) == 0);
 	} else {

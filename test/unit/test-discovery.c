@@ -540,9 +540,10 @@ static void test_edge_documents(void) {
 	ok(kinf_discovery_from_aggregated(NULL, 0, NULL, 0, &d, NULL) == 0 &&
 			kinf_discovery_count(d) == 0, "no documents: empty discovery");
 	err = (struct kinf_error){0};
-	is_int(kinf_discovery_resolve(d, "pods", &r, &err), -KINF_ENOTFOUND,
+	is_int(kinf_discovery_resolve(d, "pods", &r, &err), -KINF_EHTTP,
 			"empty discovery resolves nothing");
-	is_str(err.message, "unknown resource type \"pods\"", "no hint when empty");
+	is_str(err.message, "the server could not find the requested resource "
+			"(no API at /api or /apis)", "the server's fault, not the name's");
 	kinf_discovery_free(d);
 }
 
@@ -1010,8 +1011,8 @@ static void test_load_errors(void) {
 	ok(rc == 0 && kinf_discovery_count(d) == 0,
 			"404 on /api and /apis: empty discovery, as client-go");
 	is_int(f.requests, 2, "and no more requests");
-	is_int(kinf_discovery_resolve(d, "pods", &r, NULL), -KINF_ENOTFOUND,
-			"nothing resolves");
+	is_int(kinf_discovery_resolve(d, "pods", &r, NULL), -KINF_EHTTP,
+			"nothing resolves, and that is the server's fault, not the name's");
 	kinf_discovery_free(d);
 
 	d = NULL;
