@@ -458,6 +458,11 @@ int cli_error(const struct cli *cli, int rc, const struct kinf_error *err,
 	return EXIT_ERROR;
 }
 
+int cli_resolve_error(const struct cli *cli, int rc, const struct kinf_error *reterr) {
+	int status = cli_error(cli, rc, reterr, NULL);
+	return rc == -KINF_ENOTFOUND ? EXIT_USAGE : status;
+}
+
 static void log_to_stderr(int level, const char *msg, void *userdata) {
 	struct timespec ts;
 	struct tm tm;
@@ -732,7 +737,7 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 					"(it serves what its command line named)", what, resource_name);
 			return EXIT_ERROR;
 		}
-		return cli_error(cli, rc, &err, NULL);
+		return cli_resolve_error(cli, rc, &err);
 	}
 	if (cli->res->namespaced && !cli->all_namespaces) {
 		cli->namespace = cli->config->namespace;

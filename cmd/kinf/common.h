@@ -257,6 +257,13 @@ void cli_emit(FILE *out, const struct kinf_buf *line);
 int cli_error(const struct cli *cli, int rc, const struct kinf_error *reterr,
 		const char *context);
 
+/*
+ * cli_error for a resource type that discovery could not resolve: an
+ * unknown type is a bad argument, so it exits EXIT_USAGE (before any list
+ * or watch); any other failure keeps cli_error's status.
+ */
+int cli_resolve_error(const struct cli *cli, int rc, const struct kinf_error *reterr);
+
 /* Parse "30s", "5m", "1h30m", "250ms", "0"; -1 on error. In milliseconds. */
 long long cli_parse_duration(const char *s);
 /* Parse a size with optional K/M/G suffix (binary); -1 on error. */

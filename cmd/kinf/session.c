@@ -553,7 +553,7 @@ static int resolve_contexts(struct session *s, const struct session_target *targ
 				struct kinf_error err = {0};
 				int rc = kinf_discovery_resolve(s->clis[c]->disc, missing[c].v[i],
 						&res, &err);
-				status = cli_error(cli, rc < 0 ? rc : -KINF_ENOTFOUND, &err, NULL);
+				status = cli_resolve_error(cli, rc < 0 ? rc : -KINF_ENOTFOUND, &err);
 			}
 			free(name);
 		}

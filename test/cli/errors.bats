@@ -73,9 +73,14 @@ expect() {
 	expect 1 'kinf: pods is forbidden: *\(403 Forbidden\)' list pods -A --context viewer
 }
 
-@test "unknown resource type, with a suggestion" {
-	expect 1 'kinf: unknown resource type "podz", did you mean "pods"?' list podz
-	expect 1 'kinf: unknown resource type "zzzzzzzz"' list zzzzzzzz
+@test "unknown resource type, with a suggestion: a usage error (2); no API at the URL: 1" {
+	expect 2 'kinf: unknown resource type "podz", did you mean "pods"?' list podz
+	expect 2 'kinf: unknown resource type "zzzzzzzz"' list zzzzzzzz
+	# No API at all at the URL: the server's fault, not the name's.
+	expect 1 'kinf: the server could not find the requested resource \(no API at /api or /apis\)' \
+		list pods --server "$FAKEAPI_URL/nonexistent" --refresh
+	expect 1 'kinf: the server could not find the requested resource \(no API at /api or /apis\)' \
+		watch pods,configmaps -o json --server "$FAKEAPI_URL/nonexistent" --refresh
 }
 
 @test "bad label and field selectors are usage errors" {

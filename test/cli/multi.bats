@@ -194,7 +194,7 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 
 @test "bad input: unknown type in a list, empty items, tables of several types, commands that take one" {
 	run --separate-stderr kinf watch pods,podz -n default -o json
-	assert_failure 1
+	assert_failure 2
 	assert_equal "$stderr" 'kinf: unknown resource type "podz", did you mean "pods"?'
 	# Before any list or watch.
 	run fakeapi_requests
@@ -669,7 +669,7 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	# A type no context has is an error before any list, as with one context.
 	fakeapi_ctl DELETE /_fake/requests >/dev/null
 	run --separate-stderr kinf watch pods,wdz --context admin,other -o json
-	assert_failure 1
+	assert_failure 2
 	assert_equal "$stderr" 'kinf: unknown resource type "wdz", did you mean "wd"?'
 	run fakeapi_requests
 	jq -e -s 'all(.[]; .verb == "discovery")' <<<"$output"

@@ -100,7 +100,7 @@ vg_term() {
 
 @test "error exits: 403, unknown type, kubeconfig, usage" {
 	vg 1 kinf list pods -A --context viewer
-	vg 1 kinf list podz
+	vg 2 kinf list podz
 	vg 3 kinf list pods --context nosuch
 	vg 2 kinf list pods --nope
 }
