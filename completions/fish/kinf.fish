@@ -188,6 +188,10 @@ function __kinf_namespaces
         test $o = context; and set v (string split -m1 , -- "$v")[1]
         test -n "$v"; and set conn $conn --$o $v
     end
+    # --as-group repeats: every one of them.
+    for g in (__kinf_option_value as-group)
+        set conn $conn --as-group $g
+    end
     contains -- --insecure-skip-tls-verify $tokens; and set conn $conn --insecure-skip-tls-verify
     $tokens[1] list namespaces -o name --request-timeout 3s $conn </dev/null 2>/dev/null | string replace -r -f '^namespace/' ''
 end

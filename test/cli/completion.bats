@@ -437,6 +437,35 @@ EOF
 	assert_output ""
 }
 
+@test "zsh and fish: -n asks kinf for namespaces with every --as-group on the line" {
+	cat >"$T/kinf" <<EOF
+#!/bin/sh
+printf '%s\n' "\$*" >"$T/kinf-args"
+printf 'namespace/default\nnamespace/kube-system\nnamespace/team-a\n'
+EOF
+	chmod +x "$T/kinf"
+	local want="list namespaces -o name --request-timeout 3s --context dev-east --as alice --as-group system:masters --as-group dev"
+	if command -v fish >/dev/null; then
+		run fish_complete "$T/kinf --context dev-east --as alice --as-group system:masters --as-group dev list pods -n "
+		assert_output "$(printf '%s\n' default kube-system team-a)"
+		run cat "$T/kinf-args"
+		assert_output "$want"
+	fi
+	if command -v zsh >/dev/null && zsh -c 'zmodload zsh/zpty' 2>/dev/null; then
+		rm -f "$T/kinf-args"
+		run zsh_complete "$T/kinf --context dev-east --as alice --as-group system:masters --as-group dev list pods -n "
+		assert_success
+		run cat "$T/kinf-args"
+		assert_output "$want"
+		# The same options after the command.
+		rm -f "$T/kinf-args"
+		run zsh_complete "$T/kinf list pods --context dev-east --as alice --as-group system:masters --as-group dev -n "
+		assert_success
+		run cat "$T/kinf-args"
+		assert_output "$want"
+	fi
+}
+
 @test "bash: comma lists complete their last item: -n a,b, --context a,b, pods,configmaps" {
 	export XDG_CACHE_HOME=$T/cache KUBECONFIG=$T/kubeconfig
 	run bash_complete kinf watch pods,d
