@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gofloat.h"
 #include "hex.h"
 #include "jsonpath.h"
 
@@ -787,31 +788,8 @@ int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out) {
 		return kinf_buf_append(out, json_string_value(v), json_string_length(v));
 	}
 	if (json_is_real(v)) {
-		/*
-		 * As Go's fmt prints a float64 (%v: strconv 'g' with the
-		 * shortest digits that read back, and an exponent when it is
-		 * below -4 or at least 6, not the digit count as in C's %g):
-		 * 1.5, 1e+06, 1.2345675e+06, 1e-05.
-		 */
-		double d = json_real_value(v);
-		char num[64];
-		int digits = 17;
-		for (int prec = 1; prec <= 17; prec++) {
-			snprintf(num, sizeof(num), "%.*e", prec - 1, d);
-			if (strtod(num, NULL) == d) {
-				digits = prec;
-				break;
-			}
-		}
-		snprintf(num, sizeof(num), "%.*e", digits - 1, d);
-		const char *e = strchr(num, 'e');
-		int exp = e ? atoi(e + 1) : 0;
-		if (d != d || d - d != 0) {
-			snprintf(num, sizeof(num), "%s", d != d ? "NaN" : d > 0 ? "+Inf" : "-Inf");
-		} else if (exp >= -4 && exp < 6) {
-			int decimals = digits - 1 - exp;
-			snprintf(num, sizeof(num), "%.*f", decimals > 0 ? decimals : 0, d);
-		}
+		char num[KINF_GOFLOAT_SIZE];
+		kinf_gofloat_format(json_real_value(v), num);
 		return kinf_buf_append_str(out, num);
 	}
 	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);

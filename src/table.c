@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gofloat.h"
 #include "list.h"
 #include "table.h"
 #include "termsafe.h"
@@ -193,8 +194,7 @@ static char *cell_text(json_t *v) {
 		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		return strdup(num);
 	case JSON_REAL:
-		snprintf(num, sizeof(num), "%g", json_real_value(v));
-		return strdup(num);
+		return strdup(kinf_gofloat_format(json_real_value(v), num));
 	case JSON_TRUE:
 		return strdup("true");
 	case JSON_FALSE:
@@ -228,7 +228,8 @@ int kinf_table_print_server(FILE *out, const char *columns_json,
 	int rc = 0;
 
 	if (!json_is_array(cols)) {
-		rc = kinf_error_set(reterr, KINF_EJSON, "table columns: %s", jerr.text);
+		rc = kinf_error_set(reterr, KINF_EJSON, "table columns: %s",
+				cols ? "not an array" : jerr.text);
 		goto out;
 	}
 	shown = calloc(json_array_size(cols) + 1, sizeof(*shown));
