@@ -1446,8 +1446,13 @@ static void print_stats(struct session *s) {
 	}
 }
 
+/*
+ * The cache as JSON lines: each object as the server sent it; with several
+ * contexts (where one object may be in each), {"context":...,"object":...}.
+ */
 static int dump(struct session *s) {
 	FILE *out = strcmp(s->so.dump_file, "-") == 0 ? stderr : fopen(s->so.dump_file, "w");
+	struct kinf_buf line = {0};
 	int rc = 0;
 	if (!out) {
 		fprintf(stderr, "kinf: --dump-on-exit %s: %s\n", s->so.dump_file, strerror(errno));
@@ -1460,14 +1465,29 @@ static int dump(struct session *s) {
 		}
 		rc = kinf_indexer_list(kinf_informer_indexer(kinf_informerset_get(s->set, m)),
 				&list);
+		const char *context = s->members[m]->cli->config->context_name;
 		for (size_t i = 0; rc == 0 && i < list.n; i++) {
 			size_t len;
 			const char *json = kinf_object_json(list.v[i], &len);
-			fwrite(json, 1, len, out);
-			fputc('\n', out);
+			kinf_buf_reset(&line);
+			if (s->n_clis > 1) {
+				kinf_buf_puts(&line, "{\"context\":");
+				if (kinf_json_quote(&line, context ? context : "",
+						context ? strlen(context) : 0) < 0) {
+					rc = -KINF_ENOMEM;
+				}
+				kinf_buf_puts(&line, ",\"object\":");
+			}
+			kinf_buf_put(&line, json, len);
+			kinf_buf_puts(&line, s->n_clis > 1 ? "}\n" : "\n");
+			if (rc == 0 && (rc = kinf_buf_error(&line)) == 0 &&
+					fwrite(line.data, 1, line.len, out) != line.len) {
+				rc = -KINF_EIO;
+			}
 		}
 		kinf_object_list_release(&list);
 	}
+	kinf_buf_release(&line);
 	if (out != stderr && fclose(out) != 0) {
 		rc = -KINF_EIO;
 	}

@@ -241,13 +241,20 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	assert_line --regexp '^ADDED +viewer-ns +viewer-app-'
 }
 
-@test "--dump-on-exit holds every informer's cache" {
+@test "--dump-on-exit holds every informer's cache; with several contexts each line names its own" {
 	run --separate-stderr kinf watch pods,configmaps -n default,viewer-ns -o name --exit-after-sync \
 		--dump-on-exit "$BATS_TEST_TMPDIR/cache.json"
 	assert_success
 	diff <( { server_keys pods default; server_keys pods viewer-ns
 		server_keys configmaps default; server_keys configmaps viewer-ns; } | awk '{ print $2 }' | sort) \
 		<(jq -r '"\(.metadata.namespace)/\(.metadata.name)"' "$BATS_TEST_TMPDIR/cache.json" | sort)
+	# Several contexts: each line names its context, the object inside.
+	run --separate-stderr kinf watch pods --context admin,viewer -n default -o name --exit-after-sync \
+		--dump-on-exit "$BATS_TEST_TMPDIR/cache.json"
+	assert_success
+	diff <(server_keys pods default | awk '{ print "admin " $2; print "viewer " $2 }' | sort) \
+		<(jq -r '"\(.context) \(.object.metadata.namespace)/\(.object.metadata.name)"' \
+			"$BATS_TEST_TMPDIR/cache.json" | sort)
 }
 
 @test "--context a,b: the same resources and namespaces in each context, each line naming its context" {
