@@ -135,6 +135,7 @@ struct kinf_informer {
 	int replay_rc;
 	struct kinf_error replay_err;
 	struct kinf_reflector_stats replay_stats;
+	pthread_mutex_t replay_stats_lock;	/* not lock: join_replay holds that */
 	/* guards the two below (written by the reflector thread) and the join */
 	pthread_mutex_t lock;
 	int fatal_rc;
@@ -190,6 +191,7 @@ int kinf_informer_new(const struct kinf_informer_opts *opts,
 	}
 	inf->opts = *opts;
 	pthread_mutex_init(&inf->lock, NULL);
+	pthread_mutex_init(&inf->replay_stats_lock, NULL);
 	atomic_init(&inf->stopping, false);
 	if (!dup_opt(&inf->path, opts->path) ||
 			!dup_opt(&inf->label_selector, opts->label_selector) ||
@@ -248,7 +250,8 @@ static void *replay(void *userdata) {
 	struct kinf_informer *inf = userdata;
 	inf->replay_rc = kinf_replay_fd(inf->opts.replay_fd, inf->fifo,
 			&inf->opts.limits, inf->opts.labels, inf->opts.fields,
-			replay_canceled, inf, &inf->replay_stats, &inf->replay_err);
+			replay_canceled, inf, &inf->replay_stats, &inf->replay_stats_lock,
+			&inf->replay_err);
 	if (inf->replay_rc == -KINF_ECANCELED) {
 		inf->replay_rc = 0;
 	}
@@ -398,6 +401,7 @@ void kinf_informer_free(struct kinf_informer *inf) {
 	kinf_deltafifo_free(inf->fifo);
 	kinf_indexer_free(inf->idx);
 	pthread_mutex_destroy(&inf->lock);
+	pthread_mutex_destroy(&inf->replay_stats_lock);
 	free(inf->path);
 	free(inf->label_selector);
 	free(inf->field_selector);
@@ -409,7 +413,9 @@ void kinf_informer_free(struct kinf_informer *inf) {
 
 void kinf_informer_get_stats(struct kinf_informer *inf,
 		struct kinf_informer_stats *ret) {
+	pthread_mutex_lock(&inf->replay_stats_lock);
 	ret->source = inf->replay_stats;
+	pthread_mutex_unlock(&inf->replay_stats_lock);
 	if (inf->reflector) {
 		kinf_reflector_get_stats(inf->reflector, &ret->source);
 	}

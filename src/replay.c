@@ -13,6 +13,7 @@
 struct replay_state {
 	struct kinf_deltafifo *fifo;
 	struct kinf_reflector_stats *stats;
+	pthread_mutex_t *stats_lock;	/* or NULL */
 	const struct kinf_selector *labels;
 	const struct kinf_selector *fields;
 };
@@ -21,12 +22,40 @@ static bool selected(const struct replay_state *rs, const struct kinf_object *ob
 	return kinf_selector_matches(rs->labels, obj) && kinf_selector_matches(rs->fields, obj);
 }
 
+/* What an event adds to the counters, in one place for stats_lock. */
+static void count(struct replay_state *rs, const struct kinf_watch_event *ev) {
+	struct kinf_reflector_stats *st = rs->stats;
+	if (rs->stats_lock) {
+		pthread_mutex_lock(rs->stats_lock);
+	}
+	switch (ev->type) {
+	case KINF_WATCH_LIST:
+		st->lists++;
+		st->items_listed += ev->items.n;
+		break;
+	case KINF_WATCH_ADDED:
+	case KINF_WATCH_MODIFIED:
+	case KINF_WATCH_DELETED:
+		st->events++;
+		break;
+	case KINF_WATCH_BOOKMARK:
+		st->bookmarks++;
+		break;
+	case KINF_WATCH_ERROR:
+		st->expired += ev->status.http_status == 410;
+		st->errors++;
+		break;
+	}
+	if (rs->stats_lock) {
+		pthread_mutex_unlock(rs->stats_lock);
+	}
+}
+
 static int on_replay_event(const struct kinf_watch_event *ev, void *userdata) {
 	struct replay_state *rs = userdata;
+	count(rs, ev);
 	switch (ev->type) {
 	case KINF_WATCH_LIST: {
-		rs->stats->lists++;
-		rs->stats->items_listed += ev->items.n;
 		struct kinf_object **kept = malloc((ev->items.n + 1) * sizeof(*kept));
 		size_t n = 0;
 		if (!kept) {
@@ -42,25 +71,17 @@ static int on_replay_event(const struct kinf_watch_event *ev, void *userdata) {
 		return rc;
 	}
 	case KINF_WATCH_ADDED:
-		rs->stats->events++;
 		return selected(rs, ev->obj) ? kinf_deltafifo_add(rs->fifo, ev->obj) : 0;
 	case KINF_WATCH_MODIFIED:
-		rs->stats->events++;
 		/* An object that stops matching leaves the cache, as on the server. */
 		return selected(rs, ev->obj) ? kinf_deltafifo_update(rs->fifo, ev->obj) :
 			kinf_deltafifo_delete(rs->fifo, ev->obj);
 	case KINF_WATCH_DELETED:
-		rs->stats->events++;
 		return kinf_deltafifo_delete(rs->fifo, ev->obj);
 	case KINF_WATCH_BOOKMARK:
-		rs->stats->bookmarks++;
 		return 0;
 	case KINF_WATCH_ERROR:
 		/* A recorded stream that broke: the next List is the relist. */
-		if (ev->status.http_status == 410) {
-			rs->stats->expired++;
-		}
-		rs->stats->errors++;
 		kinf_log(1, "recorded ERROR event: %s", ev->status.message);
 		return 0;
 	}
@@ -71,9 +92,10 @@ int kinf_replay_fd(int fd, struct kinf_deltafifo *fifo,
 		const struct kinf_object_limits *limits,
 		const struct kinf_selector *labels, const struct kinf_selector *fields,
 		bool (*stop_requested)(void *userdata), void *userdata,
-		struct kinf_reflector_stats *stats, struct kinf_error *reterr) {
-	struct replay_state rs = { .fifo = fifo, .stats = stats, .labels = labels,
-		.fields = fields };
+		struct kinf_reflector_stats *stats, pthread_mutex_t *stats_lock,
+		struct kinf_error *reterr) {
+	struct replay_state rs = { .fifo = fifo, .stats = stats, .stats_lock = stats_lock,
+		.labels = labels, .fields = fields };
 	struct kinf_watch_decoder *d = kinf_watch_decoder_new(on_replay_event, &rs, limits);
 	char buf[65536];
 	int rc = 0;

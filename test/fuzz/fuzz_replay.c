@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	struct kinf_deltafifo *fifo = kinf_deltafifo_new(idx, flags & 16);
 	FUZZ_CHECK(fifo != NULL);
 	int rc = kinf_replay_fd(fd, fifo, &limits, flags & 1 ? labels : NULL,
-			flags & 2 ? fields : NULL, NULL, NULL, &stats, &err);
+			flags & 2 ? fields : NULL, NULL, NULL, &stats, NULL, &err);
 	close(fd);
 	if (rc < 0) {
 		FUZZ_CHECK(err.code == -rc && err.message[0]);
