@@ -206,7 +206,9 @@ same_as_kubectl() {
 	exec 4< "$BATS_TEST_TMPDIR/fifo"
 	all=$(( ($(kubectl_fake get pods -A -o name | wc -l) + 4) / 5 ))
 	pages() { fakeapi_requests | jq -s '[.[] | select(.path == "/api/v1/pods" and .verb == "list")] | length'; }
-	for _ in $(seq 1 100); do
+	# Up to 30 s: the loop ends as soon as they are all asked for, and an
+	# ASan build on a loaded machine took over 10 s once.
+	for _ in $(seq 1 300); do
 		[ "$(pages)" -ge "$all" ] && break
 		sleep 0.1
 	done
