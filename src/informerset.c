@@ -8,20 +8,55 @@
 #include "clock.h"
 #include "informerset.h"
 
-/* One member: its informer, its pump thread and its hand-over slot. */
+/*
+ * How far a member's pump reads ahead of the reader: it hands over pops
+ * until READ_AHEAD of them wait in the set, then sleeps until the reader
+ * has taken them down to READ_AHEAD / 2, so a busy member costs one
+ * wake-up per READ_AHEAD / 2 events, not two context switches per event.
+ * This, with TAKE_MAX, is what bounds the memory the set itself holds:
+ * at most READ_AHEAD + TAKE_MAX pops of each member (each a key's
+ * notifications, with the old and new objects, and its deltas). What a
+ * reader slower than the watch streams has not popped stays in the
+ * members' DeltaFIFOs, which nothing bounds (see informerset.h).
+ */
+#define READ_AHEAD KINF_INFORMERSET_READ_AHEAD
+/* A pump hands over at most this many pops (what its FIFO had ready) at once. */
+#define HAND_OVER_MAX 16
+/* The reader takes at most this many pops out of the set in one lock hold. */
+#define TAKE_MAX 64
+/*
+ * Until its informer has synced, a pump with nothing to pop looks this
+ * often whether it has (an empty initial list syncs without a pop).
+ */
+#define SYNC_POLL_MS 50
+
+/* One pop in the set: handed over by a pump, not yet returned by next(). */
+struct item {
+	size_t member;
+	int rc;				/* < 0: the member failed (its err) */
+	struct kinf_informer_batch batch;
+	struct kinf_deltas *deltas;
+};
+
+/* One member: its informer, its pump thread and what it has handed over. */
 struct member {
 	struct kinf_informerset *set;
 	size_t i;
 	struct kinf_informer *inf;
 	pthread_t pump;
-	bool pump_running;
+	pthread_cond_t room;		/* the pump's wait: room in the queue, or stop */
 	/* guarded by set->lock */
-	bool full;			/* ev holds an event not yet taken */
-	bool held;			/* taken; the caller has not asked again yet */
+	bool pump_running;
+	bool waiting;			/* the pump waits on room */
+	size_t queued;			/* its pops in the queue */
+	size_t handed;			/* its pops handed over in all */
+	size_t synced_at;		/* handed when its informer had synced; SIZE_MAX before */
 	bool over;			/* the pump ended (over, stopped or failed) */
 	bool failed;
-	bool left;			/* removed: its pump stops waiting */
-	struct kinf_informerset_event ev;
+	bool left;			/* removed: its pump stops, its pops are dropped */
+	struct kinf_error err;		/* why it failed; written once, before its item */
+	/* the caller's thread only */
+	size_t taken;			/* its pops next() returned */
 };
 
 struct kinf_informerset {
@@ -30,16 +65,19 @@ struct kinf_informerset {
 	bool direct_over;
 	bool growing;			/* members may come and go after start */
 	bool started;
-	size_t held;			/* the member of the last event, or SIZE_MAX */
 	struct member **v;
 	size_t n;
 	atomic_bool stopping;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* a slot filled, taken, or a pump ended */
-	/* the filled slots' members in arrival order: a ring of n */
-	size_t *ring;
-	size_t head, len;
+	pthread_cond_t reader;		/* the reader's wait: a pop, a pump ended, stop */
+	bool reader_waiting;		/* guarded by lock */
+	/* guarded by lock: the pops handed over, in arrival order, a ring */
+	struct item *q;
+	size_t qcap, head, len;
 	size_t over, failed;
+	/* the caller's thread only: the pops taken out of the ring at once */
+	struct item took[TAKE_MAX];
+	size_t took_head, took_len;
 };
 
 void kinf_informerset_event_release(struct kinf_informerset_event *ev) {
@@ -48,20 +86,29 @@ void kinf_informerset_event_release(struct kinf_informerset_event *ev) {
 	ev->deltas = NULL;
 }
 
+static void item_release(struct item *it) {
+	kinf_informer_batch_release(&it->batch);
+	kinf_deltas_free(it->deltas);
+	it->deltas = NULL;
+}
+
+static void cond_init_monotonic(pthread_cond_t *cond) {
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(cond, &attr);
+	pthread_condattr_destroy(&attr);
+}
+
 struct kinf_informerset *kinf_informerset_new(bool want_deltas) {
 	struct kinf_informerset *set = calloc(1, sizeof(*set));
 	if (!set) {
 		return NULL;
 	}
 	set->want_deltas = want_deltas;
-	set->held = SIZE_MAX;
 	atomic_init(&set->stopping, false);
 	pthread_mutex_init(&set->lock, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&set->cond, &attr);
-	pthread_condattr_destroy(&attr);
+	cond_init_monotonic(&set->reader);
 	return set;
 }
 
@@ -80,25 +127,34 @@ int kinf_informerset_add(struct kinf_informerset *set,
 		free(m);
 		return rc;
 	}
-	/* Pumps read the ring (and hand over into it) under the lock. */
+	m->synced_at = SIZE_MAX;
+	pthread_cond_init(&m->room, NULL);
+	/*
+	 * Room in the ring for every pop a member may have in it (READ_AHEAD,
+	 * and its failure), so that a pump never allocates. Pumps append
+	 * under the lock.
+	 */
+	size_t cap = (set->n + 1) * (READ_AHEAD + 1);
 	pthread_mutex_lock(&set->lock);
 	struct member **v = realloc(set->v, (set->n + 1) * sizeof(*v));
 	if (v) {
 		set->v = v;
 	}
-	size_t *ring = v ? malloc((set->n + 1) * sizeof(*ring)) : NULL;
-	if (!ring) {
+	struct item *q = v ? malloc(cap * sizeof(*q)) : NULL;
+	if (!q) {
 		pthread_mutex_unlock(&set->lock);
+		pthread_cond_destroy(&m->room);
 		kinf_informer_free(m->inf);
 		free(m);
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
-	/* The ring grows by one: its entries in order, from the start. */
+	/* The ring grows: its entries in order, from the start. */
 	for (size_t k = 0; k < set->len; k++) {
-		ring[k] = set->ring[(set->head + k) % set->n];
+		q[k] = set->q[(set->head + k) % set->qcap];
 	}
-	free(set->ring);
-	set->ring = ring;
+	free(set->q);
+	set->q = q;
+	set->qcap = cap;
 	set->head = 0;
 	m->set = set;
 	m->i = set->n;
@@ -116,10 +172,30 @@ void kinf_informerset_allow_growth(struct kinf_informerset *set) {
 
 int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
 		struct kinf_error *reterr) {
-	if (i >= set->n || !set->started || set->v[i]->pump_running) {
+	bool running = true;
+	if (i < set->n && set->started) {
+		pthread_mutex_lock(&set->lock);
+		running = set->v[i]->pump_running || set->v[i]->over;
+		pthread_mutex_unlock(&set->lock);
+	}
+	if (running) {
 		return kinf_error_set(reterr, KINF_EINVAL, "not a member added after start");
 	}
 	return start_member(set->v[i], reterr);
+}
+
+/* Keep the items of members other than i (of n, from v[head] in a ring of cap). */
+static size_t drop_member(struct item *v, size_t head, size_t n, size_t cap, size_t i) {
+	size_t kept = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct item *it = &v[(head + k) % cap];
+		if (it->member == i) {
+			item_release(it);
+		} else {
+			v[(head + kept++) % cap] = *it;
+		}
+	}
+	return kept;
 }
 
 void kinf_informerset_remove(struct kinf_informerset *set, size_t i) {
@@ -127,7 +203,7 @@ void kinf_informerset_remove(struct kinf_informerset *set, size_t i) {
 		return;
 	}
 	struct member *m = set->v[i];
-	/* A pump waiting in next() wakes with 0; one waiting to hand over, below. */
+	/* A pump waiting in next() wakes with 0; one waiting for room, below. */
 	kinf_informer_stop(m->inf);
 	pthread_mutex_lock(&set->lock);
 	m->left = true;
@@ -135,8 +211,15 @@ void kinf_informerset_remove(struct kinf_informerset *set, size_t i) {
 		m->over = true;		/* never started: nothing will end it */
 		set->over++;
 	}
-	pthread_cond_broadcast(&set->cond);
+	/* Releasing a pop's objects takes no lock. */
+	set->len = drop_member(set->q, set->head, set->len, set->qcap, i);
+	m->queued = 0;
+	pthread_cond_signal(&m->room);
+	if (set->reader_waiting) {
+		pthread_cond_signal(&set->reader);
+	}
 	pthread_mutex_unlock(&set->lock);
+	set->took_len = drop_member(set->took, set->took_head, set->took_len, TAKE_MAX, i);
 }
 
 size_t kinf_informerset_len(const struct kinf_informerset *set) {
@@ -148,77 +231,123 @@ struct kinf_informer *kinf_informerset_get(struct kinf_informerset *set, size_t 
 }
 
 /*
- * Hand ev over and wait until the caller took it and asked for the next
- * one (or the set stops): the member pops again only then, so its indexer
- * and sync state are those of the event being handled, as with one
- * informer.
+ * Under the set's lock: append m's k pops to the queue, then its failure
+ * (fail_rc < 0, err), wake the reader if it waits, and note the sync
+ * (synced_k: its informer had synced after the first synced_k of these
+ * pops; SIZE_MAX: not yet). Unless the pump ends (end, the set stops, m
+ * left), wait until m has room. Returns how many pops m may hand over
+ * next, 0 when its pump is to end (it is then over).
  */
-static bool hand_over(struct member *m, struct kinf_informerset_event *ev) {
+static size_t hand_over(struct member *m, struct item *got, size_t k, size_t synced_k,
+		int fail_rc, const struct kinf_error *err, bool end) {
 	struct kinf_informerset *set = m->set;
+	size_t room = 0, dropped = 0;
+
 	pthread_mutex_lock(&set->lock);
-	m->ev = *ev;
-	m->full = true;
-	set->ring[(set->head + set->len) % set->n] = m->i;
-	set->len++;
-	pthread_cond_broadcast(&set->cond);
-	while ((m->full || m->held) && !atomic_load(&set->stopping) && !m->left) {
-		pthread_cond_wait(&set->cond, &set->lock);
+	if (m->left) {
+		/* Dropped (after the unlock), as remove() dropped the others. */
+		dropped = k;
+		k = 0;
+		fail_rc = 0;
+	}
+	if (synced_k != SIZE_MAX) {
+		m->synced_at = m->handed + synced_k;
+	}
+	for (size_t j = 0; j < k; j++) {
+		set->q[(set->head + set->len++) % set->qcap] = got[j];
+	}
+	m->queued += k;
+	m->handed += k;
+	if (fail_rc < 0) {
+		m->err = *err;
+		set->q[(set->head + set->len++) % set->qcap] =
+			(struct item){ .member = m->i, .rc = fail_rc };
+	}
+	if ((k || fail_rc < 0) && set->reader_waiting) {
+		pthread_cond_signal(&set->reader);
+	}
+	if (!end) {
+		while (m->queued >= READ_AHEAD && !atomic_load(&set->stopping) && !m->left) {
+			m->waiting = true;
+			pthread_cond_wait(&m->room, &set->lock);
+		}
+		m->waiting = false;
+		if (!atomic_load(&set->stopping) && !m->left) {
+			room = READ_AHEAD - m->queued;
+		}
+	}
+	if (!room) {
+		m->over = true;
+		m->failed = fail_rc < 0;
+		set->over++;
+		set->failed += fail_rc < 0;
+		if (set->reader_waiting) {
+			pthread_cond_signal(&set->reader);
+		}
 	}
 	pthread_mutex_unlock(&set->lock);
-	return !atomic_load(&set->stopping);
+	for (size_t j = 0; j < dropped; j++) {
+		item_release(&got[j]);
+	}
+	return room;
 }
 
+/*
+ * A member's pump: pop (waiting for the first, then what the FIFO has
+ * ready, up to the room it has), hand the pops over in one lock hold,
+ * again until the informer is over or fails.
+ */
 static void *pump(void *userdata) {
 	struct member *m = userdata;
 	struct kinf_informerset *set = m->set;
-	bool failed = false;
+	struct item got[HAND_OVER_MAX];
+	struct kinf_error err = {0};
+	size_t room = READ_AHEAD;
+	bool synced = false;
 
-	for (;;) {
-		struct kinf_informerset_event ev = { .member = m->i };
-		int rc = kinf_informer_next(m->inf, -1, &ev.batch,
-				set->want_deltas ? &ev.deltas : NULL, &ev.err);
-		if (rc == 1) {
-			if (!hand_over(m, &ev)) {
-				break;
+	while (room) {
+		size_t k = 0, synced_k = SIZE_MAX;
+		int rc = 1;
+		while (rc == 1 && k < room && k < HAND_OVER_MAX) {
+			int wait_ms = k ? 0 : synced ? -1 : SYNC_POLL_MS;
+			got[k] = (struct item){ .member = m->i };
+			rc = kinf_informer_next(m->inf, wait_ms, &got[k].batch,
+					set->want_deltas ? &got[k].deltas : NULL, &err);
+			k += rc == 1;
+			/* Only this thread pops: synced by the pops so far. */
+			if (!synced && kinf_informer_has_synced(m->inf)) {
+				synced = true;
+				synced_k = k;
 			}
+		}
+		bool end = rc == 0 || (rc < 0 && rc != -KINF_ETIMEDOUT);
+		if (k == 0 && !end && synced_k == SIZE_MAX) {
 			continue;
 		}
-		if (rc < 0 && !atomic_load(&set->stopping)) {
-			/*
-			 * Failed for good (its source has stopped by itself):
-			 * reported once, then this member is over.
-			 */
-			ev.rc = rc;
-			failed = true;
-			hand_over(m, &ev);
-		}
-		break;
+		/*
+		 * Failed for good (its source has stopped by itself): reported
+		 * once, then this member is over.
+		 */
+		int fail_rc = end && rc < 0 && !atomic_load(&set->stopping) ? rc : 0;
+		room = hand_over(m, got, k, synced_k, fail_rc, &err, end);
 	}
-	pthread_mutex_lock(&set->lock);
-	m->over = true;
-	m->failed = failed;
-	set->over++;
-	if (failed) {
-		set->failed++;
-	}
-	pthread_cond_broadcast(&set->cond);
-	pthread_mutex_unlock(&set->lock);
 	return NULL;
 }
 
 static int start_member(struct member *m, struct kinf_error *reterr) {
+	struct kinf_informerset *set = m->set;
 	int rc = kinf_informer_start(m->inf, reterr);
 	if (rc == 0 && pthread_create(&m->pump, NULL, pump, m) != 0) {
 		rc = kinf_error_set(reterr, KINF_ENOMEM, "cannot start a thread");
 	}
+	pthread_mutex_lock(&set->lock);
 	m->pump_running = rc == 0;
 	if (rc < 0) {
 		/* It never ran: over, so that the set does not wait for it. */
-		pthread_mutex_lock(&m->set->lock);
 		m->over = true;
-		m->set->over++;
-		pthread_mutex_unlock(&m->set->lock);
+		set->over++;
 	}
+	pthread_mutex_unlock(&set->lock);
 	return rc;
 }
 
@@ -266,63 +395,112 @@ static int next_direct(struct kinf_informerset *set, int wait_ms,
 	return 0;
 }
 
-int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
-		struct kinf_informerset_event *ret) {
+/* Release the pops taken and not returned (the caller's thread). */
+static void drop_taken(struct kinf_informerset *set) {
+	for (; set->took_len; set->took_len--) {
+		item_release(&set->took[set->took_head]);
+		set->took_head = (set->took_head + 1) % TAKE_MAX;
+	}
+}
+
+/*
+ * Wait up to wait_ms for pops and move up to TAKE_MAX of them, oldest
+ * first, out of the ring into set->took; wake each pump that now has
+ * room enough. 1, 0 when every member is over or the set stops, or
+ * -KINF_ETIMEDOUT.
+ */
+static int take(struct kinf_informerset *set, int wait_ms) {
 	struct timespec until;
 	int rc = 1;
 
-	if (set->direct) {
-		return next_direct(set, wait_ms, ret);
-	}
 	if (wait_ms > 0) {
 		kinf_clock_deadline(&until, wait_ms);
 	}
 	pthread_mutex_lock(&set->lock);
-	if (set->held != SIZE_MAX) {
-		/* The caller is done with the last event: its member may pop. */
-		set->v[set->held]->held = false;
-		set->held = SIZE_MAX;
-		pthread_cond_broadcast(&set->cond);
-	}
 	while (set->len == 0) {
 		if (set->over == set->n || atomic_load(&set->stopping)) {
 			rc = 0;
 			break;
 		}
-		if (wait_ms == 0 || (wait_ms > 0 && pthread_cond_timedwait(&set->cond,
-				&set->lock, &until) != 0 && set->len == 0)) {
+		if (wait_ms == 0) {
 			rc = -KINF_ETIMEDOUT;
 			break;
 		}
-		if (wait_ms < 0) {
-			pthread_cond_wait(&set->cond, &set->lock);
+		set->reader_waiting = true;
+		int w = wait_ms < 0 ? pthread_cond_wait(&set->reader, &set->lock) :
+			pthread_cond_timedwait(&set->reader, &set->lock, &until);
+		set->reader_waiting = false;
+		if (w != 0 && set->len == 0) {
+			rc = -KINF_ETIMEDOUT;
+			break;
 		}
 	}
-	if (rc == 1) {
-		struct member *m = set->v[set->ring[set->head]];
-		set->head = (set->head + 1) % set->n;
-		set->len--;
-		*ret = m->ev;
-		memset(&m->ev, 0, sizeof(m->ev));
-		m->full = false;
-		m->held = true;
-		set->held = m->i;
+	set->took_head = 0;
+	for (; rc == 1 && set->len && set->took_len < TAKE_MAX; set->len--) {
+		struct item *it = &set->q[set->head];
+		set->head = (set->head + 1) % set->qcap;
+		set->took[set->took_len++] = *it;
+		struct member *m = set->v[it->member];
+		if (it->rc == 0 && --m->queued <= READ_AHEAD / 2 && m->waiting) {
+			m->waiting = false;
+			pthread_cond_signal(&m->room);
+		}
 	}
 	pthread_mutex_unlock(&set->lock);
 	return rc;
 }
 
-bool kinf_informerset_has_synced(struct kinf_informerset *set) {
-	for (size_t i = 0; i < set->n; i++) {
-		struct member *m = set->v[i];
-		pthread_mutex_lock(&set->lock);
-		bool failed = m->failed || m->left;
-		pthread_mutex_unlock(&set->lock);
-		if (!failed && !kinf_informer_has_synced(m->inf)) {
-			return false;
+int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
+		struct kinf_informerset_event *ret) {
+	if (set->direct) {
+		return next_direct(set, wait_ms, ret);
+	}
+	if (atomic_load(&set->stopping)) {
+		drop_taken(set);
+		return 0;
+	}
+	if (set->took_len == 0) {
+		int rc = take(set, wait_ms);
+		if (rc <= 0) {
+			return rc;
 		}
 	}
-	return true;
+	struct item *it = &set->took[set->took_head];
+	struct member *m = set->v[it->member];
+	set->took_head = (set->took_head + 1) % TAKE_MAX;
+	set->took_len--;
+	memset(ret, 0, sizeof(*ret));
+	ret->member = it->member;
+	ret->rc = it->rc;
+	ret->batch = it->batch;
+	ret->deltas = it->deltas;
+	if (it->rc < 0) {
+		/* Written before its item was queued, and never again. */
+		ret->err = m->err;
+	} else {
+		m->taken++;
+	}
+	return 1;
+}
+
+bool kinf_informerset_has_synced(struct kinf_informerset *set) {
+	if (set->direct) {
+		struct member *m = set->v[0];
+		pthread_mutex_lock(&set->lock);
+		bool failed = m->failed;
+		pthread_mutex_unlock(&set->lock);
+		return failed || kinf_informer_has_synced(m->inf);
+	}
+	bool synced = true;
+	pthread_mutex_lock(&set->lock);
+	for (size_t i = 0; synced && i < set->n; i++) {
+		struct member *m = set->v[i];
+		/* Synced as the caller sees it: every pop up to the sync taken. */
+		synced = m->failed || m->left ||
+			(m->synced_at != SIZE_MAX && m->taken >= m->synced_at);
+	}
+	pthread_mutex_unlock(&set->lock);
+	return synced;
 }
 
 size_t kinf_informerset_failed(struct kinf_informerset *set) {
@@ -340,28 +518,30 @@ void kinf_informerset_stop(struct kinf_informerset *set) {
 	}
 	pthread_mutex_lock(&set->lock);
 	atomic_store(&set->stopping, true);
-	pthread_cond_broadcast(&set->cond);
+	pthread_cond_broadcast(&set->reader);
+	for (size_t i = 0; i < set->n; i++) {
+		pthread_cond_signal(&set->v[i]->room);
+	}
 	pthread_mutex_unlock(&set->lock);
 	for (size_t i = 0; i < set->n; i++) {
 		kinf_informer_stop(set->v[i]->inf);
 	}
 	for (size_t i = 0; i < set->n; i++) {
 		struct member *m = set->v[i];
-		if (m->pump_running) {
+		pthread_mutex_lock(&set->lock);
+		bool running = m->pump_running;
+		m->pump_running = false;
+		pthread_mutex_unlock(&set->lock);
+		if (running) {
 			pthread_join(m->pump, NULL);
-			m->pump_running = false;
 		}
 	}
-	/* Events handed over and never taken. */
+	/* Pops handed over and never taken (those taken: next() or free). */
 	pthread_mutex_lock(&set->lock);
-	for (size_t i = 0; i < set->n; i++) {
-		struct member *m = set->v[i];
-		if (m->full) {
-			kinf_informerset_event_release(&m->ev);
-			m->full = false;
-		}
+	for (; set->len; set->len--) {
+		item_release(&set->q[set->head]);
+		set->head = (set->head + 1) % set->qcap;
 	}
-	set->len = 0;
 	pthread_mutex_unlock(&set->lock);
 }
 
@@ -370,13 +550,15 @@ void kinf_informerset_free(struct kinf_informerset *set) {
 		return;
 	}
 	kinf_informerset_stop(set);
+	drop_taken(set);
 	for (size_t i = 0; i < set->n; i++) {
 		kinf_informer_free(set->v[i]->inf);
+		pthread_cond_destroy(&set->v[i]->room);
 		free(set->v[i]);
 	}
 	free(set->v);
-	free(set->ring);
-	pthread_cond_destroy(&set->cond);
+	free(set->q);
+	pthread_cond_destroy(&set->reader);
 	pthread_mutex_destroy(&set->lock);
 	free(set);
 }

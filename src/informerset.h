@@ -11,24 +11,46 @@
 /*
  * A set of informers (client-go's SharedInformerFactory, as a program uses
  * it: one informer per resource and namespace, and per cluster), their
- * events merged into one stream in the order they were popped.
+ * events merged into one stream in the order they were handed over.
  *
  * Threads: each member gets a pump thread that calls kinf_informer_next()
  * on it (the informer's "caller" thread in informer.h's map: it applies the
- * deltas to that member's indexer) and hands the result over through a slot
- * of its own; it pops again only once the caller took it and called
- * kinf_informerset_next() again, so while the caller handles an event its
- * informer's indexer and sync state are those of that event (as with one
- * informer), and a slow reader holds the deltas back in the members'
- * DeltaFIFOs (where they coalesce), not in an unbounded queue. The caller
- * takes the filled slots oldest first. The set's lock guards the slots and
- * the arrival queue; it is a leaf (no informer call is made under it). A
- * set of one member has no pump: next() pops in the caller's thread,
- * unless it may grow (kinf_informerset_allow_growth): then members are
- * added, started and removed after start, from the caller's thread (the
- * arrays and the ring change under the set's lock).
+ * deltas to that member's indexer) and hands the pops over to the set's
+ * queue, several in one lock hold: what its FIFO had ready, up to
+ * HAND_OVER_MAX (16, informerset.c). So one member's events keep their
+ * order, and those of two members come in the order their pumps handed
+ * them over (an event of another member popped while a pump gathered its
+ * batch comes before or after the whole batch). The caller takes them
+ * oldest first; next() moves up to TAKE_MAX (64) out of the queue at once.
+ *
+ * A pump reads ahead of the caller: it stops popping while
+ * KINF_INFORMERSET_READ_AHEAD of its pops wait in the queue, and goes on
+ * once the caller took half of them. So while the caller handles an
+ * event, its informer's indexer may already hold the changes of later
+ * pops (as a client-go handler's store may be ahead of the notification
+ * it handles); the sync state the set reports is the caller's: a member
+ * has synced once the caller took the pop that completed its initial
+ * list. What bounds the memory: the set holds at most READ_AHEAD +
+ * TAKE_MAX pops of each member (each a key's notifications, old and new
+ * objects, and its deltas); beyond that, a caller slower than the watch
+ * streams leaves the deltas in the members' DeltaFIFOs, and nothing
+ * bounds those: a DeltaFIFO keeps every Updated delta of a key (only two
+ * deletions in a row are merged, as client-go's dedupDeltas does), so
+ * under a sustained burst they grow by one delta per event until the
+ * caller catches up.
+ *
+ * Each pump sleeps on a condition variable of its own, woken only for
+ * room, stop or removal; the caller on the set's. The set's lock guards
+ * the queue and the members' counts; it is a leaf (no informer call is
+ * made under it). A set of one member has no pump: next() pops in the
+ * caller's thread, unless it may grow (kinf_informerset_allow_growth):
+ * then members are added, started and removed after start, from the
+ * caller's thread (the arrays and the queue change under the set's lock).
  */
 struct kinf_informerset;
+
+/* Pops a member's pump hands over before it waits for the caller. */
+#define KINF_INFORMERSET_READ_AHEAD 32
 
 struct kinf_informerset_event {
 	size_t member;			/* index from kinf_informerset_add() */
@@ -78,9 +100,10 @@ int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
 		struct kinf_error *reterr);
 
 /*
- * Member i leaves: its informer stops and its pump ends (an event it
- * handed over before may still come). It counts as over, not failed; its
- * indexer stays readable. Caller's thread.
+ * Member i leaves: its informer stops, its pump ends, and its pops not
+ * returned by next() yet are dropped (its indexer holds their changes).
+ * It counts as over, not failed; its indexer stays readable. Caller's
+ * thread.
  */
 void kinf_informerset_remove(struct kinf_informerset *set, size_t i);
 
@@ -103,7 +126,10 @@ int kinf_informerset_start(struct kinf_informerset *set, struct kinf_error *rete
 int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
 		struct kinf_informerset_event *ret);
 
-/* True once every member that has not failed or left has synced. */
+/*
+ * True once every member that has not failed or left has synced and the
+ * caller took (next) every pop up to its sync. Caller's thread.
+ */
 bool kinf_informerset_has_synced(struct kinf_informerset *set);
 
 /* How many members failed for good so far. */

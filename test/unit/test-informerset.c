@@ -3,7 +3,8 @@
  * streams, without a network: events of several informers merged and
  * tagged with their member; exit_after_sync waiting for every member; one
  * member failing for good reported once while the others go on; stop
- * while a reader waits.
+ * while a reader waits; how far a member reads ahead, the sync as the
+ * reader sees it, and a removed member's pops dropped.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -332,6 +333,120 @@ static void test_grow_and_remove(void) {
 	kinf_buf_release(&got);
 }
 
+/* Space-separated names p000 p001 ... of n pods. */
+static char *names_of(int n) {
+	struct kinf_buf b = {0};
+	for (int i = 0; i < n; i++) {
+		must(kinf_buf_printf(&b, "%sp%03d", i ? " " : "", i));
+	}
+	return kinf_buf_take(&b);
+}
+
+/*
+ * Member i's pops so far (its pump's), each a pod of its list added to its
+ * indexer (which, unlike the stats, may be read while it runs).
+ */
+static unsigned long pops_of(struct kinf_informerset *set, size_t i) {
+	return kinf_indexer_len(kinf_informer_indexer(kinf_informerset_get(set, i)));
+}
+
+/* Wait up to 3 s until member i popped at least n. */
+static void wait_pops(struct kinf_informerset *set, size_t i, unsigned long n) {
+	long long until = kinf_clock_now_ms() + 3000;
+	while (pops_of(set, i) < n && kinf_clock_now_ms() < until) {
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * A pump reads ahead of a reader that takes nothing by READ_AHEAD pops,
+ * no more; the set reports a member synced only once the reader took the
+ * pop that completed its list, though its pump popped it long before.
+ */
+static void test_read_ahead(void) {
+	struct kinf_informerset *set = kinf_informerset_new(false);
+	struct src s[2];
+	char *names = names_of(100);
+	char *l0 = list_of("a", names), *l1 = list_of("b", "q1");
+	add_pipe(set, &s[0], l0, false);
+	add_pipe(set, &s[1], l1, false);
+	struct kinf_error err = {0};
+	ok(kinf_informerset_start(set, &err) == 0, "read-ahead: start two members");
+	wait_pops(set, 0, KINF_INFORMERSET_READ_AHEAD);
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 200 * 1000000L };
+	nanosleep(&ts, NULL);
+	is_int((int)pops_of(set, 0), KINF_INFORMERSET_READ_AHEAD,
+			"read-ahead: a member pops %d ahead of the reader, no more",
+			KINF_INFORMERSET_READ_AHEAD);
+	ok(!kinf_informerset_has_synced(set), "read-ahead: not synced before any is taken");
+
+	int taken[2] = {0}, wrong = 0, order = 0;
+	struct kinf_informerset_event ev;
+	while (taken[0] + taken[1] < 101 && kinf_informerset_next(set, 3000, &ev) == 1) {
+		if (ev.member == 0 && ev.batch.n == 1) {
+			char key[16];
+			snprintf(key, sizeof(key), "a/p%03d", taken[0]);
+			order += strcmp(ev.batch.v[0].key, key) != 0;
+		}
+		taken[ev.member]++;
+		bool want = taken[0] == 100 && taken[1] == 1;
+		wrong += kinf_informerset_has_synced(set) != want;
+		kinf_informerset_event_release(&ev);
+	}
+	is_int(taken[0], 100, "read-ahead: every event of member 0");
+	is_int(order, 0, "read-ahead: in their order");
+	is_int(wrong, 0, "read-ahead: synced exactly once both lists' last events were taken");
+	kinf_informerset_free(set);
+	close_src(&s[0]);
+	close_src(&s[1]);
+	free(names);
+	free(l0);
+	free(l1);
+}
+
+/* A member removed: the pops it read ahead and the reader did not take are dropped. */
+static void test_remove_drops(void) {
+	struct kinf_informerset *set = kinf_informerset_new(false);
+	struct src s[2];
+	char *names = names_of(100);
+	char *l0 = list_of("a", names), *l1 = list_of("b", "q1");
+	kinf_informerset_allow_growth(set);
+	add_pipe(set, &s[0], l0, false);
+	add_pipe(set, &s[1], l1, false);
+	struct kinf_error err = {0};
+	ok(kinf_informerset_start(set, &err) == 0, "remove: start two members");
+	wait_pops(set, 0, KINF_INFORMERSET_READ_AHEAD);
+	wait_pops(set, 1, 1);
+	struct kinf_informerset_event ev;
+	int taken0 = 0, after = 0, taken1 = 0;
+	/* Take until one of member 0's came, so the reader holds a batch too. */
+	while (taken0 == 0 && kinf_informerset_next(set, 3000, &ev) == 1) {
+		taken0 += ev.member == 0;
+		taken1 += ev.member == 1;
+		kinf_informerset_event_release(&ev);
+	}
+	kinf_informerset_remove(set, 0);
+	int rc;
+	while ((rc = kinf_informerset_next(set, 300, &ev)) == 1) {
+		after += ev.member == 0;
+		taken1 += ev.member == 1;
+		kinf_informerset_event_release(&ev);
+	}
+	is_int(rc, -KINF_ETIMEDOUT, "remove: member 1 goes on");
+	is_int(after, 0, "remove: none of member 0's after its removal");
+	is_int(taken1, 1, "remove: member 1's event all the same");
+	ok(kinf_informerset_has_synced(set), "remove: synced (member 0 left)");
+	kinf_informerset_remove(set, 1);
+	is_int(kinf_informerset_next(set, 3000, &ev), 0, "remove: over once both left");
+	kinf_informerset_free(set);	/* nothing leaks (ASan) */
+	close_src(&s[0]);
+	close_src(&s[1]);
+	free(names);
+	free(l0);
+	free(l1);
+}
+
 int main(void) {
 	test_merge_exit_after_sync();
 	test_one_fails();
@@ -339,5 +454,7 @@ int main(void) {
 	test_single();
 	test_empty();
 	test_grow_and_remove();
+	test_read_ahead();
+	test_remove_drops();
 	return tap_done();
 }
