@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,6 @@ struct kinf_deltafifo {
 	bool lazy_waiter;
 	/* Deltas queued since memory was last given back; when that was. */
 	size_t since_trim;
-	long long last_trim_ms;		/* kinf_clock_now_ms() */
 
 	struct kinf_hashtab items;	/* key -> struct kinf_deltas */
 
@@ -470,16 +470,24 @@ out:
 #define TRIM_AFTER_DELTAS 1024
 #define TRIM_EVERY_MS 1000
 
+/*
+ * The allocator is the process's: with several FIFOs (a set of informers)
+ * still at most once a second in all, or each would trim every arena
+ * once a second and the pages it gave back fault in again.
+ */
+static _Atomic long long last_trim_ms;
+
 static bool trim_due(struct kinf_deltafifo *fifo) {
 #ifdef __GLIBC__
 	if (fifo->since_trim < TRIM_AFTER_DELTAS) {
 		return false;
 	}
 	long long now = kinf_clock_now_ms();
-	if (now - fifo->last_trim_ms < TRIM_EVERY_MS) {
+	long long last = atomic_load_explicit(&last_trim_ms, memory_order_relaxed);
+	if (now - last < TRIM_EVERY_MS || !atomic_compare_exchange_strong(&last_trim_ms,
+			&last, now)) {
 		return false;
 	}
-	fifo->last_trim_ms = now;
 	fifo->since_trim = 0;
 	return true;
 #else
