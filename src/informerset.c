@@ -53,7 +53,7 @@ struct member {
 	size_t synced_at;		/* handed when its informer had synced; SIZE_MAX before */
 	bool over;			/* the pump ended (over, stopped or failed) */
 	bool failed;
-	bool left;			/* removed: its pump stops, its pops are dropped */
+	bool left;			/* removed: its pump stops */
 	struct kinf_error err;		/* why it failed; written once, before its item */
 	/* the caller's thread only */
 	size_t taken;			/* its pops next() returned */
@@ -184,13 +184,18 @@ int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
 	return start_member(set->v[i], reterr);
 }
 
-/* Keep the items of members other than i (of n, from v[head] in a ring of cap). */
-static size_t drop_member(struct item *v, size_t head, size_t n, size_t cap, size_t i) {
+/*
+ * Move the items of member i (of n, from v[head] in a ring of cap) to
+ * out[*n_out...] in their order, keeping the others in theirs; returns how
+ * many are kept.
+ */
+static size_t take_member(struct item *v, size_t head, size_t n, size_t cap, size_t i,
+		struct item *out, size_t *n_out) {
 	size_t kept = 0;
 	for (size_t k = 0; k < n; k++) {
 		struct item *it = &v[(head + k) % cap];
 		if (it->member == i) {
-			item_release(it);
+			out[(*n_out)++] = *it;
 		} else {
 			v[(head + kept++) % cap] = *it;
 		}
@@ -198,9 +203,28 @@ static size_t drop_member(struct item *v, size_t head, size_t n, size_t cap, siz
 	return kept;
 }
 
-void kinf_informerset_remove(struct kinf_informerset *set, size_t i) {
+/* An event made of it (its failure's err is m's). */
+static void event_of(struct kinf_informerset_event *ret, const struct item *it,
+		const struct member *m) {
+	memset(ret, 0, sizeof(*ret));
+	ret->member = it->member;
+	ret->rc = it->rc;
+	ret->batch = it->batch;
+	ret->deltas = it->deltas;
+	if (it->rc < 0) {
+		/* Written before its item was queued, and never again. */
+		ret->err = m->err;
+	}
+}
+
+int kinf_informerset_remove(struct kinf_informerset *set, size_t i,
+		struct kinf_informerset_event **ret_left, size_t *ret_n) {
 	if (i >= set->n || set->direct) {
-		return;
+		if (ret_left) {
+			*ret_left = NULL;
+			*ret_n = 0;
+		}
+		return 0;
 	}
 	struct member *m = set->v[i];
 	/* A pump waiting in next() wakes with 0; one waiting for room, below. */
@@ -211,15 +235,47 @@ void kinf_informerset_remove(struct kinf_informerset *set, size_t i) {
 		m->over = true;		/* never started: nothing will end it */
 		set->over++;
 	}
-	/* Releasing a pop's objects takes no lock. */
-	set->len = drop_member(set->q, set->head, set->len, set->qcap, i);
-	m->queued = 0;
 	pthread_cond_signal(&m->room);
+	bool running = m->pump_running;
+	m->pump_running = false;
+	pthread_mutex_unlock(&set->lock);
+	/* Once it ended, every pop it made is in the queue. */
+	if (running) {
+		pthread_join(m->pump, NULL);
+	}
+	/* At most READ_AHEAD and a failure in the queue, TAKE_MAX taken. */
+	struct item *left = malloc((READ_AHEAD + 1 + TAKE_MAX) * sizeof(*left));
+	size_t n = 0;
+	if (!left) {
+		return -KINF_ENOMEM;	/* they stay, for next() */
+	}
+	/* Those the caller took out of the queue came before the rest. */
+	set->took_len = take_member(set->took, set->took_head, set->took_len, TAKE_MAX, i,
+			left, &n);
+	pthread_mutex_lock(&set->lock);
+	set->len = take_member(set->q, set->head, set->len, set->qcap, i, left, &n);
+	m->queued = 0;
 	if (set->reader_waiting) {
 		pthread_cond_signal(&set->reader);
 	}
 	pthread_mutex_unlock(&set->lock);
-	set->took_len = drop_member(set->took, set->took_head, set->took_len, TAKE_MAX, i);
+	struct kinf_informerset_event *v = ret_left && n ? calloc(n, sizeof(*v)) : NULL;
+	for (size_t k = 0; k < n; k++) {
+		if (v) {
+			event_of(&v[k], &left[k], m);
+		} else {
+			item_release(&left[k]);
+		}
+	}
+	free(left);
+	if (ret_left && n && !v) {
+		return -KINF_ENOMEM;	/* released */
+	}
+	if (ret_left) {
+		*ret_left = v;
+		*ret_n = n;
+	}
+	return 0;
 }
 
 size_t kinf_informerset_len(const struct kinf_informerset *set) {
@@ -241,15 +297,9 @@ struct kinf_informer *kinf_informerset_get(struct kinf_informerset *set, size_t 
 static size_t hand_over(struct member *m, struct item *got, size_t k, size_t synced_k,
 		int fail_rc, const struct kinf_error *err, bool end) {
 	struct kinf_informerset *set = m->set;
-	size_t room = 0, dropped = 0;
+	size_t room = 0;
 
 	pthread_mutex_lock(&set->lock);
-	if (m->left) {
-		/* Dropped (after the unlock), as remove() dropped the others. */
-		dropped = k;
-		k = 0;
-		fail_rc = 0;
-	}
 	if (synced_k != SIZE_MAX) {
 		m->synced_at = m->handed + synced_k;
 	}
@@ -286,9 +336,6 @@ static size_t hand_over(struct member *m, struct item *got, size_t k, size_t syn
 		}
 	}
 	pthread_mutex_unlock(&set->lock);
-	for (size_t j = 0; j < dropped; j++) {
-		item_release(&got[j]);
-	}
 	return room;
 }
 
@@ -469,17 +516,8 @@ int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
 	struct member *m = set->v[it->member];
 	set->took_head = (set->took_head + 1) % TAKE_MAX;
 	set->took_len--;
-	memset(ret, 0, sizeof(*ret));
-	ret->member = it->member;
-	ret->rc = it->rc;
-	ret->batch = it->batch;
-	ret->deltas = it->deltas;
-	if (it->rc < 0) {
-		/* Written before its item was queued, and never again. */
-		ret->err = m->err;
-	} else {
-		m->taken++;
-	}
+	event_of(ret, it, m);
+	m->taken += it->rc == 0;
 	return 1;
 }
 

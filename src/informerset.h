@@ -100,12 +100,17 @@ int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
 		struct kinf_error *reterr);
 
 /*
- * Member i leaves: its informer stops, its pump ends, and its pops not
- * returned by next() yet are dropped (its indexer holds their changes).
- * It counts as over, not failed; its indexer stays readable. Caller's
- * thread.
+ * Member i leaves: its informer stops and its pump ends (waited for). Its
+ * pops that next() has not returned yet (it read ahead) are handed back
+ * in *ret_left, *ret_n of them, in their order (the caller releases each
+ * and frees the array), for the caller to hand out before anything it
+ * makes of the member's indexer, which holds their changes; with ret_left
+ * NULL they are released. It counts as over, not failed; its indexer
+ * stays readable. Caller's thread. 0, or -KINF_ENOMEM (the pops then
+ * come from next(), or are released).
  */
-void kinf_informerset_remove(struct kinf_informerset *set, size_t i);
+int kinf_informerset_remove(struct kinf_informerset *set, size_t i,
+		struct kinf_informerset_event **ret_left, size_t *ret_n);
 
 size_t kinf_informerset_len(const struct kinf_informerset *set);
 /* Member i's informer (borrowed; for its indexer, typed JSON, stats). */

@@ -1221,7 +1221,7 @@ static void namespace_joined(struct session *s, size_t c, const char *ns) {
 			if (m && s->n_members > kinf_informerset_len(s->set)) {
 				drop_last_member(s);	/* never in the set */
 			} else if (m) {
-				kinf_informerset_remove(s->set, s->n_members - 1);
+				kinf_informerset_remove(s->set, s->n_members - 1, NULL, NULL);
 				m->left = true;
 			}
 			s->failed_status = s->failed_status ? s->failed_status : status;
@@ -1231,14 +1231,45 @@ static void namespace_joined(struct session *s, size_t c, const char *ns) {
 	}
 }
 
+/*
+ * Member j's pops the set had read ahead, handed back on its removal:
+ * handed out before the deletes of what its indexer still has (their
+ * changes are in it). A failure among them is reported now.
+ */
+static void pending_left(struct session *s, size_t j, struct kinf_informerset_event *v,
+		size_t n) {
+	struct pending *p = realloc(s->pending, (s->n_pending + n + 1) * sizeof(*p));
+	if (p) {
+		s->pending = p;
+	} else if (n) {
+		int status = cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+		s->failed_status = s->failed_status ? s->failed_status : status;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].rc < 0 || !p) {
+			int status = v[i].rc < 0 ? member_failed(s, &v[i]) : EXIT_OK;
+			s->failed_status = s->failed_status ? s->failed_status : status;
+			kinf_informerset_event_release(&v[i]);
+			continue;
+		}
+		s->pending[s->n_pending++] = (struct pending){
+			.member = j, .batch = v[i].batch, .deltas = v[i].deltas,
+		};
+	}
+	free(v);
+}
+
 /* Namespace ns of context c went away: its informers leave. */
 static void namespace_left(struct session *s, size_t c, const char *ns) {
 	for (size_t j = 0; j < s->n_members; j++) {
 		struct member *m = s->members[j];
 		if (!m->hidden && !m->left && m->ctx == c && m->own_namespace &&
 				strcmp(m->own_namespace, ns) == 0 && j < kinf_informerset_len(s->set)) {
-			kinf_informerset_remove(s->set, j);
+			struct kinf_informerset_event *v = NULL;
+			size_t n = 0;
+			kinf_informerset_remove(s->set, j, &v, &n);
 			m->left = true;
+			pending_left(s, j, v, n);
 			deleted_with_namespace(s, j);
 			kinf_log(1, "%s leaves", m->label);
 		}

@@ -4,7 +4,7 @@
  * tagged with their member; exit_after_sync waiting for every member; one
  * member failing for good reported once while the others go on; stop
  * while a reader waits; how far a member reads ahead, the sync as the
- * reader sees it, and a removed member's pops dropped.
+ * reader sees it, and a removed member's pops handed back.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -319,8 +319,8 @@ static void test_grow_and_remove(void) {
 	is_str(got.data, "1:b/q1 1:b/q2", "grow: the added member's events, in order");
 	ok(kinf_informerset_has_synced(set), "grow: both synced");
 	/* Both pipes stay open: only remove ends them. */
-	kinf_informerset_remove(set, 0);
-	kinf_informerset_remove(set, 1);
+	ok(kinf_informerset_remove(set, 0, NULL, NULL) == 0, "grow: remove member 0");
+	ok(kinf_informerset_remove(set, 1, NULL, NULL) == 0, "grow: remove member 1");
 	long long t0 = kinf_clock_now_ms();
 	is_int(kinf_informerset_next(set, 3000, &ev), 0, "grow: over once both left");
 	ok(kinf_clock_now_ms() - t0 < 2000, "grow: soon (%lld ms)", kinf_clock_now_ms() - t0);
@@ -405,8 +405,12 @@ static void test_read_ahead(void) {
 	free(l1);
 }
 
-/* A member removed: the pops it read ahead and the reader did not take are dropped. */
-static void test_remove_drops(void) {
+/*
+ * A member removed: the pops it read ahead and the reader did not take,
+ * in the queue and in what the reader took out of it, are handed back in
+ * their order, and next() has none of them.
+ */
+static void test_remove_hands_back(void) {
 	struct kinf_informerset *set = kinf_informerset_new(false);
 	struct src s[2];
 	char *names = names_of(100);
@@ -426,7 +430,24 @@ static void test_remove_drops(void) {
 		taken1 += ev.member == 1;
 		kinf_informerset_event_release(&ev);
 	}
-	kinf_informerset_remove(set, 0);
+	struct kinf_informerset_event *left = NULL;
+	size_t n_left = 0;
+	ok(kinf_informerset_remove(set, 0, &left, &n_left) == 0, "remove: member 0");
+	unsigned long popped = pops_of(set, 0);
+	is_int((int)(taken0 + n_left), (int)popped,
+			"remove: what was taken and what is handed back are all it popped (%lu)",
+			popped);
+	int order = 0, others = 0;
+	for (size_t i = 0; i < n_left; i++) {
+		char key[16];
+		snprintf(key, sizeof(key), "a/p%03d", taken0 + (int)i);
+		others += left[i].member != 0 || left[i].rc != 0;
+		order += left[i].batch.n != 1 || strcmp(left[i].batch.v[0].key, key) != 0;
+		kinf_informerset_event_release(&left[i]);
+	}
+	free(left);
+	is_int(others, 0, "remove: member 0's pops only");
+	is_int(order, 0, "remove: in their order");
 	int rc;
 	while ((rc = kinf_informerset_next(set, 300, &ev)) == 1) {
 		after += ev.member == 0;
@@ -434,10 +455,10 @@ static void test_remove_drops(void) {
 		kinf_informerset_event_release(&ev);
 	}
 	is_int(rc, -KINF_ETIMEDOUT, "remove: member 1 goes on");
-	is_int(after, 0, "remove: none of member 0's after its removal");
+	is_int(after, 0, "remove: none of member 0's from next() after its removal");
 	is_int(taken1, 1, "remove: member 1's event all the same");
 	ok(kinf_informerset_has_synced(set), "remove: synced (member 0 left)");
-	kinf_informerset_remove(set, 1);
+	ok(kinf_informerset_remove(set, 1, NULL, NULL) == 0, "remove: member 1");
 	is_int(kinf_informerset_next(set, 3000, &ev), 0, "remove: over once both left");
 	kinf_informerset_free(set);	/* nothing leaks (ASan) */
 	close_src(&s[0]);
@@ -455,6 +476,6 @@ int main(void) {
 	test_empty();
 	test_grow_and_remove();
 	test_read_ahead();
-	test_remove_drops();
+	test_remove_hands_back();
 	return tap_done();
 }
