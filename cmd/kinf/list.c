@@ -8,6 +8,7 @@
 #include "http.h"
 #include "kindcols.h"
 #include "list.h"
+#include "session.h"
 #include "table.h"
 #include "toyaml.h"
 
@@ -33,6 +34,7 @@ static const char list_usage[] =
 	"  kinf list deploy/web pod/web-1\n"
 	"  kinf list pods,deploy -n app,web\n"
 	"  kinf list deploy -A -o wide\n"
+	"  kinf list pods -A --accessible\n"
 	"  kinf list pods -l app=web -o json | jq .metadata.name\n"
 	"  kinf list nodes -o name\n"
 	"  kinf list pods -o jsonpath='{range .items[*]}{.metadata.name}{\"\\n\"}{end}'\n"
@@ -45,6 +47,9 @@ static const char list_usage[] =
 	"                                 options may follow)\n"
 	"      --watch-only               watch without printing the list first, as\n"
 	"                                 kubectl get --watch-only\n"
+	"      --accessible               with -A: where listing a type cluster-wide is\n"
+	"                                 forbidden, the namespaces where it may be listed\n"
+	"                                 (a SelfSubjectAccessReview each), one list each\n"
 	"\n";
 
 /*
@@ -75,6 +80,7 @@ static const struct option list_options[] = {
 	CLI_COMMON_OPTIONS,
 	{ "watch", no_argument, NULL, 'w' },
 	{ "watch-only", no_argument, NULL, 'W' },
+	{ "accessible", no_argument, NULL, OPT_ACCESSIBLE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -610,6 +616,7 @@ struct groups {
 	int *firsts;		/* TYPE/NAME: each group's first argument, and n_pos */
 	int n_types;
 	char *type_list;	/* pods,svc: a copy, split in place into types */
+	bool accessible;	/* -A --accessible: each type's namespaces found out */
 };
 
 static void groups_release(struct groups *g) {
@@ -775,20 +782,38 @@ static void forget_held_rows(void) {
 	multi.columns_json = multi.kind_prefix = NULL;
 }
 
-/* One type's lists: a list per context and namespace, run_list's each. */
+static int accessible_namespaces(int n_opts, char **argv, const char *type,
+		struct kinf_strv *ret, bool *ret_everywhere);
+
+/*
+ * One type's lists: a list per context and namespace, run_list's each;
+ * with -A --accessible, the namespaces where the type may be listed when
+ * not everywhere.
+ */
 static int run_type(struct cli *cli, int argc, char **argv, int n_opts,
 		const struct groups *g, int t, char **names, int n_names) {
-	size_t n_ctxs = g->ctxs.n > 1 ? g->ctxs.n : 1, n_nss = g->nss.n > 1 ? g->nss.n : 1;
+	size_t n_ctxs = g->ctxs.n > 1 ? g->ctxs.n : 1;
 	int status = EXIT_OK;
 
 	for (size_t c = 0; c < n_ctxs && !stops_all(status); c++) {
+		struct kinf_strv allowed = {0};
+		bool everywhere = true;
 		multi.context = g->ctxs.n > 1 ? g->ctxs.v[c] : NULL;
 		multi.listed_once = false;
-		for (size_t j = 0; j < n_nss && !stops_all(status); j++) {
-			multi.namespace = g->nss.n > 1 ? g->nss.v[j] : NULL;
+		if (g->accessible) {
+			status = worse(status, accessible_namespaces(n_opts, argv, g->types[t],
+					&allowed, &everywhere));
+		}
+		/* -n a,b, the namespaces allowed, or one list (-A, or the context's). */
+		const struct kinf_strv *nss = everywhere ? &g->nss : &allowed;
+		bool each = nss->n > 1 || !everywhere;
+		for (size_t j = 0; j < (each ? nss->n : 1) && !stops_all(status); j++) {
+			multi.namespace = each ? nss->v[j] : NULL;
 			status = worse(status, run_group(argc, argv, n_opts, g->types[t],
 					names, n_names));
 		}
+		multi.namespace = NULL;
+		kinf_strv_release(&allowed);
 	}
 	multi.namespace = multi.context = NULL;
 	if (!stops_all(status)) {
@@ -812,8 +837,8 @@ static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
 			multi.show_kind |= strcmp(g->types[i], g->types[j]) != 0;
 		}
 	}
-	multi.quiet_empty = g->n_types > 1 || g->nss.n > 1 || g->ctxs.n > 1;
-	multi.merge = table && (g->nss.n > 1 || g->ctxs.n > 1);
+	multi.quiet_empty = g->n_types > 1 || g->nss.n > 1 || g->ctxs.n > 1 || g->accessible;
+	multi.merge = table && (g->nss.n > 1 || g->ctxs.n > 1 || g->accessible);
 	multi.table_printed = false;
 	char **names = NULL;
 	if (g->n_slash > 0 && !(names = calloc((size_t)n_pos + 1, sizeof(*names)))) {
@@ -851,18 +876,20 @@ static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
  * [NAME...], or only TYPE/NAME arguments (each a single type and name).
  * Several types or TYPE/NAME arguments run a list per type (consecutive
  * TYPE/NAME of one type make one group), in the order given, and so do
- * several namespaces and contexts; *handled says whether it did (one
+ * several namespaces and contexts, and -A --accessible (accessible) where
+ * a type may not be listed everywhere; *handled says whether it did (one
  * plain type is the caller's).
  */
-static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool *handled) {
+static int list_groups(struct cli *cli, int argc, char **argv, int n_opts, bool accessible,
+		bool *handled) {
 	char **pos = argv + n_opts;
 	int n_pos = argc - n_opts;
-	struct groups g = {0};
+	struct groups g = { .accessible = accessible };
 
 	*handled = true;
 	int status = groups_parse(cli, pos, n_pos, &g);
 	if (status == EXIT_OK && g.nss.n < 2 && g.ctxs.n < 2 && g.n_slash == 0 &&
-			!strchr(pos[0], ',')) {
+			!strchr(pos[0], ',') && !accessible) {
 		*handled = false;
 	} else if (status == EXIT_OK && (status = check_contexts(cli, &g.ctxs)) == EXIT_OK &&
 			(status = groups_types(cli, pos, n_pos, &g)) == EXIT_OK) {
@@ -879,6 +906,7 @@ struct list_args {
 	int n_pos;
 	int n_opts;		/* argv[0..n_opts): the options, moved first by getopt_long */
 	bool help;		/* --help was printed */
+	struct session_opts so;	/* --accessible */
 };
 
 /* Parse argv into a. EXIT_OK, or the status of a usage error (printed). */
@@ -894,7 +922,8 @@ static int list_parse(struct list_args *a, int argc, char **argv) {
 			a->help = true;
 			return EXIT_OK;
 		}
-		int r = cli_common_option(&a->cli, opt, optarg);
+		int r = opt == OPT_ACCESSIBLE ? session_option(&a->cli, &a->so, opt, optarg) :
+			cli_common_option(&a->cli, opt, optarg);
 		if (r < 0) {
 			return -r;
 		}
@@ -906,7 +935,7 @@ static int list_parse(struct list_args *a, int argc, char **argv) {
 	a->n_opts = optind;
 	a->pos = argv + optind;
 	a->n_pos = argc - optind;
-	return EXIT_OK;
+	return session_check_accessible(&a->cli, &a->so);
 }
 
 /* One list's checks; within a group, the group's namespace and context. */
@@ -915,6 +944,8 @@ static int list_check(struct list_args *a) {
 		return cli_usage_error(&a->cli, "list needs a resource type, e.g. 'kinf list pods'");
 	}
 	if (multi.in_group && multi.namespace) {
+		/* -A --accessible: this one of the namespaces allowed. */
+		a->cli.all_namespaces = false;
 		a->cli.kc.namespace = multi.namespace;
 		a->cli.namespace_args[0] = multi.namespace;
 		a->cli.n_namespace_args = 1;
@@ -925,6 +956,39 @@ static int list_check(struct list_args *a) {
 		a->cli.n_context_args = 1;
 	}
 	return EXIT_OK;
+}
+
+/*
+ * -A --accessible: where type may be listed in the group's context
+ * (session_accessible_namespaces()), through a connection of its own
+ * made with the options (argv[0..n_opts)). *ret_everywhere is false when
+ * it failed (reported).
+ */
+static int accessible_namespaces(int n_opts, char **argv, const char *type,
+		struct kinf_strv *ret, bool *ret_everywhere) {
+	char **v = calloc((size_t)n_opts + 2, sizeof(*v));
+	bool in_group = multi.in_group;
+	struct list_args a;
+	int status;
+
+	*ret_everywhere = false;
+	if (!v) {
+		fprintf(stderr, "kinf: out of memory\n");
+		return EXIT_ERROR;
+	}
+	memcpy(v, argv, (size_t)n_opts * sizeof(*v));
+	v[n_opts] = (char *)type;
+	multi.in_group = true;		/* the group's context */
+	if ((status = list_parse(&a, n_opts + 1, v)) == EXIT_OK &&
+			(status = list_check(&a)) == EXIT_OK &&
+			(status = cli_connect(&a.cli, type)) == EXIT_OK) {
+		status = session_accessible_namespaces(&a.cli, multi.context, ret,
+				ret_everywhere);
+	}
+	multi.in_group = in_group;
+	cli_release(&a.cli);
+	free(v);
+	return status;
 }
 
 /*
@@ -1106,7 +1170,7 @@ static int run_list(int argc, char **argv) {
 	bool handled = status != EXIT_OK || a.help;
 	if (!handled && !multi.in_group && a.n_pos > 0) {
 		/* Several types, TYPE/NAMEs, namespaces or contexts: a list each. */
-		status = list_groups(&a.cli, argc, argv, a.n_opts, &handled);
+		status = list_groups(&a.cli, argc, argv, a.n_opts, a.so.accessible, &handled);
 	}
 	if (!handled && (status = list_check(&a)) == EXIT_OK) {
 		return list_exec(&a);	/* it releases a.cli */

@@ -12,6 +12,7 @@
 #include "informerset.h"
 #include "log.h"
 #include "json.h"
+#include "list.h"
 #include "session.h"
 
 const char session_usage[] =
@@ -592,38 +593,117 @@ static int accessible_init(struct session *s, size_t n_ctx) {
 }
 
 /*
- * Whether context c's user may list and watch res in namespace (NULL:
- * cluster-wide), as kubectl auth can-i asks: a SelfSubjectAccessReview
- * for each verb. A review that fails is reported and counts as no.
+ * Whether cli's user may do each of verbs (NULL-ended: "list", "watch")
+ * with res in namespace (NULL: cluster-wide), as kubectl auth can-i asks:
+ * a SelfSubjectAccessReview per verb, through http. A review that fails
+ * is reported (naming context, when not NULL) and counts as no; *ret_status
+ * then gets its exit status.
  */
-static bool may_list_watch(struct session *s, size_t c, const struct kinf_resource *res,
-		const char *namespace) {
+static bool may(struct cli *cli, struct kinf_http *http, const struct kinf_resource *res,
+		const char *namespace, const char *const *verbs, const char *context,
+		int *ret_status) {
 	struct kinf_error err = {0};
-	bool list = false, watch = false;
-	int rc = kinf_access_review(s->review_http[c], "list", res->group, res->resource,
-			namespace, &list, &err);
-	if (rc == 0 && list) {
-		rc = kinf_access_review(s->review_http[c], "watch", res->group, res->resource,
-				namespace, &watch, &err);
+	struct kinf_buf what = {0};
+	bool allowed = true;
+	int rc = 0;
+
+	for (size_t i = 0; verbs[i]; i++) {
+		kinf_buf_putf(&what, "%s%s", i ? " and " : "", verbs[i]);
 	}
+	for (size_t i = 0; verbs[i] && allowed && rc == 0; i++) {
+		rc = kinf_access_review(http, verbs[i], res->group, res->resource, namespace,
+				&allowed, &err);
+	}
+	kinf_log(1, "may %s %s%s%s in %s%s: %s", what.data ? what.data : "", res->resource,
+			res->group[0] ? "." : "", res->group, namespace ? "namespace " : "",
+			namespace ? namespace : "the cluster", rc == 0 && allowed ? "yes" : "no");
 	if (rc < 0) {
-		const char *ctx = s->clis[c]->config->context_name;
-		struct kinf_buf what = {0};
-		kinf_buf_putf(&what, "access review of %s%s%s%s%s%s%s", res->resource,
+		kinf_buf_reset(&what);
+		kinf_buf_putf(&what, "access review of %s%s%s%s%s%s", res->resource,
 				res->group[0] ? "." : "", res->group,
 				namespace ? " in namespace \"" : "", namespace ? namespace : "",
-				namespace ? "\"" : "", s->n_clis > 1 ? " of context" : "");
-		if (s->n_clis > 1) {
-			kinf_buf_putf(&what, " \"%s\"", ctx ? ctx : "");
+				namespace ? "\"" : "");
+		if (context) {
+			kinf_buf_putf(&what, " of context \"%s\"", context);
 		}
-		s->failed_status = cli_error(s->cli, rc, &err,
+		*ret_status = cli_error(cli, rc, &err,
 				!kinf_buf_error(&what) && what.data ? what.data : "access review");
-		kinf_buf_release(&what);
 	}
-	kinf_log(1, "may list and watch %s%s%s in %s%s: %s", res->resource,
-			res->group[0] ? "." : "", res->group, namespace ? "namespace " : "",
-			namespace ? namespace : "the cluster", list && watch ? "yes" : "no");
-	return rc == 0 && list && watch;
+	kinf_buf_release(&what);
+	return rc == 0 && allowed;
+}
+
+/* Whether context c's user may list and watch res in namespace (NULL: cluster-wide). */
+static bool may_list_watch(struct session *s, size_t c, const struct kinf_resource *res,
+		const char *namespace) {
+	static const char *const verbs[] = { "list", "watch", NULL };
+	const char *ctx = s->clis[c]->config->context_name;
+	return may(s->cli, s->review_http[c], res, namespace, verbs,
+			s->n_clis > 1 ? (ctx ? ctx : "") : NULL, &s->failed_status);
+}
+
+int session_accessible_namespaces(struct cli *cli, const char *context,
+		struct kinf_strv *ret, bool *ret_everywhere) {
+	static const char *const verbs[] = { "list", NULL };
+	const struct kinf_resource *res = cli->res;
+	const struct kinf_resource *ns_res = NULL;
+	struct kinf_list_result list = {0};
+	struct kinf_error err = {0};
+	int status = EXIT_OK;
+
+	*ret_everywhere = !res->namespaced || may(cli, cli->http, res, NULL, verbs, context,
+			&status);
+	if (*ret_everywhere) {
+		return status;
+	}
+	int rc = kinf_discovery_resolve(cli->disc, "namespaces", &ns_res, &err);
+	char *path = rc == 0 ? kinf_resource_path(ns_res, NULL) : NULL;
+	if (rc == 0 && !path) {
+		rc = kinf_error_set(&err, KINF_ENOMEM, "out of memory");
+	}
+	if (rc == 0) {
+		struct kinf_list_opts lopts = {
+			.path = path, .limit = cli->chunk_size, .limits = cli->limits,
+		};
+		lopts.limits.metadata_only = true;
+		rc = kinf_list(cli->http, &lopts, &list, &err);
+	}
+	free(path);
+	if (rc < 0) {
+		struct kinf_buf what = {0};
+		kinf_buf_putf(&what, "--accessible: namespaces");
+		if (context) {
+			kinf_buf_putf(&what, " of context \"%s\"", context);
+		}
+		status = cli_error(cli, rc, &err, kinf_buf_error(&what) ? NULL : what.data);
+		kinf_buf_release(&what);
+		kinf_list_result_release(&list);
+		return status;
+	}
+	for (size_t i = 0; i < list.items.n; i++) {
+		const char *ns = kinf_object_name(list.items.v[i]);
+		if (may(cli, cli->http, res, ns, verbs, context, &status) &&
+				kinf_strv_push_str(ret, ns) < 0) {
+			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			break;
+		}
+	}
+	kinf_list_result_release(&list);
+	if (status == EXIT_OK && ret->n == 0) {
+		cli_printf_safe(stderr, "kinf: --accessible: no namespace where %s%s%s may be "
+				"listed%s%s%s", res->resource, res->group[0] ? "." : "", res->group,
+				context ? " in context \"" : "", context ? context : "",
+				context ? "\"" : "");
+		status = EXIT_ERROR;
+	}
+	return status;
+}
+
+int session_check_accessible(struct cli *cli, const struct session_opts *so) {
+	if (so->accessible && (!cli->all_namespaces || so->from)) {
+		return cli_usage_error(cli, "--accessible goes with -A (and a server)");
+	}
+	return EXIT_OK;
 }
 
 /*
@@ -839,8 +919,7 @@ int session_new_targets(struct cli *cli, const struct session_opts *so,
 			"context", &s->contexts)) != EXIT_OK) {
 		goto fail;
 	}
-	if (so->accessible && (!cli->all_namespaces || so->from)) {
-		status = cli_usage_error(cli, "--accessible goes with -A (and a server)");
+	if ((status = session_check_accessible(cli, so)) != EXIT_OK) {
 		goto fail;
 	}
 	if (so->from) {

@@ -158,6 +158,22 @@ void session_targets_release(struct session_targets *t);
 int session_new_targets(struct cli *cli, const struct session_opts *so,
 		const struct session_target *targets, size_t n_targets,
 		struct session **ret);
+/*
+ * --accessible goes with -A and a server: 0, or a usage error (printed,
+ * exit status 2). session_new_targets() checks it too.
+ */
+int session_check_accessible(struct cli *cli, const struct session_opts *so);
+/*
+ * -A --accessible for one list (kinf list) of cli->res through cli (connected):
+ * *ret_everywhere when the user may list it cluster-wide (or it is
+ * cluster-scoped), as a SelfSubjectAccessReview says; else the namespaces
+ * (listed now) where it may, appended to ret in order. A review that
+ * fails is reported and counts as no; none allowed is reported too. The
+ * exit status: 0, or 1 for either (the namespaces found are in ret).
+ * context names the context in messages (NULL: none).
+ */
+int session_accessible_namespaces(struct cli *cli, const char *context,
+		struct kinf_strv *ret, bool *ret_everywhere);
 /* session_new_targets() for resource (a comma list) and at most one name. */
 int session_new(struct cli *cli, const struct session_opts *so,
 		const char *resource, const char *name, struct session **ret);

@@ -314,6 +314,7 @@ complete -c kinf -n $w -s w -l watch -d 'watch (it always does)'
 complete -c kinf -n $w -l watch-only -d "do not print the initial list's events"
 complete -c kinf -n '__kinf_using list' -s w -l watch -d 'after the list, watch (kinf watch)'
 complete -c kinf -n '__kinf_using list' -l watch-only -d 'watch without printing the list first'
+complete -c kinf -n '__kinf_using list' -l accessible -d 'with -A: the namespaces where the type may be listed'
 complete -c kinf -n $w -l no-resync-events -d 'leave out updates with an unchanged resourceVersion'
 complete -c kinf -n $w -l old -d 'with -o json, add oldObject to updates'
 complete -c kinf -n $w -l diff -d 'print the fields an update changed'

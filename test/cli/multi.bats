@@ -781,6 +781,51 @@ dev_context() {
 	kubectl_fake delete namespace team-a team-z >/dev/null
 }
 
+@test "list -A --accessible: the namespaces where the user may list the type, asked with SelfSubjectAccessReviews" {
+	dev_context
+	run --separate-stderr kinf list pods --context dev -A
+	assert_failure 1
+	[[ $stderr == *'pods is forbidden: User "dev" cannot list resource "pods" in API group "" at the cluster scope'* ]]
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	# Pods of default (team-a and team-b do not exist); configmaps of
+	# viewer-ns, where dev may list them (and not watch: a list needs no watch).
+	run --separate-stderr kinf list pods,configmaps --context dev -A --accessible
+	assert_success
+	[ -z "$stderr" ]
+	got=$output
+	run fakeapi_requests
+	# Cluster-wide first, then each namespace, as kubectl auth can-i asks.
+	jq -e -s '[.[] | select(.resource == "selfsubjectaccessreviews")] | length > 2 and
+		all(.[]; .verb == "create" and .user == "dev")' <<<"$output"
+	jq -e -s '[.[] | select(.verb == "list") | "\(.resource) \(.namespace)"] | sort ==
+		["configmaps viewer-ns", "namespaces null", "namespaces null", "pods default"]' <<<"$output"
+	want=$(kubectl_fake get pods,configmaps -A | awk '$0 == "" || $1 == "NAMESPACE" ||
+		($1 == "default" && $2 ~ /^pod\//) || ($1 == "viewer-ns" && $2 ~ /^configmap\//)' |
+		noage | tr -s ' ')
+	assert_equal "$(noage <<<"$got" | tr -s ' ')" "$want"
+	# -o json: each namespace's objects in turn.
+	run --separate-stderr kinf list pods,configmaps --context dev -A --accessible -o json
+	assert_success
+	diff <( { server_keys pods default; server_keys configmaps viewer-ns; } | awk '{ print $2 }') \
+		<(jq -r '"\(.metadata.namespace)/\(.metadata.name)"' <<<"$output")
+	# Someone who may list everywhere: one list over every namespace.
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	run --separate-stderr kinf list pods -A --accessible -o name
+	assert_success
+	n=${#lines[@]}
+	run fakeapi_requests
+	jq -e -s '[.[] | select(.verb == "list") | "\(.resource) \(.namespace)"] == ["pods null"]' <<<"$output"
+	[ "$n" -eq "$(kubectl_fake get pods -A -o name | wc -l)" ]
+	# Nowhere: said, exit 1.
+	fakeapi_ctl POST /_fake/tokens '{"token":"nopods-tok","user":"nopods"}' >/dev/null
+	fakeapi_ctl POST /_fake/rbac '{"user":"nopods","rules":[
+		{"verbs":["list"],"resources":["namespaces"]}]}' >/dev/null
+	run --separate-stderr kinf list pods -A --accessible --token nopods-tok
+	assert_failure 1
+	[ -z "$output" ]
+	assert_equal "$stderr" 'kinf: --accessible: no namespace where pods may be listed'
+}
+
 @test "bad input: --accessible without -A, or with --from; namespaces it may not list" {
 	fakeapi_ctl POST /_fake/tokens '{"token":"nons-tok","user":"nons"}' >/dev/null
 	fakeapi_ctl POST /_fake/rbac '{"user":"nons","rules":[
@@ -794,4 +839,14 @@ dev_context() {
 	run --separate-stderr kinf watch -A --accessible --from /dev/null
 	assert_failure 2
 	[[ $stderr == 'kinf: --accessible goes with -A (and a server)'* ]]
+	# list: the same, before any request.
+	fakeapi_ctl DELETE /_fake/requests >/dev/null
+	run --separate-stderr kinf list pods --accessible
+	assert_failure 2
+	[[ $stderr == 'kinf: --accessible goes with -A (and a server)'* ]]
+	run fakeapi_requests
+	[ -z "$output" ]
+	run --separate-stderr kinf list pods -A --accessible --token nons-tok
+	assert_failure 1
+	assert_equal "$stderr" 'kinf: --accessible: namespaces: namespaces is forbidden: User "nons" cannot list resource "namespaces" in API group "" at the cluster scope (403 Forbidden)'
 }
