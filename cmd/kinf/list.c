@@ -74,6 +74,13 @@ static struct {
 	size_t n_rows;
 	char *columns_json;
 	char *kind_prefix;
+	/*
+	 * -A --accessible, namespace by namespace: a name is missing when no
+	 * namespace has it, as for one -A list; found per name, and the
+	 * resource to name in the message.
+	 */
+	bool *found_any;
+	char *found_resource;
 } multi;
 
 static const struct option list_options[] = {
@@ -786,6 +793,26 @@ static int accessible_namespaces(int n_opts, char **argv, const char *type,
 		struct kinf_strv *ret, bool *ret_everywhere);
 
 /*
+ * -A --accessible, namespace by namespace: each name no namespace had
+ * (multi.found_any), said as one -A list says it; then forgotten.
+ */
+static int missing_names(char *const *names, int n_names) {
+	int status = EXIT_OK;
+	for (int i = 0; multi.found_any && multi.found_resource && i < n_names; i++) {
+		if (!multi.found_any[i]) {
+			cli_printf_safe(stderr, "kinf: %s \"%s\" not found", multi.found_resource,
+					names[i]);
+			status = EXIT_ERROR;
+		}
+	}
+	free(multi.found_any);
+	free(multi.found_resource);
+	multi.found_any = NULL;
+	multi.found_resource = NULL;
+	return status;
+}
+
+/*
  * One type's lists: a list per context and namespace, run_list's each;
  * with -A --accessible, the namespaces where the type may be listed when
  * not everywhere.
@@ -807,11 +834,16 @@ static int run_type(struct cli *cli, int argc, char **argv, int n_opts,
 		/* -n a,b, the namespaces allowed, or one list (-A, or the context's). */
 		const struct kinf_strv *nss = everywhere ? &g->nss : &allowed;
 		bool each = nss->n > 1 || !everywhere;
+		if (!everywhere && n_names > 0 && allowed.n > 0 &&
+				!(multi.found_any = calloc((size_t)n_names, sizeof(bool)))) {
+			status = worse(status, cli_error(cli, -KINF_ENOMEM, NULL, NULL));
+		}
 		for (size_t j = 0; j < (each ? nss->n : 1) && !stops_all(status); j++) {
 			multi.namespace = each ? nss->v[j] : NULL;
 			status = worse(status, run_group(argc, argv, n_opts, g->types[t],
 					names, n_names));
 		}
+		status = worse(status, missing_names(names, n_names));
 		multi.namespace = NULL;
 		kinf_strv_release(&allowed);
 	}
@@ -1078,7 +1110,13 @@ static int list_print(struct list_args *a, struct item_printer *p, bool table,
 	int pstatus = table ? print_table(p, result) :
 		templated ? print_templated(p, result) : EXIT_OK;
 	for (int i = 1; i < a->n_pos; i++) {
-		if (!p->found[i - 1]) {
+		if (multi.found_any) {
+			/* Said by run_type() once every namespace was listed. */
+			multi.found_any[i - 1] |= p->found[i - 1];
+			if (!multi.found_resource) {
+				multi.found_resource = strdup(cli->res->resource);
+			}
+		} else if (!p->found[i - 1]) {
 			cli_printf_safe(stderr, "kinf: %s \"%s\" not found", cli->res->resource,
 					a->pos[i]);
 			status = EXIT_ERROR;

@@ -808,6 +808,12 @@ dev_context() {
 	assert_success
 	diff <( { server_keys pods default; server_keys configmaps viewer-ns; } | awk '{ print $2 }') \
 		<(jq -r '"\(.metadata.namespace)/\(.metadata.name)"' <<<"$output")
+	# Names: missing when no namespace allowed has them, as for one -A list.
+	name=$(server_keys pods default | head -1 | cut -d/ -f2)
+	run --separate-stderr kinf list pods "$name" nosuch --context dev -A --accessible -o name
+	assert_failure 1
+	assert_output "pod/$name"
+	assert_equal "$stderr" 'kinf: pods "nosuch" not found'
 	# Someone who may list everywhere: one list over every namespace.
 	fakeapi_ctl DELETE /_fake/requests >/dev/null
 	run --separate-stderr kinf list pods -A --accessible -o name
