@@ -16,6 +16,7 @@
 #include "http.h"
 #include "kubeconfig.h"
 #include "log.h"
+#include "transport.h"
 
 /*
  * client-go's rest client retries a 429 or any status from 500 up with a
@@ -27,7 +28,9 @@
 
 struct kinf_http {
 	CURL *curl;
-	CURLM *multi;		/* runs curl's transfers, so they can be interrupted */
+	/* shared with the clones: their requests go over the same connections */
+	struct kinf_transport *transport;
+	struct kinf_transport_stream *stream;	/* curl's requests through it */
 	const struct kinf_rest_config *config;
 	struct kinf_auth *auth;
 	struct kinf_http_opts opts;
@@ -38,6 +41,12 @@ struct kinf_http {
 	bool have_cred_generation;
 	bool client_cert;	/* the current credentials include a client certificate */
 	bool userinfo;		/* the server URL had user:password@ */
+	/*
+	 * 1 + the generation of credentials a connection was last opened
+	 * afresh for, 0 for none (the first client's, which its clones
+	 * outlive; they race for it).
+	 */
+	atomic_uint fresh_generation;
 	bool plain_http;
 	atomic_ulong requests;
 	struct kinf_http *counts_to;	/* a clone counts its requests there */
@@ -49,8 +58,8 @@ struct transfer {
 	struct kinf_http *http;
 	const struct kinf_http_request *req;
 	struct kinf_http_response *resp;
-	long status;		/* from the status line, once headers are in */
-	bool status_checked;
+	long status;		/* from the status line (the transport's thread) */
+	bool status_checked;	/* the body began (the caller's) */
 	int abort_rc;		/* what on_body returned, to pass back */
 	size_t max_error_body;
 	struct kinf_error *reterr;
@@ -171,8 +180,10 @@ static int set_unix_socket(struct kinf_http *http) {
 	return 0;
 }
 
-struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
-		struct kinf_auth *auth, const struct kinf_http_opts *opts) {
+/* A client whose requests go through transport (a new one when NULL). */
+static struct kinf_http *http_new(const struct kinf_rest_config *config,
+		struct kinf_auth *auth, const struct kinf_http_opts *opts,
+		struct kinf_transport *transport) {
 	struct kinf_http *http;
 
 	if (pthread_once(&curl_once, curl_init) != 0 || curl_init_code != CURLE_OK) {
@@ -198,8 +209,11 @@ struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 	}
 	http->server = strdup(config->server);
 	http->curl = curl_easy_init();
-	http->multi = curl_multi_init();
-	if (!http->server || !http->curl || !http->multi) {
+	http->transport = transport ? kinf_transport_ref(transport) : kinf_transport_new();
+	if (http->curl && http->transport) {
+		http->stream = kinf_transport_stream_new(http->transport, http->curl);
+	}
+	if (!http->server || !http->stream) {
 		kinf_http_free(http);
 		return NULL;
 	}
@@ -292,16 +306,20 @@ struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
 	return http;
 }
 
+struct kinf_http *kinf_http_new(const struct kinf_rest_config *config,
+		struct kinf_auth *auth, const struct kinf_http_opts *opts) {
+	return http_new(config, auth, opts, NULL);
+}
+
 void kinf_http_free(struct kinf_http *http) {
 	if (!http) {
 		return;
 	}
+	kinf_transport_stream_free(http->stream);
 	if (http->curl) {
 		curl_easy_cleanup(http->curl);
 	}
-	if (http->multi) {
-		curl_multi_cleanup(http->multi);
-	}
+	kinf_transport_unref(http->transport);
 	curl_slist_free_all(http->connect_to);
 	free(http->server);
 	free(http->url_base);
@@ -323,7 +341,7 @@ unsigned long kinf_http_request_count(const struct kinf_http *http) {
 }
 
 struct kinf_http *kinf_http_clone(struct kinf_http *http) {
-	struct kinf_http *c = kinf_http_new(http->config, http->auth, &http->opts);
+	struct kinf_http *c = http_new(http->config, http->auth, &http->opts, http->transport);
 	if (c) {
 		c->counts_to = http->counts_to ? http->counts_to : http;
 	}
@@ -375,6 +393,13 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 		free(t->resp->content_type);
 		t->resp->content_type = NULL;
 		t->resp->retry_after_s = -1;
+		/* "HTTP/1.1 200 OK", "HTTP/2 200": the status the body goes with */
+		const char *sp = memchr(data, ' ', len);
+		t->status = 0;
+		for (const char *p = sp ? sp + 1 : data + len; p < data + len &&
+				*p >= '0' && *p <= '9' && t->status < 1000; p++) {
+			t->status = t->status * 10 + (*p - '0');
+		}
 		return len;
 	}
 	const char *colon = memchr(data, ':', len);
@@ -399,105 +424,63 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 	return len;
 }
 
-static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata) {
+/* The transport's body hook, in the caller's thread. */
+static int on_write(const char *data, size_t len, void *userdata) {
 	struct transfer *t = userdata;
-	size_t len = size * nmemb;
 
-	if (!t->status_checked) {
-		curl_easy_getinfo(t->http->curl, CURLINFO_RESPONSE_CODE, &t->status);
-		t->status_checked = true;
-	}
+	t->status_checked = true;
 	if (t->status >= 200 && t->status < 300 && t->req->on_body) {
-		int rc = t->req->on_body(data, len, t->req->userdata);
-		if (rc < 0) {
-			t->abort_rc = rc;
-			return CURL_WRITEFUNC_ERROR;
-		}
-		return len;
+		return t->req->on_body(data, len, t->req->userdata);
 	}
 	/* Error bodies are kept up to a bound; the rest is read and dropped. */
 	bool ok = t->status >= 200 && t->status < 300;
 	size_t limit = ok ? t->http->opts.max_body : t->max_error_body;
 	size_t room = t->resp->body.len < limit ? limit - t->resp->body.len : 0;
 	if (ok && len > room) {
-		t->abort_rc = limit % (1 << 20) == 0 ?
+		return limit % (1 << 20) == 0 ?
 			kinf_error_set(t->reterr, KINF_ETOOBIG,
 				"%s: the response exceeds %zu MiB", t->req->path, limit >> 20) :
 			kinf_error_set(t->reterr, KINF_ETOOBIG,
 				"%s: the response exceeds %zu bytes", t->req->path, limit);
-		return CURL_WRITEFUNC_ERROR;
 	}
 	if (room && kinf_buf_append(&t->resp->body, data, len < room ? len : room) < 0) {
-		t->abort_rc = -KINF_ENOMEM;
-		return CURL_WRITEFUNC_ERROR;
-	}
-	return len;
-}
-
-static int on_progress(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
-		curl_off_t ultotal, curl_off_t ulnow) {
-	struct transfer *t = userdata;
-	if (t->http->opts.canceled && t->http->opts.canceled(t->http->opts.canceled_userdata)) {
-		t->abort_rc = -KINF_ECANCELED;
-		return 1;
+		return -KINF_ENOMEM;
 	}
 	return 0;
 }
 
+/* The transport's check hook, in the caller's thread between waits. */
+static int on_check(void *userdata) {
+	struct transfer *t = userdata;
+	struct kinf_http *http = t->http;
+
+	if (http->opts.canceled && http->opts.canceled(http->opts.canceled_userdata)) {
+		return -KINF_ECANCELED;
+	}
+	return t->req->aborted ? t->req->aborted(t->req->userdata) : 0;
+}
+
 void kinf_http_interrupt(struct kinf_http *http) {
-	if (http && http->multi) {
-		curl_multi_wakeup(http->multi);
+	if (http) {
+		kinf_transport_stream_wake(http->stream);
 	}
 }
 
 /*
- * curl_easy_perform() through the client's multi handle: the same transfer,
- * but the wait for data can be interrupted from another thread
- * (kinf_http_interrupt) and a cancel takes effect at once instead of at
- * libcurl's next progress call, up to a second later on an idle watch.
+ * curl_easy_perform() through the client's transport: the same transfer,
+ * over a connection it may share with the clones' requests (HTTP/2), and
+ * the wait for data can be interrupted from another thread
+ * (kinf_http_interrupt): a cancel takes effect at once.
  */
-static CURLcode run_transfer(struct kinf_http *http, struct transfer *t) {
-	CURLM *m = http->multi;
-	CURLcode code = CURLE_OK;
-	int running = 1;
-
-	if (curl_multi_add_handle(m, http->curl) != CURLM_OK) {
-		return CURLE_OUT_OF_MEMORY;
+static CURLcode run_transfer(struct transfer *t) {
+	const struct kinf_transport_hooks hooks = {
+		.body = on_write, .check = on_check, .userdata = t,
+	};
+	int abort_rc = 0;
+	CURLcode code = kinf_transport_perform(t->http->stream, &hooks, &abort_rc);
+	if (abort_rc < 0) {
+		t->abort_rc = abort_rc;
 	}
-	for (;;) {
-		CURLMcode mc = curl_multi_perform(m, &running);
-		if (mc == CURLM_OK && running && http->opts.canceled &&
-				http->opts.canceled(http->opts.canceled_userdata)) {
-			t->abort_rc = -KINF_ECANCELED;
-			code = CURLE_ABORTED_BY_CALLBACK;
-			break;
-		}
-		int rc;
-		if (mc == CURLM_OK && running && t->req->aborted &&
-				(rc = t->req->aborted(t->req->userdata)) < 0) {
-			t->abort_rc = rc;
-			code = CURLE_ABORTED_BY_CALLBACK;
-			break;
-		}
-		if (mc == CURLM_OK && running) {
-			mc = curl_multi_poll(m, NULL, 0, 1000, NULL);
-		}
-		if (mc != CURLM_OK) {
-			code = mc == CURLM_OUT_OF_MEMORY ? CURLE_OUT_OF_MEMORY : CURLE_RECV_ERROR;
-			break;
-		}
-		if (!running) {
-			CURLMsg *msg;
-			int left;
-			while ((msg = curl_multi_info_read(m, &left))) {
-				if (msg->msg == CURLMSG_DONE && msg->easy_handle == http->curl) {
-					code = msg->data.result;
-				}
-			}
-			break;
-		}
-	}
-	curl_multi_remove_handle(m, http->curl);
 	return code;
 }
 
@@ -633,7 +616,16 @@ static int apply_credentials(struct kinf_http *http, struct curl_slist **headers
 			curl_easy_setopt(c, CURLOPT_USERNAME, cred->username);
 			curl_easy_setopt(c, CURLOPT_PASSWORD, cred->password ? cred->password : "");
 		}
-		if (http->have_cred_generation) {
+		/*
+		 * A new identity: a new connection, once for the client and its
+		 * clones (libcurl reuses no connection made with another
+		 * client certificate). client-go closes its connections then.
+		 */
+		struct kinf_http *first = http->counts_to ? http->counts_to : http;
+		unsigned seen = atomic_load(&first->fresh_generation);
+		if (http->have_cred_generation && seen != cred->generation + 1 &&
+				atomic_compare_exchange_strong(&first->fresh_generation, &seen,
+					cred->generation + 1)) {
 			curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
 		}
 		http->cred_generation = cred->generation;
@@ -751,15 +743,10 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_write);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
 
 	long long t0 = kinf_clock_now_ms();
 	atomic_fetch_add(http->counts_to ? &http->counts_to->requests : &http->requests, 1);
-	CURLcode code = run_transfer(http, &t);
+	CURLcode code = run_transfer(&t);
 	long long ms = kinf_clock_now_ms() - t0;
 	curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 0L);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);

@@ -11,12 +11,14 @@ struct kinf_rest_config;
 struct kinf_auth;
 
 /*
- * HTTP to the API server over libcurl: one easy handle per client, so one
- * connection reused across requests (keep-alive, HTTP/2 when offered), gzip
- * accepted, User-Agent kinf/VERSION, credentials from struct kinf_auth
- * (never over plain http), TLS material handed over in memory (*_BLOB).
- * A client is used by one thread at a time; clients in different threads
- * may share their auth.
+ * HTTP to the API server over libcurl: gzip accepted, User-Agent
+ * kinf/VERSION, credentials from struct kinf_auth (never over plain http),
+ * TLS material handed over in memory (*_BLOB). A client and its clones
+ * share their connections (transport.h, a thread of its own): one TCP
+ * connection for all their requests when the server speaks HTTP/2 (ALPN
+ * h2), as client-go's informers share one; over HTTP/1.1 one per request
+ * in flight, kept alive for the next. A client is used by one thread at a
+ * time; clients in different threads may share their auth.
  */
 struct kinf_http;
 
@@ -138,8 +140,10 @@ unsigned long kinf_http_request_count(const struct kinf_http *http);
 /*
  * A second client to the same server with the same configuration,
  * credentials (shared: config and auth must outlive it too) and options,
- * on its own connection, for another thread: the list's next page is asked
- * for while the current one arrives. Its requests count in http's.
+ * for another thread: an informer of a set, or the list's next page asked
+ * for while the current one arrives. Its requests share http's connections
+ * (one HTTP/2 connection; their own over HTTP/1.1) and count in http's;
+ * http must outlive it.
  */
 struct kinf_http *kinf_http_clone(struct kinf_http *http);
 

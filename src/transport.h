@@ -1,0 +1,80 @@
+#ifndef KINF_TRANSPORT_H
+#define KINF_TRANSPORT_H
+
+#include <curl/curl.h>
+#include <stddef.h>
+
+/*
+ * The connections to one server, shared by an HTTP client and its clones
+ * (http.h): one libcurl multi handle, driven by a thread of its own, runs
+ * the requests of all of them. When the server speaks HTTP/2 (ALPN h2, as
+ * the API server does) they are streams on one TCP connection, as
+ * client-go's are; over HTTP/1.1 each request in flight has a connection
+ * of its own, and an idle one is reused by the next request. (libcurl
+ * multiplexes only the transfers of one multi handle: a share of its
+ * connection cache between easy handles in several threads does not,
+ * curl_share_setopt(3).)
+ *
+ * Threads: a request's caller blocks in kinf_transport_perform() and gets
+ * the body there, in its own thread; the transport thread receives and only
+ * queues the bytes, so a slow consumer holds up no other request. Over
+ * HTTP/1.1 a request whose caller falls KINF_TRANSPORT_PAUSE_BYTES behind
+ * is paused (its connection's TCP window does the rest) until the caller
+ * has taken them. An HTTP/2 stream is never paused: libcurl 7.88 stops
+ * reading the whole connection while a paused stream's data is waiting,
+ * so one slow consumer would hold up every stream (and a consumer that
+ * waits for another stream of the connection, as the list's second lane
+ * does, would wait for ever); its bytes wait in memory instead.
+ *
+ * Locks (leaves, never held while calling out): the transport's lock (its
+ * queue of requests to add, unpause or remove) and each stream's (its
+ * queued bytes and state). A stream's lock may be held while taking the
+ * transport's, never the other way.
+ */
+struct kinf_transport;
+
+/* Over HTTP/1.1, the bytes queued for a slow caller before its request pauses. */
+#define KINF_TRANSPORT_PAUSE_BYTES ((size_t)256 << 10)
+
+/* A transport with no connection yet; its thread starts with the first request. */
+struct kinf_transport *kinf_transport_new(void);
+struct kinf_transport *kinf_transport_ref(struct kinf_transport *t);
+/* Drop a reference; the last one ends the thread and closes the connections. */
+struct kinf_transport *kinf_transport_unref(struct kinf_transport *t);
+
+/*
+ * One easy handle's requests through t, one at a time: a client's. Takes
+ * a reference on t; easy is borrowed (freed after the stream) and gets its
+ * write callback and private pointer from here, CURLOPT_PIPEWAIT (wait for
+ * a connection being set up rather than open another that HTTP/2 might
+ * not need), and is otherwise the caller's to set up between requests.
+ */
+struct kinf_transport_stream *kinf_transport_stream_new(struct kinf_transport *t,
+		CURL *easy);
+void kinf_transport_stream_free(struct kinf_transport_stream *s);
+
+struct kinf_transport_hooks {
+	/* Each run of body bytes, in order: 0, or < 0 to end the transfer. */
+	int (*body)(const char *data, size_t len, void *userdata);
+	/*
+	 * Asked between waits (at least every second, and at once after
+	 * kinf_transport_stream_wake): 0, or < 0 to end the transfer.
+	 */
+	int (*check)(void *userdata);
+	void *userdata;
+};
+
+/*
+ * Run the request set up on the stream's easy handle to its end, calling
+ * the hooks in this thread (the header callback runs in the transport's).
+ * Returns libcurl's result, or CURLE_ABORTED_BY_CALLBACK with what a hook
+ * returned in *ret_abort (else 0 there). The easy handle is out of the
+ * multi handle again on return: curl_easy_getinfo() may be asked.
+ */
+CURLcode kinf_transport_perform(struct kinf_transport_stream *s,
+		const struct kinf_transport_hooks *hooks, int *ret_abort);
+
+/* Have the check hook asked at once. Any thread, also between requests. */
+void kinf_transport_stream_wake(struct kinf_transport_stream *s);
+
+#endif
