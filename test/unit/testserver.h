@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "loopback.h"
 #include "tap.h"
 
 struct server {
@@ -59,11 +60,7 @@ static void *server_main(void *userdata) {
 	struct kinf_buf head = {0};
 
 	while (!atomic_load(&s->stop)) {
-		struct pollfd p = { .fd = s->fd, .events = POLLIN };
-		if (poll(&p, 1, 50) <= 0) {
-			continue;
-		}
-		int c = accept(s->fd, NULL, NULL);
+		int c = loopback_accept(s->fd);
 		if (c < 0) {
 			continue;
 		}
@@ -90,21 +87,11 @@ static void *server_main(void *userdata) {
 }
 
 static void server_start(struct server *s, const char *const *script) {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t alen = sizeof(a);
-
 	memset(s, 0, sizeof(*s));
 	s->script = script;
 	atomic_init(&s->stop, false);
 	pthread_mutex_init(&s->lock, NULL);
-	s->fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (s->fd < 0 || bind(s->fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-			listen(s->fd, 8) < 0 ||
-			getsockname(s->fd, (struct sockaddr *)&a, &alen) < 0) {
-		perror("test server");
-		exit(1);
-	}
-	s->port = ntohs(a.sin_port);
+	s->fd = loopback_listen(&s->port);
 	pthread_create(&s->thread, NULL, server_main, s);
 }
 
