@@ -45,10 +45,16 @@ struct kinf_selector;
  *             during a streaming initial list, its temporary store.
  * list lanes  list.c during a large list: a parser thread (the consumer
  *             of a bytepipe.c pipe) and a second
- *             lane thread with its own connection (a clone of the HTTP
- *             client). They hand the items back to the reflector thread,
- *             which writes the FIFO; the parser thread calls
+ *             lane thread with a clone of the HTTP client (a second
+ *             request at once). They hand the items back to the reflector
+ *             thread, which writes the FIFO; the parser thread calls
  *             opts.on_list_page for the pages it parses.
+ * transport   transport.c's thread, one per HTTP client and its clones
+ *             (all the informers of a context, their lanes): drives
+ *             libcurl (sockets, TLS, the one HTTP/2 connection) for every
+ *             request and queues each body for the thread that made the
+ *             request, which consumes it in its own callbacks. Owns the
+ *             libcurl multi handle and its connections.
  * replay      with a recorded stream that is not a regular file (a pipe):
  *             reads and decodes it, writes the FIFO and the replay stats,
  *             closes the FIFO at the end. A regular file is replayed by
@@ -58,8 +64,9 @@ struct kinf_selector;
  * rwlock (Pop's process, Delete, Replace and Resync read or write the
  * indexer under the FIFO's lock). The reflector's lock, the bytepipe's and
  * the lister's, the informer's own (fatal error; also held while joining
- * the replay thread, which never takes it) and the auth's (auth.c)
- * are leaves: nothing else is taken while one is held, and no callback
+ * the replay thread, which never takes it), the auth's (auth.c) and
+ * transport.c's (the transport's, each request's) are leaves: nothing
+ * else is taken while one is held, and no callback
  * runs under one. Nothing in here calls out with a lock held.
  */
 struct kinf_informer;

@@ -8,8 +8,9 @@
  * a parser thread, in the middle of a page: the caller's thread keeps
  * receiving and hands the bytes over through a byte pipe (bytepipe.h, in
  * whole 256 KiB blocks the parser parses where they lie), with a mark at
- * each page's end (or failure). From then on, two connections
- * ("lanes") take turns: lane 0 is the caller's thread and connection,
+ * each page's end (or failure). From then on, two requests at once
+ * ("lanes": two connections over HTTP/1.1, two streams of one over
+ * HTTP/2) take turns: lane 0 is the caller's thread and HTTP client,
  * lane 1 a thread with a clone of it. Each asks for every other page.
  *
  * Vocabulary:

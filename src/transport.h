@@ -26,10 +26,9 @@
  * waits for another stream of the connection, as the list's second lane
  * does, would wait for ever); its bytes wait in memory instead.
  *
- * Locks (leaves, never held while calling out): the transport's lock (its
- * queue of requests to add, unpause or remove) and each stream's (its
- * queued bytes and state). A stream's lock may be held while taking the
- * transport's, never the other way.
+ * Locks: the transport's (its queue of requests to add, unpause or
+ * remove) and each stream's (its queued bytes and state). Both are
+ * leaves: nothing else is taken, and no hook runs, while one is held.
  */
 struct kinf_transport;
 
