@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <zlib.h>
 
 #include "apistatus.h"
 #include "auth.h"
@@ -63,7 +64,20 @@ struct transfer {
 	int abort_rc;		/* what on_body returned, to pass back */
 	size_t max_error_body;
 	struct kinf_error *reterr;
+	/*
+	 * Content-Encoding, from the headers (the transport's thread): the
+	 * body is inflated here, in the caller's thread, as it is consumed,
+	 * not by libcurl in the transport's, where a paused transfer would
+	 * keep what a piece inflates to (a gzip bomb's: 16 MiB from 16 KiB).
+	 */
+	enum { ENC_NONE, ENC_GZIP, ENC_OTHER, ENC_ENDED } encoding;
+	bool z_ready;
+	z_stream z;
+	unsigned char *zout;
 };
+
+/* Inflated bytes handed on at a time. */
+#define INFLATE_BYTES ((size_t)64 << 10)
 
 /* Remove "user:password@" from a URL in place; true when there was one. */
 static bool strip_userinfo(char *url) {
@@ -281,7 +295,9 @@ static struct kinf_http *http_new(const struct kinf_rest_config *config,
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	if (!config->disable_compression) {
+		/* asked for; decoded by on_write (struct transfer says why) */
 		curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip");
+		curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
 	}
 	if (http->opts.low_speed_time_s > 0) {
 		curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, http->opts.low_speed_time_s);
@@ -393,6 +409,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 		free(t->resp->content_type);
 		t->resp->content_type = NULL;
 		t->resp->retry_after_s = -1;
+		t->encoding = ENC_NONE;
 		/* "HTTP/1.1 200 OK", "HTTP/2 200": the status the body goes with */
 		const char *sp = memchr(data, ' ', len);
 		t->status = 0;
@@ -420,14 +437,19 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 		t->resp->content_type = strndup(v, (size_t)(end - v));
 	} else if (name_len == 11 && strncasecmp(data, "Retry-After", 11) == 0) {
 		t->resp->retry_after_s = kinf_http_parse_retry_after(v, (size_t)(end - v));
+	} else if (name_len == 16 && strncasecmp(data, "Content-Encoding", 16) == 0 &&
+			!t->http->config->disable_compression) {
+		size_t n = (size_t)(end - v);
+		t->encoding = (n == 4 && strncasecmp(v, "gzip", 4) == 0) ||
+			(n == 6 && strncasecmp(v, "x-gzip", 6) == 0) ? ENC_GZIP :
+			(n == 8 && strncasecmp(v, "identity", 8) == 0) || n == 0 ?
+			ENC_NONE : ENC_OTHER;
 	}
 	return len;
 }
 
-/* The transport's body hook, in the caller's thread. */
-static int on_write(const char *data, size_t len, void *userdata) {
-	struct transfer *t = userdata;
-
+/* A piece of the (decoded) body, in the caller's thread. */
+static int on_body(const char *data, size_t len, struct transfer *t) {
 	t->status_checked = true;
 	if (t->status >= 200 && t->status < 300 && t->req->on_body) {
 		return t->req->on_body(data, len, t->req->userdata);
@@ -447,6 +469,62 @@ static int on_write(const char *data, size_t len, void *userdata) {
 		return -KINF_ENOMEM;
 	}
 	return 0;
+}
+
+/* Inflate a piece of a gzip body and hand on what it gives. */
+static int inflate_piece(struct transfer *t, const char *data, size_t len) {
+	if (!t->z_ready) {
+		t->zout = malloc(INFLATE_BYTES);
+		if (!t->zout || inflateInit2(&t->z, 16 + MAX_WBITS) != Z_OK) {
+			return kinf_error_set(t->reterr, KINF_ENOMEM, "out of memory");
+		}
+		t->z_ready = true;
+	}
+	t->z.next_in = (Bytef *)data;
+	t->z.avail_in = (uInt)len;
+	for (;;) {
+		t->z.next_out = t->zout;
+		t->z.avail_out = (uInt)INFLATE_BYTES;
+		int zr = inflate(&t->z, Z_NO_FLUSH);
+		size_t n = INFLATE_BYTES - t->z.avail_out;
+		int rc = n ? on_body((const char *)t->zout, n, t) : 0;
+		if (rc < 0) {
+			return rc;
+		}
+		if (zr == Z_STREAM_END) {
+			/* what follows the gzip stream is dropped, as libcurl does */
+			t->encoding = ENC_ENDED;
+			return 0;
+		}
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			return kinf_error_set(t->reterr, KINF_ECONNECT, "%s: the response's "
+					"gzip encoding is broken: %s", t->http->server,
+					t->z.msg ? t->z.msg : "invalid data");
+		}
+		if (t->z.avail_in == 0 && t->z.avail_out > 0) {
+			return 0;	/* all in, all out */
+		}
+		if (zr == Z_BUF_ERROR && n == 0) {
+			return 0;	/* no progress: more input needed */
+		}
+	}
+}
+
+/* The transport's body hook, in the caller's thread: raw bytes, decoded here. */
+static int on_write(const char *data, size_t len, void *userdata) {
+	struct transfer *t = userdata;
+
+	switch (t->encoding) {
+	case ENC_NONE:
+		return on_body(data, len, t);
+	case ENC_GZIP:
+		return inflate_piece(t, data, len);
+	case ENC_ENDED:
+		return 0;
+	default:
+		return kinf_error_set(t->reterr, KINF_ECONNECT, "%s: the response has a "
+				"Content-Encoding kinf did not ask for (only gzip)", t->http->server);
+	}
 }
 
 /* The transport's check hook, in the caller's thread between waits. */
@@ -794,6 +872,10 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	}
 	rc = 0;
 out:
+	if (t.z_ready) {
+		inflateEnd(&t.z);
+	}
+	free(t.zout);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
 	/* (the Authorization header is zeroed as libcurl frees it) */
 	curl_slist_free_all(headers);

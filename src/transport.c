@@ -26,6 +26,13 @@
 #define MAX_CONCURRENT_STREAMS 1000L
 /* A stream's queue buffer larger than this is freed once drained. */
 #define KEEP_BUFFER_BYTES ((size_t)1 << 20)
+/*
+ * A queue past GROW_AT bytes is given QUEUE_BYTES at once (the pause
+ * bound and a piece or two more), not doubled there step by step: every
+ * pause and realloc is memory freed (a sanitizer keeps it for a while).
+ */
+#define GROW_AT ((size_t)64 << 10)
+#define QUEUE_BYTES ((size_t)512 << 10)
 
 enum {
 	OP_ADD = 1,
@@ -133,17 +140,26 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata) {
 		pthread_mutex_unlock(&s->lock);
 		return len;
 	}
-	if (!s->multiplexed && s->in.len >= KINF_TRANSPORT_PAUSE_BYTES) {
-		s->paused = true;
-		pthread_mutex_unlock(&s->lock);
-		return CURL_WRITEFUNC_PAUSE;
+	if (s->in.len + len >= GROW_AT && s->in.cap < QUEUE_BYTES) {
+		kinf_buf_reserve(&s->in, QUEUE_BYTES - 1 - s->in.len);
 	}
 	if (kinf_buf_append(&s->in, data, len) < 0) {
 		s->nomem = true;
 		len = 0;	/* CURLE_WRITE_ERROR */
 	}
+	/*
+	 * Taken, then paused: CURL_WRITEFUNC_PAUSE would have libcurl copy
+	 * the piece aside (and free it) at every pause.
+	 */
+	bool pause = !s->multiplexed && !s->paused && s->in.len >= KINF_TRANSPORT_PAUSE_BYTES;
+	if (pause) {
+		s->paused = true;
+	}
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
+	if (pause) {
+		curl_easy_pause(s->easy, CURLPAUSE_RECV);
+	}
 	return len;
 }
 

@@ -32,8 +32,11 @@
  */
 struct kinf_transport;
 
-/* Over HTTP/1.1, the bytes queued for a slow caller before its request pauses. */
-#define KINF_TRANSPORT_PAUSE_BYTES ((size_t)256 << 10)
+/*
+ * Over HTTP/1.1, the bytes queued for a slow caller before its request
+ * pauses: its queue then takes 512 KiB, allocated at once past 64 KiB.
+ */
+#define KINF_TRANSPORT_PAUSE_BYTES ((size_t)448 << 10)
 
 /* A transport with no connection yet; its thread starts with the first request. */
 struct kinf_transport *kinf_transport_new(void);
