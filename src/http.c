@@ -589,10 +589,18 @@ static int add_header(struct curl_slist **headers, const char *name, const char 
 	if ((r = kinf_header_value_check(value, strlen(value), what, KINF_EAUTH, reterr)) < 0) {
 		return r;
 	}
-	/* libcurl drops "Name:" with nothing after it; "Name;" sends it empty */
-	if ((!*value && !scheme ? kinf_buf_printf(&h, "%s;", name) :
-			kinf_buf_printf(&h, "%s: %s%s%s", name, scheme ? scheme : "",
-				scheme ? " " : "", value)) < 0) {
+	/*
+	 * libcurl drops "Name:" with nothing after it; "Name;" sends it
+	 * empty. Appended, not printf'd: glibc's vsnprintf(NULL, 0) formats
+	 * into a buffer on the stack, which would keep the value there.
+	 */
+	if (kinf_buf_append_str(&h, name) < 0 ||
+			(!*value && !scheme ? kinf_buf_append_char(&h, ';') < 0 :
+			kinf_buf_append(&h, ": ", 2) < 0 ||
+			(scheme && (kinf_buf_append_str(&h, scheme) < 0 ||
+				kinf_buf_append_char(&h, ' ') < 0)) ||
+			kinf_buf_append_str(&h, value) < 0)) {
+		kinf_explicit_bzero(h.data, h.len);
 		kinf_buf_release(&h);
 		return -KINF_ENOMEM;
 	}

@@ -140,8 +140,9 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata) {
 		pthread_mutex_unlock(&s->lock);
 		return len;
 	}
-	if (s->in.len + len >= GROW_AT && s->in.cap < QUEUE_BYTES) {
-		kinf_buf_reserve(&s->in, QUEUE_BYTES - 1 - s->in.len);
+	if (s->in.len + len >= GROW_AT && s->in.cap < QUEUE_BYTES &&
+			kinf_buf_reserve(&s->in, QUEUE_BYTES - 1 - s->in.len) < 0) {
+		/* (the append below asks for less) */
 	}
 	if (kinf_buf_append(&s->in, data, len) < 0) {
 		s->nomem = true;

@@ -230,7 +230,7 @@ static void client_init(struct client *c, struct kinf_transport *t) {
 	}
 	if (token) {
 		struct kinf_buf h = {0};
-		kinf_buf_printf(&h, "Authorization: Bearer %s", token);
+		must(kinf_buf_printf(&h, "Authorization: Bearer %s", token));
 		c->headers = curl_slist_append(NULL, h.data);
 		curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, c->headers);
 		kinf_buf_release(&h);
