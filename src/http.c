@@ -223,7 +223,9 @@ static struct kinf_http *http_new(const struct kinf_rest_config *config,
 	}
 	http->server = strdup(config->server);
 	http->curl = curl_easy_init();
-	http->transport = transport ? kinf_transport_ref(transport) : kinf_transport_new();
+	/* (HTTP/2 is asked for over TLS only: an http:// server gets HTTP/1.1) */
+	http->transport = transport ? kinf_transport_ref(transport) :
+		kinf_transport_new(strncasecmp(config->server, "http://", 7) == 0);
 	if (http->curl && http->transport) {
 		http->stream = kinf_transport_stream_new(http->transport, http->curl);
 	}
@@ -552,7 +554,7 @@ void kinf_http_interrupt(struct kinf_http *http) {
  */
 static CURLcode run_transfer(struct transfer *t) {
 	const struct kinf_transport_hooks hooks = {
-		.body = on_write, .check = on_check, .userdata = t,
+		.header = on_header, .body = on_write, .check = on_check, .userdata = t,
 	};
 	int abort_rc = 0;
 	CURLcode code = kinf_transport_perform(t->http->stream, &hooks, &abort_rc);
@@ -827,8 +829,6 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
 	}
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
 
 	long long t0 = kinf_clock_now_ms();
 	atomic_fetch_add(http->counts_to ? &http->counts_to->requests : &http->requests, 1);

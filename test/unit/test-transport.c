@@ -330,18 +330,45 @@ static void test_reuse(void) {
 	char url[128];
 
 	server_start(&s);
-	struct kinf_transport *t = kinf_transport_new();
+	struct kinf_transport *t = kinf_transport_new(true);
 	client_init(&a, t);
 	client_init(&b, t);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/small", s.port);
 	run(&a, url);
-	is_int(a.code, CURLE_OK, "a request through the transport");
+	is_int(a.code, CURLE_OK, "HTTP/1.1: a request in the caller's thread");
 	ok(a.body.len == 5 && memcmp(a.body.data, "hello", 5) == 0, "its body");
-	run(&b, url);
-	is_int(b.code, CURLE_OK, "a clone's request after it");
 	run(&a, url);
-	is_int(a.code, CURLE_OK, "and the first client's again");
-	is_int(atomic_load(&s.accepts), 1, "one connection, kept alive and shared in turn");
+	is_int(a.code, CURLE_OK, "the client's next request");
+	is_int(atomic_load(&s.accepts), 1, "on its connection, kept alive");
+	run(&b, url);
+	is_int(b.code, CURLE_OK, "a clone's request");
+	is_int(atomic_load(&s.accepts), 2, "on a connection of its own");
+	client_release(&a);
+	client_release(&b);
+	kinf_transport_unref(t);
+	server_stop(&s);
+}
+
+/* The version not known: the first request finds HTTP/1.1 out for the others. */
+static void test_probe(void) {
+	struct server s;
+	struct client a, b;
+	char url[128];
+
+	server_start(&s);
+	struct kinf_transport *t = kinf_transport_new(false);
+	client_init(&a, t);
+	client_init(&b, t);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/small", s.port);
+	run(&a, url);
+	is_int(a.code, CURLE_OK, "version unknown: the first request through the transport");
+	ok(a.body.len == 5, "with its body");
+	run(&b, url);
+	run(&a, url);
+	is_int(b.code + a.code, CURLE_OK, "then the clients' requests in their threads");
+	run(&a, url);
+	is_int(atomic_load(&s.accepts), 3, "the first one's connection not kept, "
+			"then one for each client");
 	client_release(&a);
 	client_release(&b);
 	kinf_transport_unref(t);
@@ -355,7 +382,7 @@ static void test_slow_consumer(void) {
 	char url[128];
 
 	server_start(&s);
-	struct kinf_transport *t = kinf_transport_new();
+	struct kinf_transport *t = kinf_transport_new(false);
 	client_init(&a, t);
 	client_init(&b, t);
 	a.hold = true;
@@ -391,7 +418,7 @@ static void test_abort(void) {
 	char url[128];
 
 	server_start(&s);
-	struct kinf_transport *t = kinf_transport_new();
+	struct kinf_transport *t = kinf_transport_new(false);
 	client_init(&a, t);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/hang", s.port);
 	a.hold = true;	/* to know when the first bytes came */
@@ -404,6 +431,20 @@ static void test_abort(void) {
 	is_int(a.code, CURLE_ABORTED_BY_CALLBACK, "the check hook ends an idle transfer");
 	is_int(a.abort_rc, -KINF_ECANCELED, "with what it returned");
 	ok(a.body.len == 5 && memcmp(a.body.data, "first", 5) == 0, "after the bytes that came");
+
+	/* HTTP/1.1 known now: the same in the caller's thread, waiting in its poll */
+	atomic_store(&a.cancel, false);
+	a.hold = true;
+	a.holding = a.released = false;
+	start_bg(&bga, &a, url);
+	wait_holding(&a);
+	release(&a);
+	atomic_store(&a.cancel, true);
+	kinf_transport_stream_wake(a.stream);
+	pthread_join(a.thread, NULL);
+	is_int(a.code, CURLE_ABORTED_BY_CALLBACK, "in the caller's thread too");
+	is_int(a.abort_rc, -KINF_ECANCELED, "with what the hook returned");
+	ok(a.body.len == 5 && memcmp(a.body.data, "first", 5) == 0, "after its bytes");
 
 	atomic_store(&a.cancel, false);
 	a.fail_with = -KINF_EJSON;
@@ -434,7 +475,7 @@ static void test_h2(void) {
 	char url[512];
 	long va = 0, vb = 0, pa = 0, pb = 0;
 
-	struct kinf_transport *t = kinf_transport_new();
+	struct kinf_transport *t = kinf_transport_new(false);
 	client_init(&a, t);
 	client_init(&b, t);
 	snprintf(url, sizeof(url), "%s/api/v1/pods", base);
@@ -466,6 +507,7 @@ static void test_h2(void) {
 int main(void) {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	test_reuse();
+	test_probe();
 	test_slow_consumer();
 	test_abort();
 	test_h2();
