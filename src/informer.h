@@ -50,11 +50,13 @@ struct kinf_selector;
  *             thread, which writes the FIFO; the parser thread calls
  *             opts.on_list_page for the pages it parses.
  * transport   transport.c's thread, one per HTTP client and its clones
- *             (all the informers of a context, their lanes): drives
- *             libcurl (sockets, TLS, the one HTTP/2 connection) for every
- *             request and queues each body for the thread that made the
- *             request, which consumes it in its own callbacks. Owns the
- *             libcurl multi handle and its connections.
+ *             (all the informers of a context, their lanes) when their
+ *             server speaks HTTP/2 or is not known yet: drives libcurl
+ *             (sockets, TLS, the one HTTP/2 connection) for every request
+ *             and queues each body for the thread that made the request,
+ *             which consumes it in its own callbacks. Owns the libcurl
+ *             multi handle and its connections. Over HTTP/1.1 there is
+ *             none: each request runs in the thread that makes it.
  * replay      with a recorded stream that is not a regular file (a pipe):
  *             reads and decodes it, writes the FIFO and the replay stats,
  *             closes the FIFO at the end. A regular file is replayed by
