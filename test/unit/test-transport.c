@@ -43,6 +43,7 @@ struct server {
 	pthread_t thread;
 	atomic_bool stop;
 	atomic_int accepts;
+	atomic_int hangups;		/* connections the client closed */
 	atomic_bool big_written;	/* a /big answer was written to its end */
 	pthread_t conns[MAX_CONNS];
 	int conn_fds[MAX_CONNS];
@@ -103,7 +104,13 @@ static void *conn_main(void *userdata) {
 	struct server *s = c->s;
 	char path[256];
 
-	while (read_request(s, c->fd, path, sizeof(path))) {
+	for (;;) {
+		if (!read_request(s, c->fd, path, sizeof(path))) {
+			if (!atomic_load(&s->stop)) {
+				atomic_fetch_add(&s->hangups, 1);
+			}
+			break;
+		}
 		if (strcmp(path, "/small") == 0) {
 			static const char r[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
 			if (!send_all(c->fd, r, sizeof(r) - 1)) {
@@ -363,6 +370,11 @@ static void test_probe(void) {
 	run(&a, url);
 	is_int(a.code, CURLE_OK, "version unknown: the first request through the transport");
 	ok(a.body.len == 5, "with its body");
+	for (int i = 0; i < 500 && atomic_load(&s.hangups) == 0; i++) {
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	is_int(atomic_load(&s.hangups), 1, "HTTP/1.1: its connection closed after it");
 	run(&b, url);
 	run(&a, url);
 	is_int(b.code + a.code, CURLE_OK, "then the clients' requests in their threads");
