@@ -758,6 +758,10 @@ static int map_curl_error(struct kinf_http *http, CURLcode code, const char *url
 		return kinf_error_set(reterr, KINF_ECONNECT, "%s: %s", http->server, detail);
 	case CURLE_OPERATION_TIMEDOUT:
 		return kinf_error_set(reterr, KINF_ETIMEDOUT, "%s: %s", http->server, detail);
+	case CURLE_FILESIZE_EXCEEDED:	/* (from the transport, transport.h) */
+		return kinf_error_set(reterr, KINF_ETOOBIG, "%s: more than %zu MiB of "
+				"a response waited for kinf to read them", http->server,
+				KINF_TRANSPORT_H2_QUEUE_MAX >> 20);
 	case CURLE_PEER_FAILED_VERIFICATION:
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CERTPROBLEM:

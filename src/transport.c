@@ -48,16 +48,6 @@
  */
 #define GROW_AT ((size_t)64 << 10)
 #define QUEUE_BYTES ((size_t)512 << 10)
-/*
- * What bounds an HTTP/2 stream's queue, which is never paused (transport.h
- * says why): its consumer. kinf's never wait for long but in one place,
- * the list's lane whose page comes after the other lane's, and that waits
- * for one page at most (the list's chunk size in objects). This is the
- * backstop beyond that: the transfer fails (CURLE_WRITE_ERROR) rather than
- * stall the connection's other streams or take all memory.
- */
-#define H2_QUEUE_MAX ((size_t)256 << 20)
-
 /* What the transport knows of the server's HTTP version. */
 enum { PROTO_UNKNOWN, PROTO_HTTP1, PROTO_HTTP2 };
 
@@ -108,7 +98,7 @@ struct kinf_transport_stream {
 	bool done;
 	bool woken;
 	bool nomem;
-	bool overflow;			/* an HTTP/2 queue past H2_QUEUE_MAX */
+	bool overflow;			/* an HTTP/2 queue past its bound */
 	CURLcode code;
 	/* the caller's */
 	struct kinf_buf out;
@@ -182,17 +172,15 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *userdata) {
 		pthread_mutex_unlock(&s->lock);
 		return len;
 	}
-	if (s->multiplexed && s->in.len + len > H2_QUEUE_MAX) {
+	if (s->multiplexed && s->in.len + len > KINF_TRANSPORT_H2_QUEUE_MAX) {
 		s->overflow = true;
 		pthread_cond_signal(&s->cond);
 		pthread_mutex_unlock(&s->lock);
 		return CURL_WRITEFUNC_ERROR;
 	}
-	if (s->in.len + len >= GROW_AT && s->in.cap < QUEUE_BYTES &&
-			kinf_buf_reserve(&s->in, QUEUE_BYTES - 1 - s->in.len) < 0) {
-		/* (the append below asks for less) */
-	}
-	if (kinf_buf_append(&s->in, data, len) < 0) {
+	if ((s->in.len + len >= GROW_AT && s->in.cap < QUEUE_BYTES &&
+			kinf_buf_reserve(&s->in, QUEUE_BYTES - 1 - s->in.len) < 0) ||
+			kinf_buf_append(&s->in, data, len) < 0) {
 		s->nomem = true;
 		len = 0;	/* CURLE_WRITE_ERROR */
 	}
@@ -591,8 +579,7 @@ static CURLcode perform_shared(struct kinf_transport_stream *s,
 		code = CURLE_OUT_OF_MEMORY;
 	}
 	if (s->overflow && code == CURLE_WRITE_ERROR) {
-		kinf_log(1, "an HTTP/2 stream's consumer fell %zu MiB behind: "
-				"the transfer ends", H2_QUEUE_MAX >> 20);
+		code = CURLE_FILESIZE_EXCEEDED;
 	}
 	kinf_buf_reset(&s->in);
 	if (s->in.cap > KEEP_BUFFER_BYTES) {

@@ -24,14 +24,14 @@
  * consumer would hold up every stream (and a consumer that waits for
  * another stream of the connection, as the list's second lane does, would
  * wait for ever); its bytes wait in memory instead, up to a backstop
- * (transport.c, H2_QUEUE_MAX, says what bounds them). Over HTTP/1.1 the
+ * (KINF_TRANSPORT_H2_QUEUE_MAX says what bounds them). Over HTTP/1.1 the
  * request runs in its caller's thread, on a connection of the caller's
  * own, read as fast as the caller consumes (TCP holds the rest): no
  * thread, queue or pause in between. Which version a server speaks is
  * known from the URL (http://: HTTP/1.1) or from its first answer; until
  * then one request at a time goes out (transport.c says why), through the
- * thread, and if that probe finds HTTP/1.1 (and a slow caller falls
- * KINF_TRANSPORT_PAUSE_BYTES behind) it is paused.
+ * thread; if that probe finds HTTP/1.1, it is paused whenever its caller
+ * falls KINF_TRANSPORT_PAUSE_BYTES behind.
  *
  * Locks: the transport's (its queue of requests to add, unpause or
  * remove, what it knows of the server's version) and each stream's (its
@@ -41,10 +41,21 @@
 struct kinf_transport;
 
 /*
- * Over HTTP/1.1, the bytes queued for a slow caller before its request
- * pauses: its queue then takes 512 KiB, allocated at once past 64 KiB.
+ * An HTTP/1.1 request through the thread (the probe): the bytes queued for
+ * a slow caller before it pauses. Its queue then takes 512 KiB, allocated
+ * at once past 64 KiB.
  */
 #define KINF_TRANSPORT_PAUSE_BYTES ((size_t)448 << 10)
+
+/*
+ * What bounds an HTTP/2 stream's queue, which is never paused: its
+ * consumer. kinf's never wait for long but in one place, the list's lane
+ * whose page comes after the other lane's, and that waits for one page at
+ * most (the list's chunk size in objects). This is the backstop beyond
+ * that: the transfer fails (CURLE_FILESIZE_EXCEEDED) rather than stall the
+ * connection's other streams or take all memory.
+ */
+#define KINF_TRANSPORT_H2_QUEUE_MAX ((size_t)256 << 20)
 
 /*
  * A transport with no connection yet; its thread starts with the first
@@ -87,9 +98,11 @@ struct kinf_transport_hooks {
 /*
  * Run the request set up on the stream's easy handle to its end, calling
  * the body and check hooks in this thread.
- * Returns libcurl's result, or CURLE_ABORTED_BY_CALLBACK with what a hook
- * returned in *ret_abort (else 0 there). The easy handle is out of the
- * multi handle again on return: curl_easy_getinfo() may be asked.
+ * Returns libcurl's result, CURLE_FILESIZE_EXCEEDED for an HTTP/2 stream
+ * whose consumer fell KINF_TRANSPORT_H2_QUEUE_MAX behind, or
+ * CURLE_ABORTED_BY_CALLBACK with what a hook returned in *ret_abort (else 0
+ * there). The easy handle is out of the multi handle again on return:
+ * curl_easy_getinfo() may be asked.
  */
 CURLcode kinf_transport_perform(struct kinf_transport_stream *s,
 		const struct kinf_transport_hooks *hooks, int *ret_abort);
