@@ -214,7 +214,11 @@ static void learn(struct kinf_transport_stream *s, bool http2) {
 	}
 	pthread_mutex_unlock(&t->lock);
 	if (!http2 && s->probe) {
-		/* (read when the transfer ends: this one's connection closes) */
+		/*
+		 * Read when the transfer ends: this one's connection closes.
+		 * (libcurl's rule is no call into it from a callback but
+		 * curl_easy_pause; this option only sets a flag, lib/setopt.c.)
+		 */
 		curl_easy_setopt(s->easy, CURLOPT_FORBID_REUSE, 1L);
 		s->forbid_reuse = true;
 	}
