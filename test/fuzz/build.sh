@@ -23,7 +23,7 @@ if ! command -v "$CC" >/dev/null; then
 	exit 1
 fi
 version=$(sed -n "s/^[[:space:]]*version: '\([^']*\)',/\1/p" "$top/meson.build" | head -1)
-pkgs="libcurl yaml-0.1 jansson openssl"
+pkgs="libcurl yaml-0.1 jansson openssl zlib"
 cflags=(-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L "-DKINF_VERSION=\"${version:-0}\""
 	-Wall -Wextra -Wno-unused-parameter -Werror
 	-fno-omit-frame-pointer -fno-sanitize-recover=undefined
