@@ -165,29 +165,56 @@ static int group_resource(struct kinf_buf *msg, const char *group, const char *r
 		kinf_buf_append_str(msg, resource);
 }
 
-static int emit(struct kinf_buf *out, struct kinf_apistatus *st, struct kinf_buf *msg) {
+int kinf_apistatus_make(struct kinf_apistatus_body *out, const struct kinf_apistatus *st) {
+	out->code = st->code;
+	out->retry_after_seconds = st->retry_after_seconds;
+	kinf_buf_reset(&out->json);
+	int rc = kinf_apistatus_format(st, &out->json);
+	if (rc < 0) {
+		kinf_buf_fail(&out->json, rc);
+	}
+	return rc;
+}
+
+void kinf_apistatus_body_release(struct kinf_apistatus_body *b) {
+	kinf_buf_release(&b->json);
+	b->code = 0;
+	b->retry_after_seconds = 0;
+}
+
+/* A message could not be built: out holds no Status, and says so. */
+static int fail(struct kinf_apistatus_body *out, int rc) {
+	kinf_buf_reset(&out->json);
+	kinf_buf_fail(&out->json, rc);
+	out->code = 0;
+	out->retry_after_seconds = 0;
+	return rc;
+}
+
+static int emit(struct kinf_apistatus_body *out, struct kinf_apistatus *st,
+		struct kinf_buf *msg) {
 	if (msg) {
 		st->message = msg->data ? msg->data : "";
 	}
-	int rc = kinf_apistatus_format(st, out);
+	int rc = kinf_apistatus_make(out, st);
 	if (msg) {
 		kinf_buf_release(msg);
 	}
 	return rc;
 }
 
-int kinf_apistatus_bad_request(struct kinf_buf *out, const char *message) {
+int kinf_apistatus_bad_request(struct kinf_apistatus_body *out, const char *message) {
 	struct kinf_apistatus st = { .code = 400, .reason = "BadRequest", .message = message };
 	return emit(out, &st, NULL);
 }
 
-int kinf_apistatus_unauthorized(struct kinf_buf *out) {
+int kinf_apistatus_unauthorized(struct kinf_apistatus_body *out) {
 	struct kinf_apistatus st = { .code = 401, .reason = "Unauthorized",
 		.message = "Unauthorized" };
 	return emit(out, &st, NULL);
 }
 
-int kinf_apistatus_forbidden(struct kinf_buf *out, const char *group, const char *resource,
+int kinf_apistatus_forbidden(struct kinf_apistatus_body *out, const char *group, const char *resource,
 		const char *name, const char *why) {
 	struct kinf_apistatus st = { .code = 403, .reason = "Forbidden", .name = name,
 		.group = group, .kind = resource };
@@ -209,12 +236,12 @@ int kinf_apistatus_forbidden(struct kinf_buf *out, const char *group, const char
 	}
 	if (rc < 0) {
 		kinf_buf_release(&msg);
-		return rc;
+		return fail(out, rc);
 	}
 	return emit(out, &st, &msg);
 }
 
-int kinf_apistatus_not_found(struct kinf_buf *out, const char *group, const char *resource,
+int kinf_apistatus_not_found(struct kinf_apistatus_body *out, const char *group, const char *resource,
 		const char *name) {
 	struct kinf_apistatus st = { .code = 404, .reason = "NotFound", .name = name,
 		.group = group, .kind = resource };
@@ -231,12 +258,12 @@ int kinf_apistatus_not_found(struct kinf_buf *out, const char *group, const char
 	}
 	if (rc < 0) {
 		kinf_buf_release(&msg);
-		return rc;
+		return fail(out, rc);
 	}
 	return emit(out, &st, &msg);
 }
 
-int kinf_apistatus_read_only(struct kinf_buf *out, const char *upstream) {
+int kinf_apistatus_read_only(struct kinf_apistatus_body *out, const char *upstream) {
 	struct kinf_apistatus st = { .code = 405, .reason = "MethodNotAllowed", .details = true };
 	struct kinf_buf msg = {0};
 	int rc = kinf_buf_append_str(&msg, "the server does not allow this method on the requested "
@@ -246,47 +273,47 @@ int kinf_apistatus_read_only(struct kinf_buf *out, const char *upstream) {
 	}
 	if (rc < 0) {
 		kinf_buf_release(&msg);
-		return rc;
+		return fail(out, rc);
 	}
 	return emit(out, &st, &msg);
 }
 
-int kinf_apistatus_expired(struct kinf_buf *out, const char *message) {
+int kinf_apistatus_expired(struct kinf_apistatus_body *out, const char *message) {
 	struct kinf_apistatus st = { .code = 410, .reason = "Expired", .message = message };
 	return emit(out, &st, NULL);
 }
 
-int kinf_apistatus_too_large(struct kinf_buf *out, size_t limit) {
+int kinf_apistatus_too_large(struct kinf_apistatus_body *out, size_t limit) {
 	struct kinf_apistatus st = { .code = 413, .reason = "RequestEntityTooLarge" };
 	struct kinf_buf msg = {0};
 	int rc = kinf_buf_printf(&msg, "Request entity too large: limit is %zu", limit);
 	if (rc < 0) {
 		kinf_buf_release(&msg);
-		return rc;
+		return fail(out, rc);
 	}
 	return emit(out, &st, &msg);
 }
 
-int kinf_apistatus_too_many_requests(struct kinf_buf *out, const char *message,
+int kinf_apistatus_too_many_requests(struct kinf_apistatus_body *out, const char *message,
 		int retry_after_seconds) {
 	struct kinf_apistatus st = { .code = 429, .reason = "TooManyRequests", .message = message,
 		.retry_after_seconds = retry_after_seconds };
 	return emit(out, &st, NULL);
 }
 
-int kinf_apistatus_internal(struct kinf_buf *out, const char *err) {
+int kinf_apistatus_internal(struct kinf_apistatus_body *out, const char *err) {
 	struct kinf_apistatus st = { .code = 500, .reason = "InternalError", .n_causes = 1 };
 	struct kinf_buf msg = {0};
 	st.causes[0].message = err;
 	int rc = kinf_buf_printf(&msg, "Internal error occurred: %s", err);
 	if (rc < 0) {
 		kinf_buf_release(&msg);
-		return rc;
+		return fail(out, rc);
 	}
 	return emit(out, &st, &msg);
 }
 
-int kinf_apistatus_unavailable(struct kinf_buf *out, const char *message) {
+int kinf_apistatus_unavailable(struct kinf_apistatus_body *out, const char *message) {
 	struct kinf_apistatus st = { .code = 503, .reason = "ServiceUnavailable",
 		.message = message };
 	return emit(out, &st, NULL);

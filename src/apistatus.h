@@ -39,23 +39,41 @@ struct kinf_apistatus {
 /* Append st's JSON (with the final newline) to out. 0 or -KINF_ENOMEM. */
 int kinf_apistatus_format(const struct kinf_apistatus *st, struct kinf_buf *out);
 
+/*
+ * A Status ready to be sent: its JSON and the values of the HTTP status
+ * line and the Retry-After header, all taken from one struct
+ * kinf_apistatus, so the answer's status and its body's "code" cannot
+ * disagree. Initialise with {0}; release with kinf_apistatus_body_release().
+ */
+struct kinf_apistatus_body {
+	int code;			/* the Status's code: the HTTP status to send */
+	int retry_after_seconds;	/* > 0: send Retry-After with it */
+	struct kinf_buf json;		/* the body, ending in a newline */
+};
+
+/*
+ * Make out the Status st (what out held before is replaced). 0 or
+ * -KINF_ENOMEM, when out->json is marked failed (kinf_buf_error()).
+ */
+int kinf_apistatus_make(struct kinf_apistatus_body *out, const struct kinf_apistatus *st);
+void kinf_apistatus_body_release(struct kinf_apistatus_body *b);
+
 /* Append s as a JSON string the way Go's encoding/json writes it. */
 int kinf_apistatus_quote(struct kinf_buf *out, const char *s);
 
 /*
- * The apiserver's errors, each appended to out as a Status body whose code
- * is the HTTP status to send. group is "" (or NULL) for the core group.
- * All return 0 or -KINF_ENOMEM.
+ * The apiserver's errors, each made into out as kinf_apistatus_make() does.
+ * group is "" (or NULL) for the core group. All return 0 or -KINF_ENOMEM.
  */
 /* 400 BadRequest, message as given (NewBadRequest). */
-int kinf_apistatus_bad_request(struct kinf_buf *out, const char *message);
+int kinf_apistatus_bad_request(struct kinf_apistatus_body *out, const char *message);
 /* 401 Unauthorized, message "Unauthorized" (the authentication filter). */
-int kinf_apistatus_unauthorized(struct kinf_buf *out);
+int kinf_apistatus_unauthorized(struct kinf_apistatus_body *out);
 /* 403: `pods "x" is forbidden: why` (NewForbidden; name may be NULL). */
-int kinf_apistatus_forbidden(struct kinf_buf *out, const char *group, const char *resource,
+int kinf_apistatus_forbidden(struct kinf_apistatus_body *out, const char *group, const char *resource,
 	const char *name, const char *why);
 /* 404: `pods "x" not found`, `deployments.apps "x" not found` (NewNotFound). */
-int kinf_apistatus_not_found(struct kinf_buf *out, const char *group, const char *resource,
+int kinf_apistatus_not_found(struct kinf_apistatus_body *out, const char *group, const char *resource,
 	const char *name);
 /*
  * 405 MethodNotAllowed as go-restful's error handler writes it for a verb
@@ -63,18 +81,18 @@ int kinf_apistatus_not_found(struct kinf_buf *out, const char *group, const char
  * ": kinf serve is a read-only cache" and " of UPSTREAM" when upstream
  * is not NULL.
  */
-int kinf_apistatus_read_only(struct kinf_buf *out, const char *upstream);
+int kinf_apistatus_read_only(struct kinf_apistatus_body *out, const char *upstream);
 /* 410 Expired with message, e.g. "too old resource version: 5 (41)". */
-int kinf_apistatus_expired(struct kinf_buf *out, const char *message);
+int kinf_apistatus_expired(struct kinf_apistatus_body *out, const char *message);
 /* 413: "Request entity too large: limit is N" (NewRequestEntityTooLargeError). */
-int kinf_apistatus_too_large(struct kinf_buf *out, size_t limit);
+int kinf_apistatus_too_large(struct kinf_apistatus_body *out, size_t limit);
 /* 429 TooManyRequests with details.retryAfterSeconds (NewTooManyRequests). */
-int kinf_apistatus_too_many_requests(struct kinf_buf *out, const char *message,
+int kinf_apistatus_too_many_requests(struct kinf_apistatus_body *out, const char *message,
 	int retry_after_seconds);
 /* 500: "Internal error occurred: ERR", one cause with ERR (NewInternalError). */
-int kinf_apistatus_internal(struct kinf_buf *out, const char *err);
+int kinf_apistatus_internal(struct kinf_apistatus_body *out, const char *err);
 /* 503 ServiceUnavailable with message (NewServiceUnavailable). */
-int kinf_apistatus_unavailable(struct kinf_buf *out, const char *message);
+int kinf_apistatus_unavailable(struct kinf_apistatus_body *out, const char *message);
 
 /*
  * Plain-text bodies the apiserver answers below its API (Content-Type

@@ -431,33 +431,33 @@ int kinf_httpd_respond(struct kinf_httpd_req *req, int status, const char *conte
 	return respond_common(req, status, content_type, extra_headers, body, len);
 }
 
-int kinf_httpd_respond_status_body(struct kinf_httpd_req *req, int code, const char *body,
-		size_t len, int retry_after_seconds) {
+int kinf_httpd_respond_status_body(struct kinf_httpd_req *req,
+		const struct kinf_apistatus_body *st) {
 	char extra[64] = "";
-	if (retry_after_seconds > 0) {
-		snprintf(extra, sizeof(extra), "Retry-After: %d\r\n", retry_after_seconds);
+	if (kinf_buf_error(&st->json) || !st->json.len) {
+		/* Never an answer without its body: the connection goes. */
+		req->conn->req_active = false;
+		conn_kill(req->conn);
+		return -KINF_ENOMEM;
 	}
-	return respond_common(req, code, "application/json", extra[0] ? extra : NULL, body, len);
+	if (st->retry_after_seconds > 0) {
+		snprintf(extra, sizeof(extra), "Retry-After: %d\r\n", st->retry_after_seconds);
+	}
+	return respond_common(req, st->code, "application/json", extra[0] ? extra : NULL,
+		st->json.data, st->json.len);
 }
 
 int kinf_httpd_respond_status(struct kinf_httpd_req *req, const struct kinf_apistatus *st) {
-	struct kinf_buf body = {0};
-	int rc = kinf_apistatus_format(st, &body);
-	if (rc < 0) {
-		kinf_buf_release(&body);
-		req->conn->req_active = false;
-		conn_kill(req->conn);
-		return rc;
-	}
-	rc = kinf_httpd_respond_status_body(req, st->code, body.data, body.len,
-		st->retry_after_seconds);
-	kinf_buf_release(&body);
+	struct kinf_apistatus_body body = {0};
+	kinf_apistatus_make(&body, st);	/* a failure is the connection's end below */
+	int rc = kinf_httpd_respond_status_body(req, &body);
+	kinf_apistatus_body_release(&body);
 	return rc;
 }
 
 /* A Status answer from httpd itself, before the handler (401, 413). */
-static void reject_status(struct conn *c, const char *body, size_t len, int code) {
-	if (!body) {
+static void reject_status(struct conn *c, const struct kinf_apistatus_body *st) {
+	if (kinf_buf_error(&st->json) || !st->json.len) {
 		reject_plain(c, 500, NULL, NULL);
 		return;
 	}
@@ -466,7 +466,7 @@ static void reject_status(struct conn *c, const char *body, size_t len, int code
 	c->req.conn = c;
 	c->req.on_close = NULL;
 	c->req.on_drain = NULL;
-	respond_common(&c->req, code, "application/json", NULL, body, len);
+	respond_common(&c->req, st->code, "application/json", NULL, st->json.data, st->json.len);
 }
 
 int kinf_httpd_stream_start(struct kinf_httpd_req *req, int status, const char *content_type,
@@ -645,11 +645,11 @@ static void dispatch(struct conn *c) {
 		c->close_after = true;
 	}
 	if (!authorized(c)) {
-		struct kinf_buf body = {0};
+		struct kinf_apistatus_body body = {0};
 		c->req_active = false;
 		kinf_apistatus_unauthorized(&body);
-		reject_status(c, body.data, body.len, 401);
-		kinf_buf_release(&body);
+		reject_status(c, &body);
+		kinf_apistatus_body_release(&body);
 		return;
 	}
 	srv->stats.requests++;
@@ -683,11 +683,11 @@ static void conn_process(struct conn *c) {
 			}
 			if (rc < 0) {
 				if (err.http_status == 413) {
-					struct kinf_buf body = {0};
+					struct kinf_apistatus_body body = {0};
 					kinf_apistatus_too_large(&body, srv->opts.limits.max_body);
 					c->close_after = true;
-					reject_status(c, body.data, body.len, 413);
-					kinf_buf_release(&body);
+					reject_status(c, &body);
+					kinf_apistatus_body_release(&body);
 				} else {
 					/* Go's server says what was wrong, except for 431. */
 					int st = err.http_status ? err.http_status : 400;

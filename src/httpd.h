@@ -189,9 +189,12 @@ int kinf_httpd_respond(struct kinf_httpd_req *req, int status, const char *conte
 /* Answer with a Status body (apistatus.h), adding Retry-After when it asks for it. */
 int kinf_httpd_respond_status(struct kinf_httpd_req *req, const struct kinf_apistatus *st);
 
-/* Answer with a Status body already formatted (kinf_apistatus_*), code taken from it. */
-int kinf_httpd_respond_status_body(struct kinf_httpd_req *req, int code, const char *body,
-	size_t len, int retry_after_seconds);
+/*
+ * Answer with a Status made by kinf_apistatus_* (its code, its Retry-After).
+ * When making it failed, the connection is closed and -KINF_ENOMEM returned.
+ */
+int kinf_httpd_respond_status_body(struct kinf_httpd_req *req,
+	const struct kinf_apistatus_body *st);
 
 /*
  * Start a chunked response: status line and headers are queued at once

@@ -697,16 +697,15 @@ void serve_count(struct kinf_serve *srv, int code, long long start_us) {
 }
 
 void serve_respond_oom(struct serve_request *r) {
-	struct kinf_buf b = {0};
-	if (kinf_apistatus_internal(&b, "out of memory") < 0 || kinf_buf_error(&b)) {
+	struct kinf_apistatus_body b = {0};
+	serve_count(r->srv, 500, r->start_ms);
+	if (kinf_apistatus_internal(&b, "out of memory") < 0) {
 		/* Not even that: the connection goes, never half an answer. */
-		serve_count(r->srv, 500, r->start_ms);
 		kinf_httpd_req_abort(r->req);
 	} else {
-		serve_count(r->srv, 500, r->start_ms);
-		kinf_httpd_respond(r->req, 500, "application/json", NULL, b.data, b.len);
+		kinf_httpd_respond_status_body(r->req, &b);
 	}
-	kinf_buf_release(&b);
+	kinf_apistatus_body_release(&b);
 }
 
 void serve_respond(struct serve_request *r, int code, const char *content_type,
@@ -732,35 +731,25 @@ void serve_respond_buf(struct serve_request *r, int code, const char *content_ty
 	serve_respond(r, code, content_type, body->data ? body->data : "", body->len);
 }
 
-/* The "code" of a Status body kinf_apistatus_* made. */
-static int status_code(const struct kinf_buf *b) {
-	const char *p = NULL;
-	for (const char *q = b->data; q && (q = strstr(q, "\"code\":")); q++) {
-		p = q;
-	}
-	return p ? atoi(p + 7) : 500;
-}
-
-void serve_respond_status(struct serve_request *r, const struct kinf_buf *status) {
+void serve_respond_status(struct serve_request *r, const struct kinf_apistatus_body *st) {
 	struct kinf_buf h = {0};
-	if (kinf_buf_error(status) || !status->len) {
+	if (kinf_buf_error(&st->json) || !st->json.len) {
 		serve_respond_oom(r);
 		return;
 	}
-	int code = status_code(status);
 	int rc = serve_warning_headers(r, &h);
 	/* client-go retries a 429 or 5xx that says when. */
-	if (strstr(status->data, "\"retryAfterSeconds\":1")) {
-		kinf_buf_puts(&h, "Retry-After: 1\r\n");
+	if (st->retry_after_seconds > 0) {
+		kinf_buf_putf(&h, "Retry-After: %d\r\n", st->retry_after_seconds);
 	}
 	if (rc < 0 || kinf_buf_error(&h)) {
 		kinf_buf_release(&h);
 		serve_respond_oom(r);
 		return;
 	}
-	serve_count(r->srv, code, r->start_ms);
-	kinf_httpd_respond(r->req, code, "application/json", h.len ? h.data : NULL,
-			status->data, status->len);
+	serve_count(r->srv, st->code, r->start_ms);
+	kinf_httpd_respond(r->req, st->code, "application/json", h.len ? h.data : NULL,
+			st->json.data, st->json.len);
 	kinf_buf_release(&h);
 }
 
@@ -786,17 +775,17 @@ static void describe_cache(struct kinf_serve *srv, size_t ctx, struct kinf_buf *
 
 /* A 404 NotFound Status with msg (built by the caller) as its message. */
 static void respond_not_found(struct serve_request *r, const struct kinf_buf *msg) {
-	struct kinf_buf body = {0};
+	struct kinf_apistatus_body body = {0};
 	struct kinf_apistatus st = {
 		.code = 404, .reason = "NotFound", .message = msg->data, .details = true,
 	};
 	if (kinf_buf_error(msg)) {
 		serve_respond_oom(r);
 	} else {
-		kinf_apistatus_format(&st, &body);
+		kinf_apistatus_make(&body, &st);
 		serve_respond_status(r, &body);
 	}
-	kinf_buf_release(&body);
+	kinf_apistatus_body_release(&body);
 }
 
 /* 404 naming what (a resource and its group, built by the caller) and what is served. */
@@ -1182,7 +1171,7 @@ static void resource(struct serve_request *r) {
 	bool gv_known;
 	struct serve_coll *c = find_coll(r, &gv_known);
 	const char *verb = kinf_apipath_verb(&r->path, r->head->method, r->query.watch);
-	struct kinf_buf body = {0};
+	struct kinf_apistatus_body body = {0};
 
 	if (!c) {
 		if (!gv_known && (r->path.group == NULL || !r->path.group[0]) &&
@@ -1203,7 +1192,7 @@ static void resource(struct serve_request *r) {
 		describe_ctx(&r->srv->ctxs[r->ctx], desc, sizeof(desc));
 		kinf_apistatus_read_only(&body, desc);
 		serve_respond_status(r, &body);
-		kinf_buf_release(&body);
+		kinf_apistatus_body_release(&body);
 		return;
 	}
 	if (r->path.subresource) {
@@ -1228,7 +1217,7 @@ static void resource(struct serve_request *r) {
 		describe_namespaces(c, &msg);
 		respond_not_found(r, &msg);
 		kinf_buf_release(&msg);
-		kinf_buf_release(&body);
+		kinf_apistatus_body_release(&body);
 		return;
 	}
 	if (!c->synced) {
@@ -1237,7 +1226,7 @@ static void resource(struct serve_request *r) {
 		if (!p) {
 			kinf_apistatus_internal(&body, "out of memory");
 			serve_respond_status(r, &body);
-			kinf_buf_release(&body);
+			kinf_apistatus_body_release(&body);
 			return;
 		}
 		p->req = r->req;
@@ -1268,7 +1257,7 @@ static void resource(struct serve_request *r) {
 				serve_respond_status(r, &body);
 			}
 			kinf_buf_release(&msg);
-			kinf_buf_release(&body);
+			kinf_apistatus_body_release(&body);
 			return;
 		}
 	}
@@ -1331,7 +1320,7 @@ void serve_handle(struct kinf_httpd_req *req, void *userdata) {
 		.start_ms = kinf_clock_now_us(),
 	};
 	struct kinf_error err = {0};
-	struct kinf_buf body = {0};
+	struct kinf_apistatus_body body = {0};
 	char *prefix = NULL;
 
 	const char *path = strip_context(&r, r.head->path, &prefix);
@@ -1383,7 +1372,7 @@ void serve_handle(struct kinf_httpd_req *req, void *userdata) {
 	default: respond_page_not_found(&r); break;
 	}
 out:
-	kinf_buf_release(&body);
+	kinf_apistatus_body_release(&body);
 	kinf_buf_release(&r.warning);
 	kinf_apipath_release(&r.path);
 	free(prefix);

@@ -46,14 +46,15 @@ static bool ensure_index(struct serve_coll *c, const struct kinf_index_spec *spe
 
 static void bad_request(struct serve_request *r, const char *fmt, const char *arg,
 		const char *detail) {
-	struct kinf_buf msg = {0}, st = {0};
+	struct kinf_buf msg = {0};
+	struct kinf_apistatus_body st = {0};
 	kinf_buf_putf(&msg, fmt, arg, detail ? detail : "");
 	if (!kinf_buf_error(&msg)) {
 		kinf_apistatus_bad_request(&st, msg.data);
 	}
 	serve_respond_status(r, &st);	/* the 500 "out of memory" when st is empty */
 	kinf_buf_release(&msg);
-	kinf_buf_release(&st);
+	kinf_apistatus_body_release(&st);
 }
 
 /* Resolve INDEX (as --by and --values name them, without --index names). */
@@ -174,11 +175,12 @@ int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out) {
 static void answer_by(struct serve_request *r, struct serve_coll *c, const struct crit *by,
 		size_t n, const struct serve_filter *f) {
 	struct kinf_object_list objs = {0};
-	struct kinf_buf b = {0}, st = {0};
+	struct kinf_buf b = {0};
+	struct kinf_apistatus_body st = {0};
 	if (candidates(c, by, n, f, &objs) < 0) {
 		kinf_apistatus_internal(&st, "reading the cache failed");
 		serve_respond_status(r, &st);
-		kinf_buf_release(&st);
+		kinf_apistatus_body_release(&st);
 		return;
 	}
 	kinf_buf_puts(&b, "{\"kind\":");
@@ -280,7 +282,8 @@ static void answer_values(struct serve_request *r, struct serve_coll *c,
 		const char *name, const struct serve_filter *f) {
 	struct kinf_index_spec spec;
 	struct kinf_index_value *vals = NULL;
-	struct kinf_buf b = {0}, st = {0};
+	struct kinf_buf b = {0};
+	struct kinf_apistatus_body st = {0};
 	size_t n = 0;
 	int rc;
 
@@ -297,7 +300,7 @@ static void answer_values(struct serve_request *r, struct serve_coll *c,
 	if (rc < 0) {
 		kinf_apistatus_internal(&st, "reading the cache failed");
 		serve_respond_status(r, &st);
-		kinf_buf_release(&st);
+		kinf_apistatus_body_release(&st);
 		return;
 	}
 	kinf_buf_putf(&b, "{\"kind\":\"IndexValueList\",\"apiVersion\":\"kinf.dev/v1\","
@@ -319,7 +322,7 @@ void serve_index(struct serve_request *r, struct serve_coll *c) {
 	size_t n_by = 0;
 	const char *values = NULL;
 	struct serve_filter f;
-	struct kinf_buf st = {0};
+	struct kinf_apistatus_body st = {0};
 	bool filter = false;
 
 	if (r->query.watch || r->path.name) {
@@ -381,5 +384,5 @@ out:
 		kinf_index_spec_release(&by[i].spec);
 		free(by[i].value);
 	}
-	kinf_buf_release(&st);
+	kinf_apistatus_body_release(&st);
 }

@@ -205,10 +205,11 @@ void serve_respond(struct serve_request *r, int code, const char *content_type,
 void serve_respond_buf(struct serve_request *r, int code, const char *content_type,
 		const struct kinf_buf *body);
 /*
- * Answer with a Status body made by kinf_apistatus_* (its code read back);
- * the 500 "out of memory" when building it failed.
+ * Answer with a Status made by kinf_apistatus_*: the status line's code and
+ * Retry-After are the Status's own. The 500 "out of memory" when making it
+ * failed (or nothing was made).
  */
-void serve_respond_status(struct serve_request *r, const struct kinf_buf *status);
+void serve_respond_status(struct serve_request *r, const struct kinf_apistatus_body *st);
 /*
  * The 500 Status "out of memory", or, when even that cannot be built, the
  * connection closed.
@@ -232,7 +233,7 @@ void serve_discovery(struct serve_request *r);
  * kind. 0, or -KINF_EINVAL with a 400/422 Status already in *ret_status.
  */
 int serve_filter_init(struct serve_coll *c, const char *namespace, const char *labels,
-		const char *fields, struct serve_filter *ret, struct kinf_buf *ret_status);
+		const char *fields, struct serve_filter *ret, struct kinf_apistatus_body *ret_status);
 void serve_get(struct serve_request *r, struct serve_coll *c);
 void serve_list(struct serve_request *r, struct serve_coll *c);
 /* The Table's columnDefinitions JSON array for c's kind (wide columns priority 1). */

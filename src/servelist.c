@@ -59,7 +59,7 @@ static const char *index_of(const struct serve_coll *c, const char *field) {
  * A 400 Status with msg into out; nothing when building msg failed (an
  * empty Status is answered as the 500 "out of memory").
  */
-static void bad_request(struct kinf_buf *out, const struct kinf_buf *msg) {
+static void bad_request(struct kinf_apistatus_body *out, const struct kinf_buf *msg) {
 	if (!kinf_buf_error(msg)) {
 		kinf_apistatus_bad_request(out, msg->data ? msg->data : "");
 	}
@@ -67,7 +67,7 @@ static void bad_request(struct kinf_buf *out, const struct kinf_buf *msg) {
 
 /* Check field against the kind's labels; a 400 Status in ret_status when refused. */
 static bool field_allowed(const struct serve_coll *c, const char *field,
-		struct kinf_buf *ret_status) {
+		struct kinf_apistatus_body *ret_status) {
 	struct kinf_buf msg = {0};
 	for (size_t i = 0; i < sizeof(field_labels) / sizeof(field_labels[0]); i++) {
 		if (strcmp(field_labels[i].group, c->group) || strcmp(field_labels[i].kind, c->kind)) {
@@ -178,7 +178,7 @@ static int label_index(struct serve_coll *c, const char *text, struct serve_filt
  * an indexed field remembered.
  */
 static int parse_fields(struct serve_coll *c, const char *text, struct serve_filter *f,
-		struct kinf_buf *norm, struct kinf_buf *ret_status) {
+		struct kinf_buf *norm, struct kinf_apistatus_body *ret_status) {
 	const char *p = text;
 	while (*p) {
 		const char *start = p;
@@ -236,7 +236,7 @@ static int parse_fields(struct serve_coll *c, const char *text, struct serve_fil
 }
 
 int serve_filter_init(struct serve_coll *c, const char *namespace, const char *labels,
-		const char *fields, struct serve_filter *ret, struct kinf_buf *ret_status) {
+		const char *fields, struct serve_filter *ret, struct kinf_apistatus_body *ret_status) {
 	struct kinf_error err = {0};
 	struct kinf_buf norm = {0};
 	int rc = 0;
@@ -449,13 +449,13 @@ static enum answer negotiate(const struct kinf_accept *acc, const char **table_v
 }
 
 static void respond_not_acceptable(struct serve_request *r) {
-	struct kinf_buf b = {0};
+	struct kinf_apistatus_body b = {0};
 	struct kinf_apistatus st = { .code = 406, .reason = "NotAcceptable",
 		.message = "only the following media types are accepted: application/json, "
 			"application/json;as=Table;v=v1;g=meta.k8s.io" };
-	kinf_apistatus_format(&st, &b);
+	kinf_apistatus_make(&b, &st);
 	serve_respond_status(r, &b);
-	kinf_buf_release(&b);
+	kinf_apistatus_body_release(&b);
 }
 
 /* includeObject's value, or NULL after answering 400. */
@@ -465,12 +465,13 @@ static const char *include_object(struct serve_request *r) {
 		return "Metadata";
 	}
 	if (strcmp(inc, "None") && strcmp(inc, "Metadata") && strcmp(inc, "Object")) {
-		struct kinf_buf b = {0}, msg = {0};
+		struct kinf_apistatus_body b = {0};
+		struct kinf_buf msg = {0};
 		kinf_buf_putf(&msg, "includeObject: Unsupported value: \"%s\": supported values: "
 				"\"None\", \"Metadata\", \"Object\"", inc);
 		bad_request(&b, &msg);
 		serve_respond_status(r, &b);
-		kinf_buf_release(&b);
+		kinf_apistatus_body_release(&b);
 		kinf_buf_release(&msg);
 		return NULL;
 	}
@@ -478,38 +479,40 @@ static const char *include_object(struct serve_request *r) {
 }
 
 void serve_invalid_options(struct serve_request *r, const char *detail) {
-	struct kinf_buf b = {0}, msg = {0};
+	struct kinf_apistatus_body b = {0};
+	struct kinf_buf msg = {0};
 	kinf_buf_putf(&msg, "ListOptions.meta.k8s.io \"\" is invalid: %s", detail);
 	struct kinf_apistatus st = { .code = 422, .reason = "Invalid", .message = msg.data,
 		.details = true, .kind = "ListOptions", .group = "meta.k8s.io" };
 	if (!kinf_buf_error(&msg)) {
-		kinf_apistatus_format(&st, &b);
+		kinf_apistatus_make(&b, &st);
 	}
 	serve_respond_status(r, &b);
-	kinf_buf_release(&b);
+	kinf_apistatus_body_release(&b);
 	kinf_buf_release(&msg);
 }
 
 static void expired(struct serve_request *r, const char *message) {
-	struct kinf_buf b = {0};
+	struct kinf_apistatus_body b = {0};
 	kinf_apistatus_expired(&b, message);
 	serve_respond_status(r, &b);
-	kinf_buf_release(&b);
+	kinf_apistatus_body_release(&b);
 }
 
 /* 504 for a resourceVersion the cache has not reached (client-go retries it). */
 static void too_large(struct serve_request *r, const char *rv, unsigned long long current) {
-	struct kinf_buf b = {0}, msg = {0};
+	struct kinf_apistatus_body b = {0};
+	struct kinf_buf msg = {0};
 	kinf_buf_putf(&msg, "Timeout: Too large resource version: %s, current: %llu", rv, current);
 	struct kinf_apistatus st = { .code = 504, .reason = "Timeout", .message = msg.data,
 		.details = true, .n_causes = 1, .retry_after_seconds = 1,
 		.causes = { { .reason = "ResourceVersionTooLarge",
 			.message = "Too large resource version" } } };
 	if (!kinf_buf_error(&msg)) {
-		kinf_apistatus_format(&st, &b);
+		kinf_apistatus_make(&b, &st);
 	}
 	serve_respond_status(r, &b);
-	kinf_buf_release(&b);
+	kinf_apistatus_body_release(&b);
 	kinf_buf_release(&msg);
 }
 
@@ -647,19 +650,20 @@ static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 		return true;
 	}
 	if (r->query.continue_token && r->query.continue_token[0]) {
-		struct kinf_buf b = {0};
+		struct kinf_apistatus_body b = {0};
 		kinf_apistatus_bad_request(&b, "specifying resource version is not allowed when "
 				"using continue");
 		serve_respond_status(r, &b);
-		kinf_buf_release(&b);
+		kinf_apistatus_body_release(&b);
 		return false;
 	}
 	if (!serve_parse_rv(rv, &n)) {
-		struct kinf_buf b = {0}, msg = {0};
+		struct kinf_apistatus_body b = {0};
+		struct kinf_buf msg = {0};
 		kinf_buf_putf(&msg, "invalid resource version: %s", rv);
 		bad_request(&b, &msg);
 		serve_respond_status(r, &b);
-		kinf_buf_release(&b);
+		kinf_apistatus_body_release(&b);
 		kinf_buf_release(&msg);
 		return false;
 	}
@@ -808,7 +812,8 @@ static int write_list_head(struct kinf_buf *b, const struct serve_coll *c, enum 
 
 void serve_list(struct serve_request *r, struct serve_coll *c) {
 	struct serve_filter f;
-	struct kinf_buf b = {0}, st = {0}, tok = {0}, key = {0};
+	struct kinf_buf b = {0}, tok = {0}, key = {0};
+	struct kinf_apistatus_body st = {0};
 	struct kinf_object_list objs = {0};
 	const char *table_version;
 	enum answer a = negotiate(&r->accept, &table_version);
@@ -830,7 +835,7 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 	}
 	if (serve_filter_init(c, ns, r->query.label_selector, r->query.field_selector, &f, &st) < 0) {
 		serve_respond_status(r, &st);
-		kinf_buf_release(&st);
+		kinf_apistatus_body_release(&st);
 		return;
 	}
 	c->lists++;
@@ -924,13 +929,14 @@ out:
 	serve_filter_release(&f);
 	kinf_object_list_release(&objs);
 	kinf_buf_release(&b);
-	kinf_buf_release(&st);
+	kinf_apistatus_body_release(&st);
 	kinf_buf_release(&tok);
 	kinf_buf_release(&key);
 }
 
 void serve_get(struct serve_request *r, struct serve_coll *c) {
 	struct kinf_buf key = {0}, b = {0};
+	struct kinf_apistatus_body st = {0};
 	const char *table_version;
 	enum answer a = negotiate(&r->accept, &table_version);
 	const char *include = "Metadata";
@@ -955,8 +961,8 @@ void serve_get(struct serve_request *r, struct serve_coll *c) {
 	struct kinf_object *obj = c->namespaced && !r->path.namespace_ ? NULL :
 		kinf_indexer_get(c->store, key.data);
 	if (!obj) {
-		kinf_apistatus_not_found(&b, c->group, c->resource, r->path.name);
-		serve_respond_status(r, &b);
+		kinf_apistatus_not_found(&st, c->group, c->resource, r->path.name);
+		serve_respond_status(r, &st);
 	} else if (a == ANSWER_TABLE) {
 		int rc = write_list_head(&b, c, a, table_version, kinf_object_resource_version(obj),
 				NULL, -1);
@@ -976,4 +982,5 @@ void serve_get(struct serve_request *r, struct serve_coll *c) {
 	kinf_object_unref(obj);
 	kinf_buf_release(&key);
 	kinf_buf_release(&b);
+	kinf_apistatus_body_release(&st);
 }

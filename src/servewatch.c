@@ -117,18 +117,19 @@ static void watch_end(struct serve_watch *w) {
 
 /* An ERROR event with a 410 Expired Status, then the end. */
 static void watch_expire(struct serve_watch *w, const char *message) {
-	struct kinf_buf st = {0}, line = {0};
+	struct kinf_apistatus_body st = {0};
+	struct kinf_buf line = {0};
 	kinf_apistatus_expired(&st, message);
-	if (st.len && st.data[st.len - 1] == '\n') {
-		st.len--;
+	if (st.json.len && st.json.data[st.json.len - 1] == '\n') {
+		st.json.len--;
 	}
 	kinf_buf_puts(&line, "{\"type\":\"ERROR\",\"object\":");
-	kinf_buf_put(&line, st.data ? st.data : "{}", st.len);
+	kinf_buf_put(&line, st.json.data ? st.json.data : "{}", st.json.len);
 	kinf_buf_puts(&line, "}\n");
-	if (kinf_buf_error(&st) == 0) {
+	if (kinf_buf_error(&st.json) == 0) {
 		(void)serve_stream_write_buf(w->req, &line);	/* ended below either way */
 	}
-	kinf_buf_release(&st);
+	kinf_apistatus_body_release(&st);
 	kinf_buf_release(&line);
 	watch_end(w);
 }
@@ -397,7 +398,8 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	const struct kinf_apiquery *q = &r->query;
 	const char *rv = q->resource_version;
 	const char *ns = c->namespaced ? r->path.namespace_ : NULL;
-	struct kinf_buf st = {0}, headers = {0};
+	struct kinf_apistatus_body st = {0};
+	struct kinf_buf headers = {0};
 	unsigned long long n = 0;
 	bool from_now = !rv || !rv[0] || strcmp(rv, "0") == 0;
 	bool too_old = false;
@@ -426,14 +428,14 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 		}
 		kinf_buf_release(&msg);
 		serve_respond_status(r, &st);
-		kinf_buf_release(&st);
+		kinf_apistatus_body_release(&st);
 		return;
 	}
 	struct serve_watch *w = calloc(1, sizeof(*w));
 	if (!w) {
 		kinf_apistatus_internal(&st, "out of memory");
 		serve_respond_status(r, &st);
-		kinf_buf_release(&st);
+		kinf_apistatus_body_release(&st);
 		return;
 	}
 	/* A watch of one object (watch/.../pods/NAME) is one of metadata.name=NAME. */
@@ -451,7 +453,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	kinf_buf_release(&fields);
 	if (frc < 0) {
 		serve_respond_status(r, &st);
-		kinf_buf_release(&st);
+		kinf_apistatus_body_release(&st);
 		free(w);
 		return;
 	}
@@ -480,7 +482,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 		if (serve_filter_candidates(c, &w->filter, &w->initial) < 0) {
 			kinf_apistatus_internal(&st, "out of memory");
 			serve_respond_status(r, &st);
-			kinf_buf_release(&st);
+			kinf_apistatus_body_release(&st);
 			serve_filter_release(&w->filter);
 			free(w);
 			return;

@@ -175,6 +175,31 @@ py() {
 	assert_output --partial '"code":400'
 }
 
+@test "serve: every error's HTTP status is its Status's code" {
+	local T='Accept: application/json;as=Table;v=v1;g=meta.k8s.io' req out n=0
+	while IFS= read -r req; do
+		eval "out=\$(scurl -w '\n%{http_code}' $req)"
+		run python3 -c 'import json,sys; b,c=sys.argv[1].rsplit("\n",1); d=json.loads(b); print(d["kind"], d["code"] == int(c) >= 400, c)' "$out"
+		assert_output --regexp "^Status True [0-9]+$"
+		n=$((n + 1))
+	done <<-'EOF'
+		/api/v1/namespaces/default/pods/nope
+		/api/v1/configmaps
+		'/api/v1/pods?labelSelector=a%3D%3D%3D'
+		'/api/v1/pods?fieldSelector=spec.bogus%3Dx'
+		'/api/v1/pods?limit=2&continue=bogus'
+		'/api/v1/pods?limit=2&continue=k1.99999.1.61'
+		'/api/v1/pods?resourceVersionMatch=NotOlderThan'
+		'/api/v1/pods?resourceVersion=1&resourceVersionMatch=Exact'
+		'/api/v1/pods?watch=1&resourceVersion=x'
+		-H "$T" '/api/v1/pods?includeObject=Everything'
+		-H 'Accept: application/yaml;as=Bogus' /api/v1/pods
+		-X DELETE /api/v1/namespaces/default/pods/x
+		-X POST -d '{}' /apis/apps/v1
+	EOF
+	[[ $n == 13 ]]
+}
+
 @test "serve: writes get 405 and unserved types 404, naming the upstream" {
 	run scurl -X DELETE /api/v1/namespaces/default/pods/x
 	assert_output --partial '"reason":"MethodNotAllowed"'

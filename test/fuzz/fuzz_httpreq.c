@@ -16,6 +16,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,10 +31,15 @@ static bool known_status(int s) {
 		s == 501 || s == 505;
 }
 
-static void check_json(struct kinf_buf *b) {
-	FUZZ_CHECK(b->len && b->data[b->len - 1] == '\n');
-	FUZZ_CHECK(kinf_json_validate(b->data, b->len - 1, 16, NULL) == 0);
-	kinf_buf_reset(b);
+/* A made Status: JSON ending in a newline, sent with code, its own "code". */
+static void check_status(struct kinf_apistatus_body *b, int code) {
+	struct kinf_buf *j = &b->json;
+	char tail[24];
+	FUZZ_CHECK(b->code == code && b->retry_after_seconds == 0);
+	FUZZ_CHECK(j->len && j->data[j->len - 1] == '\n');
+	FUZZ_CHECK(kinf_json_validate(j->data, j->len - 1, 16, NULL) == 0);
+	snprintf(tail, sizeof(tail), ",\"code\":%d}\n", code);
+	FUZZ_CHECK(j->len > strlen(tail) && strcmp(j->data + j->len - strlen(tail), tail) == 0);
 }
 
 static void check_route(const struct kinf_httpreq *req) {
@@ -52,15 +58,15 @@ static void check_route(const struct kinf_httpreq *req) {
 	}
 	const char *verb = kinf_apipath_verb(&p, req->method, false);
 	FUZZ_CHECK(verb && *verb);
-	struct kinf_buf b = {0};
+	struct kinf_apistatus_body b = {0};
 	FUZZ_CHECK(kinf_apistatus_not_found(&b, p.group ? p.group : "",
 		p.resource ? p.resource : "pods", p.name ? p.name : req->path) == 0);
-	check_json(&b);
+	check_status(&b, 404);
 	FUZZ_CHECK(kinf_apistatus_bad_request(&b, req->target) == 0);
-	check_json(&b);
+	check_status(&b, 400);
 	FUZZ_CHECK(kinf_apistatus_forbidden(&b, p.group, p.resource, p.name, req->query) == 0);
-	check_json(&b);
-	kinf_buf_release(&b);
+	check_status(&b, 403);
+	kinf_apistatus_body_release(&b);
 	kinf_apipath_release(&p);
 }
 
@@ -125,10 +131,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	int qrc = kinf_apiquery_parse(req, &q, &qerr);
 	if (qrc < 0) {
 		FUZZ_CHECK(qrc == -KINF_EINVAL && qerr.http_status == 400 && qerr.message[0]);
-		struct kinf_buf b = {0};
+		struct kinf_apistatus_body b = {0};
 		FUZZ_CHECK(kinf_apistatus_bad_request(&b, qerr.message) == 0);
-		check_json(&b);
-		kinf_buf_release(&b);
+		check_status(&b, 400);
+		kinf_apistatus_body_release(&b);
 	} else {
 		FUZZ_CHECK(q.send_initial_events >= -1 && q.send_initial_events <= 1);
 		FUZZ_CHECK(q.n_unknown <= req->n_params);

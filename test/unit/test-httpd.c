@@ -340,56 +340,65 @@ static void check_body(int rc, struct kinf_buf *b, const char *want, const char 
 	kinf_buf_reset(b);
 }
 
+/* A made Status: its body, and the code and Retry-After it is sent with. */
+static void check_status(int rc, struct kinf_apistatus_body *sb, int code, int retry_after,
+		const char *want, const char *what) {
+	is_int(sb->code, code, "%s: sent as %d", what, code);
+	is_int(sb->retry_after_seconds, retry_after, "%s: Retry-After %d", what, retry_after);
+	check_body(rc, &sb->json, want, what);
+}
+
 static void test_status(void) {
 	struct kinf_buf b = {0};
+	struct kinf_apistatus_body sb = {0};
 
 	/* Research notes section 1, the 410 of a too-old resourceVersion. */
-	check_body(kinf_apistatus_expired(&b, "too old resource version: 5 (41)"), &b,
+	check_status(kinf_apistatus_expired(&sb, "too old resource version: 5 (41)"), &sb, 410, 0,
 		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
 		"\"message\":\"too old resource version: 5 (41)\",\"reason\":\"Expired\",\"code\":410}\n",
 		"410 Expired as in the research notes");
 	/* Section 6: NotFound, details with the plural resource as kind. */
-	check_body(kinf_apistatus_not_found(&b, "", "pods", "foo"), &b,
+	check_status(kinf_apistatus_not_found(&sb, "", "pods", "foo"), &sb, 404, 0,
 		STATUS_HEAD "\"message\":\"pods \\\"foo\\\" not found\",\"reason\":\"NotFound\","
 		"\"details\":{\"name\":\"foo\",\"kind\":\"pods\"},\"code\":404}\n",
 		"404 NotFound, core group");
-	check_body(kinf_apistatus_not_found(&b, "apps", "deployments", "web"), &b,
+	check_status(kinf_apistatus_not_found(&sb, "apps", "deployments", "web"), &sb, 404, 0,
 		STATUS_HEAD "\"message\":\"deployments.apps \\\"web\\\" not found\",\"reason\":\"NotFound\","
 		"\"details\":{\"name\":\"web\",\"group\":\"apps\",\"kind\":\"deployments\"},\"code\":404}\n",
 		"404 NotFound with a group");
 	/* Section 5: 405 with details {}, kinf's read-only note after the message. */
-	check_body(kinf_apistatus_read_only(&b, NULL), &b,
+	check_status(kinf_apistatus_read_only(&sb, NULL), &sb, 405, 0,
 		STATUS_HEAD "\"message\":\"the server does not allow this method on the requested "
 		"resource: kinf serve is a read-only cache\",\"reason\":\"MethodNotAllowed\","
 		"\"details\":{},\"code\":405}\n", "405 MethodNotAllowed, read-only");
-	check_body(kinf_apistatus_read_only(&b, "kind-prod"), &b,
+	check_status(kinf_apistatus_read_only(&sb, "kind-prod"), &sb, 405, 0,
 		STATUS_HEAD "\"message\":\"the server does not allow this method on the requested "
 		"resource: kinf serve is a read-only cache of kind-prod\",\"reason\":\"MethodNotAllowed\","
 		"\"details\":{},\"code\":405}\n", "405 naming the upstream");
-	check_body(kinf_apistatus_bad_request(&b, "unable to parse requirement: <nil>: Invalid value: "
-		"\"a b\": name part must consist of alphanumeric characters"), &b,
+	check_status(kinf_apistatus_bad_request(&sb, "unable to parse requirement: <nil>: Invalid value: "
+		"\"a b\": name part must consist of alphanumeric characters"), &sb, 400, 0,
 		STATUS_HEAD "\"message\":\"unable to parse requirement: \\u003cnil\\u003e: Invalid value: "
 		"\\\"a b\\\": name part must consist of alphanumeric characters\",\"reason\":\"BadRequest\","
 		"\"code\":400}\n", "400 BadRequest, < > escaped as Go does");
-	check_body(kinf_apistatus_unauthorized(&b), &b,
+	check_status(kinf_apistatus_unauthorized(&sb), &sb, 401, 0,
 		STATUS_HEAD "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n",
 		"401 Unauthorized");
-	check_body(kinf_apistatus_forbidden(&b, "", "pods", NULL, "User \"u\" cannot list resource "
-		"\"pods\" in API group \"\" at the cluster scope"), &b,
+	check_status(kinf_apistatus_forbidden(&sb, "", "pods", NULL, "User \"u\" cannot list resource "
+		"\"pods\" in API group \"\" at the cluster scope"), &sb, 403, 0,
 		STATUS_HEAD "\"message\":\"pods is forbidden: User \\\"u\\\" cannot list resource "
 		"\\\"pods\\\" in API group \\\"\\\" at the cluster scope\",\"reason\":\"Forbidden\","
 		"\"details\":{\"kind\":\"pods\"},\"code\":403}\n", "403 Forbidden");
-	check_body(kinf_apistatus_too_large(&b, 3145728), &b,
+	check_status(kinf_apistatus_too_large(&sb, 3145728), &sb, 413, 0,
 		STATUS_HEAD "\"message\":\"Request entity too large: limit is 3145728\","
 		"\"reason\":\"RequestEntityTooLarge\",\"code\":413}\n", "413 RequestEntityTooLarge");
-	check_body(kinf_apistatus_too_many_requests(&b, "too many watchers", 1), &b,
+	check_status(kinf_apistatus_too_many_requests(&sb, "too many watchers", 1), &sb, 429, 1,
 		STATUS_HEAD "\"message\":\"too many watchers\",\"reason\":\"TooManyRequests\","
 		"\"details\":{\"retryAfterSeconds\":1},\"code\":429}\n", "429 TooManyRequests");
-	check_body(kinf_apistatus_internal(&b, "boom & bust"), &b,
+	check_status(kinf_apistatus_internal(&sb, "boom & bust"), &sb, 500, 0,
 		STATUS_HEAD "\"message\":\"Internal error occurred: boom \\u0026 bust\","
 		"\"reason\":\"InternalError\",\"details\":{\"causes\":[{\"message\":\"boom \\u0026 bust\"}]},"
 		"\"code\":500}\n", "500 InternalError with its cause");
-	check_body(kinf_apistatus_unavailable(&b, "upstream unreachable"), &b,
+	check_status(kinf_apistatus_unavailable(&sb, "upstream unreachable"), &sb, 503, 0,
 		STATUS_HEAD "\"message\":\"upstream unreachable\",\"reason\":\"ServiceUnavailable\","
 		"\"code\":503}\n", "503 ServiceUnavailable");
 	/* Section 1: the 504 of a resourceVersion the cache has not reached. */
@@ -397,7 +406,7 @@ static void test_status(void) {
 		.message = "Timeout: Too large resource version: 9, current: 7",
 		.causes = { { .reason = "ResourceVersionTooLarge", .message = "Too large resource version" } },
 		.n_causes = 1, .retry_after_seconds = 1 };
-	check_body(kinf_apistatus_format(&st, &b), &b,
+	check_status(kinf_apistatus_make(&sb, &st), &sb, 504, 1,
 		STATUS_HEAD "\"message\":\"Timeout: Too large resource version: 9, current: 7\","
 		"\"reason\":\"Timeout\",\"details\":{\"causes\":[{\"reason\":\"ResourceVersionTooLarge\","
 		"\"message\":\"Too large resource version\"}],\"retryAfterSeconds\":1},\"code\":504}\n",
@@ -420,6 +429,7 @@ static void test_status(void) {
 	check_body(kinf_apistatus_quote(&b, "a\tb\x01\xe2\x80\xa8\xff\xc3\xa9\"\\"), &b,
 		"\"a\\tb\\u0001\\u2028\\ufffd\xc3\xa9\\\"\\\\\"", "Go's string escapes");
 	kinf_buf_release(&b);
+	kinf_apistatus_body_release(&sb);
 }
 
 /* ---- the server ---- */
@@ -460,9 +470,10 @@ static void handler(struct kinf_httpd_req *req, void *userdata) {
 		return;
 	}
 	if (strcmp(h->path, "/notfound") == 0) {
-		kinf_apistatus_not_found(&body, "", "pods", "foo");
-		kinf_httpd_respond_status_body(req, 404, body.data, body.len, 0);
-		kinf_buf_release(&body);
+		struct kinf_apistatus_body st = {0};
+		kinf_apistatus_not_found(&st, "", "pods", "foo");
+		kinf_httpd_respond_status_body(req, &st);
+		kinf_apistatus_body_release(&st);
 		return;
 	}
 	if (strncmp(h->path, "/big/", 5) == 0) {

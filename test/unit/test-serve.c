@@ -175,7 +175,10 @@ static void failed_handler(struct kinf_httpd_req *req, void *userdata) {
 	if (strcmp(r.head->path, "/body") == 0) {
 		serve_respond_buf(&r, 200, "application/json", &b);
 	} else if (strcmp(r.head->path, "/status") == 0) {
-		serve_respond_status(&r, &b);
+		struct kinf_apistatus_body st = { .code = 404 };
+		half_built(&st.json);
+		serve_respond_status(&r, &st);
+		kinf_apistatus_body_release(&st);
 	} else {
 		struct kinf_buf good = {0};
 		kinf_buf_puts(&good, "{\"type\":\"ADDED\"}\n");
