@@ -402,6 +402,14 @@ long kinf_http_parse_retry_after(const char *v, size_t len) {
 	return negative ? 0 : s;
 }
 
+/* A warning of a Warning header: the ones client-go's WarningWriter shows go up. */
+static void on_warning(int code, const char *text, size_t len, void *userdata) {
+	const struct kinf_http_opts *o = userdata;
+	if (code == 299 && len) {
+		o->on_warning(text, len, o->warning_userdata);
+	}
+}
+
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 	struct transfer *t = userdata;
 	size_t len = size * nmemb;
@@ -446,6 +454,10 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 			(n == 6 && strncasecmp(v, "x-gzip", 6) == 0) ? ENC_GZIP :
 			(n == 8 && strncasecmp(v, "identity", 8) == 0) || n == 0 ?
 			ENC_NONE : ENC_OTHER;
+	} else if (name_len == 7 && strncasecmp(data, "Warning", 7) == 0 &&
+			t->http->opts.on_warning) {
+		/* out of memory: that header's warnings are not shown, nothing else */
+		(void)kinf_header_warnings(v, (size_t)(end - v), on_warning, &t->http->opts);
 	}
 	return len;
 }

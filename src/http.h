@@ -41,6 +41,16 @@ struct kinf_http_opts {
 	/* Polled during transfers; a true return aborts with -KINF_ECANCELED. */
 	bool (*canceled)(void *userdata);
 	void *canceled_userdata;
+	/*
+	 * Optional: called with the text of each code-299 warning with text in
+	 * a response's Warning headers (kinf_header_warnings), the ones
+	 * client-go's WarningWriter shows, as the headers arrive (before the
+	 * body: a watch's at its start). text is len bytes, NUL-terminated,
+	 * unescaped. Called on the thread that reads the response, possibly
+	 * several clients' at once: it must be thread-safe and quick.
+	 */
+	void (*on_warning)(const char *text, size_t len, void *userdata);
+	void *warning_userdata;
 };
 
 /*

@@ -577,7 +577,11 @@ static void apply_upstream(void *arg) {
 	}
 	describe_ctx(x, desc, sizeof(desc));
 	if (any_down && !x->down_since) {
+		time_t t = time(NULL);
+		struct tm tm;
 		x->down_since = kinf_clock_now_ms();
+		gmtime_r(&t, &tm);
+		strftime(x->down_since_utc, sizeof(x->down_since_utc), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		free(x->down_why);
 		x->down_why = strdup(why ? why : "unreachable");
 		x->state_changes++;
@@ -654,9 +658,10 @@ int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out) {
 	char desc[600];
 	describe_ctx(x, desc, sizeof(desc));
 	if (x->down_since) {
-		kinf_buf_putf(&text, "kinf serve: upstream %s unreachable for %llds (%s): "
-				"answering from the cache", desc,
-				(kinf_clock_now_ms() - x->down_since) / 1000, x->down_why ? x->down_why : "");
+		/* The same text for the whole outage: clients show each text once. */
+		kinf_buf_putf(&text, "kinf serve: upstream %s unreachable since %s (%s): "
+				"answering from the cache", desc, x->down_since_utc,
+				x->down_why ? x->down_why : "");
 		warning_line(out, &text);
 	}
 	for (size_t i = 0; i < srv->n_sources; i++) {

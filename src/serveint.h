@@ -26,6 +26,7 @@ struct serve_ctx {
 	char *upstream;			/* server URL */
 	/* Down since (ms, monotonic) and why; 0 when up. */
 	long long down_since;
+	char down_since_utc[24];	/* the same moment, "2026-11-27T03:40:00Z" */
 	char *down_why;
 	unsigned long state_changes;
 };

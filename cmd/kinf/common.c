@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,6 +653,69 @@ out:
 	return status;
 }
 
+/*
+ * The server's warnings (Warning: 299 - "TEXT" headers) on stderr as
+ * kubectl prints them, "Warning: TEXT", each text once per process
+ * (kubectl's WarningWriter with Deduplicate), escaped for the terminal. A
+ * hostile server cannot flood stderr or memory: at most MAX_WARNINGS
+ * different texts are shown, each cut at MAX_WARNING_BYTES, and then one
+ * line says that the rest are not.
+ */
+#define MAX_WARNINGS 32
+#define MAX_WARNING_BYTES 1024
+
+static struct {
+	pthread_mutex_t lock;
+	size_t n;
+	bool capped;
+	size_t len[MAX_WARNINGS];
+	char text[MAX_WARNINGS][MAX_WARNING_BYTES];
+} warnings = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* kinf_http_opts.on_warning: any thread, at any time. */
+static void print_warning(const char *text, size_t len, void *userdata) {
+	(void)userdata;
+	bool cut = len > MAX_WARNING_BYTES;
+	if (cut) {
+		/* at a character's start, not inside one */
+		for (len = MAX_WARNING_BYTES; len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80; ) {
+			len--;
+		}
+	}
+	pthread_mutex_lock(&warnings.lock);
+	for (size_t i = 0; i < warnings.n; i++) {
+		if (warnings.len[i] == len && memcmp(warnings.text[i], text, len) == 0) {
+			pthread_mutex_unlock(&warnings.lock);
+			return;
+		}
+	}
+	if (warnings.n == MAX_WARNINGS) {
+		if (!warnings.capped) {
+			fprintf(stderr, "kinf: the server sent more than %d different warnings; "
+					"the rest are not shown\n", MAX_WARNINGS);
+			warnings.capped = true;
+		}
+		pthread_mutex_unlock(&warnings.lock);
+		return;
+	}
+	memcpy(warnings.text[warnings.n], text, len);
+	warnings.len[warnings.n++] = len;
+	/* One write for the line, so that other threads' lines do not cut into it. */
+	struct kinf_buf line = {0};
+	kinf_buf_puts(&line, "Warning: ");
+	if (kinf_termsafe_append(&line, text, len) < 0) {
+		kinf_buf_fail(&line, -KINF_ENOMEM);
+	}
+	kinf_buf_puts(&line, cut ? "...\n" : "\n");
+	if (kinf_buf_error(&line)) {
+		fputs("kinf: out of memory\n", stderr);
+	} else {
+		fwrite(line.data, 1, line.len, stderr);
+	}
+	kinf_buf_release(&line);
+	pthread_mutex_unlock(&warnings.lock);
+}
+
 int cli_connect(struct cli *cli, const char *resource_name) {
 	struct kinf_error err = {0};
 	int rc;
@@ -696,6 +760,7 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 	struct kinf_http_opts hopts = {
 		.request_timeout_ms = cli->request_timeout_ms,
 		.low_speed_time_s = cli->idle_timeout_s,
+		.on_warning = print_warning,
 	};
 	if (cli->auth || sock) {
 		cli->http = kinf_http_new(cli->config, cli->auth, &hopts);

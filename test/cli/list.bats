@@ -475,3 +475,48 @@ same_as_kubectl() {
 	assert_failure 2
 	[[ "$stderr" == "kinf: unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>"* ]]
 }
+
+@test "the server's Warning headers on stderr as kubectl prints them: 299 only, once each, stdout untouched" {
+	fakeapi_ctl POST faults '{"warnings":["299 - \"apps/v1beta1 is deprecated\"","299 kube-apiserver \"quoted \\\"text\\\" and a \\\\ backslash\" \"Wed, 27 Nov 2026 03:00:00 GMT\", 299 - \"second in one header\"","199 - \"not 299: not shown\"","299 - \"\"","299 - \"apps/v1beta1 is deprecated\"","garbage","299 - \"after garbage\"","299 x \"ünïcode ✓\""]}'
+	run --separate-stderr kubectl_fake get pods -n default
+	kubectl_stderr=$stderr
+	kubectl_stdout=$output
+	run --separate-stderr "$KINF" list pods -n default
+	fakeapi_ctl POST faults '{"warnings":[]}' >/dev/null
+	assert_success
+	[[ $output == "$kubectl_stdout" ]] || fail "stdout differs from kubectl's"
+	diff -u <(grep '^Warning: ' <<<"$kubectl_stderr") <(printf '%s\n' "$stderr")
+	assert_equal "$stderr" 'Warning: apps/v1beta1 is deprecated
+Warning: quoted "text" and a \ backslash
+Warning: second in one header
+Warning: after garbage
+Warning: ünïcode ✓'
+}
+
+@test "a watch shows the Warning of its requests once, at the start, and its events on stdout" {
+	fakeapi_ctl POST faults '{"warnings":["299 - \"watch me\""]}'
+	run --separate-stderr "$KINF" watch pods -n default --exit-after-sync -o name
+	fakeapi_ctl POST faults '{"warnings":[]}' >/dev/null
+	assert_success
+	assert_equal "$stderr" 'Warning: watch me'
+	[[ -n $output && $output != *Warning* ]]
+}
+
+@test "a hostile server's warnings: escapes shown escaped, a long one cut, at most 32 different ones" {
+	python3 -c '
+import json
+w = ["299 - \"\x1b]0;pwned\x07\x1b[2J bell\x7f \u0085\u202eevil\""]
+w.append("299 - \"%s\"" % ("x" * 100000))
+w += ["299 - \"flood %d\"" % i for i in range(300)]
+print(json.dumps({"warnings": w}))' > "$BATS_TEST_TMPDIR/faults.json"
+	fakeapi_ctl POST faults "$(<"$BATS_TEST_TMPDIR/faults.json")" >/dev/null
+	run --separate-stderr "$KINF" list pods -n default -o name
+	fakeapi_ctl POST faults '{"warnings":[]}' >/dev/null
+	assert_success
+	[[ $output == pod/* ]]
+	assert_equal "$(grep -c . <<<"$stderr")" 33
+	assert_equal "$(sed -n 1p <<<"$stderr")" 'Warning: ^[]0;pwned^G^[[2J bell^? \u0085\u202eevil'
+	assert_equal "$(sed -n 2p <<<"$stderr")" "Warning: $(printf 'x%.0s' {1..1024})..."
+	assert_equal "$(sed -n 32p <<<"$stderr")" 'Warning: flood 29'
+	assert_equal "$(sed -n 33p <<<"$stderr")" 'kinf: the server sent more than 32 different warnings; the rest are not shown'
+}

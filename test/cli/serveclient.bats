@@ -236,3 +236,27 @@ for k in sorted(seen):
 	kill "$pid"
 	wait "$pid" || true
 }
+
+@test "serveclient: while serve's upstream is away, kinf shows serve's Warning once and the cached answer" {
+	port=${FAKEAPI_URL##*:}
+	dir=$FAKEAPI_DIR
+	want=$("$KINF" list pods -A -o name --server "unix:$SOCK")
+	[[ -n $want ]]
+	fakeapi_stop
+	wait_until bash -c "curl -s --unix-socket '$SOCK' http://kinf/readyz | grep -q 'upstream failed'"
+	# discovery and the list each carry it: shown once
+	run --separate-stderr "$KINF" list pods -A -o name --server "unix:$SOCK"
+	assert_success
+	[[ $output == "$want" ]] || fail "the cached list differs"
+	[[ $stderr =~ ^Warning:\ kinf\ serve:\ upstream\ context\ \"admin\"\ \($FAKEAPI_URL\)\ unreachable\ since\ 20[0-9-]+T[0-9:]+Z\ \(.+\):\ answering\ from\ the\ cache$ ]] ||
+		fail "stderr: $stderr"
+	run --separate-stderr "$KINF" watch pods -n default -o name --exit-after-sync --server "unix:$SOCK"
+	assert_success
+	[[ $stderr == "Warning: kinf serve: upstream context \"admin\""* && $stderr != *$'\n'* ]] ||
+		fail "stderr: $stderr"
+	fakeapi_start --dir "$dir" --port "$port" --state "$BATS_FILE_TMPDIR/state"
+	wait_until serve_ready
+	run --separate-stderr "$KINF" list pods -A -o name --server "unix:$SOCK"
+	assert_success
+	assert_equal "$stderr" ""
+}

@@ -12,7 +12,8 @@
  * names that byte (so it can never carry the value, or a CR or LF, to a
  * terminal or a log); a kubeconfig or --token token loads exactly when it
  * is valid and then comes out byte for byte, and is refused naming the
- * token otherwise.
+ * token otherwise. The same bytes are also read as a Warning header's value
+ * (kinf_header_warnings): each text NUL-terminated, no more text than value.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -116,6 +117,21 @@ static void load_token(const uint8_t *v, size_t len, bool as_flag) {
 	kinf_buf_release(&flag);
 }
 
+/* The Warning parser's texts: their bytes add up to less than the value's. */
+struct warnings {
+	size_t len, total, n;
+};
+
+static void on_warning(int code, const char *text, size_t len, void *userdata) {
+	struct warnings *w = userdata;
+	FUZZ_CHECK(code >= 0 && code <= 999);
+	FUZZ_CHECK(text[len] == '\0');
+	w->total += len;
+	w->n++;
+	/* each takes at least `DDD A ""` and a comma or the end */
+	FUZZ_CHECK(w->total + w->n * 8 <= w->len + 1);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	struct fuzz_input in = { data, size };
 	uint8_t flags = fuzz_byte(&in);
@@ -131,6 +147,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		FUZZ_CHECK(rc == -code);
 		check_message(&err, code, bad);
 	}
+
+	/* The same bytes as a Warning header's value. */
+	struct warnings w = { .len = in.n };
+	int nw = kinf_header_warnings((const char *)in.p, in.n, on_warning, &w);
+	FUZZ_CHECK(nw >= 0 && (size_t)nw == w.n);
 
 	if (flags & 3) {
 		if (!path[0]) {

@@ -44,6 +44,7 @@ class Control:
         self.trickle = None       # (bytes, delay)
         self.gzip = True
         self.tables = True        # False: as=Table is not offered (plain JSON instead)
+        self.warnings = []        # Warning header values on every API response
         self.rbac = {}            # user -> rules (POST /_fake/rbac)
         # token -> (User, expires_at or None)
         self.tokens = {
@@ -188,6 +189,11 @@ class Control:
                 return True
             return False
 
+    def warning_headers(self):
+        """The Warning header values every API response carries now."""
+        with self.lock:
+            return list(self.warnings)
+
     def watch_stall_left(self):
         """Seconds watch streams must still stay silent (0: none)."""
         with self.lock:
@@ -211,7 +217,7 @@ class Control:
         known = {'drop_watches', 'compact', 'expire_continue', 'expire_next_continue', 'fail_next',
                  'stall', 'stall_watches', 'close_watches', 'truncate_next_watch',
                  'invalid_json_next_watch', 'watch_list', 'bookmark_interval', 'watch_timeout',
-                 'history', 'trickle', 'gzip', 'tables', 'reset'}
+                 'history', 'trickle', 'gzip', 'tables', 'warnings', 'reset'}
         unknown = set(spec) - known
         if unknown:
             raise ControlError('unknown fault(s): ' + ', '.join(sorted(unknown)))
@@ -225,6 +231,15 @@ class Control:
                 self.watch_stall_until = 0.0
                 self.watch_close_until = 0.0
                 self.trickle = None
+                self.warnings = []
+        if 'warnings' in spec:
+            w = spec['warnings']
+            if not isinstance(w, list) or not all(isinstance(v, str) for v in w) or \
+                    any(c in v for v in w for c in '\r\n\0'):
+                raise ControlError('"warnings" must be a list of header values '
+                                   '(strings without CR, LF or NUL)')
+            with self.lock:
+                self.warnings = list(w)
         if 'fail_next' in spec:
             f = spec['fail_next']
             if not isinstance(f, dict) or not isinstance(f.get('status', 500), int):
@@ -305,4 +320,5 @@ class Control:
                 ('trickle', None if not self.trickle else {'bytes': self.trickle[0],
                                                            'delay': self.trickle[1]}),
                 ('gzip', self.gzip),
-                ('tables', self.tables)])
+                ('tables', self.tables),
+                ('warnings', list(self.warnings))])

@@ -188,6 +188,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response_only(code, message)
         self.send_header('Date', self.date_time_string())
         rec = getattr(self, '_rec', None)
+        if rec is not None:
+            for w in self.server.app.control.warning_headers():
+                # UTF-8 on the wire, as Go writes it (send_header encodes latin-1)
+                self.send_header('Warning', w.encode('utf-8').decode('latin-1'))
         if rec is not None and not self._logged:
             rec['status'] = code
             rec['duration_ms'] = round((time.monotonic() - self._t0) * 1000, 3)
