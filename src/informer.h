@@ -84,6 +84,12 @@ struct kinf_informer_opts {
 	const char *label_selector;	/* or NULL */
 	const char *field_selector;	/* or NULL */
 	long page_size;			/* 0: no paging */
+	/*
+	 * Page every list, one at a known resourceVersion too, as client-go's
+	 * reflector with WatchListPageSize set (--chunk-size given); else
+	 * such a list is asked for whole, so the watch cache can answer it.
+	 */
+	bool page_always;
 	bool watch_list;		/* streaming initial list, with fallback */
 	long resync_ms;			/* 0: no resync */
 	long watch_timeout_s;		/* 0: client-go's random 5-10 min */

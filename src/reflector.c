@@ -169,10 +169,11 @@ static int do_list(struct kinf_reflector *r, struct kinf_error *err) {
 		/*
 		 * Page size as the reflector picks it: paging for "" and "0"
 		 * (and after a paginated RV=0 answer); none at a specific RV so
-		 * the watch cache can serve it.
+		 * the watch cache can serve it, unless asked for (page_always).
 		 */
 		long limit = r->opts.page_size;
-		if (rv[0] && strcmp(rv, "0") != 0 && !r->paginated_result) {
+		if (rv[0] && strcmp(rv, "0") != 0 && !r->paginated_result &&
+				!r->opts.page_always) {
 			limit = 0;
 		}
 		struct kinf_list_opts lo = {

@@ -28,6 +28,12 @@ struct kinf_reflector_opts {
 	const char *label_selector;	/* or NULL */
 	const char *field_selector;	/* or NULL */
 	long page_size;			/* 0: no paging */
+	/*
+	 * Page every list, one at a known resourceVersion too, as client-go's
+	 * reflector with WatchListPageSize set (--chunk-size given); else
+	 * such a list is asked for whole, so the watch cache can answer it.
+	 */
+	bool page_always;
 	bool watch_list;		/* try sendInitialEvents first */
 	long resync_ms;			/* 0: no resync */
 	long watch_timeout_s;		/* 0: random in [300, 600) as client-go */

@@ -350,6 +350,7 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 			return -EXIT_USAGE;
 		}
 		cli->chunk_size = (long)v;
+		cli->chunk_size_set = true;
 		return 1;
 	case 'v':
 		if (arg && arg[0] == '=') {

@@ -56,6 +56,7 @@ struct cli {
 	bool no_headers;
 	bool show_managed_fields;	/* --show-managed-fields */
 	long chunk_size;
+	bool chunk_size_set;		/* --chunk-size given: informers page every list */
 	int verbose;
 	bool refresh;
 	long request_timeout_ms;

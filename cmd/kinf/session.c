@@ -208,6 +208,7 @@ static struct kinf_informer_opts informer_opts(struct session *s, struct member 
 		o.label_selector = m->label_selector ? m->label_selector : cli->label_selector;
 		o.field_selector = m->field_selector ? m->field_selector : cli->field_selector;
 		o.page_size = cli->chunk_size;
+		o.page_always = cli->chunk_size_set;
 		o.watch_list = s->so.watch_list;
 		o.resync_ms = s->so.resync_ms;
 		o.watch_timeout_s = s->so.watch_timeout_s;

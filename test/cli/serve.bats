@@ -444,6 +444,58 @@ no_age() {
 	assert_output --partial "kinf: serve: $rt/kinf is not a directory of mode 0700 owned by you; pass --listen unix:PATH"
 }
 
+# serve_lists FILE: the list requests of configmaps fakeapi recorded since
+# FILE's count was taken, "QUERY" per line; the new count into FILE.
+serve_lists() {
+	local from
+	from=$(<"$1")
+	fakeapi_requests >"$BATS_TEST_TMPDIR/reqs"
+	wc -l <"$BATS_TEST_TMPDIR/reqs" >"$1"
+	tail -n +"$((from + 1))" "$BATS_TEST_TMPDIR/reqs" |
+		python3 -c 'import json,sys; [print(r["query"]) for r in map(json.loads, sys.stdin) if r["verb"] == "list" and r["path"] == "/api/v1/configmaps"]'
+}
+
+# cm_watches [N]: how many watches of configmaps fakeapi has answered; with
+# N, whether more than N.
+cm_watches() {
+	local n
+	n=$(fakeapi_requests | python3 -c 'import json,sys; print(sum(1 for r in map(json.loads, sys.stdin) if r["verb"] == "watch" and r["path"] == "/api/v1/configmaps"))')
+	if (($#)); then ((n > $1)); else echo "$n"; fi
+}
+
+@test "serve: --chunk-size pages its upstream lists, as client-go's WatchListPageSize; the default leaves a relist at a resourceVersion whole" {
+	local mark=$BATS_TEST_TMPDIR/mark sock=$BATS_TEST_TMPDIR/c.sock args want
+	# configmaps: no other serve here watches them, so the 410 below is this one's only
+	for args in "--chunk-size 7" ""; do
+		fakeapi_requests | wc -l >"$mark"
+		watches=$(cm_watches)
+		# shellcheck disable=SC2086
+		"$KINF" serve configmaps -A --listen "unix:$sock" $args >"$BATS_TEST_TMPDIR/log" 2>&1 3>&- </dev/null &
+		pid=$!
+		wait_until bash -c "[[ \$(curl -s --unix-socket '$sock' http://kinf/readyz) == ok ]]"
+		run serve_lists "$mark"
+		# The first list, at "0", as the reflector's: the server (its watch cache) answers it whole.
+		if [[ -n $args ]]; then want=7; else want=500; fi
+		assert_output "limit=$want&resourceVersion=0"
+		# An event, then a 410 in the stream: the relist at its resourceVersion...
+		wait_until cm_watches "$watches"
+		fakeapi_ctl POST blast '{"resource":"configmaps","count":1,"then":"gone"}' >/dev/null
+		wait_until bash -c "curl -s --unix-socket '$sock' http://kinf/metrics | grep -q '^kinf_informer_relists_total{.*} [1-9]'"
+		run serve_lists "$mark"
+		if [[ -n $args ]]; then
+			# ...pages with the limit asked for (an exact read from storage)
+			assert_line --index 0 --regexp '^limit=7&resourceVersion=[1-9][0-9]*$'
+			assert_line --index 1 --regexp '^limit=7&continue=.'
+			refute_line --regexp '^(resourceVersion|limit=500)'
+		else
+			# ...asks for all of it at once, for the watch cache to answer
+			assert_output --regexp '^resourceVersion=[1-9][0-9]*$'
+		fi
+		kill "$pid"
+		wait "$pid" || true
+	done
+}
+
 @test "serve: while the upstream is away it answers from the cache, with a Warning; /readyz says why" {
 	port=${FAKEAPI_URL##*:}
 	dir=$FAKEAPI_DIR
@@ -485,3 +537,4 @@ no_age() {
 	assert_failure
 	[[ ! -e $SOCK ]]
 }
+
