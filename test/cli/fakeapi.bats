@@ -461,3 +461,44 @@ ADDED a'
 	# Recorded as a create of selfsubjectaccessreviews by the user.
 	fakeapi_requests | jq -e -s 'any(.[]; .verb == "create" and .resource == "selfsubjectaccessreviews" and .user == "dev")'
 }
+
+# One watch or more open on the server.
+watching() {
+	[ "$(fakeapi_ctl GET state | json_field .watches)" -ge 1 ]
+}
+
+@test "blast: a watch whose client did not read writes every blast it missed, or a 410 when they are gone" {
+	# The paced serve benchmark's "stall": a watcher more than 8 blasts
+	# behind skipped the older ones in silence, so its client never had
+	# them and waited for events nobody would send.
+	local rv out=$BATS_TEST_TMPDIR/w
+	rv=$(list_rv default)
+	fakeapi_curl "/api/v1/namespaces/default/pods?watch=1&resourceVersion=$rv&timeoutSeconds=8" >"$out" 3>&- &
+	local p=$!
+	wait_until watching
+	fakeapi_ctl POST faults '{"stall_watches":{"seconds":2}}' >/dev/null
+	local i
+	for ((i = 0; i < 12; i++)); do
+		fakeapi_ctl POST blast '{"namespace":"default","count":1}' >/dev/null
+	done
+	wait "$p"
+	run grep -c '"type":"MODIFIED"' "$out"
+	assert_output 12
+	# Fewer kept than it missed: the watch ends with a 410, not a gap.
+	rv=$(list_rv default)
+	fakeapi_curl "/api/v1/namespaces/default/pods?watch=1&resourceVersion=$rv&timeoutSeconds=8" >"$out" 3>&- &
+	p=$!
+	wait_until watching
+	fakeapi_ctl POST faults '{"stall_watches":{"seconds":2},"blast_keep":4}' >/dev/null
+	for ((i = 0; i < 6; i++)); do
+		fakeapi_ctl POST blast '{"namespace":"default","count":1}' >/dev/null
+	done
+	wait "$p"
+	fakeapi_ctl POST faults '{"blast_keep":4096}' >/dev/null
+	run grep -c '"type":"MODIFIED"' "$out"
+	assert_output 0
+	run tail -n 1 "$out"
+	assert_output --partial '"type":"ERROR"'
+	assert_output --partial 'blasts '
+	assert_output --partial '"code":410'
+}

@@ -11,7 +11,10 @@ state at the new resourceVersion), and the events are not in the watch
 window: the blast measures clients, not the server.
 
 Watchers that were open when the blast was made (JSON media only) write its
-events with their own selectors applied, then go on as usual; with
+events with their own selectors applied, then go on as usual (the last
+4096 blasts are kept for them: a watcher whose client has not read for a
+while writes every one it missed; one further behind than that ends with a
+410 Expired ERROR, never skipping a blast in silence); with
 "end":true they end their stream after it (kubectl and curl then exit).
 "then" puts a fault right after the events, where a client has long been
 busy decoding: "gone" an in-stream ERROR with a 410 Expired Status, the
@@ -21,6 +24,7 @@ connection cut without the last chunk.
 """
 
 import collections
+import itertools
 import threading
 import time
 
@@ -29,17 +33,31 @@ from . import catalog
 # Bytes joined per write: large enough that Python's per-call cost vanishes.
 _CHUNK_BYTES = 512 * 1024
 _MARKER = b'"resourceVersion":"'
+# Blasts are kept for watchers that have not written them yet (each holds
+# the snapshot's list, shared, not a copy): by default 4096 (POST
+# /_fake/faults {"blast_keep":N}), at 20 blasts/s 200 s of lag.
+
+
+class Missed(Exception):
+    """A watcher fell so far behind that blasts it had to write are gone."""
+
+    def __init__(self, seen, oldest):
+        Exception.__init__(self, 'blasts %d-%d are no longer kept' % (seen + 1, oldest - 1))
+        self.seen = seen
+        self.oldest = oldest
 
 
 class Blast:
-    __slots__ = ('id', 'rt', 'namespace', 'objs', 'parts', 'base_rv', 'count', 'end',
-                 'then', 'created', 'done', 'lock')
+    __slots__ = ('id', 'rt', 'namespace', 'objs', 'lo', 'hi', 'parts', 'base_rv', 'count',
+                 'end', 'then', 'created', 'done', 'lock')
 
-    def __init__(self, blast_id, rt, namespace, objs, base_rv, count, end, then=None):
+    def __init__(self, blast_id, rt, namespace, objs, lo, hi, base_rv, count, end, then=None):
         self.id = blast_id
         self.rt = rt
         self.namespace = namespace
-        self.objs = objs
+        self.objs = objs            # the snapshot's list (shared): objects lo..hi-1
+        self.lo = lo
+        self.hi = hi
         self.base_rv = base_rv
         self.count = count
         self.end = end
@@ -72,7 +90,7 @@ class Blast:
             done = list(self.done)
         return collections.OrderedDict([
             ('id', self.id), ('resource', self.rt.plural), ('namespace', self.namespace),
-            ('objects', len(self.objs)), ('count', self.count),
+            ('objects', self.hi - self.lo), ('count', self.count),
             ('from', self.base_rv + 1), ('to', self.last_rv), ('end', self.end),
             ('then', self.then),
             ('done', [collections.OrderedDict([('events', n), ('seconds', round(s, 6))])
@@ -100,17 +118,19 @@ def create(app, spec):
     with store.lock:
         snap = store.current_snapshot(rt)
         lo, hi = snap.range(ns)
-        objs = snap.objs[lo:hi]
-        if not objs:
+        if lo >= hi:
             raise ValueError('no objects to modify')
         rs = store.state(rt)
         base = store.rv
         store.rv += count
         rs.blast_seq = getattr(rs, 'blast_seq', 0) + 1
-        b = Blast(rs.blast_seq, rt, ns, objs, base, count, bool(spec.get('end')), then)
-        blasts = getattr(rs, 'blasts', [])
-        # Keep the last few for GET /_fake/blast; watchers hold their own ref.
-        rs.blasts = (blasts + [b])[-8:]
+        b = Blast(rs.blast_seq, rt, ns, snap.objs, lo, hi, base, count,
+                  bool(spec.get('end')), then)
+        keep = app.control.blast_keep
+        blasts = getattr(rs, 'blasts', None)
+        if blasts is None or blasts.maxlen != keep:
+            blasts = rs.blasts = collections.deque(blasts or (), maxlen=keep)
+        blasts.append(b)
         watchers = store.watch_count
         rs.cond.notify_all()
         store.changed.notify_all()
@@ -126,12 +146,18 @@ def recent(app):
         for rs in store.res.values():
             out.extend(getattr(rs, 'blasts', []))
     out.sort(key=lambda b: b.id)
-    return [b.describe() for b in out]
+    return [b.describe() for b in out[-8:]]
 
 
 def pending(rs, seen):
-    """Blasts of a resource state newer than id seen (caller holds the lock)."""
-    return [b for b in getattr(rs, 'blasts', []) if b.id > seen]
+    """The oldest blast of a resource state newer than id seen, or None
+    (caller holds the lock); Missed when blasts after seen are gone."""
+    kept = getattr(rs, 'blasts', None)
+    if not kept or kept[-1].id <= seen:
+        return None
+    if kept[0].id > seen + 1:
+        raise Missed(seen, kept[0].id)
+    return kept[seen + 1 - kept[0].id]
 
 
 def seq(rs):
@@ -148,8 +174,11 @@ def stream(streamer, blast):
     same width; crossing a power of ten rebuilds it."""
     spec = streamer.spec
     # Event i is object i mod k: a blast of fewer events than objects
-    # needs only the first `count` (not a template of every object).
-    objs = [o for o in blast.objs if spec.matches(o)][:blast.count]
+    # needs only the first `count` (not a template, nor a look at, every
+    # object: 10 events of 100,000 pods 20 times a second are 20 looks).
+    objs = list(itertools.islice(
+        (o for o in itertools.islice(blast.objs, blast.lo, blast.hi) if spec.matches(o)),
+        blast.count))
     if not objs:
         return 0
     parts = [blast.split(o) for o in objs]

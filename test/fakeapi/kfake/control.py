@@ -45,6 +45,7 @@ class Control:
         self.gzip = True
         self.tables = True        # False: as=Table is not offered (plain JSON instead)
         self.warnings = []        # Warning header values on every API response
+        self.blast_keep = 4096    # blasts kept for watchers behind (blast.py)
         self.rbac = {}            # user -> rules (POST /_fake/rbac)
         # token -> (User, expires_at or None)
         self.tokens = {
@@ -217,7 +218,7 @@ class Control:
         known = {'drop_watches', 'compact', 'expire_continue', 'expire_next_continue', 'fail_next',
                  'stall', 'stall_watches', 'close_watches', 'truncate_next_watch',
                  'invalid_json_next_watch', 'watch_list', 'bookmark_interval', 'watch_timeout',
-                 'history', 'trickle', 'gzip', 'tables', 'warnings', 'reset'}
+                 'history', 'trickle', 'gzip', 'tables', 'warnings', 'blast_keep', 'reset'}
         unknown = set(spec) - known
         if unknown:
             raise ControlError('unknown fault(s): ' + ', '.join(sorted(unknown)))
@@ -294,6 +295,10 @@ class Control:
                 self.gzip = bool(spec['gzip'])
             if 'tables' in spec:
                 self.tables = bool(spec['tables'])
+            if 'blast_keep' in spec:
+                if not isinstance(spec['blast_keep'], int) or spec['blast_keep'] < 1:
+                    raise ControlError('"blast_keep" must be a number >= 1')
+                self.blast_keep = spec['blast_keep']
         if 'history' in spec:
             store.set_history(spec['history'])
         if spec.get('compact'):

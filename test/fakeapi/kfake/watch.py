@@ -79,12 +79,12 @@ class Streamer:
         store lock): events older than the blast go first."""
         evs = self.store.events_after(self.spec.rt, last)
         pend = blastmod.pending(rs, self.blast_seen)
-        if not pend:
+        if pend is None:
             return evs, None
-        before = [e for e in evs if e.rv <= pend[0].base_rv]
+        before = [e for e in evs if e.rv <= pend.base_rv]
         if before:
             return before, None
-        return [], pend[0]
+        return [], pend
 
     # --- encoding ----------------------------------------------------------
 
@@ -271,73 +271,80 @@ class Streamer:
                 self.write(self.bookmark_line(last, end=True))
             last_bm = time.monotonic()
             pre_sent = False
-            while True:
-                stall = self.app.control.watch_stall_left()
-                if stall > 0:
-                    # stall_watches: silence (no events, no bookmarks), as a
-                    # hung connection or a stuck server looks to a client.
-                    if self.client_gone():
-                        self.h.close_connection = True
-                        return
-                    time.sleep(min(stall, 0.25))
-                    continue
-                next_bm = self.next_bookmark(last_bm, deadline, pre_sent)
-                bookmark_rv = None
-                with store.lock:
-                    if store.closing or store.watch_epoch != epoch:
-                        break
-                    evs, blast = self._take(rs, last)
-                    if not evs and blast is None:
-                        now = time.monotonic()
-                        wait = min(1.0, deadline - now)
-                        if next_bm is not None:
-                            wait = min(wait, next_bm - now)
-                        if wait > 0:
-                            rs.cond.wait(wait)
+            try:
+                while True:
+                    stall = self.app.control.watch_stall_left()
+                    if stall > 0:
+                        # stall_watches: silence (no events, no bookmarks), as a
+                        # hung connection or a stuck server looks to a client.
+                        if self.client_gone():
+                            self.h.close_connection = True
+                            return
+                        time.sleep(min(stall, 0.25))
+                        continue
+                    next_bm = self.next_bookmark(last_bm, deadline, pre_sent)
+                    bookmark_rv = None
+                    with store.lock:
                         if store.closing or store.watch_epoch != epoch:
                             break
-                        if self.app.control.watch_stall_left() > 0:
-                            continue    # stalled while waiting: write nothing
                         evs, blast = self._take(rs, last)
+                        if not evs and blast is None:
+                            now = time.monotonic()
+                            wait = min(1.0, deadline - now)
+                            if next_bm is not None:
+                                wait = min(wait, next_bm - now)
+                            if wait > 0:
+                                rs.cond.wait(wait)
+                            if store.closing or store.watch_epoch != epoch:
+                                break
+                            if self.app.control.watch_stall_left() > 0:
+                                continue    # stalled while waiting: write nothing
+                            evs, blast = self._take(rs, last)
+                        if evs:
+                            try:
+                                store.watch_start_check(rt, last)
+                            except storemod.TooOld:
+                                # Fell out of the window (a slow reader): the real
+                                # cacher terminates such watchers.
+                                break
+                        now = time.monotonic()
+                        if next_bm is not None and now >= next_bm:
+                            bookmark_rv = evs[-1].rv if evs else store.rv
                     if evs:
-                        try:
-                            store.watch_start_check(rt, last)
-                        except storemod.TooOld:
-                            # Fell out of the window (a slow reader): the real
-                            # cacher terminates such watchers.
+                        last = evs[-1].rv
+                        self.write_lines(self.transform(ev) for ev in evs)
+                    if blast is not None:
+                        self.blast_seen = blast.id
+                        if spec.media == 'json':
+                            blastmod.stream(self, blast)
+                        last = max(last, blast.last_rv)
+                        if blast.then == 'gone':
+                            self.write(self.error_line(status.expired_status(
+                                'too old resource version: %d (%d)' % (last, last + 1))))
                             break
-                    now = time.monotonic()
-                    if next_bm is not None and now >= next_bm:
-                        bookmark_rv = evs[-1].rv if evs else store.rv
-                if evs:
-                    last = evs[-1].rv
-                    self.write_lines(self.transform(ev) for ev in evs)
-                if blast is not None:
-                    self.blast_seen = blast.id
-                    if spec.media == 'json':
-                        blastmod.stream(self, blast)
-                    last = max(last, blast.last_rv)
-                    if blast.then == 'gone':
-                        self.write(self.error_line(status.expired_status(
-                            'too old resource version: %d (%d)' % (last, last + 1))))
+                        if blast.then == 'invalid_json':
+                            self.write(b'{"type":"MODIFIED","object":{this is not JSON\n')
+                        if blast.then == 'cut':
+                            self.truncate = True
+                            self.write(b'{"type":"MODIFIED","object":{"metadata":{}}}\n')
+                        if blast.end:
+                            break
+                    if bookmark_rv is not None:
+                        last = max(last, bookmark_rv)
+                        self.write(self.bookmark_line(bookmark_rv))
+                        pre_sent = pre_sent or now >= deadline - 2
+                        last_bm = now
+                    if time.monotonic() >= deadline:
                         break
-                    if blast.then == 'invalid_json':
-                        self.write(b'{"type":"MODIFIED","object":{this is not JSON\n')
-                    if blast.then == 'cut':
-                        self.truncate = True
-                        self.write(b'{"type":"MODIFIED","object":{"metadata":{}}}\n')
-                    if blast.end:
-                        break
-                if bookmark_rv is not None:
-                    last = max(last, bookmark_rv)
-                    self.write(self.bookmark_line(bookmark_rv))
-                    pre_sent = pre_sent or now >= deadline - 2
-                    last_bm = now
-                if time.monotonic() >= deadline:
-                    break
-                if not evs and blast is None and self.client_gone():
-                    self.h.close_connection = True
-                    return
+                    if not evs and blast is None and self.client_gone():
+                        self.h.close_connection = True
+                        return
+            except blastmod.Missed as e:
+                # Blasts it had to write are gone (its client did not read
+                # for that long): ended as the real cacher ends a watcher
+                # that fell out of its window, never skipping in silence.
+                self.write(self.error_line(status.expired_status(
+                    'too old resource version: %d (%s)' % (last, e))))
             self.finish()
         finally:
             with store.lock:
