@@ -17,6 +17,7 @@
  */
 
 #define DEFAULT_WINDOW 10000
+#define DEFAULT_MAX_LAG 1000
 #define DEFAULT_BOOKMARK_MS 60000
 
 /* ---- events ---- */
@@ -73,7 +74,10 @@ int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
 	if (!srv->opts.window) {
 		srv->opts.window = DEFAULT_WINDOW;
 	}
-	if (!srv->opts.max_lag || srv->opts.max_lag > srv->opts.window) {
+	if (!srv->opts.max_lag) {
+		srv->opts.max_lag = DEFAULT_MAX_LAG;
+	}
+	if (srv->opts.max_lag > srv->opts.window) {
 		srv->opts.max_lag = srv->opts.window;
 	}
 	if (srv->opts.bookmark_ms <= 0) {

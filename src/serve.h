@@ -40,12 +40,16 @@ struct kinf_serve_opts {
 	/* Events kept per collection for watches from a resourceVersion; 0: 10000. */
 	size_t window;
 	/*
-	 * Events a watch client may fall behind the newest before it is
-	 * ended with a 410 Expired Status, as the apiserver ends slow
-	 * watchers; 0: the window (it is ended once its next event leaves
-	 * the window).
+	 * Events a watch client may have unsent (after its cursor in the
+	 * window) and go on as it pleases; past them it must read some of
+	 * what is queued for it within every lag_grace_ms or it is ended with
+	 * a 410 Expired Status, as the apiserver ends a watcher whose full
+	 * buffer takes no event within its timeout. One whose next event
+	 * left the window is ended at once. 0: 1000 (the apiserver's largest
+	 * watcher buffer); at most the window.
 	 */
 	size_t max_lag;
+	long lag_grace_ms;		/* 0: 2 s */
 	long bookmark_ms;		/* between BOOKMARK events; 0: 60 s */
 	const char *version;		/* kinf's version, for /version */
 	/*

@@ -260,6 +260,10 @@ void serve_coll_rv_advanced(struct serve_coll *c);
 bool serve_parse_rv(const char *s, unsigned long long *ret);
 
 /* servewatch.c */
+/* A watch client's unsent events, bytes queued on its connection, and its id (/metrics). */
+unsigned long long serve_watch_unsent(const struct serve_watch *w);
+size_t serve_watch_queued(const struct serve_watch *w);
+unsigned long long serve_watch_id(const struct serve_watch *w);
 /*
  * Queue b, built with the kinf_buf_put* family, as one chunk of req's
  * stream: nothing and -KINF_ENOMEM when an append to it failed (the

@@ -9,14 +9,22 @@
  * cursor into its collection's event stream (a seq number) plus, at the
  * start, a snapshot for its initial ADDED events; a pump writes to the
  * client while its connection's queue is under a budget, by reference to
- * the event's shared bytes (no copy per client), and comes back on a
- * short timer while the client is behind. A client further behind than
- * max_lag events, or whose next event left the window, is ended with a
- * 410 Expired Status (client-go's reflector relists on it).
+ * the event's shared bytes (no copy per client), and goes on once the
+ * client has read half of it.
+ *
+ * Slow clients, as the apiserver's cacheWatcher treats them: what a
+ * client has not been sent (its unsent events: the window's events after
+ * its cursor, its bounded buffer) may grow past max_lag for a while, as a
+ * burst outruns a client that reads; from then on it must make progress
+ * (read some of what is queued for it) within every grace period, or it
+ * is ended with a 410 Expired Status (client-go's reflector relists on
+ * it), as the apiserver ends a watcher whose full buffer does not take an
+ * event within its (budgeted) timeout. A client whose next event left the
+ * window is ended at once: that event cannot be sent any more.
  */
 
 #define QUEUE_BUDGET (256u << 10)	/* bytes queued per client before the pump pauses */
-#define PUMP_RETRY_MS 10
+#define DEFAULT_LAG_GRACE_MS 2000
 
 struct serve_watch {
 	struct serve_watch *next, *prev;
@@ -34,7 +42,17 @@ struct serve_watch {
 	size_t initial_pos;
 	unsigned long long next_seq;
 	unsigned long long after_rv;	/* a watch from N: only events newer than N */
-	struct kinf_httpd_timer *pump_timer, *bookmark_timer, *deadline_timer;
+	unsigned long long id;		/* for /metrics */
+	bool waiting;			/* stopped at its budget until the client reads */
+	/*
+	 * While more than max_lag events are unsent: the grace timer, and
+	 * where the client was when it started (its progress is measured
+	 * against that).
+	 */
+	struct kinf_httpd_timer *grace_timer;
+	unsigned long long mark_seq;
+	size_t mark_pos, mark_queued;
+	struct kinf_httpd_timer *bookmark_timer, *deadline_timer;
 };
 
 /* ---- the window ---- */
@@ -52,6 +70,20 @@ struct serve_event *serve_coll_event_at(struct serve_coll *c, unsigned long long
 }
 
 static void pump(struct serve_watch *w);
+static void evict(struct serve_watch *w, const char *why);
+static void lag_check(struct serve_watch *w);
+
+unsigned long long serve_watch_unsent(const struct serve_watch *w) {
+	return w->coll->next_seq - w->next_seq;
+}
+
+size_t serve_watch_queued(const struct serve_watch *w) {
+	return kinf_httpd_stream_queued(w->req);
+}
+
+unsigned long long serve_watch_id(const struct serve_watch *w) {
+	return w->id;
+}
 
 void serve_coll_push(struct serve_coll *c, struct serve_event *ev) {
 	ev->seq = c->next_seq++;
@@ -64,10 +96,15 @@ void serve_coll_push(struct serve_coll *c, struct serve_event *ev) {
 	}
 	c->ring[(c->head + c->n) % c->cap] = ev;
 	c->n++;
+	unsigned long long oldest = serve_coll_oldest_seq(c);
 	for (struct serve_watch *w = c->watches, *next; w; w = next) {
 		next = w->next;	/* the pump may end w */
-		if (!w->pump_timer) {
+		if (!w->waiting) {
 			pump(w);
+		} else if (w->next_seq < oldest) {
+			evict(w, "its next event left the window");
+		} else {
+			lag_check(w);
 		}
 	}
 }
@@ -95,7 +132,7 @@ static void watch_unlink(struct serve_watch *w) {
 	}
 	c->n_watches--;
 	c->srv->watch_clients--;
-	kinf_httpd_timer_cancel(c->srv->httpd, w->pump_timer);
+	kinf_httpd_timer_cancel(c->srv->httpd, w->grace_timer);
 	kinf_httpd_timer_cancel(c->srv->httpd, w->bookmark_timer);
 	kinf_httpd_timer_cancel(c->srv->httpd, w->deadline_timer);
 	serve_filter_release(&w->filter);
@@ -134,20 +171,68 @@ static void watch_expire(struct serve_watch *w, const char *message) {
 	watch_end(w);
 }
 
-static void evict(struct serve_watch *w, unsigned long long behind) {
+/* End w with a 410: it fell too far behind (why says how), and count it. */
+static void evict(struct serve_watch *w, const char *why) {
 	struct serve_coll *c = w->coll;
-	char msg[200];
+	unsigned long long behind = serve_watch_unsent(w);
+	char msg[300];
 	c->evicted++;
 	c->srv->evicted++;
 	if (c->srv->opts.log) {
-		char line[300];
-		snprintf(line, sizeof(line), "watch client of %s%s%s ended: %llu events behind",
-				c->resource, c->group[0] ? "." : "", c->group, behind);
+		char line[400];
+		snprintf(line, sizeof(line), "watch client of %s%s%s ended: %llu events unsent, %s",
+				c->resource, c->group[0] ? "." : "", c->group, behind, why);
 		c->srv->opts.log(line, c->srv->opts.log_data);
 	}
 	snprintf(msg, sizeof(msg), "too old resource version: the client fell %llu events "
-			"behind (kinf serve --max-lag %zu)", behind, c->srv->opts.max_lag);
+			"behind, %s (kinf serve --max-lag %zu)", behind, why, c->srv->opts.max_lag);
 	watch_expire(w, msg);
+}
+
+static long long lag_grace_ms(const struct serve_coll *c) {
+	return c->srv->opts.lag_grace_ms > 0 ? c->srv->opts.lag_grace_ms : DEFAULT_LAG_GRACE_MS;
+}
+
+static void lag_mark(struct serve_watch *w) {
+	w->mark_seq = w->next_seq;
+	w->mark_pos = w->initial_pos;
+	w->mark_queued = kinf_httpd_stream_queued(w->req);
+}
+
+/*
+ * A grace period over: a client that read nothing of what was queued for
+ * it meanwhile is ended; one that read some gets another period.
+ */
+static void lag_grace_over(void *arg) {
+	struct serve_watch *w = arg;
+	struct serve_coll *c = w->coll;
+	w->grace_timer = NULL;
+	if (serve_watch_unsent(w) <= c->srv->opts.max_lag) {
+		return;
+	}
+	bool progress = w->next_seq > w->mark_seq || w->initial_pos > w->mark_pos ||
+		kinf_httpd_stream_queued(w->req) < w->mark_queued;
+	if (!progress) {
+		char why[120];
+		snprintf(why, sizeof(why), "read nothing for %lld ms", lag_grace_ms(c));
+		evict(w, why);
+		return;
+	}
+	lag_mark(w);
+	w->grace_timer = kinf_httpd_timer_add(c->srv->httpd, lag_grace_ms(c), lag_grace_over, w);
+}
+
+/* Past max_lag unsent events: the grace period starts; back under it: it ends. */
+static void lag_check(struct serve_watch *w) {
+	struct serve_coll *c = w->coll;
+	if (serve_watch_unsent(w) <= c->srv->opts.max_lag) {
+		kinf_httpd_timer_cancel(c->srv->httpd, w->grace_timer);
+		w->grace_timer = NULL;
+	} else if (!w->grace_timer) {
+		lag_mark(w);
+		w->grace_timer = kinf_httpd_timer_add(c->srv->httpd, lag_grace_ms(c),
+				lag_grace_over, w);
+	}
 }
 
 static const char *const type_names[] = { "ADDED", "MODIFIED", "DELETED" };
@@ -294,12 +379,6 @@ static int write_bookmark(struct serve_watch *w, unsigned long long rv, bool ini
 	return rc;
 }
 
-static void pump_again(void *arg) {
-	struct serve_watch *w = arg;
-	w->pump_timer = NULL;
-	pump(w);
-}
-
 static void pump_drained(struct kinf_httpd_req *req, void *arg) {
 	(void)req;
 	pump(arg);
@@ -307,14 +386,15 @@ static void pump_drained(struct kinf_httpd_req *req, void *arg) {
 
 /*
  * Send w what it has not had yet while its queue is under the budget;
- * come back once the client has read half of it (the timer only decides
- * a client that stopped reading, whose queue never drains). Ends w when it is too far
- * behind or its stream failed.
+ * come back once the client has read half of it. Ends w when its next
+ * event left the window or its stream failed; past max_lag unsent
+ * events, its grace period runs (lag_check).
  */
 static void pump(struct serve_watch *w) {
 	struct serve_coll *c = w->coll;
 	int rc = 0;
 
+	w->waiting = false;
 	while (rc == 0 && kinf_httpd_stream_queued(w->req) < QUEUE_BUDGET) {
 		if (w->initial_pos < w->initial.n) {
 			const struct kinf_object *obj = w->initial.v[w->initial_pos++];
@@ -333,12 +413,12 @@ static void pump(struct serve_watch *w) {
 			continue;
 		}
 		if (w->next_seq >= c->next_seq) {
-			return;	/* caught up */
+			lag_check(w);	/* caught up: its grace period, if any, ends */
+			return;
 		}
-		unsigned long long behind = c->next_seq - w->next_seq;
 		struct serve_event *ev = serve_coll_event_at(c, w->next_seq);
-		if (!ev || behind > c->srv->opts.max_lag) {
-			evict(w, behind);
+		if (!ev) {
+			evict(w, "its next event left the window");
 			return;
 		}
 		w->next_seq++;
@@ -348,15 +428,9 @@ static void pump(struct serve_watch *w) {
 		watch_end(w);	/* a broken stream, or one object past the queue */
 		return;
 	}
-	unsigned long long behind = c->next_seq - w->next_seq;
-	if (behind > c->srv->opts.max_lag || (behind && w->next_seq < serve_coll_oldest_seq(c))) {
-		evict(w, behind);
-		return;
-	}
+	w->waiting = true;
 	kinf_httpd_stream_on_drain(w->req, QUEUE_BUDGET / 2, pump_drained, w);
-	if (!w->pump_timer) {
-		w->pump_timer = kinf_httpd_timer_add(c->srv->httpd, PUMP_RETRY_MS, pump_again, w);
-	}
+	lag_check(w);
 }
 
 static void bookmark_tick(void *arg) {
@@ -364,8 +438,8 @@ static void bookmark_tick(void *arg) {
 	struct serve_coll *c = w->coll;
 	w->bookmark_timer = NULL;
 	/* Only a client that has everything: the bookmark's RV covers what it saw. */
-	if (!w->pump_timer && w->initial_pos >= w->initial.n && !w->end_bookmark &&
-			w->next_seq == c->next_seq && c->rv_numeric) {
+	if (!w->waiting && w->initial_pos >= w->initial.n && !w->end_bookmark &&
+			w->next_seq == c->next_seq && c->rv_numeric && c->rv > w->after_rv) {
 		if (write_bookmark(w, c->rv, false) < 0) {
 			watch_end(w);
 			return;
@@ -516,7 +590,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	}
 	c->watches = w;
 	c->n_watches++;
-	c->watch_total++;
+	w->id = ++c->watch_total;
 	c->srv->watch_clients++;
 	if (rc < 0) {
 		watch_unlink(w);

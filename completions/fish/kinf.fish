@@ -333,7 +333,7 @@ complete -c kinf -n $v -l stats -d 'print counters to stderr at exit'
 complete -c kinf -n $v -l listen -x -a 'unix: tcp:127.0.0.1:' -d 'listen on unix:PATH or tcp:HOST:PORT'
 complete -c kinf -n $v -l write-kubeconfig -r -F -d 'write a kubeconfig for kubectl'
 complete -c kinf -n $v -l window -x -d 'events kept per resource for watches'
-complete -c kinf -n $v -l max-lag -x -d 'events a watch client may fall behind'
+complete -c kinf -n $v -l max-lag -x -d 'unsent events a watch client may have before it must read'
 complete -c kinf -n $v -l bookmark-interval -x -d 'between BOOKMARK events'
 
 # kinf deltas

@@ -240,6 +240,97 @@ static void test_failed_builders(const char *dir) {
 	unlink(sock_path);
 }
 
+/* A watcher of namespace big that will not read (a small receive buffer), or -1. */
+static int paused_watcher(void) {
+	int fd = connect_sock();
+	int small = 4096;
+	const char *req = "GET /api/v1/namespaces/big/pods?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n";
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	if (fd >= 0 && write(fd, req, strlen(req)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* n pods of 100 KB named b0... at resourceVersions first..., delay_ms apart. */
+static void publish_big(struct kinf_serve *srv, int n, int first, long delay_ms) {
+	for (int i = 0; i < n; i++) {
+		char name[16], rv[16];
+		snprintf(name, sizeof(name), "b%d", i);
+		snprintf(rv, sizeof(rv), "%d", first + i);
+		publish(srv, KINF_INFORMER_ADD, big_pod(name, rv), NULL, false);
+		sleep_ms(delay_ms);
+	}
+}
+
+/* Read fd slowly (64 KB every 50 ms) until it closes, is silent for 4 s, or 10 s pass. */
+static char *read_slowly(int fd) {
+	struct kinf_buf b = {0};
+	char chunk[65536];
+	ssize_t n;
+	long long t0 = kinf_clock_now_ms();
+	struct timeval tv = { .tv_sec = 4 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (kinf_clock_now_ms() - t0 < 10000 && (n = read(fd, chunk, sizeof(chunk))) > 0) {
+		must(kinf_buf_append(&b, chunk, (size_t)n));
+		sleep_ms(50);
+	}
+	close(fd);
+	must(kinf_buf_append_str(&b, ""));
+	return kinf_buf_take(&b);
+}
+
+/*
+ * Slow watch clients, as the apiserver's cacheWatcher treats them: past
+ * max_lag unsent events a client that reads (slower than the burst) goes
+ * on and gets every event; one that reads nothing for the grace period
+ * is ended with a 410.
+ */
+static void test_slow_clients(const char *dir) {
+	struct kinf_serve *srv = NULL;
+	struct kinf_serve_opts o = { .window = 100, .max_lag = 4, .lag_grace_ms = 300,
+		.version = "test", .log = log_cb };
+	struct kinf_serve_source src = { .upstream = "https://up:6443", .group = "",
+		.version = "v1", .resource = "pods", .kind = "Pod", .namespaced = true };
+	char addr[160];
+	pthread_t th;
+
+	logged[0] = '\0';
+	kinf_serve_new(&o, &srv, NULL);
+	kinf_serve_add_source(srv, &src, NULL, NULL);
+	snprintf(sock_path, sizeof(sock_path), "%s/g.sock", dir);
+	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
+	is_int(kinf_serve_listen(srv, addr, NULL), 0, "a server with max_lag 4, grace 300 ms");
+	pthread_create(&th, NULL, run, srv);
+	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
+	kinf_serve_synced(srv, 0);
+
+	int reader = send_req("/api/v1/namespaces/big/pods?watch=1&timeoutSeconds=3", NULL);
+	int paused = paused_watcher();
+	ok(reader >= 0 && paused >= 0, "a watcher that will not read, one that reads slowly");
+	sleep_ms(200);
+	/* 20 events of 100 KB at once: 2 MB, read at about 1.3 MB/s. */
+	publish_big(srv, 20, 11, 0);
+	char *s = read_slowly(reader);
+	ok(count(s, "{\"type\":\"ADDED\"") == 20 && !strstr(s, "\"type\":\"ERROR\"") &&
+		strstr(s, "\r\n0\r\n\r\n"), "the slow reader, 16 events past max_lag, "
+		"got all 20 and its stream's clean end (%d)", count(s, "{\"type\":\"ADDED\""));
+	free(s);
+	s = read_all(paused, 500);
+	ok(strstr(s, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\"") &&
+		strstr(s, "events behind, read nothing for 300 ms (kinf serve --max-lag 4)\","
+			"\"reason\":\"Expired\",\"code\":410}}") &&
+		strstr(s, "\r\n0\r\n\r\n"), "the paused one: ended with an ERROR 410 after its grace");
+	free(s);
+	ok(count(logged, "watch client of pods ended: ") == 1 &&
+		strstr(logged, "read nothing for 300 ms"), "  one eviction, logged");
+	kinf_serve_stop(srv);
+	pthread_join(th, NULL);
+	kinf_serve_free(srv);
+	unlink(sock_path);
+}
+
 int main(void) {
 	struct kinf_serve *srv = NULL;
 	struct kinf_error err = {0};
@@ -253,6 +344,7 @@ int main(void) {
 		return 1;
 	}
 	test_failed_builders(dir);
+	test_slow_clients(dir);
 	snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
 	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
 	struct kinf_serve_opts o = { .token = "t0k", .window = 4, .max_lag = 4,
@@ -393,21 +485,12 @@ int main(void) {
 
 	/*
 	 * A watcher that stops reading: past its queue's budget it falls
-	 * behind; more than max_lag (4) events behind, it is ended with a 410.
+	 * behind; once its next event leaves the window (4), it is ended with a 410.
 	 */
-	int slow = connect_sock();
-	int small = 4096;
-	setsockopt(slow, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	const char *wreq = "GET /api/v1/namespaces/big/pods?watch=1 HTTP/1.1\r\nHost: x\r\n\r\n";
-	ok(write(slow, wreq, strlen(wreq)) > 0, "a watcher that will not read");
+	int slow = paused_watcher();
+	ok(slow >= 0, "a watcher that will not read");
 	sleep_ms(200);
-	for (int i = 0; i < 12; i++) {
-		char name[16], rv[16];
-		snprintf(name, sizeof(name), "b%d", i);
-		snprintf(rv, sizeof(rv), "%d", 21 + i);
-		publish(srv, KINF_INFORMER_ADD, big_pod(name, rv), NULL, false);
-		sleep_ms(20);
-	}
+	publish_big(srv, 12, 21, 20);
 	sleep_ms(300);
 	s = read_all(slow, 500);
 	ok(strstr(s, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\"") &&
