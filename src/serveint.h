@@ -254,6 +254,17 @@ int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj
 void serve_invalid_options(struct serve_request *r, const char *detail);
 /* Drop the continue snapshots. */
 void serve_snapshots_release(struct kinf_serve *srv);
+/*
+ * Hold r until c's cache reaches rv (then it is routed again), for up to
+ * 3 s, as the apiserver's waitUntilFreshAndBlock; then a 504 "Too large
+ * resource version", for a watch in its stream (serve_watch_too_large).
+ * false when there is no memory to wait with (answer now).
+ */
+bool serve_rv_wait(struct serve_request *r, struct serve_coll *c, unsigned long long rv,
+		bool watch);
+/* The 504 Status "Too large resource version: RV, current: N" into out. */
+void serve_too_large_status(struct kinf_apistatus_body *out, const char *rv,
+		unsigned long long current);
 /* Answer the reads that waited for c->rv (call when it grew). */
 void serve_coll_rv_advanced(struct serve_coll *c);
 /* Parse a resourceVersion; false when it is not a decimal number. */
@@ -272,6 +283,11 @@ unsigned long long serve_watch_id(const struct serve_watch *w);
  */
 int serve_stream_write_buf(struct kinf_httpd_req *req, const struct kinf_buf *b);
 void serve_watch(struct serve_request *r, struct serve_coll *c);
+/*
+ * A watch the cache could not start in time: 200, an ERROR event with the
+ * 504 Status, the end (the apiserver's errWatcher).
+ */
+void serve_watch_too_large(struct serve_request *r, const char *rv, unsigned long long current);
 /* Append ev to the window and pass it to the watch clients. */
 void serve_coll_push(struct serve_coll *c, struct serve_event *ev);
 /* End every watch of c (stop) with its last chunk. */

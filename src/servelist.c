@@ -499,9 +499,8 @@ static void expired(struct serve_request *r, const char *message) {
 	kinf_apistatus_body_release(&b);
 }
 
-/* 504 for a resourceVersion the cache has not reached (client-go retries it). */
-static void too_large(struct serve_request *r, const char *rv, unsigned long long current) {
-	struct kinf_apistatus_body b = {0};
+void serve_too_large_status(struct kinf_apistatus_body *out, const char *rv,
+		unsigned long long current) {
 	struct kinf_buf msg = {0};
 	kinf_buf_putf(&msg, "Timeout: Too large resource version: %s, current: %llu", rv, current);
 	struct kinf_apistatus st = { .code = 504, .reason = "Timeout", .message = msg.data,
@@ -509,11 +508,17 @@ static void too_large(struct serve_request *r, const char *rv, unsigned long lon
 		.causes = { { .reason = "ResourceVersionTooLarge",
 			.message = "Too large resource version" } } };
 	if (!kinf_buf_error(&msg)) {
-		kinf_apistatus_make(&b, &st);
+		kinf_apistatus_make(out, &st);
 	}
+	kinf_buf_release(&msg);
+}
+
+/* 504 for a resourceVersion the cache has not reached (client-go retries it). */
+static void too_large(struct serve_request *r, const char *rv, unsigned long long current) {
+	struct kinf_apistatus_body b = {0};
+	serve_too_large_status(&b, rv, current);
 	serve_respond_status(r, &b);
 	kinf_apistatus_body_release(&b);
-	kinf_buf_release(&msg);
 }
 
 /* ---- a read from a resourceVersion ahead of the cache ---- */
@@ -530,6 +535,7 @@ struct serve_rvwait {
 	struct serve_coll *coll;
 	struct kinf_httpd_req *req;
 	unsigned long long rv;
+	bool watch;			/* answered in its stream (an ERROR event) */
 	struct kinf_httpd_timer *timer;
 };
 
@@ -564,9 +570,14 @@ static void rvwait_timeout(void *arg) {
 	char rv[24];
 	w->timer = NULL;
 	snprintf(rv, sizeof(rv), "%llu", w->rv);
+	bool watch = w->watch;
 	kinf_httpd_req_on_close(w->req, NULL, NULL);
 	rvwait_unlink(w);
-	too_large(&r, rv, c->rv);
+	if (watch) {
+		serve_watch_too_large(&r, rv, c->rv);
+	} else {
+		too_large(&r, rv, c->rv);
+	}
 }
 
 void serve_coll_rv_advanced(struct serve_coll *c) {
@@ -582,11 +593,8 @@ void serve_coll_rv_advanced(struct serve_coll *c) {
 	}
 }
 
-/*
- * Hold r until c's cache reaches rv, for up to RV_WAIT_MS; false when
- * there is no memory to wait with (answer 504 now).
- */
-static bool rv_wait(struct serve_request *r, struct serve_coll *c, unsigned long long rv) {
+bool serve_rv_wait(struct serve_request *r, struct serve_coll *c, unsigned long long rv,
+		bool watch) {
 	struct serve_rvwait *w = calloc(1, sizeof(*w));
 	if (!w) {
 		return false;
@@ -594,6 +602,7 @@ static bool rv_wait(struct serve_request *r, struct serve_coll *c, unsigned long
 	w->coll = c;
 	w->req = r->req;
 	w->rv = rv;
+	w->watch = watch;
 	w->timer = kinf_httpd_timer_add(c->srv->httpd, RV_WAIT_MS, rvwait_timeout, w);
 	if (!w->timer) {
 		free(w);
@@ -667,7 +676,7 @@ static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 		kinf_buf_release(&msg);
 		return false;
 	}
-	if (n > c->rv && !rv_wait(r, c, n)) {
+	if (n > c->rv && !serve_rv_wait(r, c, n, false)) {
 		too_large(r, rv, c->rv);
 		return false;
 	}

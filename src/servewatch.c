@@ -152,23 +152,49 @@ static void watch_end(struct serve_watch *w) {
 	watch_unlink(w);
 }
 
+/* An ERROR event of the Status st (kinf_apistatus_*) on req's stream; best effort. */
+static void write_error(struct kinf_httpd_req *req, struct kinf_apistatus_body *st) {
+	struct kinf_buf line = {0};
+	if (st->json.len && st->json.data[st->json.len - 1] == '\n') {
+		st->json.len--;
+	}
+	kinf_buf_puts(&line, "{\"type\":\"ERROR\",\"object\":");
+	kinf_buf_put(&line, st->json.data, st->json.len);
+	kinf_buf_puts(&line, "}\n");
+	/* No Status (out of memory): no event; the stream ends all the same. */
+	if (kinf_buf_error(&st->json) == 0 && st->json.len) {
+		(void)serve_stream_write_buf(req, &line);	/* the stream ends either way */
+	}
+	kinf_buf_release(&line);
+}
+
 /* An ERROR event with a 410 Expired Status, then the end. */
 static void watch_expire(struct serve_watch *w, const char *message) {
 	struct kinf_apistatus_body st = {0};
-	struct kinf_buf line = {0};
 	kinf_apistatus_expired(&st, message);
-	if (st.json.len && st.json.data[st.json.len - 1] == '\n') {
-		st.json.len--;
-	}
-	kinf_buf_puts(&line, "{\"type\":\"ERROR\",\"object\":");
-	kinf_buf_put(&line, st.json.data ? st.json.data : "{}", st.json.len);
-	kinf_buf_puts(&line, "}\n");
-	if (kinf_buf_error(&st.json) == 0) {
-		(void)serve_stream_write_buf(w->req, &line);	/* ended below either way */
-	}
+	write_error(w->req, &st);
 	kinf_apistatus_body_release(&st);
-	kinf_buf_release(&line);
 	watch_end(w);
+}
+
+void serve_watch_too_large(struct serve_request *r, const char *rv, unsigned long long current) {
+	struct kinf_apistatus_body st = {0};
+	struct kinf_buf headers = {0};
+	int rc = serve_warning_headers(r, &headers);
+	if (rc == 0) {
+		rc = kinf_httpd_stream_start(r->req, 200, "application/json",
+				headers.len ? headers.data : NULL);
+	}
+	kinf_buf_release(&headers);
+	if (rc < 0) {
+		kinf_httpd_req_abort(r->req);
+		return;
+	}
+	serve_count(r->srv, 200, r->start_ms);
+	serve_too_large_status(&st, rv, current);
+	write_error(r->req, &st);
+	kinf_apistatus_body_release(&st);
+	kinf_httpd_stream_end(r->req);
 }
 
 /* End w with a 410: it fell too far behind (why says how), and count it. */
@@ -503,6 +529,18 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 		kinf_buf_release(&msg);
 		serve_respond_status(r, &st);
 		kinf_apistatus_body_release(&st);
+		return;
+	}
+	/*
+	 * Initial events from a version the cache has not reached: they wait
+	 * for it, up to 3 s, then an ERROR event with the 504 (the apiserver's
+	 * waitUntilWatchCacheFreshAndForceAllEvents). A plain watch from there
+	 * starts now and waits for events newer than it, as the apiserver's.
+	 */
+	if (q->send_initial_events == 1 && !from_now && c->rv_numeric && n > c->rv) {
+		if (!serve_rv_wait(r, c, n, true)) {
+			serve_watch_too_large(r, rv, c->rv);
+		}
 		return;
 	}
 	struct serve_watch *w = calloc(1, sizeof(*w));

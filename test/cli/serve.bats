@@ -256,6 +256,13 @@ print(" ".join(sorted(live)))' "$sel")
 	assert_output --partial '"code":422'
 }
 
+@test "serve: initial events from a resourceVersion ahead of the cache wait 3 s, then an ERROR event with the 504" {
+	rv=$(scurl /api/v1/pods | py 'd["metadata"]["resourceVersion"]')
+	run scurl -N "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=$((rv + 1000))"
+	assert_success
+	assert_output --regexp "^\{\"type\":\"ERROR\",\"object\":\{\"kind\":\"Status\",.*\"message\":\"Timeout: Too large resource version: $((rv + 1000)), current: [0-9]+\",\"reason\":\"Timeout\",.*\"code\":504\}\}$"
+}
+
 @test "serve: the TCP listener speaks TLS and wants the token from --write-kubeconfig (0600)" {
 	run stat -c %a "$SERVE_DIR/kubeconfig"
 	assert_output 600

@@ -290,7 +290,7 @@ static char *read_slowly(int fd) {
 static void test_slow_clients(const char *dir) {
 	struct kinf_serve *srv = NULL;
 	struct kinf_serve_opts o = { .window = 100, .max_lag = 4, .lag_grace_ms = 300,
-		.version = "test", .log = log_cb };
+		.bookmark_ms = 100, .version = "test", .log = log_cb };
 	struct kinf_serve_source src = { .upstream = "https://up:6443", .group = "",
 		.version = "v1", .resource = "pods", .kind = "Pod", .namespaced = true };
 	char addr[160];
@@ -325,6 +325,18 @@ static void test_slow_clients(const char *dir) {
 	free(s);
 	ok(count(logged, "watch client of pods ended: ") == 1 &&
 		strstr(logged, "read nothing for 300 ms"), "  one eviction, logged");
+
+	/* Bookmarks (every 100 ms here) never go back past a watch's resourceVersion. */
+	s = get("/api/v1/pods?watch=1&allowWatchBookmarks=true&resourceVersion=100&timeoutSeconds=1",
+			NULL);
+	ok(strstr(s, "200 OK") && !strstr(s, "BOOKMARK"),
+		"a watch from 100, ahead of the cache (30): no bookmark at 30");
+	free(s);
+	s = get("/api/v1/pods?watch=1&allowWatchBookmarks=true&resourceVersion=30&timeoutSeconds=1",
+			NULL);
+	ok(strstr(s, "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\","
+		"\"metadata\":{\"resourceVersion\":\"30\""), "  one from 30: bookmarks at 30");
+	free(s);
 	kinf_serve_stop(srv);
 	pthread_join(th, NULL);
 	kinf_serve_free(srv);
@@ -562,6 +574,36 @@ int main(void) {
 	ahead = send_req("/api/v1/pods?resourceVersion=50", NULL);
 	sleep_ms(100);
 	close(ahead);	/* a client that gives up while waiting: forgotten (ASan: no leak) */
+
+	/*
+	 * Initial events from a version the cache has not reached wait for it
+	 * likewise, then an ERROR event with the 504 (a plain watch from there
+	 * starts at once: "a watch from 19 gets 20" above).
+	 */
+#define SIE "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&" \
+	"allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion="
+	ahead = send_req(SIE "34", NULL);
+	pfd.fd = ahead;
+	ok(poll(&pfd, 1, 300) == 0, "initial events from 34, ahead of the cache (33): no answer yet");
+	publish(srv, KINF_INFORMER_ADD, pod("d", "q4", "34", "web", "n3", "Running"), NULL, false);
+	s = read_all(ahead, 3000);
+	ok(strstr(s, "200 OK") && count(s, "{\"type\":\"ADDED\"") == 21 &&
+		strstr(s, "\"name\":\"q4\"") && strstr(s, "{\"type\":\"BOOKMARK\",\"object\":"
+			"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"resourceVersion\":\"34\","
+			"\"creationTimestamp\":null,\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}"),
+		"  the 21 objects once the cache got there, then the end bookmark at 34");
+	free(s);
+	t0 = kinf_clock_now_ms();
+	s = get(SIE "40", NULL);
+	waited = kinf_clock_now_ms() - t0;
+	ok(waited >= 2900 && strstr(s, "200 OK") &&
+		strstr(s, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\"") &&
+		strstr(s, "\"message\":\"Timeout: Too large resource version: 40, current: 34\"") &&
+		strstr(s, "\"code\":504}}\n") && !strstr(s, "ADDED"),
+		"  from 40, not reached: after its 3 s wait (%lld ms) an ERROR event with the 504",
+		waited);
+	free(s);
+#undef SIE
 
 	kinf_serve_stop(srv);
 	pthread_join(th, NULL);
