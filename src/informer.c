@@ -422,6 +422,7 @@ void kinf_informer_get_stats(struct kinf_informer *inf,
 	}
 	ret->pops = atomic_load_explicit(&inf->pops, memory_order_relaxed);
 	ret->cached = kinf_indexer_len(inf->idx);
+	ret->queued = inf->fifo ? kinf_deltafifo_len(inf->fifo) : 0;
 }
 
 struct kinf_object *kinf_informer_typed(struct kinf_informer *inf,

@@ -127,6 +127,7 @@ struct kinf_informer_stats {
 	struct kinf_reflector_stats source;	/* the reflector's or the replay's */
 	unsigned long pops;			/* successful kinf_informer_next() */
 	size_t cached;				/* objects in the indexer */
+	size_t queued;				/* keys in its DeltaFIFO, not yet popped */
 };
 
 /*

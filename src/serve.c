@@ -990,7 +990,7 @@ static void metric_head(struct kinf_buf *out, const char *name, const char *type
 
 /* One line per source for a counter or gauge read from its informer's stats. */
 enum src_field {
-	F_LISTS, F_RELISTS, F_WATCHES, F_EVENTS, F_ERRORS, F_EXPIRED, F_OBJECTS, F_UP,
+	F_LISTS, F_RELISTS, F_WATCHES, F_EVENTS, F_ERRORS, F_EXPIRED, F_OBJECTS, F_QUEUE, F_UP,
 };
 
 static double source_value(const struct serve_source *s, enum src_field f) {
@@ -1006,9 +1006,43 @@ static double source_value(const struct serve_source *s, enum src_field f) {
 	case F_ERRORS: return (double)st.source.errors;
 	case F_EXPIRED: return (double)st.source.expired;
 	case F_OBJECTS: return (double)st.cached;
+	case F_QUEUE: return (double)st.queued;
 	case F_UP: return s->up ? 1 : 0;
 	}
 	return 0;
+}
+
+/* Per watch client: what it has not been sent, and its connection's queue. */
+static void watch_metrics(struct kinf_serve *srv, struct kinf_buf *b) {
+	static const struct { const char *name, *help; } per_watch[] = {
+		{ "kinf_serve_watch_unsent_events",
+			"Events of the window a watch client has not been sent yet." },
+		{ "kinf_serve_watch_queued_bytes",
+			"Bytes queued on a watch client's connection, not yet read." },
+	};
+	for (size_t m = 0; m < 2; m++) {
+		metric_head(b, per_watch[m].name, "gauge", per_watch[m].help);
+		for (size_t i = 0; i < srv->n_colls; i++) {
+			const struct serve_coll *c = srv->colls[i];
+			char res[300];
+			snprintf(res, sizeof(res), "%s%s%s", c->resource, c->group[0] ? "." : "",
+					c->group);
+			for (const struct serve_watch *w = serve_coll_next_watch(c, NULL); w;
+					w = serve_coll_next_watch(c, w)) {
+				kinf_buf_puts(b, per_watch[m].name);
+				kinf_buf_putc(b, '{');
+				label(b, "context", srv->ctxs[c->ctx].name);
+				kinf_buf_putc(b, ',');
+				label(b, "resource", res);
+				kinf_buf_putf(b, ",client=\"%llu\"} ", serve_watch_id(w));
+				if (m == 0) {
+					kinf_buf_putf(b, "%llu\n", serve_watch_unsent(w));
+				} else {
+					kinf_buf_putf(b, "%zu\n", serve_watch_queued(w));
+				}
+			}
+		}
+	}
 }
 
 static void metrics(struct serve_request *r) {
@@ -1023,6 +1057,8 @@ static void metrics(struct serve_request *r) {
 		{ "kinf_informer_errors_total", "counter", "Failed list or watch attempts.", F_ERRORS },
 		{ "kinf_informer_expired_total", "counter", "410 Gone answers from the upstream.", F_EXPIRED },
 		{ "kinf_informer_objects", "gauge", "Objects in the informer's cache.", F_OBJECTS },
+		{ "kinf_informer_queue_length", "gauge",
+			"Keys in the informer's DeltaFIFO, not yet handed to serve.", F_QUEUE },
 		{ "kinf_informer_up", "gauge", "1 while the upstream answers, 0 while it is away.", F_UP },
 	};
 	struct kinf_serve *srv = r->srv;
@@ -1087,6 +1123,7 @@ static void metrics(struct serve_request *r) {
 			}
 		}
 	}
+	watch_metrics(srv, &b);
 	struct kinf_httpd_stats hs;
 	kinf_httpd_stats(srv->httpd, &hs);
 	metric_head(&b, "kinf_serve_connections_total", "counter", "Connections accepted.");

@@ -271,6 +271,9 @@ void serve_coll_rv_advanced(struct serve_coll *c);
 bool serve_parse_rv(const char *s, unsigned long long *ret);
 
 /* servewatch.c */
+/* c's watch clients in turn: the first after NULL, then the next; NULL at the end. */
+const struct serve_watch *serve_coll_next_watch(const struct serve_coll *c,
+		const struct serve_watch *w);
 /* A watch client's unsent events, bytes queued on its connection, and its id (/metrics). */
 unsigned long long serve_watch_unsent(const struct serve_watch *w);
 size_t serve_watch_queued(const struct serve_watch *w);

@@ -73,6 +73,11 @@ static void pump(struct serve_watch *w);
 static void evict(struct serve_watch *w, const char *why);
 static void lag_check(struct serve_watch *w);
 
+const struct serve_watch *serve_coll_next_watch(const struct serve_coll *c,
+		const struct serve_watch *w) {
+	return w ? w->next : c->watches;
+}
+
 unsigned long long serve_watch_unsent(const struct serve_watch *w) {
 	return w->coll->next_seq - w->next_seq;
 }

@@ -312,7 +312,17 @@ static void test_slow_clients(const char *dir) {
 	sleep_ms(200);
 	/* 20 events of 100 KB at once: 2 MB, read at about 1.3 MB/s. */
 	publish_big(srv, 20, 11, 0);
-	char *s = read_slowly(reader);
+	sleep_ms(100);
+	char *s = get("/metrics", NULL);
+	const char *u = strstr(s, "kinf_serve_watch_unsent_events{context=\"\",resource=\"pods\","
+			"client=\"2\"} ");
+	ok(u && atoi(strchr(u, '}') + 2) > 4 &&
+		strstr(s, "kinf_serve_watch_queued_bytes{context=\"\",resource=\"pods\",client=\"1\"} ") &&
+		strstr(s, "# TYPE kinf_informer_queue_length gauge\nkinf_informer_queue_length{"),
+		"/metrics: each client's unsent events (the paused one's past max_lag) and queued "
+		"bytes; the informers' queue length");
+	free(s);
+	s = read_slowly(reader);
 	ok(count(s, "{\"type\":\"ADDED\"") == 20 && !strstr(s, "\"type\":\"ERROR\"") &&
 		strstr(s, "\r\n0\r\n\r\n"), "the slow reader, 16 events past max_lag, "
 		"got all 20 and its stream's clean end (%d)", count(s, "{\"type\":\"ADDED\""));
