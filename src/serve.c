@@ -707,7 +707,7 @@ void serve_count(struct kinf_serve *srv, int code, long long start_us) {
 
 void serve_respond_oom(struct serve_request *r) {
 	struct kinf_apistatus_body b = {0};
-	serve_count(r->srv, 500, r->start_ms);
+	serve_count(r->srv, 500, r->start_us);
 	if (kinf_apistatus_internal(&b, "out of memory") < 0) {
 		/* Not even that: the connection goes, never half an answer. */
 		kinf_httpd_req_abort(r->req);
@@ -725,7 +725,7 @@ void serve_respond(struct serve_request *r, int code, const char *content_type,
 		serve_respond_oom(r);
 		return;
 	}
-	serve_count(r->srv, code, r->start_ms);
+	serve_count(r->srv, code, r->start_us);
 	kinf_httpd_respond(r->req, code, content_type ? content_type : "application/json",
 			h.len ? h.data : NULL, body, len);
 	kinf_buf_release(&h);
@@ -756,7 +756,7 @@ void serve_respond_status(struct serve_request *r, const struct kinf_apistatus_b
 		serve_respond_oom(r);
 		return;
 	}
-	serve_count(r->srv, st->code, r->start_ms);
+	serve_count(r->srv, st->code, r->start_us);
 	kinf_httpd_respond(r->req, st->code, "application/json", h.len ? h.data : NULL,
 			st->json.data, st->json.len);
 	kinf_buf_release(&h);
@@ -1363,7 +1363,7 @@ void serve_handle(struct kinf_httpd_req *req, void *userdata) {
 		.srv = userdata,
 		.req = req,
 		.head = kinf_httpd_req_head(req),
-		.start_ms = kinf_clock_now_us(),
+		.start_us = kinf_clock_now_us(),
 	};
 	struct kinf_error err = {0};
 	struct kinf_apistatus_body body = {0};

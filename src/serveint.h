@@ -186,7 +186,7 @@ struct serve_request {
 	struct kinf_apipath path;
 	struct kinf_apiquery query;
 	struct kinf_accept accept;
-	long long start_ms;
+	long long start_us;		/* kinf_clock_now_us() when it came, for the latency histogram */
 	/* One more Warning for this answer (a partial cluster-wide list), or empty. */
 	struct kinf_buf warning;
 	bool index;			/* under /kinf/v1/index: serveindex.c answers */
@@ -221,8 +221,8 @@ void serve_respond_oom(struct serve_request *r);
  * into out. 0, or -KINF_ENOMEM when out (or a part of it) could not be built.
  */
 int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out);
-/* Count a finished request in the metrics. */
-void serve_count(struct kinf_serve *srv, int code, long long start_ms);
+/* Count a finished request in the metrics; start_us: its kinf_clock_now_us() on arrival. */
+void serve_count(struct kinf_serve *srv, int code, long long start_us);
 
 /* servedisc.c: /api, /apis, /apis/G, /api/v1, /apis/G/V for context r->ctx. */
 void serve_discovery(struct serve_request *r);

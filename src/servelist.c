@@ -565,7 +565,7 @@ static void rvwait_timeout(void *arg) {
 	struct serve_coll *c = w->coll;
 	struct serve_request r = {
 		.srv = c->srv, .req = w->req, .head = kinf_httpd_req_head(w->req),
-		.ctx = c->ctx, .start_ms = kinf_clock_now_us(),
+		.ctx = c->ctx, .start_us = kinf_clock_now_us(),
 	};
 	char rv[24];
 	w->timer = NULL;

@@ -195,7 +195,7 @@ void serve_watch_too_large(struct serve_request *r, const char *rv, unsigned lon
 		kinf_httpd_req_abort(r->req);
 		return;
 	}
-	serve_count(r->srv, 200, r->start_ms);
+	serve_count(r->srv, 200, r->start_us);
 	serve_too_large_status(&st, rv, current);
 	write_error(r->req, &st);
 	kinf_apistatus_body_release(&st);
@@ -626,7 +626,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	int rc = kinf_httpd_stream_start(r->req, 200, "application/json",
 			headers.len ? headers.data : NULL);
 	kinf_buf_release(&headers);
-	serve_count(r->srv, 200, r->start_ms);
+	serve_count(r->srv, 200, r->start_us);
 	w->next = c->watches;
 	if (w->next) {
 		w->next->prev = w;

@@ -168,7 +168,7 @@ static void half_built(struct kinf_buf *b) {
 static void failed_handler(struct kinf_httpd_req *req, void *userdata) {
 	struct serve_request r = {
 		.srv = userdata, .req = req, .head = kinf_httpd_req_head(req),
-		.start_ms = kinf_clock_now_us(),
+		.start_us = kinf_clock_now_us(),
 	};
 	struct kinf_buf b = {0};
 	half_built(&b);
