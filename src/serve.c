@@ -281,6 +281,7 @@ int kinf_serve_add_source(struct kinf_serve *srv, const struct kinf_serve_source
 	srv->sources = v;
 	struct serve_source *s = &v[srv->n_sources];
 	memset(s, 0, sizeof(*s));
+	atomic_init(&s->handover, 0);
 	s->coll = c;
 	s->ctx = ctx;
 	s->informer = src->informer;
@@ -423,6 +424,7 @@ static void apply_publish(void *arg) {
 	if (c->synced && c->rv_waits) {
 		serve_coll_rv_advanced(c);
 	}
+	atomic_fetch_sub(&s->handover, p->n);
 	free(p->v);
 	free(p);
 }
@@ -472,7 +474,12 @@ int kinf_serve_publish(struct kinf_serve *srv, size_t source,
 		rc = rc < 0 ? -KINF_ENOMEM : 0;
 	}
 	if (rc == 0) {
+		/* Counted first: the loop may apply it before the post returns. */
+		atomic_fetch_add(&srv->sources[source].handover, p->n);
 		rc = kinf_httpd_post(srv->httpd, apply_publish, p);
+		if (rc < 0) {
+			atomic_fetch_sub(&srv->sources[source].handover, p->n);
+		}
 	}
 	if (rc < 0) {
 		for (size_t i = 0; i < p->n; i++) {
@@ -990,7 +997,8 @@ static void metric_head(struct kinf_buf *out, const char *name, const char *type
 
 /* One line per source for a counter or gauge read from its informer's stats. */
 enum src_field {
-	F_LISTS, F_RELISTS, F_WATCHES, F_EVENTS, F_ERRORS, F_EXPIRED, F_OBJECTS, F_QUEUE, F_UP,
+	F_LISTS, F_RELISTS, F_WATCHES, F_EVENTS, F_ERRORS, F_EXPIRED, F_OBJECTS, F_QUEUE,
+	F_HANDOVER, F_UP,
 };
 
 static double source_value(const struct serve_source *s, enum src_field f) {
@@ -1007,6 +1015,7 @@ static double source_value(const struct serve_source *s, enum src_field f) {
 	case F_EXPIRED: return (double)st.source.expired;
 	case F_OBJECTS: return (double)st.cached;
 	case F_QUEUE: return (double)st.queued;
+	case F_HANDOVER: return (double)atomic_load(&s->handover);
 	case F_UP: return s->up ? 1 : 0;
 	}
 	return 0;
@@ -1059,6 +1068,8 @@ static void metrics(struct serve_request *r) {
 		{ "kinf_informer_objects", "gauge", "Objects in the informer's cache.", F_OBJECTS },
 		{ "kinf_informer_queue_length", "gauge",
 			"Keys in the informer's DeltaFIFO, not yet handed to serve.", F_QUEUE },
+		{ "kinf_serve_handover_events", "gauge",
+			"Events the informer handed to serve, not yet in the served cache.", F_HANDOVER },
 		{ "kinf_informer_up", "gauge", "1 while the upstream answers, 0 while it is away.", F_UP },
 	};
 	struct kinf_serve *srv = r->srv;

@@ -41,6 +41,8 @@ struct serve_source {
 	char *why;			/* while down */
 	long long down_since;
 	char *failed;			/* why it failed for good, or NULL */
+	/* Events kinf_serve_publish() posted, not applied yet (any thread). */
+	atomic_ulong handover;
 };
 
 /*

@@ -366,6 +366,7 @@ no_age() {
 	assert_output --partial '# TYPE kinf_informer_lists_total counter'
 	assert_output --partial 'kinf_informer_objects{context="admin",resource="pods",namespace=""}'
 	assert_line --regexp '^kinf_informer_queue_length\{context="admin",resource="pods",namespace=""\} [0-9]+$'
+	assert_line --regexp '^kinf_serve_handover_events\{context="admin",resource="pods",namespace=""\} [0-9]+$'
 	assert_output --partial 'kinf_serve_request_duration_seconds_bucket{le="+Inf"}'
 	assert_line --regexp '^kinf_serve_requests_total\{code="2xx"\} [1-9][0-9]*$'
 	assert_line --regexp '^kinf_informer_up\{context="admin",resource="pods",namespace=""\} 1$'

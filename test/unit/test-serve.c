@@ -318,9 +318,10 @@ static void test_slow_clients(const char *dir) {
 			"client=\"2\"} ");
 	ok(u && atoi(strchr(u, '}') + 2) > 4 &&
 		strstr(s, "kinf_serve_watch_queued_bytes{context=\"\",resource=\"pods\",client=\"1\"} ") &&
-		strstr(s, "# TYPE kinf_informer_queue_length gauge\nkinf_informer_queue_length{"),
+		strstr(s, "# TYPE kinf_informer_queue_length gauge\nkinf_informer_queue_length{") &&
+		strstr(s, "# TYPE kinf_serve_handover_events gauge\nkinf_serve_handover_events{"),
 		"/metrics: each client's unsent events (the paused one's past max_lag) and queued "
-		"bytes; the informers' queue length");
+		"bytes; the informers' queue lengths");
 	free(s);
 	s = read_slowly(reader);
 	ok(count(s, "{\"type\":\"ADDED\"") == 20 && !strstr(s, "\"type\":\"ERROR\"") &&
