@@ -160,16 +160,17 @@ static void watch_end(struct serve_watch *w) {
 /* An ERROR event of the Status st (kinf_apistatus_*) on req's stream; best effort. */
 static void write_error(struct kinf_httpd_req *req, struct kinf_apistatus_body *st) {
 	struct kinf_buf line = {0};
-	if (st->json.len && st->json.data[st->json.len - 1] == '\n') {
+	/* No Status (out of memory): no event; the stream ends all the same. */
+	if (kinf_buf_error(&st->json) || !st->json.len) {
+		return;
+	}
+	if (st->json.data[st->json.len - 1] == '\n') {
 		st->json.len--;
 	}
 	kinf_buf_puts(&line, "{\"type\":\"ERROR\",\"object\":");
 	kinf_buf_put(&line, st->json.data, st->json.len);
 	kinf_buf_puts(&line, "}\n");
-	/* No Status (out of memory): no event; the stream ends all the same. */
-	if (kinf_buf_error(&st->json) == 0 && st->json.len) {
-		(void)serve_stream_write_buf(req, &line);	/* the stream ends either way */
-	}
+	(void)serve_stream_write_buf(req, &line);	/* the stream ends either way */
 	kinf_buf_release(&line);
 }
 
