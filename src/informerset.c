@@ -521,6 +521,11 @@ int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
 	return 1;
 }
 
+/* Synced as the caller sees it: every pop up to the sync taken. */
+static bool member_synced_locked(const struct member *m) {
+	return m->synced_at != SIZE_MAX && m->taken >= m->synced_at;
+}
+
 bool kinf_informerset_has_synced(struct kinf_informerset *set) {
 	if (set->direct) {
 		struct member *m = set->v[0];
@@ -533,10 +538,18 @@ bool kinf_informerset_has_synced(struct kinf_informerset *set) {
 	pthread_mutex_lock(&set->lock);
 	for (size_t i = 0; synced && i < set->n; i++) {
 		struct member *m = set->v[i];
-		/* Synced as the caller sees it: every pop up to the sync taken. */
-		synced = m->failed || m->left ||
-			(m->synced_at != SIZE_MAX && m->taken >= m->synced_at);
+		synced = m->failed || m->left || member_synced_locked(m);
 	}
+	pthread_mutex_unlock(&set->lock);
+	return synced;
+}
+
+bool kinf_informerset_member_synced(struct kinf_informerset *set, size_t i) {
+	if (set->direct) {
+		return kinf_informer_has_synced(set->v[0]->inf);
+	}
+	pthread_mutex_lock(&set->lock);
+	bool synced = i < set->n && member_synced_locked(set->v[i]);
 	pthread_mutex_unlock(&set->lock);
 	return synced;
 }

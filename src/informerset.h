@@ -136,6 +136,12 @@ int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
  * caller took (next) every pop up to its sync. Caller's thread.
  */
 bool kinf_informerset_has_synced(struct kinf_informerset *set);
+/*
+ * The same for member i alone: its informer synced and the caller took
+ * every pop up to that (its pump may have popped further ahead: the
+ * informer's own has_synced says nothing of what the caller holds).
+ */
+bool kinf_informerset_member_synced(struct kinf_informerset *set, size_t i);
 
 /* How many members failed for good so far. */
 size_t kinf_informerset_failed(struct kinf_informerset *set);

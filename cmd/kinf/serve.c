@@ -168,7 +168,9 @@ static void mark_synced(struct serve *sv, size_t member) {
 		/* Failed for good (session printed it): answered 503, not waited for. */
 		sv->synced[member] = true;
 		kinf_serve_failed(sv->srv, member, mi.failed);
-	} else if (kinf_informer_has_synced(mi.informer)) {
+	} else if (mi.synced) {
+		/* Not the informer's own has_synced: its pump may have popped
+		 * the list's end before this thread published it. */
 		sv->synced[member] = true;
 		kinf_serve_synced(sv->srv, member);
 	}

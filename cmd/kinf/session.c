@@ -995,6 +995,7 @@ void session_member_info(struct session *s, size_t i, struct session_member_info
 	ret->server = m->cli->config ? m->cli->config->server : NULL;
 	ret->informer = kinf_informerset_get(s->set, i);
 	ret->failed = m->failed;
+	ret->synced = kinf_informerset_member_synced(s->set, i);
 }
 
 size_t session_member(struct session *s) {

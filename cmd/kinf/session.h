@@ -225,6 +225,7 @@ struct session_member_info {
 	const char *server;			/* the upstream URL, NULL with --from */
 	struct kinf_informer *informer;
 	const char *failed;			/* why it failed for good, or NULL */
+	bool synced;		/* its initial list handed out whole (session_next) */
 };
 size_t session_n_members(struct session *s);
 /* Member i (borrowed, valid until session_end). */

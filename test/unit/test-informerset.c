@@ -380,8 +380,14 @@ static void test_read_ahead(void) {
 			"read-ahead: a member pops %d ahead of the reader, no more",
 			KINF_INFORMERSET_READ_AHEAD);
 	ok(!kinf_informerset_has_synced(set), "read-ahead: not synced before any is taken");
+	/* Member 1's one-object list popped, not taken: what serve's
+	 * readiness asks. */
+	wait_pops(set, 1, 1);
+	ok(kinf_informer_has_synced(kinf_informerset_get(set, 1)) &&
+			!kinf_informerset_member_synced(set, 1),
+			"read-ahead: member 1's informer synced, but not as the reader sees it");
 
-	int taken[2] = {0}, wrong = 0, order = 0;
+	int taken[2] = {0}, wrong = 0, order = 0, wrong_member = 0;
 	struct kinf_informerset_event ev;
 	while (taken[0] + taken[1] < 101 && kinf_informerset_next(set, 3000, &ev) == 1) {
 		if (ev.member == 0 && ev.batch.n == 1) {
@@ -392,11 +398,14 @@ static void test_read_ahead(void) {
 		taken[ev.member]++;
 		bool want = taken[0] == 100 && taken[1] == 1;
 		wrong += kinf_informerset_has_synced(set) != want;
+		wrong_member += kinf_informerset_member_synced(set, 0) != (taken[0] == 100) ||
+			kinf_informerset_member_synced(set, 1) != (taken[1] == 1);
 		kinf_informerset_event_release(&ev);
 	}
 	is_int(taken[0], 100, "read-ahead: every event of member 0");
 	is_int(order, 0, "read-ahead: in their order");
 	is_int(wrong, 0, "read-ahead: synced exactly once both lists' last events were taken");
+	is_int(wrong_member, 0, "read-ahead: each member synced once its own list's last was taken");
 	kinf_informerset_free(set);
 	close_src(&s[0]);
 	close_src(&s[1]);
