@@ -1268,6 +1268,10 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		if (!c->dead && ((re & POLLOUT) || (c->wr_wants_read && (re & POLLIN)))) {
 			conn_write(c);
 			conn_drained(c);	/* what it queues goes out below */
+			/* What other threads posted meanwhile (serve's events)
+			 * is taken in now, not after every client's write:
+			 * else it piles up in memory while the loop writes. */
+			run_posts(srv);
 		}
 	}
 	for (struct conn *c = srv->conns; c; c = c->next) {
@@ -1281,6 +1285,7 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		if (!c->dead && c->qhead) {
 			conn_write(c);	/* answers queued by the handler go out now */
 			conn_drained(c);	/* its next part: POLLOUT at the next poll */
+			run_posts(srv);
 		}
 	}
 	if (r > 0) {

@@ -127,7 +127,9 @@ int kinf_httpd_run(struct kinf_httpd *srv, struct kinf_error *reterr);
 void kinf_httpd_stop(struct kinf_httpd *srv);
 
 /*
- * Run fn(arg) on the loop thread soon (in posting order). Any thread.
+ * Run fn(arg) on the loop thread soon (in posting order): before the
+ * next poll, and between two connections' writes, so that what is posted
+ * does not pile up while the loop writes to many clients. Any thread.
  * 0 or -KINF_ENOMEM; after stop, fn still runs once, from
  * kinf_httpd_run()'s shutdown or kinf_httpd_free().
  */
