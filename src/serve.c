@@ -1135,6 +1135,13 @@ static void metrics(struct serve_request *r) {
 		}
 	}
 	watch_metrics(srv, &b);
+	size_t snap_objects, snaps = serve_snapshots_live(srv, &snap_objects);
+	metric_head(&b, "kinf_serve_continue_snapshots", "gauge",
+			"Snapshots kept for lists with a continue token still to come.");
+	kinf_buf_putf(&b, "kinf_serve_continue_snapshots %zu\n", snaps);
+	metric_head(&b, "kinf_serve_continue_snapshot_objects", "gauge",
+			"Objects those snapshots hold (some replaced in the cache since).");
+	kinf_buf_putf(&b, "kinf_serve_continue_snapshot_objects %zu\n", snap_objects);
 	struct kinf_httpd_stats hs;
 	kinf_httpd_stats(srv->httpd, &hs);
 	metric_head(&b, "kinf_serve_connections_total", "counter", "Connections accepted.");

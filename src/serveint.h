@@ -256,6 +256,8 @@ int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj
 void serve_invalid_options(struct serve_request *r, const char *detail);
 /* Drop the continue snapshots. */
 void serve_snapshots_release(struct kinf_serve *srv);
+/* Continue snapshots not yet expired, and the objects they hold. */
+size_t serve_snapshots_live(const struct kinf_serve *srv, size_t *ret_objects);
 /*
  * Hold r until c's cache reaches rv (then it is routed again), for up to
  * 3 s, as the apiserver's waitUntilFreshAndBlock; then a 504 "Too large

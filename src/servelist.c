@@ -694,19 +694,37 @@ static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 
 #define SNAPSHOT_TTL_MS (5 * 60 * 1000)
 
+static void snapshot_drop(struct serve_snapshot *s) {
+	kinf_object_list_release(&s->objs);
+	memset(s, 0, sizeof(*s));
+}
+
 static struct serve_snapshot *snapshot_find(struct serve_coll *c, unsigned long long id) {
 	long long now = kinf_clock_now_ms();
 	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
 		struct serve_snapshot *s = &c->srv->snaps[i];
 		if (s->id && now - s->created_ms > SNAPSHOT_TTL_MS) {
-			kinf_object_list_release(&s->objs);
-			memset(s, 0, sizeof(*s));
+			snapshot_drop(s);
 		}
 		if (s->id && s->id == id && s->coll == c) {
 			return s;
 		}
 	}
 	return NULL;
+}
+
+size_t serve_snapshots_live(const struct kinf_serve *srv, size_t *ret_objects) {
+	long long now = kinf_clock_now_ms();
+	size_t n = 0;
+	*ret_objects = 0;
+	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
+		const struct serve_snapshot *s = &srv->snaps[i];
+		if (s->id && now - s->created_ms <= SNAPSHOT_TTL_MS) {
+			n++;
+			*ret_objects += s->objs.n;
+		}
+	}
+	return n;
 }
 
 /* Keep objs (taken) as a new snapshot, replacing the oldest. */
@@ -733,8 +751,7 @@ static struct serve_snapshot *snapshot_take(struct serve_coll *c, struct kinf_ob
 
 void serve_snapshots_release(struct kinf_serve *srv) {
 	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
-		kinf_object_list_release(&srv->snaps[i].objs);
-		memset(&srv->snaps[i], 0, sizeof(srv->snaps[i]));
+		snapshot_drop(&srv->snaps[i]);
 	}
 }
 
@@ -906,6 +923,16 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 		more = serve_filter_matches(&f, src->v[k]);
 	}
 	long long remaining = -1;
+	if (snap && !more) {
+		/*
+		 * The last page of a snapshot: nothing can continue it, so
+		 * it stops pinning the objects the cache has since replaced
+		 * (else they live on for SNAPSHOT_TTL_MS). A retry of this
+		 * very page then gets the 410 a compacted continue gets.
+		 */
+		snapshot_drop(snap);
+		snap = NULL;
+	}
 	if (more) {
 		if (!snap) {
 			snap = snapshot_take(c, &objs);

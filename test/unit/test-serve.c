@@ -429,10 +429,24 @@ int main(void) {
 		/* A change after the first page is not in the snapshot's next page. */
 		publish(srv, KINF_INFORMER_ADD, pod("c", "p4", "13", "web", "n3", "Running"), NULL,
 				false);
+		char *m = get("/metrics", NULL);
+		ok(m && strstr(m, "\nkinf_serve_continue_snapshots 1\n") &&
+			strstr(m, "\nkinf_serve_continue_snapshot_objects 3\n"),
+			"  one snapshot of three objects while a continue may come");
+		free(m);
 		char *s2 = get(target, NULL);
 		ok(count(s2, "\"name\":\"p") == 1 && strstr(s2, "\"name\":\"p3\"") &&
 			!strstr(s2, "\"continue\"") && strstr(s2, "\"resourceVersion\":\"12\""),
 			"  the next page from the snapshot, at its resourceVersion");
+		free(s2);
+		m = get("/metrics", NULL);
+		ok(m && strstr(m, "\nkinf_serve_continue_snapshots 0\n") &&
+			strstr(m, "\nkinf_serve_continue_snapshot_objects 0\n"),
+			"  its last page served, the snapshot is dropped");
+		free(m);
+		s2 = get(target, NULL);
+		ok(s2 && strstr(s2, "410 Gone") && strstr(s2, "\"reason\":\"Expired\""),
+			"  the same last page again: 410 Expired, as a compacted continue");
 		free(s2);
 	}
 	free(s);
