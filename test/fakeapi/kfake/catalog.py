@@ -2,7 +2,11 @@
 
 import base64
 import collections
+import gzip
 import hashlib
+import json
+import os
+import threading
 
 from . import jsonutil
 
@@ -121,6 +125,12 @@ def _sub(name, kind, verbs, group='', version='v1'):
 
 RESOURCES = [
     ResourceType('', 'v1', 'configmaps', 'configmap', 'ConfigMap', True, ['cm']),
+    ResourceType('', 'v1', 'events', 'event', 'Event', True, ['ev'],
+                 field_labels=('involvedObject.kind', 'involvedObject.namespace',
+                               'involvedObject.name', 'involvedObject.uid',
+                               'involvedObject.apiVersion', 'involvedObject.resourceVersion',
+                               'involvedObject.fieldPath', 'reason', 'reportingComponent',
+                               'source', 'type')),
     ResourceType('', 'v1', 'namespaces', 'namespace', 'Namespace', False, ['ns'],
                  verbs=NS_VERBS, field_labels=('status.phase',),
                  subresources=[_sub('finalize', 'Namespace', ['update']),
@@ -310,61 +320,215 @@ def aggregated_discovery(legacy, api_version='apidiscovery.k8s.io/v2'):
                                     ('items', items)])
 
 
-# --- OpenAPI v3 --------------------------------------------------------------
-# kubectl create/apply (validation "Strict") only ask OpenAPI v3 whether the
-# PATCH operation of a kind declares the fieldValidation query parameter; the
-# documents below carry the operations with their parameters but no schemas.
+# --- OpenAPI ------------------------------------------------------------------
+# Real documents of a v1.28.7 kube-apiserver, trimmed to the types served
+# here (tools/openapi.py made them; kfake/openapi/).  They are read the
+# first time a client asks, so that start-up stays fast.
 
-_QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'pretty']
-
-
-def _operation(rt, verb, op_id):
-    params = [collections.OrderedDict([
-        ('name', p), ('in', 'query'), ('description', p), ('schema', {'type': 'string'}),
-        ('uniqueItems', True)]) for p in _QUERY_PARAMS]
-    return collections.OrderedDict([
-        ('tags', [rt.group.replace('.', '') + '_' + rt.version if rt.group else 'core_v1']),
-        ('description', '%s the specified %s' % (verb, rt.kind)),
-        ('operationId', op_id), ('parameters', params),
-        ('responses', {'200': {'description': 'OK'}}),
-        ('x-kubernetes-action', verb),
-        ('x-kubernetes-group-version-kind', collections.OrderedDict([
-            ('group', rt.group), ('version', rt.version), ('kind', rt.kind)]))])
+_OPENAPI_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'openapi')
+_openapi_lock = threading.Lock()
+_openapi_cache = {}
 
 
-def openapi_v3_paths(hash_of):
-    """The /openapi/v3 index; hash_of(gv_path) gives the document hash."""
-    paths = collections.OrderedDict()
-    for p in ['api/v1'] + ['apis/%s/%s' % (g, v) for g, vs in served_groups() for v in vs]:
-        paths[p] = {'serverRelativeURL': '/openapi/v3/%s?hash=%s' % (p, hash_of(p))}
-    return {'paths': paths}
+def _etag(data):
+    """kube-openapi's computeETag: SHA-512, upper-case hex."""
+    return hashlib.sha512(data).hexdigest().upper()
+
+
+def _read_gz(name):
+    with gzip.open(os.path.join(_OPENAPI_DIR, name), 'rb') as f:
+        return f.read()
+
+
+def _hidden_path(path):
+    return any(path.startswith('/apis/%s/' % g) for g in HIDDEN_GROUPS)
+
+
+def _hidden_definition(name):
+    # com.example.v1.Widget: a CRD's definitions are named by its reversed group.
+    return any(name.startswith('.'.join(reversed(g.split('.'))) + '.') for g in HIDDEN_GROUPS)
+
+
+def _pb_varint(buf, i):
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7f) << shift
+        shift += 7
+        if b < 0x80:
+            return v, i
+
+
+def _pb_put_varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _pb_fields(buf):
+    """(field number, wire type, raw bytes of the whole field, payload) of a message."""
+    i = 0
+    while i < len(buf):
+        start = i
+        key, i = _pb_varint(buf, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            _, i = _pb_varint(buf, i)
+            payload = None
+        elif wt == 2:
+            n, i = _pb_varint(buf, i)
+            payload = buf[i:i + n]
+            i += n
+        elif wt == 1:
+            i += 8
+            payload = None
+        elif wt == 5:
+            i += 4
+            payload = None
+        else:
+            raise ValueError('unexpected wire type %d' % wt)
+        yield num, wt, buf[start:i], payload
+
+
+def _pb_name(entry):
+    """The name (field 1) of a NamedPathItem or NamedSchema."""
+    for num, wt, _, payload in _pb_fields(entry):
+        if num == 1 and wt == 2:
+            return payload.decode()
+    return ''
+
+
+def _pb_filter(msg, field, keep):
+    """msg with the entries of repeated field (named maps) that keep() refuses dropped."""
+    out = bytearray()
+    for num, wt, raw, payload in _pb_fields(msg):
+        if num == field and wt == 2 and not keep(_pb_name(payload)):
+            continue
+        out += raw
+    return bytes(out)
+
+
+def _pb_replace(msg, field, fn):
+    """msg with the message in field replaced by fn(it)."""
+    out = bytearray()
+    for num, wt, raw, payload in _pb_fields(msg):
+        if num == field and wt == 2:
+            new = fn(payload)
+            out += _pb_put_varint(num << 3 | 2) + _pb_put_varint(len(new)) + new
+        else:
+            out += raw
+    return bytes(out)
+
+
+def _openapi_v2():
+    """(json bytes, protobuf bytes, etag) of /openapi/v2 for the served groups."""
+    with _openapi_lock:
+        got = _openapi_cache.get('v2')
+        if got is None:
+            raw = _read_gz('v2.json.gz')
+            pb = _read_gz('v2.pb.gz')
+            if HIDDEN_GROUPS:
+                doc = jsonutil.loads(raw)
+                doc['paths'] = collections.OrderedDict(
+                    (k, v) for k, v in doc['paths'].items() if not _hidden_path(k))
+                doc['definitions'] = collections.OrderedDict(
+                    (k, v) for k, v in doc['definitions'].items() if not _hidden_definition(k))
+                raw = json.dumps(doc, separators=(',', ':'), ensure_ascii=False).encode()
+                # gnostic's Document: paths = 8 (Paths.path = 2), definitions = 9
+                # (Definitions.additional_properties = 1): the same entries go.
+                pb = _pb_replace(pb, 8, lambda m: _pb_filter(
+                    m, 2, lambda name: not _hidden_path(name)))
+                pb = _pb_replace(pb, 9, lambda m: _pb_filter(
+                    m, 1, lambda name: not _hidden_definition(name)))
+            got = (raw, pb, _etag(raw))
+            _openapi_cache['v2'] = got
+        return got
+
+
+def openapi_v2(accept):
+    """(content type, body, etag) of /openapi/v2 as kube-openapi's handler
+    negotiates it (the first clause with a type it has), None for 406."""
+    # The deprecated subtype is accepted, the current one is answered.
+    pb_types = ('com.github.proto-openapi.spec.v2@v1.0+protobuf',
+                'com.github.proto-openapi.spec.v2.v1.0+protobuf')
+    for mt, _ in _accept_clauses(accept):
+        t, _, sub = mt.partition('/')
+        if t not in ('application', '*'):
+            continue
+        for want in ('json',) + pb_types:
+            if sub in (want, '*'):
+                raw, pb, etag = _openapi_v2()
+                if want == 'json':
+                    return 'application/json', raw, etag
+                return 'application/' + pb_types[1], pb, etag
+    return None
+
+
+def _accept_clauses(accept):
+    """goautoneg.ParseAccept: media types by q (stable), q=0 dropped."""
+    out = []
+    for i, part in enumerate((accept or '*/*').split(',')):
+        bits = [b.strip() for b in part.split(';')]
+        if not bits[0]:
+            continue
+        q = 1.0
+        for b in bits[1:]:
+            k, _, v = b.partition('=')
+            if k.strip().lower() == 'q':
+                try:
+                    q = float(v)
+                except ValueError:
+                    q = 0.0
+        if q > 0:
+            out.append((-q, i, bits[0].lower()))
+    out.sort()
+    return [(mt, None) for _, _, mt in out]
+
+
+def _v3_names():
+    names = ['api', 'api/v1', 'apis']
+    for g, vs in served_groups():
+        names.append('apis/' + g)
+        names += ['apis/%s/%s' % (g, v) for v in vs]
+    return names + ['version']
 
 
 def openapi_v3_doc(gv_path):
-    """A minimal OpenAPI v3 document for 'api/v1' or 'apis/G/V', or None."""
-    if gv_path == 'api/v1':
-        api_version = 'v1'
-    elif gv_path.startswith('apis/'):
-        api_version = gv_path[len('apis/'):]
-    else:
+    """(bytes, etag) of the OpenAPI v3 document of 'api/v1', 'apis/G/V',
+    'apis/G', 'api', 'apis' or 'version'; None when not served."""
+    if gv_path not in _v3_names():
         return None
-    types = _types_in(api_version)
-    if not types:
-        return None
+    with _openapi_lock:
+        key = 'v3/' + gv_path
+        got = _openapi_cache.get(key)
+        if got is None:
+            raw = _read_gz('v3/%s.json.gz' % gv_path.replace('/', '__'))
+            got = (raw, _etag(raw))
+            _openapi_cache[key] = got
+        return got
+
+
+def openapi_v3_accepts_json(accept):
+    """Whether handler3 would answer JSON (application/json, */*, application/*)."""
+    for mt, _ in _accept_clauses(accept):
+        t, _, sub = mt.partition('/')
+        if t in ('application', '*') and sub in ('json', '*'):
+            return True
+        if t in ('application', '*') and sub == 'com.github.proto-openapi.spec.v3@v1.0+protobuf':
+            return False
+    return False
+
+
+def openapi_v3_index():
+    """The /openapi/v3 discovery document (bytes) and its etag."""
     paths = collections.OrderedDict()
-    for rt in types:
-        name_path = rt.prefix + ('/namespaces/{namespace}' if rt.namespaced else '') + \
-            '/' + rt.plural + '/{name}'
-        coll_path = rt.prefix + ('/namespaces/{namespace}' if rt.namespaced else '') + \
-            '/' + rt.plural
-        ns = 'Namespaced' if rt.namespaced else ''
-        paths[coll_path] = collections.OrderedDict([
-            ('post', _operation(rt, 'post', 'create%s%s' % (ns, rt.kind)))])
-        paths[name_path] = collections.OrderedDict([
-            ('put', _operation(rt, 'put', 'replace%s%s' % (ns, rt.kind))),
-            ('patch', _operation(rt, 'patch', 'patch%s%s' % (ns, rt.kind)))])
-    return collections.OrderedDict([
-        ('openapi', '3.0.0'),
-        ('info', collections.OrderedDict([('title', 'Kubernetes'),
-                                          ('version', SERVER_VERSION['gitVersion'])])),
-        ('paths', paths), ('components', {'schemas': {}})])
+    for p in sorted(_v3_names()):
+        _, etag = openapi_v3_doc(p)
+        paths[p] = {'serverRelativeURL': '/openapi/v3/%s?hash=%s' % (p, etag)}
+    raw = json.dumps({'paths': paths}, separators=(',', ':')).encode()
+    return raw, _etag(raw)

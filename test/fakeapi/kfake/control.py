@@ -46,6 +46,7 @@ class Control:
         self.tables = True        # False: as=Table is not offered (plain JSON instead)
         self.warnings = []        # Warning header values on every API response
         self.blast_keep = 4096    # blasts kept for watchers behind (blast.py)
+        self.log_interval = 1.0   # seconds between the lines of a followed pods/log
         self.rbac = {}            # user -> rules (POST /_fake/rbac)
         # token -> (User, expires_at or None)
         self.tokens = {
@@ -218,7 +219,8 @@ class Control:
         known = {'drop_watches', 'compact', 'expire_continue', 'expire_next_continue', 'fail_next',
                  'stall', 'stall_watches', 'close_watches', 'truncate_next_watch',
                  'invalid_json_next_watch', 'watch_list', 'bookmark_interval', 'watch_timeout',
-                 'history', 'trickle', 'gzip', 'tables', 'warnings', 'blast_keep', 'reset'}
+                 'history', 'trickle', 'gzip', 'tables', 'warnings', 'blast_keep',
+                 'log_interval', 'reset'}
         unknown = set(spec) - known
         if unknown:
             raise ControlError('unknown fault(s): ' + ', '.join(sorted(unknown)))
@@ -295,6 +297,11 @@ class Control:
                 self.gzip = bool(spec['gzip'])
             if 'tables' in spec:
                 self.tables = bool(spec['tables'])
+            if 'log_interval' in spec:
+                v = spec['log_interval']
+                if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
+                    raise ControlError('"log_interval" must be a number of seconds > 0')
+                self.log_interval = float(v)
             if 'blast_keep' in spec:
                 if not isinstance(spec['blast_keep'], int) or spec['blast_keep'] < 1:
                     raise ControlError('"blast_keep" must be a number >= 1')
@@ -326,4 +333,5 @@ class Control:
                                                            'delay': self.trickle[1]}),
                 ('gzip', self.gzip),
                 ('tables', self.tables),
-                ('warnings', list(self.warnings))])
+                ('warnings', list(self.warnings)),
+                ('log_interval', self.log_interval)])

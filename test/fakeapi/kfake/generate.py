@@ -482,6 +482,7 @@ def load(store, pods=0, namespaces=10, seed=1, nodes=None, start_time=None):
         store.rv += 1
         d['metadata']['resourceVersion'] = str(store.rv)
         store.load(rts[plural], storemod.build_obj(rts[plural], d))
+        return d
 
     ns_names = ['default', 'kube-node-lease', 'kube-public', 'kube-system', 'viewer-ns']
     pod_namespaces = ['pod-ns-%d' % i for i in range(namespaces)] if pods else []
@@ -510,23 +511,86 @@ def load(store, pods=0, namespaces=10, seed=1, nodes=None, start_time=None):
     fixed = [(web, 'Running', 5 * day - 60), (web, 'Running', 5 * day - 61),
              (web, 'Running', 2 * day), (coredns, 'Running', 30 * day - 300),
              (coredns, 'Running', 30 * day - 301), (viewer, 'Running', 3 * day - 30)]
+    fixed_pods = []
     for i, (app, phase, age) in enumerate(fixed):
         name = '%s-%s-%s' % (app.name, app.hash, _suffix(gen.rng, 5))
         p = gen.pod_params(app, name, node_count, phase, age)
         p['rv'] = '0'
         p['restarts'] = 0
-        put('pods', make_pod(app, p))
+        fixed_pods.append((app, put('pods', make_pod(app, p))))
     backup = AppSpec(gen.rng, 'default', 'backup', 'db')
     p = gen.pod_params(backup, 'backup-28934400-%s' % _suffix(gen.rng, 5), node_count,
                        'Succeeded', 3600)
     p['rv'] = '0'
-    put('pods', make_pod(backup, p))
+    fixed_pods.append((backup, put('pods', make_pod(backup, p))))
     put('widgets', gen.widget('default', 'widget-a', 3, 'blue', 4 * day))
     put('widgets', gen.widget('default', 'widget-b', 5, 'red', 2 * day))
 
     if pods:
         _generate_pods(store, gen, pods, pod_namespaces, node_count)
+    # Last, so that every other object keeps the resourceVersion it had
+    # before there were events.
+    for d in _pod_events(random.Random(seed * 7919 + 1), gen.now, fixed_pods):
+        put('events', d)
     store.finish_load()
+
+
+def _event(rng, now, pod, reason, message, typ='Normal', container=None, count=1,
+           first=60, last=None, component='kubelet'):
+    """A core/v1 Event about pod as the kubelet records one (Go field order);
+    first and last are seconds ago."""
+    meta = pod['metadata']
+    last = first if last is None else last
+    inv = OD([('kind', 'Pod'), ('namespace', meta['namespace']), ('name', meta['name']),
+              ('uid', meta['uid']), ('apiVersion', 'v1'),
+              ('resourceVersion', meta['resourceVersion'])])
+    if container:
+        inv['fieldPath'] = 'spec.containers{%s}' % container
+    node = pod['spec'].get('nodeName', '')
+    source = OD([('component', component)])
+    if component == 'kubelet':
+        source['host'] = node
+    return OD([
+        ('metadata', OD([('name', '%s.%x' % (meta['name'], int(now - first) * 10**9 +
+                                                     rng.randrange(10**9))),
+                         ('namespace', meta['namespace']), ('uid', _uid(rng)),
+                         ('creationTimestamp', jsonutil.rfc3339(now - first))])),
+        ('involvedObject', inv), ('reason', reason), ('message', message),
+        ('source', source), ('firstTimestamp', jsonutil.rfc3339(now - first)),
+        ('lastTimestamp', jsonutil.rfc3339(now - last)), ('count', count), ('type', typ),
+        ('eventTime', None), ('reportingComponent', component),
+        ('reportingInstance', node if component == 'kubelet' else '')])
+
+
+def _pod_events(rng, now, fixed_pods):
+    """Events of the last hour (the apiserver's event TTL): the backup job's
+    pod ran to completion, a web pod fails its readiness probe now and then.
+    Their ages are half a minute past a minute, so that two clients asking a
+    moment apart print the same "60m" (kubectl shows minutes at that age)."""
+    out = []
+    for app, pod in fixed_pods:
+        c = pod['spec']['containers'][0]
+        node = pod['spec'].get('nodeName', '')
+        if app.name == 'backup':
+            out.append(_event(rng, now, pod, 'Scheduled', 'Successfully assigned %s/%s to %s'
+                              % (app.ns, pod['metadata']['name'], node), first=3630,
+                              component='default-scheduler'))
+            out.append(_event(rng, now, pod, 'Pulled', 'Container image "%s" already present '
+                              'on machine' % c['image'], container=c['name'], first=3629))
+            out.append(_event(rng, now, pod, 'Created', 'Created container %s' % c['name'],
+                              container=c['name'], first=3628))
+            out.append(_event(rng, now, pod, 'Started', 'Started container %s' % c['name'],
+                              container=c['name'], first=3627))
+    web = [pod for app, pod in fixed_pods if app.name == 'web']
+    if web:
+        c = web[0]['spec']['containers'][0]
+        out.append(_event(rng, now, web[0], 'Unhealthy', 'Readiness probe failed: Get '
+                          '"http://%s:%d/healthz": context deadline exceeded (Client.Timeout '
+                          'exceeded while awaiting headers)' % (
+                              web[0]['status'].get('podIP', ''),
+                              c['ports'][0]['containerPort']),
+                          typ='Warning', container=c['name'], count=3, first=2430, last=1230))
+    return out
 
 
 def _generate_pods(store, gen, total, namespaces, node_count):

@@ -272,8 +272,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             extra['Vary'] = 'Accept-Encoding'
         self.send_response(code)
         self.send_header('Audit-Id', self.audit_id)
-        self.send_header('Cache-Control', 'no-cache, private')
-        self.send_header('Content-Type', content_type)
+        if 'Cache-Control' not in extra:
+            self.send_header('Cache-Control', 'no-cache, private')
+        if content_type:
+            self.send_header('Content-Type', content_type)
         for k, v in extra.items():
             self.send_header(k, v)
         self.send_header('Content-Length', str(len(body)))
@@ -292,6 +294,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             # When the last byte went to the socket: a client that asks for
             # its next page before then asked before this one was in.
             self._rec['body_sent'] = jsonutil.rfc3339_micro()
+
+    def start_chunked(self, content_type):
+        """The head of a streamed 200 (a watch, a followed log): chunked, no length."""
+        self.send_response(200)
+        self.send_header('Audit-Id', self.audit_id)
+        self.send_header('Cache-Control', 'no-cache, private')
+        self.send_header('Content-Type', content_type)
+        self.send_header('Transfer-Encoding', 'chunked')
+        self.end_headers()
 
     def send_json(self, code, obj, headers=None, content_type='application/json'):
         self.send_bytes(code, jsonutil.dumps(obj) + b'\n', content_type, headers)
@@ -576,15 +587,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path in ('/api', '/apis'):
             self.serve_api_index(path == '/api')
             return
-        if path == '/openapi/v3':
-            self.send_json(200, catalog.openapi_v3_paths(self._openapi_hash))
+        if path == '/openapi/v2':
+            self.serve_openapi_v2()
             return
-        if path.startswith('/openapi/v3/'):
-            gv = path[len('/openapi/v3/'):]
-            doc = catalog.openapi_v3_doc(gv)
-            if doc is None:
-                raise status.path_not_found()
-            self.send_json(200, doc, headers={'Etag': '"%s"' % self._openapi_hash(gv)})
+        if path == '/openapi/v3' or path.startswith('/openapi/v3/'):
+            self.serve_openapi_v3(path, q)
             return
         if path.startswith('/api/'):
             doc = catalog.api_resource_list(path[len('/api/'):])
@@ -597,10 +604,54 @@ class Handler(http.server.BaseHTTPRequestHandler):
             raise status.path_not_found()
         self.send_json(200, doc)
 
-    @staticmethod
-    def _openapi_hash(gv):
-        doc = catalog.openapi_v3_doc(gv)
-        return hashlib.sha512(jsonutil.dumps(doc)).hexdigest().upper()[:128]
+    # OpenAPI as kube-openapi's handlers serve it: http.ServeContent (ETag,
+    # If-None-Match, Last-Modified), Vary: Accept, 406 with no body.
+    _OPENAPI_MODIFIED = time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())
+
+    def _serve_content(self, content_type, body, etag, headers=None):
+        extra = OD([('Vary', 'Accept'), ('Accept-Ranges', 'bytes'),
+                    ('Etag', '"%s"' % etag), ('Last-Modified', self._OPENAPI_MODIFIED)])
+        extra.update(headers or {})
+        inm = self.headers.get('If-None-Match')
+        if inm and etag in [t.strip().strip('W/').strip('"') for t in inm.split(',')]:
+            extra.pop('Accept-Ranges')
+            self.send_bytes(304, b'', None, extra, compress=False)
+            return
+        self.send_bytes(200, body, content_type, extra)
+
+    def serve_openapi_v2(self):
+        got = catalog.openapi_v2(self.headers.get('Accept'))
+        if got is None:
+            self.send_bytes(406, b'', None, {'Vary': 'Accept'}, compress=False)
+            return
+        self._serve_content(*got)
+
+    def serve_openapi_v3(self, path, q):
+        if path == '/openapi/v3':
+            body, etag = catalog.openapi_v3_index()
+            self._serve_content('application/json', body, etag)
+            return
+        gv = path[len('/openapi/v3/'):]
+        got = catalog.openapi_v3_doc(gv)
+        if got is None:
+            raise status.path_not_found()
+        if not catalog.openapi_v3_accepts_json(self.headers.get('Accept')):
+            self.send_bytes(406, b'', None, {'Vary': 'Accept'}, compress=False)
+            return
+        body, etag = got
+        headers = {}
+        want = _first(q, 'hash')
+        if want:
+            if want != etag:
+                url = '/openapi/v3/%s?hash=%s' % (gv, etag)
+                self.send_bytes(301, ('<a href="%s">Moved Permanently</a>.\n\n' % url).encode(),
+                                'text/html; charset=utf-8',
+                                {'Vary': 'Accept', 'Etag': '"%s"' % etag, 'Location': url},
+                                compress=False)
+                return
+            headers = OD([('Cache-Control', 'public, immutable'), ('Expires', time.strftime(
+                '%a, %d %b %Y %H:%M:%S GMT', time.gmtime(time.time() + 365 * 86400)))])
+        self._serve_content('application/json', body, etag, headers)
 
     def serve_api_index(self, legacy):
         accept = self.headers.get('Accept') or ''
@@ -878,7 +929,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if obj is None:
             raise status.not_found(rt, info.name)
         if info.subresource == 'log':
-            self.serve_log(obj, q)
+            self.serve_log(rt, obj, q)
             return
         if info.subresource == 'scale':
             self.send_json(200, objects.scale_of(rt, obj))
@@ -894,19 +945,50 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body = rt.full_bytes(obj.raw) + b'\n'
         self.send_bytes(200, body)
 
-    def serve_log(self, obj, q):
+    def serve_log(self, rt, obj, q):
+        """pods/log: ten lines, text/plain; follow=true streams them (chunked, as
+        the apiserver relays the kubelet's stream) and then one more line every
+        log_interval seconds until the client goes, the pod is deleted or the
+        server stops."""
+        app = self.server.app
         d = obj.decode()
         containers = [c.get('name') for c in (d.get('spec') or {}).get('containers') or []]
         want = _first(q, 'container') or (containers[0] if containers else '')
         if want not in containers:
             raise status.bad_request('container %s is not valid for pod %s' % (want, obj.name))
-        lines = ['%s fakeapi: %s/%s container %s line %d' % (
-            jsonutil.rfc3339(), obj.ns, obj.name, want, i) for i in range(1, 11)]
+        follow = _parse_bool(_first(q, 'follow'), 'follow') if _first(q, 'follow') else False
+
+        def line(i):
+            return ('%s fakeapi: %s/%s container %s line %d\n' % (
+                jsonutil.rfc3339(), obj.ns, obj.name, want, i)).encode()
+        lines = [line(i) for i in range(1, 11)]
         tail = _first(q, 'tailLines')
         if tail.isdigit():
             lines = lines[-int(tail):] if int(tail) else []
-        self.send_bytes(200, ''.join(l + '\n' for l in lines).encode(),
-                        'text/plain', compress=False)
+        if not follow:
+            self.send_bytes(200, b''.join(lines), 'text/plain', compress=False)
+            return
+        self.start_chunked('text/plain')
+
+        def chunk(data):
+            if data:
+                self.wfile.write(b'%x\r\n' % len(data) + data + b'\r\n')
+                self.wfile.flush()
+        chunk(b''.join(lines))
+        i = 10
+        next_at = time.monotonic() + app.control.log_interval
+        while not app.store.closing:
+            if watchmod.client_gone(self):
+                return
+            if app.store.get(rt, obj.ns, obj.name) is None:
+                break
+            now = time.monotonic()
+            if now >= next_at:
+                i += 1
+                chunk(line(i))
+                next_at = now + app.control.log_interval
+            time.sleep(min(0.05, max(0.0, next_at - now)))
+        self.wfile.write(b'0\r\n\r\n')
 
     def op_watch(self, info, q):
         app = self.server.app

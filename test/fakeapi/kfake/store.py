@@ -152,6 +152,17 @@ def extract_fields(rt, d):
         f['status.phase'] = status.get('phase', '')
     elif rt.kind == 'Node':
         f['spec.unschedulable'] = _bool_text(spec.get('unschedulable', False))
+    elif rt.kind == 'Event':
+        # pkg/registry/core/event/strategy.go ToSelectableFields
+        inv = d.get('involvedObject') or {}
+        for k in ('kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion',
+                  'fieldPath'):
+            f['involvedObject.' + k] = inv.get(k, '')
+        f['reason'] = d.get('reason', '')
+        f['reportingComponent'] = d.get('reportingComponent', '')
+        f['source'] = (d.get('source') or {}).get('component', '') or \
+            d.get('reportingComponent', '')
+        f['type'] = d.get('type', '')
     return f
 
 

@@ -111,6 +111,31 @@ COLUMNS = {
              'must use the BinaryData field. The keys stored in Data must not overlap with the '
              'keys in the BinaryData field, this is enforced during validation process.'),
         _AGE],
+    'Event': [
+        _col('Last Seen', 'string', 'The time at which the most recent occurrence of this '
+             'event was recorded.'),
+        _col('Type', 'string', 'Type of this event (Normal, Warning), new types could be added '
+             'in the future'),
+        _col('Reason', 'string', 'This should be a short, machine understandable string that '
+             "gives the reason for the transition into the object's current status."),
+        _col('Object', 'string', 'The object that this event is about.'),
+        _col('Subobject', 'string', 'If referring to a piece of an object instead of an entire '
+             'object, this string should contain a valid JSON/Go field access statement, such '
+             'as desiredState.manifest.containers[2]. For example, if the object reference is '
+             'to a container within a pod, this would take on a value like: '
+             '"spec.containers{name}" (where "name" refers to the name of the container that '
+             'triggered the event) or if no container name is specified "spec.containers[2]" '
+             '(container with index 2 in this pod). This syntax is chosen only to have some '
+             'well-defined way of referencing a part of an object.', 1),
+        _col('Source', 'string', 'The component reporting this event. Should be a short '
+             'machine understandable string.', 1),
+        _col('Message', 'string', 'A human-readable description of the status of this '
+             'operation.'),
+        _col('First Seen', 'string', 'The time at which the event was first recorded. (Time '
+             'of server receipt is in TypeMeta.)', 1),
+        _col('Count', 'string', 'The number of times this event has occurred.', 1),
+        _col('Name', 'string', _NAME_DOC, 1, 'name'),
+    ],
     # A custom resource without additionalPrinterColumns (serveDefaultColumnsIfEmpty).
     'Widget': [_NAME, _col('Age', 'date', _AGE_DOC)],
 }
@@ -323,13 +348,43 @@ def _configmap_cells(c):
             ('age', _created(meta))], None
 
 
+def _event_cells(e):
+    """printers.go printEvent, wide."""
+    meta = e.get('metadata') or {}
+    first = jsonutil.parse_rfc3339(e.get('firstTimestamp'))
+    if first is None:
+        first = jsonutil.parse_rfc3339(e.get('eventTime'))
+    last = jsonutil.parse_rfc3339(e.get('lastTimestamp'))
+    if last is None:
+        last = first
+    count = e.get('count') or 0
+    series = e.get('series')
+    if isinstance(series, dict):
+        last = jsonutil.parse_rfc3339(series.get('lastObservedTime'))
+        count = series.get('count') or 0
+    elif not count:
+        count = 1
+    inv = e.get('involvedObject') or {}
+    target = (inv.get('kind') or '').lower()
+    if inv.get('name'):
+        target += '/' + inv['name']
+    source = e.get('source') or {}
+    component = source.get('component') or e.get('reportingComponent') or ''
+    instance = source.get('host') or e.get('reportingInstance') or ''
+    return [('age', last), e.get('type', ''), e.get('reason', ''), target,
+            inv.get('fieldPath', ''), component + (', ' + instance if instance else ''),
+            (e.get('message') or '').strip(), ('age', first), count,
+            meta.get('name', '')], None
+
+
 def _default_cells(o):
     meta = o.get('metadata') or {}
     return [meta.get('name', ''), ('age', _created(meta))], None
 
 
 _PRINTERS = {'Pod': _pod_cells, 'Deployment': _deployment_cells, 'Node': _node_cells,
-             'Namespace': _namespace_cells, 'ConfigMap': _configmap_cells}
+             'Namespace': _namespace_cells, 'ConfigMap': _configmap_cells,
+             'Event': _event_cells}
 
 
 def _row_template(rt, obj):

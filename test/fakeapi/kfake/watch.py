@@ -63,6 +63,31 @@ def default_timeout(control):
     return 1800 + random.random() * 1800
 
 
+def client_gone(handler):
+    """True when the client of handler closed its end (checked without blocking)."""
+    sock = handler.connection
+    try:
+        r, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    if not r:
+        return False
+    old = sock.gettimeout()
+    try:
+        sock.settimeout(0)
+        sock.recv(1)
+        return True     # EOF, or bytes nobody should send on a watch connection
+    except (ssl.SSLWantReadError, BlockingIOError, InterruptedError):
+        return False
+    except (OSError, ssl.SSLError):
+        return True
+    finally:
+        try:
+            sock.settimeout(old)
+        except OSError:
+            pass
+
+
 class Streamer:
     def __init__(self, handler, app, spec):
         self.h = handler
@@ -148,13 +173,7 @@ class Streamer:
     # --- wire --------------------------------------------------------------
 
     def start(self):
-        h = self.h
-        h.send_response(200)
-        h.send_header('Audit-Id', h.audit_id)
-        h.send_header('Cache-Control', 'no-cache, private')
-        h.send_header('Content-Type', 'application/json')
-        h.send_header('Transfer-Encoding', 'chunked')
-        h.end_headers()
+        self.h.start_chunked('application/json')
         self.headers_sent = True
         if self.invalid_json:
             self.write(b'{"type":"ADDED","object":{this is not JSON\n')
@@ -187,28 +206,7 @@ class Streamer:
         self.h.wfile.write(b'0\r\n\r\n')
 
     def client_gone(self):
-        """True when the client closed its end (checked without blocking)."""
-        sock = self.h.connection
-        try:
-            r, _, _ = select.select([sock], [], [], 0)
-        except (OSError, ValueError):
-            return True
-        if not r:
-            return False
-        old = sock.gettimeout()
-        try:
-            sock.settimeout(0)
-            sock.recv(1)
-            return True     # EOF, or bytes nobody should send on a watch connection
-        except (ssl.SSLWantReadError, BlockingIOError, InterruptedError):
-            return False
-        except (OSError, ssl.SSLError):
-            return True
-        finally:
-            try:
-                sock.settimeout(old)
-            except OSError:
-                pass
+        return client_gone(self.h)
 
     def next_bookmark(self, last, deadline, pre_sent):
         """When the next BOOKMARK is due (cacheWatcher.nextBookmarkTime): an
