@@ -76,6 +76,9 @@ struct transfer {
 	unsigned char *zout;
 };
 
+/* Header bytes a relay keeps of a response (kinf_http_response.headers). */
+#define RELAY_HEADER_BYTES ((size_t)64 << 10)
+
 /* Inflated bytes handed on at a time. */
 #define INFLATE_BYTES ((size_t)64 << 10)
 
@@ -350,6 +353,12 @@ void kinf_http_set_cancel(struct kinf_http *http, bool (*canceled)(void *),
 	http->opts.canceled_userdata = userdata;
 }
 
+void kinf_http_set_warning(struct kinf_http *http,
+		void (*fn)(const char *text, size_t len, void *userdata), void *userdata) {
+	http->opts.on_warning = fn;
+	http->opts.warning_userdata = userdata;
+}
+
 const char *kinf_http_server(const struct kinf_http *http) {
 	return http->server;
 }
@@ -366,6 +375,29 @@ struct kinf_http *kinf_http_clone(struct kinf_http *http) {
 	return c;
 }
 
+const char *kinf_http_response_header(const struct kinf_http_response *resp, const char *name,
+		size_t *ret_len) {
+	size_t n = strlen(name);
+	const char *s = resp->headers.data;
+	const char *end = s ? s + resp->headers.len : NULL;
+	while (s && s < end) {
+		const char *eol = strstr(s, "\r\n");
+		if (!eol) {
+			break;
+		}
+		if ((size_t)(eol - s) > n && s[n] == ':' && strncasecmp(s, name, n) == 0) {
+			const char *v = s + n + 1;
+			while (v < eol && (*v == ' ' || *v == '\t')) {
+				v++;
+			}
+			*ret_len = (size_t)(eol - v);
+			return v;
+		}
+		s = eol + 2;
+	}
+	return NULL;
+}
+
 void kinf_http_response_release(struct kinf_http_response *resp) {
 	if (!resp) {
 		return;
@@ -373,6 +405,7 @@ void kinf_http_response_release(struct kinf_http_response *resp) {
 	free(resp->content_type);
 	resp->content_type = NULL;
 	kinf_buf_release(&resp->body);
+	kinf_buf_release(&resp->headers);
 }
 
 long kinf_http_parse_retry_after(const char *v, size_t len) {
@@ -420,6 +453,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 		t->resp->content_type = NULL;
 		t->resp->retry_after_s = -1;
 		t->encoding = ENC_NONE;
+		kinf_buf_reset(&t->resp->headers);
 		/* "HTTP/1.1 200 OK", "HTTP/2 200": the status the body goes with */
 		const char *sp = memchr(data, ' ', len);
 		t->status = 0;
@@ -441,6 +475,12 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 	}
 	while (end > v && (end[-1] == '\r' || end[-1] == '\n' || end[-1] == ' ')) {
 		end--;
+	}
+	if (t->req->keep_headers && t->resp->headers.len + (size_t)(end - data) < RELAY_HEADER_BYTES &&
+			kinf_header_value_bad_byte(v, (size_t)(end - v)) < 0) {
+		/* out of memory: the answer goes on without its headers (a failed buf is empty) */
+		kinf_buf_put(&t->resp->headers, data, (size_t)(end - data));
+		kinf_buf_puts(&t->resp->headers, "\r\n");
 	}
 	if (name_len == 12 && strncasecmp(data, "Content-Type", 12) == 0) {
 		free(t->resp->content_type);
@@ -465,6 +505,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 /* A piece of the (decoded) body, in the caller's thread. */
 static int on_body(const char *data, size_t len, struct transfer *t) {
 	t->status_checked = true;
+	t->resp->status = t->status;
 	if (t->status >= 200 && t->status < 300 && t->req->on_body) {
 		return t->req->on_body(data, len, t->req->userdata);
 	}
@@ -807,6 +848,7 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	free(resp->content_type);
 	resp->content_type = NULL;
 	kinf_buf_reset(&resp->body);
+	kinf_buf_reset(&resp->headers);
 	http->errbuf[0] = '\0';
 
 	if (kinf_buf_printf(&url, "%s%s", http->url_base, req->path) < 0) {
@@ -836,7 +878,7 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	 */
 	long min_speed = req->watch ? 1L : KINF_HTTP_MIN_SPEED;
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT,
-			http->opts.low_speed_time_s > 0 ? min_speed : 0L);
+			http->opts.low_speed_time_s > 0 && !req->relay ? min_speed : 0L);
 	curl_easy_setopt(c, CURLOPT_URL, url.data);
 	if (req->body) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
@@ -936,7 +978,7 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 			kinf_log(1, "401 Unauthorized: refreshing credentials and retrying");
 			continue;
 		}
-		bool retry_after = (resp->status == 429 || resp->status >= 500) &&
+		bool retry_after = (resp->status == 429 || resp->status >= 500) && !req->relay &&
 			resp->retry_after_s >= 0 && retries < MAX_RETRY_AFTER_RETRIES;
 		long wait = retry_after ? resp->retry_after_s : 0;
 		const char *why_not = NULL;

@@ -90,14 +90,42 @@ struct kinf_http_request {
 	 */
 	const char *body;
 	size_t body_len;
+	/* Keep the response's header lines in response->headers. */
+	bool keep_headers;
+	/*
+	 * A request relayed for someone else (kinf serve forwarding a read):
+	 * a 429 or 5xx with Retry-After is returned as it came, not retried
+	 * (whoever asked retries), and no silence counts as stalled
+	 * (low_speed_time_s: a followed log may be quiet for long; whoever
+	 * asked decides). A 401 still refreshes the credentials once.
+	 */
+	bool relay;
 };
 
 struct kinf_http_response {
+	/*
+	 * The status; with on_body, already set when on_body is first called
+	 * (a relay reads it and headers there, before the body goes on).
+	 */
 	long status;
 	char *content_type;	/* owned, or NULL */
 	struct kinf_buf body;	/* when on_body was NULL, or the error body */
 	long retry_after_s;	/* Retry-After seconds (LONG_MAX: more), else -1 */
+	/*
+	 * With kinf_http_request.keep_headers: the final response's header
+	 * lines as received ("Name: value\r\n" each, no status line), values
+	 * checked (header.h); lines past 64 KiB in all are dropped.
+	 */
+	struct kinf_buf headers;
 };
+
+/*
+ * The value of the first header named name (any case) in resp->headers
+ * (keep_headers), len bytes at the result (borrowed from resp); NULL when
+ * there is none.
+ */
+const char *kinf_http_response_header(const struct kinf_http_response *resp, const char *name,
+		size_t *ret_len);
 
 /*
  * The longest Retry-After wait obeyed: a 429 or 5xx asking for more is not
@@ -133,6 +161,14 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
  */
 void kinf_http_set_cancel(struct kinf_http *http, bool (*canceled)(void *),
 		void *userdata);
+
+/*
+ * Replace the warning callback (opts.on_warning; fn NULL: none) after
+ * creation, e.g. for a clone whose warnings belong to one informer, or
+ * to nobody but the client a relay answers (its Warning headers go on).
+ */
+void kinf_http_set_warning(struct kinf_http *http,
+		void (*fn)(const char *text, size_t len, void *userdata), void *userdata);
 
 /*
  * Wake the transfer another thread is running on http so that it checks
