@@ -6,14 +6,16 @@
 #include <time.h>
 
 #include "clock.h"
+#include "http.h"
 #include "indexfuncs.h"
 #include "json.h"
 #include "serveint.h"
 
 /*
  * serve.c: the server's sources and collections, the hand-over of events
- * from the informers' thread, routing, and the answers that are not about
- * one resource type (health, version, metrics).
+ * from the informers' thread, routing (what the caches answer, what goes
+ * upstream: serveproxy.c), and the answers that are not about one
+ * resource type (health, metrics).
  */
 
 #define DEFAULT_WINDOW 10000
@@ -89,9 +91,14 @@ int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
 	srv->opts.tls = NULL;	/* httpd holds its own reference */
 	srv->opts.version = srv->version;
 	atomic_init(&srv->stopping, false);
-	/* As kube-apiserver's system:public-info-viewer: probes need no token. */
+	pthread_mutex_init(&srv->proxy_lock, NULL);
+	pthread_cond_init(&srv->proxy_done, NULL);
+	/*
+	 * As kube-apiserver's system:public-info-viewer, probes need no token;
+	 * /version does here (the upstream's, asked with serve's credentials).
+	 */
 	static const char *const public_paths[] = {
-		"/healthz", "/livez", "/readyz", "/version", "/version/", NULL,
+		"/healthz", "/livez", "/readyz", NULL,
 	};
 	struct kinf_httpd_opts ho = {
 		.userdata = srv,
@@ -153,8 +160,15 @@ void kinf_serve_free(struct kinf_serve *srv) {
 		free(srv->ctxs[i].name);
 		free(srv->ctxs[i].upstream);
 		free(srv->ctxs[i].down_why);
+		kinf_buf_release(&srv->ctxs[i].version_body);
+		/* (idle clients only outlive a kinf_serve_run() that never ran) */
+		while (srv->ctxs[i].n_idle) {
+			kinf_http_free(srv->ctxs[i].idle[--srv->ctxs[i].n_idle]);
+		}
 	}
 	free(srv->ctxs);
+	pthread_mutex_destroy(&srv->proxy_lock);
+	pthread_cond_destroy(&srv->proxy_done);
 	kinf_free_secret(srv->token);
 	free(srv->version);
 	free(srv);
@@ -256,6 +270,9 @@ int kinf_serve_add_source(struct kinf_serve *srv, const struct kinf_serve_source
 	if (ctx == SIZE_MAX) {
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
+	if (!srv->ctxs[ctx].http) {
+		srv->ctxs[ctx].http = src->http;
+	}
 	for (size_t i = 0; i < srv->n_colls && !c; i++) {
 		struct serve_coll *o = srv->colls[i];
 		if (o->ctx == ctx && strcmp(o->group, src->group ? src->group : "") == 0 &&
@@ -340,6 +357,8 @@ char *kinf_serve_context_prefix(const struct kinf_serve *srv, size_t i) {
 
 int kinf_serve_run(struct kinf_serve *srv, struct kinf_error *reterr) {
 	int rc = kinf_httpd_run(srv->httpd, reterr);
+	/* Every connection is closed: the forwarded requests are ended, their threads go. */
+	serve_proxies_end(srv);
 	return rc;
 }
 
@@ -635,11 +654,10 @@ int kinf_serve_upstream(struct kinf_serve *srv, size_t source, bool up, const ch
 
 /* ---- answers ---- */
 
-/* One Warning header line with text, escaped as NewWarningHeader escapes it. */
-static void warning_line(struct kinf_buf *out, const struct kinf_buf *text) {
+void serve_warning_line(struct kinf_buf *out, const char *text, size_t len) {
 	kinf_buf_puts(out, "Warning: 299 - \"");
-	for (size_t i = 0; i < text->len; i++) {
-		char ch = text->data[i];
+	for (size_t i = 0; i < len; i++) {
+		char ch = text[i];
 		if (ch == '"' || ch == '\\') {
 			kinf_buf_putc(out, '\\');
 		}
@@ -657,15 +675,25 @@ static void describe_source(const struct serve_source *s, struct kinf_buf *out) 
 	}
 }
 
+/* One Warning line of text, unless an earlier one of the answer said the same. */
+static void warning_once(struct kinf_buf *out, struct kinf_strv *seen, const struct kinf_buf *text) {
+	if (!text->len || kinf_strv_contains(seen, text->data)) {
+		return;
+	}
+	if (kinf_strv_push_str(seen, text->data) < 0) {
+		kinf_buf_fail(out, -KINF_ENOMEM);
+	}
+	serve_warning_line(out, text->data, text->len);
+}
+
 int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out) {
 	struct kinf_serve *srv = r->srv;
 	size_t ctx = r->ctx;
 	const struct serve_ctx *x = &srv->ctxs[ctx];
 	struct kinf_buf text = {0};
+	struct kinf_strv seen = {0};
 	int rc = kinf_buf_error(&r->warning);
-	if (r->warning.len) {
-		warning_line(out, &r->warning);
-	}
+	warning_once(out, &seen, &r->warning);
 	char desc[600];
 	describe_ctx(x, desc, sizeof(desc));
 	if (x->down_since) {
@@ -673,7 +701,8 @@ int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out) {
 		kinf_buf_putf(&text, "kinf serve: upstream %s unreachable since %s (%s): "
 				"answering from the cache", desc, x->down_since_utc,
 				x->down_why ? x->down_why : "");
-		warning_line(out, &text);
+		rc = rc ? rc : kinf_buf_error(&text);
+		warning_once(out, &seen, &text);
 	}
 	for (size_t i = 0; i < srv->n_sources; i++) {
 		const struct serve_source *s = &srv->sources[i];
@@ -683,11 +712,13 @@ int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out) {
 			kinf_buf_puts(&text, "kinf serve: ");
 			describe_source(s, &text);
 			kinf_buf_putf(&text, " of %s failed: %s; not served", desc, s->failed);
-			warning_line(out, &text);
+			rc = rc ? rc : kinf_buf_error(&text);
+			warning_once(out, &seen, &text);
 		}
 	}
 	rc = rc ? rc : kinf_buf_error(&text);
 	kinf_buf_release(&text);
+	kinf_strv_release(&seen);
 	return rc ? rc : kinf_buf_error(out);
 }
 
@@ -804,12 +835,16 @@ static void respond_not_found(struct serve_request *r, const struct kinf_buf *ms
 	kinf_apistatus_body_release(&body);
 }
 
-/* 404 naming what (a resource and its group, built by the caller) and what is served. */
+/*
+ * 404 naming what (a resource and its group, built by the caller), what
+ * is served, and the option that would forward the read upstream.
+ */
 static void respond_not_served(struct serve_request *r, const struct kinf_buf *what) {
 	struct kinf_buf msg = {0};
 	kinf_buf_putf(&msg, "the server could not find the requested resource %s: "
 			"kinf serve is a read-only cache of ", what->data ? what->data : "");
 	describe_cache(r->srv, r->ctx, &msg);
+	kinf_buf_puts(&msg, ", and passes other reads to it only with --pass-through");
 	if (kinf_buf_error(what)) {
 		kinf_buf_fail(&msg, kinf_buf_error(what));
 	}
@@ -933,31 +968,6 @@ static void health(struct serve_request *r, bool ready) {
 	kinf_buf_release(&out);
 	kinf_buf_release(&why_sync);
 	kinf_buf_release(&why_up);
-}
-
-static void version(struct serve_request *r) {
-	struct kinf_buf b = {0};
-	char date[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	/* The apiserver's shape; the numbers are kinf's, not the upstream's. */
-	kinf_buf_puts(&b, "{\n  \"major\": \"\",\n  \"minor\": \"\",\n  \"gitVersion\": ");
-	struct kinf_buf v = {0};
-	kinf_buf_putf(&v, "kinf-serve-%s", r->srv->version);
-	kinf_apistatus_quote(&b, v.data ? v.data : "");
-	int rc = kinf_buf_error(&v);
-	kinf_buf_release(&v);
-	kinf_buf_putf(&b, ",\n  \"gitCommit\": \"\",\n  \"gitTreeState\": \"\",\n"
-			"  \"buildDate\": \"\",\n  \"goVersion\": \"\",\n  \"compiler\": \"\",\n"
-			"  \"platform\": \"linux\"\n}");
-	if (rc < 0) {
-		serve_respond_oom(r);
-	} else {
-		serve_respond_buf(r, 200, "application/json", &b);
-	}
-	kinf_buf_release(&b);
 }
 
 /* A Prometheus label value: backslash, quote and newline escaped. */
@@ -1142,6 +1152,23 @@ static void metrics(struct serve_request *r) {
 	metric_head(&b, "kinf_serve_continue_snapshot_objects", "gauge",
 			"Objects those snapshots hold (some replaced in the cache since).");
 	kinf_buf_putf(&b, "kinf_serve_continue_snapshot_objects %zu\n", snap_objects);
+	metric_head(&b, "kinf_serve_build_info", "gauge",
+			"kinf serve's own version (/version answers the upstream's).");
+	kinf_buf_puts(&b, "kinf_serve_build_info{");
+	label(&b, "version", srv->version);
+	kinf_buf_puts(&b, "} 1\n");
+	pthread_mutex_lock(&srv->proxy_lock);
+	const struct { const char *name, *type, *help; unsigned long long v; } forwards[] = {
+		{ "kinf_serve_forwarded_requests_total", "counter", "Reads forwarded to the "
+			"upstream (/version, OpenAPI, namespaces, --pass-through).", srv->forwarded },
+		{ "kinf_serve_forwarded_requests", "gauge", "Forwarded reads in progress (a "
+			"relayed watch or log stays until it ends).", srv->n_proxies },
+	};
+	pthread_mutex_unlock(&srv->proxy_lock);
+	for (size_t i = 0; i < 2; i++) {
+		metric_head(&b, forwards[i].name, forwards[i].type, forwards[i].help);
+		kinf_buf_putf(&b, "%s %llu\n", forwards[i].name, forwards[i].v);
+	}
 	struct kinf_httpd_stats hs;
 	kinf_httpd_stats(srv->httpd, &hs);
 	metric_head(&b, "kinf_serve_connections_total", "counter", "Connections accepted.");
@@ -1231,12 +1258,48 @@ static void describe_namespaces(const struct serve_coll *c, struct kinf_buf *out
 	kinf_buf_puts(out, " only");
 }
 
+/* The 405 of a write: the first and only answer, whatever it is about. */
+static void respond_read_only(struct serve_request *r) {
+	struct kinf_apistatus_body body = {0};
+	char desc[600];
+	describe_ctx(&r->srv->ctxs[r->ctx], desc, sizeof(desc));
+	kinf_apistatus_read_only(&body, desc);
+	serve_respond_status(r, &body);
+	kinf_apistatus_body_release(&body);
+}
+
+/* A read the caches do not answer: upstream with --pass-through. */
+static bool pass_through(struct serve_request *r) {
+	if (!r->srv->opts.pass_through || r->index || strcmp(r->head->method, "GET") != 0) {
+		return false;
+	}
+	serve_forward(r, 0);
+	return true;
+}
+
 static void resource(struct serve_request *r) {
 	bool gv_known;
 	struct serve_coll *c = find_coll(r, &gv_known);
 	const char *verb = kinf_apipath_verb(&r->path, r->head->method, r->query.watch);
 	struct kinf_apistatus_body body = {0};
 
+	if (kinf_apipath_verb_is_write(verb)) {
+		respond_read_only(r);
+		return;
+	}
+	if (!c && !r->index && (!r->path.group || !r->path.group[0]) &&
+			strcmp(r->path.version ? r->path.version : "", "v1") == 0 &&
+			strcmp(r->path.resource, "namespaces") == 0 &&
+			strcmp(r->head->method, "GET") == 0 && serve_forwards_namespaces(r->srv, r->ctx)) {
+		/* kubectl asks for the namespace to word a NotFound: the upstream's answer. */
+		serve_forward(r, 0);
+		return;
+	}
+	if (!c || r->path.subresource) {
+		if (pass_through(r)) {
+			return;
+		}
+	}
 	if (!c) {
 		if (!gv_known && (r->path.group == NULL || !r->path.group[0]) &&
 				strcmp(r->path.version ? r->path.version : "", "v1") != 0) {
@@ -1251,14 +1314,6 @@ static void resource(struct serve_request *r) {
 		kinf_buf_release(&what);
 		return;
 	}
-	if (kinf_apipath_verb_is_write(verb)) {
-		char desc[600];
-		describe_ctx(&r->srv->ctxs[r->ctx], desc, sizeof(desc));
-		kinf_apistatus_read_only(&body, desc);
-		serve_respond_status(r, &body);
-		kinf_apistatus_body_release(&body);
-		return;
-	}
 	if (r->path.subresource) {
 		struct kinf_buf what = {0};
 		kinf_buf_putf(&what, "(%s/%s)", c->resource, r->path.subresource);
@@ -1271,6 +1326,10 @@ static void resource(struct serve_request *r) {
 		return;
 	}
 	const char *ns = c->namespaced ? r->path.namespace_ : NULL;
+	if (c->namespaced && c->namespaces.n && (!ns || !namespace_served(c, ns)) &&
+			pass_through(r)) {
+		return;		/* all of it, or a namespace not cached: the upstream has it */
+	}
 	if (c->namespaced && !ns && c->namespaces.n) {
 		/* Across namespaces, from a cache of some: say which. */
 		describe_namespaces(c, &r->warning);
@@ -1279,6 +1338,7 @@ static void resource(struct serve_request *r) {
 		struct kinf_buf msg = {0};
 		kinf_buf_puts(&msg, "the server could not find the requested resource: ");
 		describe_namespaces(c, &msg);
+		kinf_buf_puts(&msg, " (and passes other reads upstream only with --pass-through)");
 		respond_not_found(r, &msg);
 		kinf_buf_release(&msg);
 		kinf_apistatus_body_release(&body);
@@ -1308,6 +1368,9 @@ static void resource(struct serve_request *r) {
 		/* All of it failed, or the namespace asked for did. */
 		if (s->coll == c && s->failed && (c->n_failed == c->n_sources ||
 				(ns && s->namespace && strcmp(ns, s->namespace) == 0))) {
+			if (pass_through(r)) {
+				return;
+			}
 			struct kinf_buf msg = {0};
 			char desc[600];
 			describe_ctx(&r->srv->ctxs[r->ctx], desc, sizeof(desc));
@@ -1346,7 +1409,8 @@ static void root(struct serve_request *r) {
 		}
 	}
 	kinf_buf_puts(&b, ",\n    \"/healthz\",\n    \"/livez\",\n    \"/metrics\",\n"
-			"    \"/readyz\",\n    \"/version\"\n  ]\n}");
+			"    \"/openapi/v2\",\n    \"/openapi/v3\",\n    \"/readyz\",\n"
+			"    \"/version\"\n  ]\n}");
 	serve_respond_buf(r, 200, "application/json", &b);
 	kinf_buf_release(&b);
 }
@@ -1410,12 +1474,11 @@ void serve_handle(struct kinf_httpd_req *req, void *userdata) {
 	}
 	bool get = strcmp(r.head->method, "GET") == 0 || strcmp(r.head->method, "HEAD") == 0;
 	if (r.path.kind != KINF_APIPATH_RESOURCE && r.path.kind != KINF_APIPATH_UNKNOWN && !get) {
-		char desc[600];
-		describe_ctx(&r.srv->ctxs[r.ctx], desc, sizeof(desc));
-		kinf_apistatus_read_only(&body, desc);
-		serve_respond_status(&r, &body);
+		respond_read_only(&r);
 		goto out;
 	}
+	/* Upstream, asked as it came: what only the upstream knows. */
+	bool forward = !r.index && strcmp(r.head->method, "GET") == 0;
 	switch (r.index && r.path.kind != KINF_APIPATH_RESOURCE ? KINF_APIPATH_UNKNOWN :
 			r.path.kind) {
 	case KINF_APIPATH_ROOT: root(&r); break;
@@ -1423,17 +1486,43 @@ void serve_handle(struct kinf_httpd_req *req, void *userdata) {
 	case KINF_APIPATH_APIS:
 	case KINF_APIPATH_GROUP:
 	case KINF_APIPATH_GROUP_VERSION:
-		serve_discovery(&r);
+		if (forward && r.srv->opts.pass_through) {
+			serve_forward(&r, 0);	/* every type the upstream has */
+		} else {
+			serve_discovery(&r);
+		}
 		break;
 	case KINF_APIPATH_RESOURCE: resource(&r); break;
-	case KINF_APIPATH_VERSION: version(&r); break;
+	case KINF_APIPATH_VERSION:
+		if (forward) {
+			serve_forward(&r, SERVE_FORWARD_VERSION | SERVE_FORWARD_COLLECT);
+		} else {
+			respond_page_not_found(&r);
+		}
+		break;
+	case KINF_APIPATH_OPENAPI:
+		if (!forward || (strcmp(r.path.rest, "v2") != 0 && strcmp(r.path.rest, "v3") != 0 &&
+				strncmp(r.path.rest, "v3/", 3) != 0)) {
+			respond_page_not_found(&r);
+		} else if (strcmp(r.path.rest, "v3") == 0 && r.prefix[0]) {
+			serve_forward(&r, SERVE_FORWARD_OPENAPI_INDEX | SERVE_FORWARD_COLLECT);
+		} else {
+			serve_forward(&r, 0);
+		}
+		break;
 	case KINF_APIPATH_HEALTHZ:
 	case KINF_APIPATH_LIVEZ:
 		health(&r, false);
 		break;
 	case KINF_APIPATH_READYZ: health(&r, true); break;
 	case KINF_APIPATH_METRICS: metrics(&r); break;
-	default: respond_page_not_found(&r); break;
+	default:
+		if (forward && r.srv->opts.pass_through) {
+			serve_forward(&r, 0);
+		} else {
+			respond_page_not_found(&r);
+		}
+		break;
 	}
 out:
 	kinf_apistatus_body_release(&body);

@@ -7,6 +7,8 @@
 #include "err.h"
 #include "informer.h"
 
+struct kinf_http;
+
 /*
  * `kinf serve`: informers' caches spoken as a read-only subset of the
  * Kubernetes API (discovery, get, list, watch, Tables, health, metrics),
@@ -24,9 +26,18 @@
  * kinf_serve_upstream() go the same way, so they apply in order with the
  * events. Any thread may call kinf_serve_stop().
  *
- * Files: serve.c (sources, routing, health, version, metrics),
- * servedisc.c (discovery), servelist.c (get and list, selectors, Tables),
- * servewatch.c (the window and watch clients).
+ * What the caches do not hold goes upstream (serveproxy.c): /version,
+ * /openapi/v2 and /openapi/v3 always, namespaces whenever namespaced types
+ * are served (kubectl words its NotFound after asking for the namespace),
+ * and with opts.pass_through every other read. A worker thread per
+ * forwarded request runs it on a clone of the context's client and posts
+ * the answer to the loop thread as it arrives (the client's reading paces
+ * the upstream's); kinf_serve_run() returns once they are all done.
+ *
+ * Files: serve.c (sources, routing, health, metrics), servedisc.c
+ * (discovery), servelist.c (get and list, selectors, Tables),
+ * servewatch.c (the window and watch clients), serveindex.c (kinf's
+ * index path), serveproxy.c (requests forwarded to the upstream).
  */
 struct kinf_serve;
 
@@ -51,7 +62,15 @@ struct kinf_serve_opts {
 	size_t max_lag;
 	long lag_grace_ms;		/* 0: 2 s */
 	long bookmark_ms;		/* between BOOKMARK events; 0: 60 s */
-	const char *version;		/* kinf's version, for /version */
+	/* kinf's version: /metrics, the log, a header on /version (the upstream's). */
+	const char *version;
+	/*
+	 * Forward every read (GET: get, list, watch, read subresources such
+	 * as pods/log, discovery) the caches do not answer to the upstream,
+	 * with the upstream client's credentials, streamed as it answers.
+	 * Off: those are answered 404, naming the option.
+	 */
+	bool pass_through;
 	/*
 	 * One line for each upstream state change and each evicted client,
 	 * on the loop thread (NULL: none). line has no newline.
@@ -73,6 +92,12 @@ struct kinf_serve_source {
 	const char *const *short_names;	/* NULL-terminated or NULL */
 	const char *namespace;		/* NULL: all namespaces (or cluster-scoped) */
 	struct kinf_informer *informer;	/* borrowed, for /metrics; may be NULL */
+	/*
+	 * Its context's client (borrowed; it must outlive kinf_serve_run(),
+	 * which ends the requests on its clones): what is forwarded upstream
+	 * goes through clones of it. NULL: those reads are answered 503.
+	 */
+	struct kinf_http *http;
 };
 
 /* A new server (opts copied). 0, -KINF_ENOMEM or -KINF_EINVAL with reterr. */
@@ -108,7 +133,11 @@ char *kinf_serve_context_prefix(const struct kinf_serve *srv, size_t i);
 size_t kinf_serve_n_contexts(const struct kinf_serve *srv);
 const char *kinf_serve_context_name(const struct kinf_serve *srv, size_t i);
 
-/* Serve until kinf_serve_stop(); watch streams end cleanly. 0 or -KINF_EIO. */
+/*
+ * Serve until kinf_serve_stop(); watch streams end cleanly, forwarded
+ * requests are ended and their threads joined before it returns. 0 or
+ * -KINF_EIO.
+ */
 int kinf_serve_run(struct kinf_serve *srv, struct kinf_error *reterr);
 
 /* Make kinf_serve_run() return. Any thread, async-signal-safe. */

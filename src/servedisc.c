@@ -8,7 +8,14 @@
  * APIGroup, APIResourceList) and aggregated (APIGroupDiscoveryList, v2
  * or v2beta1 as the client asks, picked by Accept and answered with the
  * Content-Type client-go detects it by). Verbs are get, list and watch.
+ * Namespaces are listed too when their reads go upstream
+ * (serve_forwards_namespaces), so that kubectl get ns resolves.
  */
+
+/* The core group's namespaces, as the apiserver describes them. */
+static const struct {
+	const char *resource, *singular, *kind, *short_name;
+} namespaces = { "namespaces", "namespace", "Namespace", "ns" };
 
 static void quote(struct kinf_buf *b, const char *s) {
 	kinf_apistatus_quote(b, s);
@@ -44,6 +51,12 @@ static int versions(struct kinf_serve *srv, size_t ctx, const char *group, struc
 
 static void verbs(struct kinf_buf *b) {
 	kinf_buf_puts(b, "\"verbs\":[\"get\",\"list\",\"watch\"]");
+}
+
+/* Whether ctx's core v1 discovery lists the namespaces serve forwards. */
+static bool lists_namespaces(struct kinf_serve *srv, size_t ctx, const char *group,
+		const char *version) {
+	return !group[0] && strcmp(version, "v1") == 0 && serve_forwards_namespaces(srv, ctx);
 }
 
 static void short_names(struct kinf_buf *b, const struct serve_coll *c) {
@@ -118,6 +131,14 @@ static void agg_version(struct kinf_serve *srv, size_t ctx, const char *group,
 		verbs(b);
 		short_names(b, c);
 		kinf_buf_putc(b, '}');
+	}
+	if (lists_namespaces(srv, ctx, group, version)) {
+		kinf_buf_putf(b, "%s{\"resource\":\"%s\",\"responseKind\":{\"group\":\"\","
+				"\"version\":\"v1\",\"kind\":\"%s\"},\"scope\":\"Cluster\","
+				"\"singularResource\":\"%s\",", k++ ? "," : "", namespaces.resource,
+				namespaces.kind, namespaces.singular);
+		verbs(b);
+		kinf_buf_putf(b, ",\"shortNames\":[\"%s\"]}", namespaces.short_name);
 	}
 	kinf_buf_puts(b, "],\"freshness\":\"Current\"}");
 }
@@ -199,6 +220,13 @@ static void resource_list(struct serve_request *r, const char *group, const char
 		verbs(&b);
 		short_names(&b, c);
 		kinf_buf_putc(&b, '}');
+	}
+	if (lists_namespaces(r->srv, r->ctx, group, version)) {
+		kinf_buf_putf(&b, "%s{\"name\":\"%s\",\"singularName\":\"%s\",\"namespaced\":false,"
+				"\"kind\":\"%s\",", k++ ? "," : "", namespaces.resource,
+				namespaces.singular, namespaces.kind);
+		verbs(&b);
+		kinf_buf_putf(&b, ",\"shortNames\":[\"%s\"]}", namespaces.short_name);
 	}
 	kinf_buf_puts(&b, "]}\n");
 	serve_respond_buf(r, 200, "application/json", &b);

@@ -5,6 +5,7 @@
  * Private to serve*.c: the structures the loop thread owns. Nothing here
  * is touched off the loop thread except where a comment says so.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,6 +20,8 @@
 #include "serve.h"
 
 struct serve_coll;
+struct serve_proxy;
+struct kinf_http;
 
 /* An upstream context: a URL prefix of its own (/clusters/NAME). */
 struct serve_ctx {
@@ -29,6 +32,12 @@ struct serve_ctx {
 	char down_since_utc[24];	/* the same moment, "2026-11-27T03:40:00Z" */
 	char *down_why;
 	unsigned long state_changes;
+	/* The upstream's client (borrowed) and idle clones of it (srv->proxy_lock). */
+	struct kinf_http *http;
+	struct kinf_http *idle[4];
+	size_t n_idle;
+	/* The upstream's last /version answer, for while it is away (srv->proxy_lock). */
+	struct kinf_buf version_body;
 };
 
 struct serve_source {
@@ -176,6 +185,12 @@ struct kinf_serve {
 	unsigned long long latency_count;
 	double latency_sum;
 	unsigned long long latency_buckets[16];
+	/* Requests forwarded upstream (serveproxy.c): proxy_lock guards these. */
+	pthread_mutex_t proxy_lock;
+	pthread_cond_t proxy_done;
+	struct serve_proxy *proxies;	/* their workers, doubly linked */
+	size_t n_proxies;
+	unsigned long long forwarded;
 };
 
 /* One request being answered, as the handlers share it. */
@@ -308,6 +323,31 @@ void serve_coll_end_watches(struct serve_coll *c);
 int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out);
 /* serveindex.c: the kinf index path's answer for c (synced, namespace served). */
 void serve_index(struct serve_request *r, struct serve_coll *c);
+
+/* serve.c: one Warning header line of text, escaped as NewWarningHeader escapes it. */
+void serve_warning_line(struct kinf_buf *out, const char *text, size_t len);
+
+/* serveproxy.c */
+enum {
+	SERVE_FORWARD_COLLECT = 1,	/* the whole answer first (small ones serve rewrites) */
+	SERVE_FORWARD_VERSION = 2,	/* /version: remembered; kinf's own in a header */
+	SERVE_FORWARD_OPENAPI_INDEX = 4,	/* /openapi/v3: its URLs under the context's prefix */
+};
+/*
+ * Forward r (a GET) to its context's upstream: the path after the
+ * context's prefix, the query and Accept as they came; answered from the
+ * worker's posts later (r's request is kept, r itself is not). flags:
+ * SERVE_FORWARD_*.
+ */
+void serve_forward(struct serve_request *r, unsigned flags);
+/* Whether ctx's namespace reads go upstream: namespaced types served, namespaces not. */
+bool serve_forwards_namespaces(const struct kinf_serve *srv, size_t ctx);
+/*
+ * After the loop stopped: interrupt the forwarded requests, wait for
+ * their workers and free the idle clients (the contexts' clients may go
+ * after it).
+ */
+void serve_proxies_end(struct kinf_serve *srv);
 
 /* serve.c: the httpd handler. */
 void serve_handle(struct kinf_httpd_req *req, void *userdata);

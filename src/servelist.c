@@ -295,6 +295,16 @@ int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj
 	struct kinf_buf prefix = {0};
 	size_t skip = 0, len;
 	const char *json = kinf_object_json(obj, &len);
+	if (!kinf_object_kind(obj)[0] && !kinf_object_api_version(obj)[0] && len >= 2) {
+		/* A built-in type's list item: TypeMeta as Go writes it, kind first. */
+		kinf_buf_puts(out, "{\"kind\":");
+		kinf_apistatus_quote(out, c->kind);
+		kinf_buf_puts(out, ",\"apiVersion\":");
+		kinf_apistatus_quote(out, c->api_version);
+		kinf_buf_put(out, len > 2 ? "," : "", len > 2);
+		kinf_buf_put(out, json + 1, len - 1);
+		return kinf_buf_error(out);
+	}
 	int rc = kinf_object_type_prefix(obj, c->api_version, c->kind, &prefix, &skip);
 	if (rc == 0) {
 		rc = kinf_buf_append(out, prefix.data ? prefix.data : "", prefix.len);

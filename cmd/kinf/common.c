@@ -588,12 +588,13 @@ static int serve_target(struct cli *cli, char **ret_socket) {
 }
 
 /*
- * Check that the serve address answers as kinf serve: its /version says
- * gitVersion "kinf-serve-VERSION". One clear line and the exit status
- * when it does not (unreachable, refused credentials, another server).
+ * Check that the serve address answers as kinf serve: its /version (the
+ * upstream's) comes with a Kinf-Serve-Version header. One clear line and
+ * the exit status when it does not (unreachable, refused credentials,
+ * another server).
  */
 static int check_serve(struct cli *cli) {
-	struct kinf_http_request req = { .path = "/version" };
+	struct kinf_http_request req = { .path = "/version", .keep_headers = true };
 	struct kinf_http_response resp = {0};
 	struct kinf_error err = {0};
 	char what[300];
@@ -631,10 +632,11 @@ static int check_serve(struct cli *cli) {
 		}
 		goto out;
 	}
+	size_t hlen;
 	json_t *root = rc == 0 ? json_loadb(resp.body.data ? resp.body.data : "", resp.body.len,
 			0, NULL) : NULL;
 	const char *v = json_string_value(json_object_get(root, "gitVersion"));
-	if (!v || strncmp(v, "kinf-serve-", 11) != 0) {
+	if (rc < 0 || !kinf_http_response_header(&resp, "Kinf-Serve-Version", &hlen)) {
 		if (v) {
 			cli_printf_safe(stderr, "kinf: %s: not a kinf serve (its /version says "
 					"gitVersion \"%s\")", what, v);

@@ -20,8 +20,10 @@ static const char serve_usage[] =
 	"--field-selector choose what they cache) and answer a read-only subset of\n"
 	"the Kubernetes API from their caches: discovery, get, list (selectors,\n"
 	"limit and continue, Tables for kubectl get) and watch (from a\n"
-	"resourceVersion within a window of recent events, bookmarks). Writes get\n"
-	"405, other types 404. While an upstream is away the cache keeps\n"
+	"resourceVersion within a window of recent events, bookmarks). /version,\n"
+	"/openapi/v2 and /openapi/v3, and namespaces (kubectl asks for them to\n"
+	"word a NotFound) are the upstream's, asked for each time. Writes get\n"
+	"405; other reads 404. While an upstream is away the cache keeps\n"
 	"answering, with a Warning header, and /readyz says why it is not ready.\n"
 	"Runs until SIGINT or SIGTERM (or --timeout).\n"
 	"\n"
@@ -369,6 +371,7 @@ static int setup(struct serve *sv) {
 			.short_names = mi.res->short_names,
 			.namespace = mi.namespace,
 			.informer = mi.informer,
+			.http = mi.http,
 		};
 		if ((rc = kinf_serve_add_source(sv->srv, &src, NULL, &err)) < 0) {
 			return cli_error(&sv->cli, rc, &err, "serve");
@@ -382,6 +385,8 @@ static int setup(struct serve *sv) {
 			return rc == -KINF_EINVAL ? EXIT_USAGE : EXIT_ERROR;
 		}
 	}
+	/* kinf's own version here and in /metrics: /version is the upstream's. */
+	cli_printf_safe(stderr, "kinf: serve: kinf %s", KINF_VERSION);
 	for (size_t i = 0; kinf_serve_address(sv->srv, i); i++) {
 		cli_printf_safe(stderr, "kinf: serve: listening on %s", kinf_serve_address(sv->srv, i));
 	}

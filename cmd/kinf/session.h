@@ -223,6 +223,11 @@ struct session_member_info {
 	const char *namespace;			/* NULL: all, or cluster-scoped */
 	const char *context;			/* NULL without a name */
 	const char *server;			/* the upstream URL, NULL with --from */
+	/*
+	 * Its context's client: requests of the member's own go through
+	 * clones of it (kinf_http_clone), which must not outlive the session.
+	 */
+	struct kinf_http *http;
 	struct kinf_informer *informer;
 	const char *failed;			/* why it failed for good, or NULL */
 	bool synced;		/* its initial list handed out whole (session_next) */

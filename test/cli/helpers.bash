@@ -148,3 +148,47 @@ wait_until() {
 	[ -f "${ERR:-}" ] && tail -20 "$ERR" >&2
 	return 1
 }
+
+# serve_start_in DIR ARGS...: `kinf serve ARGS` in the background, with a
+# unix socket DIR/s.sock, a free loopback port and its kubeconfig in
+# DIR/kubeconfig (log in DIR/log, pid in DIR/pid), waited for until it is
+# ready (at most 20 s).
+serve_start_in() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	"$KINF" serve "$@" --listen "unix:$dir/s.sock" --listen tcp:127.0.0.1:0 \
+		--write-kubeconfig "$dir/kubeconfig" >"$dir/log" 2>&1 3>&- </dev/null &
+	echo $! >"$dir/pid"
+	if ! wait_until serve_ready_in "$dir"; then
+		cat "$dir/log" >&2
+		return 1
+	fi
+}
+
+# serve_ready_in DIR: the serve of serve_start_in DIR is synced and has written its kubeconfig.
+serve_ready_in() {
+	[[ $(curl -s -m 1 --unix-socket "$1/s.sock" http://kinf/readyz) == ok && -s $1/kubeconfig ]]
+}
+
+# serve_stop_in DIR: SIGTERM the serve of serve_start_in DIR and wait for it
+# (SIGKILL after 10 s). Fails, showing its log, when it did not exit 0 (a
+# sanitizer's report included).
+serve_stop_in() {
+	local pid i rc=0
+	[[ -s $1/pid ]] || return 0
+	pid=$(<"$1/pid")
+	rm -f "$1/pid"
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$pid" 2>/dev/null && rc=137
+	wait "$pid" 2>/dev/null || rc=$?
+	if ((rc != 0 && rc != 127)) || grep -q 'Sanitizer' "$1/log"; then
+		echo "kinf serve exited with status $rc:" >&2
+		cat "$1/log" >&2
+		return 1
+	fi
+}

@@ -452,7 +452,7 @@ int main(void) {
 	free(s);
 
 	expect("/api/v1/namespaces/a/pods/p1", NULL, "get: the typed object",
-		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\"", NULL);
+		"{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p1\"", NULL);
 	expect("/api/v1/namespaces/a/pods/nope", NULL, "get: 404 Status", "404 Not Found",
 		"\"message\":\"pods \\\"nope\\\" not found\"", NULL);
 	expect("/api/v1/namespaces/a/pods",
@@ -477,12 +477,12 @@ int main(void) {
 			pod("a", "p1", "10", "web", "n1", "Running"), false);
 	publish(srv, KINF_INFORMER_DELETE, pod("a", "p2", "15", "web", "n2", "Pending"), NULL, false);
 	s = read_all(w1, 500);
-	ok(strstr(s, "{\"type\":\"ADDED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p4\"") &&
-		strstr(s, "{\"type\":\"MODIFIED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\"") &&
+	ok(strstr(s, "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p4\"") &&
+		strstr(s, "{\"type\":\"MODIFIED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p1\"") &&
 		strstr(s, "{\"type\":\"DELETED\""), "a watch from 12: ADDED p4, MODIFIED p1, DELETED p2");
 	free(s);
 	s = read_all(w2, 500);
-	ok(strstr(s, "\"type\":\"DELETED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p1\",\"namespace\":\"a\",\"resourceVersion\":\"10\""),
+	ok(strstr(s, "\"type\":\"DELETED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p1\",\"namespace\":\"a\",\"resourceVersion\":\"10\""),
 		"  with app=web, p1 leaving the selector is DELETED with its old state");
 	free(s);
 	/* Three more events push 13 out of the window of 4. */
@@ -515,7 +515,7 @@ int main(void) {
 	sleep_ms(200);
 	publish(srv, KINF_INFORMER_DELETE, pod("c", "p5", "16", "web", "n3", "Running"), NULL, false);
 	s = read_all(w3, 500);
-	ok(strstr(s, "{\"type\":\"DELETED\",\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+	ok(strstr(s, "{\"type\":\"DELETED\",\"object\":{\"kind\":\"Pod\",\"apiVersion\":\"v1\","
 		"\"metadata\":{\"name\":\"p5\",\"namespace\":\"c\",\"resourceVersion\":\"20\""),
 		"a tombstone's DELETED carries the newest resourceVersion, not its last state's");
 	free(s);
