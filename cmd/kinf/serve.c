@@ -23,9 +23,10 @@ static const char serve_usage[] =
 	"resourceVersion within a window of recent events, bookmarks). /version,\n"
 	"/openapi/v2 and /openapi/v3, and namespaces (kubectl asks for them to\n"
 	"word a NotFound) are the upstream's, asked for each time. Writes get\n"
-	"405; other reads 404. While an upstream is away the cache keeps\n"
-	"answering, with a Warning header, and /readyz says why it is not ready.\n"
-	"Runs until SIGINT or SIGTERM (or --timeout).\n"
+	"405; other reads 404, or go to the upstream with --pass-through. While\n"
+	"an upstream is away the cache keeps answering, with a Warning header,\n"
+	"and /readyz says why it is not ready. Runs until SIGINT or SIGTERM (or\n"
+	"--timeout).\n"
 	"\n"
 	"Every TCP listener speaks TLS and requires a bearer token, both made at\n"
 	"start; --write-kubeconfig writes them, with the address, for kubectl.\n"
@@ -43,6 +44,10 @@ static const char serve_usage[] =
 	"      --write-kubeconfig FILE    write a kubeconfig (mode 0600) for the first\n"
 	"                                 TCP listener (https, serve's CA, the token):\n"
 	"                                 a context per upstream context\n"
+	"      --pass-through             forward every other read (get, list, watch,\n"
+	"                                 pods/log, discovery...) to the upstream with\n"
+	"                                 serve's credentials: its clients may then read\n"
+	"                                 whatever serve's identity may read\n"
 	"      --window N                 events kept per resource for watches from a\n"
 	"                                 resourceVersion (default 10000); older: 410\n"
 	"      --max-lag N                unsent events a watch client may have; past\n"
@@ -65,6 +70,7 @@ enum {
 	OPT_WINDOW,
 	OPT_MAX_LAG,
 	OPT_BOOKMARK_INTERVAL,
+	OPT_PASS_THROUGH,
 };
 
 static const struct option serve_options[] = {
@@ -78,6 +84,7 @@ static const struct option serve_options[] = {
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "max-lag", required_argument, NULL, OPT_MAX_LAG },
 	{ "bookmark-interval", required_argument, NULL, OPT_BOOKMARK_INTERVAL },
+	{ "pass-through", no_argument, NULL, OPT_PASS_THROUGH },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -100,6 +107,7 @@ struct serve {
 	const char *kubeconfig_out;
 	size_t window, max_lag;
 	long bookmark_ms;
+	bool pass_through;
 	char *token;
 	struct kinf_tls *tls;
 	char *default_socket;
@@ -343,6 +351,7 @@ static int setup(struct serve *sv) {
 		.max_lag = sv->max_lag,
 		.bookmark_ms = sv->bookmark_ms,
 		.version = KINF_VERSION,
+		.pass_through = sv->pass_through,
 		.log = log_line,
 	};
 	int rc = kinf_serve_new(&o, &sv->srv, &err);
@@ -455,6 +464,9 @@ static int serve_main(struct serve *sv, int argc, char **argv) {
 			continue;
 		case OPT_WRITE_KUBECONFIG:
 			sv->kubeconfig_out = optarg;
+			continue;
+		case OPT_PASS_THROUGH:
+			sv->pass_through = true;
 			continue;
 		case OPT_WINDOW:
 			if ((r = parse_count(sv, "window", optarg, &sv->window)) != EXIT_OK) {

@@ -335,6 +335,7 @@ complete -c kinf -n $v -l write-kubeconfig -r -F -d 'write a kubeconfig for kube
 complete -c kinf -n $v -l window -x -d 'events kept per resource for watches'
 complete -c kinf -n $v -l max-lag -x -d 'unsent events a watch client may have before it must read'
 complete -c kinf -n $v -l bookmark-interval -x -d 'between BOOKMARK events'
+complete -c kinf -n $v -l pass-through -d 'forward the reads serve does not cache to the upstream'
 
 # kinf deltas
 complete -c kinf -n '__kinf_using deltas' -l emit-replaced -d 'relists queue Replaced instead of Sync'
