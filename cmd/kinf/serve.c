@@ -43,7 +43,8 @@ static const char serve_usage[] =
 	"                                 tcp:127.0.0.1:0, a free port)\n"
 	"      --write-kubeconfig FILE    write a kubeconfig (mode 0600) for the first\n"
 	"                                 TCP listener (https, serve's CA, the token):\n"
-	"                                 a context per upstream context\n"
+	"                                 a context per upstream context (its\n"
+	"                                 namespace: -n's, else the upstream context's)\n"
 	"      --pass-through             forward every other read (get, list, watch,\n"
 	"                                 pods/log, discovery...) to the upstream with\n"
 	"                                 serve's credentials: its clients may then read\n"
@@ -227,6 +228,18 @@ static int default_socket(struct serve *sv) {
 	return EXIT_OK;
 }
 
+/* The kubeconfig namespace of upstream context name (NULL: the unnamed one), or NULL. */
+static const char *context_namespace(struct serve *sv, const char *name) {
+	for (size_t i = 0; i < sv->n_members; i++) {
+		struct session_member_info mi;
+		session_member_info(sv->session, i, &mi);
+		if ((!name && !mi.context) || (name && mi.context && strcmp(name, mi.context) == 0)) {
+			return mi.context_namespace;
+		}
+	}
+	return NULL;
+}
+
 /*
  * --write-kubeconfig: a context (and cluster) per upstream context, named
  * as it, at the first TCP listener's https URL (plus /clusters/NAME for
@@ -261,7 +274,9 @@ static int write_kubeconfig(struct serve *sv) {
 		entries[i].context = kinf_serve_context_name(sv->srv, i);
 		entries[i].context = entries[i].context ? entries[i].context : "kinf-serve";
 		entries[i].server = servers[i];
-		entries[i].namespace = ns;
+		/* -A or no -n: the upstream context's namespace, as kubectl straight there uses. */
+		entries[i].namespace = ns ? ns : sv->cli.n_namespace_args ? NULL :
+			context_namespace(sv, kinf_serve_context_name(sv->srv, i));
 		rc = servers[i] ? 0 : -KINF_ENOMEM;
 	}
 	if (rc == 0) {

@@ -993,6 +993,8 @@ void session_member_info(struct session *s, size_t i, struct session_member_info
 	ret->namespace = m->namespace;
 	ret->context = m->cli->config ? m->cli->config->context_name : NULL;
 	ret->server = m->cli->config ? m->cli->config->server : NULL;
+	ret->context_namespace = m->cli->config && !m->cli->config->namespace_from_flag ?
+		m->cli->config->namespace : NULL;
 	ret->http = m->cli->http;
 	ret->informer = kinf_informerset_get(s->set, i);
 	ret->failed = m->failed;

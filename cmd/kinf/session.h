@@ -224,9 +224,11 @@ struct session_member_info {
 	const char *context;			/* NULL without a name */
 	const char *server;			/* the upstream URL, NULL with --from */
 	/*
-	 * Its context's client: requests of the member's own go through
+	 * The context's namespace from its kubeconfig (NULL with -n, or with
+	 * --from), and its client: requests of the member's own go through
 	 * clones of it (kinf_http_clone), which must not outlive the session.
 	 */
+	const char *context_namespace;
 	struct kinf_http *http;
 	struct kinf_informer *informer;
 	const char *failed;			/* why it failed for good, or NULL */

@@ -2,7 +2,8 @@
 # kinf serve --pass-through (issue 22): reads serve does not cache go to
 # the upstream and come back as it answers (describe's events, pods/log
 # and a followed log, a watch of an uncached type); without the option
-# they get a 404 naming it. And probes need no token and nothing else goes
+# they get a 404 naming it. And the smaller gaps: the kubeconfig keeps the
+# upstream context's namespace, probes need no token and nothing else goes
 # without it, and a second context's OpenAPI documents are found under its
 # prefix.
 
@@ -114,6 +115,22 @@ on() {
 		logs "$POD" -n default -c backup
 	assert_failure
 	assert_output --partial 'the server could not find the requested resource (pods/log): kinf serve is a read-only cache'
+}
+
+@test "servepass: the kubeconfig serve -A writes keeps the upstream context's namespace" {
+	require_kubectl
+	local d=$BATS_TEST_TMPDIR/ns
+	mkdir -p "$d"
+	sed 's/namespace: "\{0,1\}default"\{0,1\}/namespace: viewer-ns/' "$FAKEAPI_DIR/kubeconfig" >"$d/upstream"
+	grep -q 'namespace: viewer-ns' "$d/upstream" || fail "no namespace to change in the kubeconfig"
+	KUBECONFIG=$d/upstream serve_start_in "$d" pods -A
+	run grep -c '^ *namespace: "\{0,1\}viewer-ns"\{0,1\}$' "$d/kubeconfig"
+	assert_output 1
+	run env KUBECACHEDIR="$d/kc" kubectl --kubeconfig "$d/kubeconfig" get pods -o name
+	serve_stop_in "$d"
+	assert_success
+	assert_output "$(kubectl --kubeconfig "$d/upstream" get pods -o name)"
+	assert_output --partial viewer-app
 }
 
 @test "servepass: probes answer without the token; /metrics, /version and the rest need it" {
