@@ -131,6 +131,7 @@ static void coll_free(struct serve_coll *c) {
 	free(c->list_kind);
 	kinf_strv_release(&c->short_names);
 	kinf_strv_release(&c->namespaces);
+	serve_coll_warnings_release(c);
 	kinf_indexer_free(c->store);
 	for (size_t i = 0; i < c->n; i++) {
 		serve_event_unref(c->ring[(c->head + i) % c->cap]);
@@ -715,6 +716,10 @@ int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out) {
 			rc = rc ? rc : kinf_buf_error(&text);
 			warning_once(out, &seen, &text);
 		}
+	}
+	if (r->coll) {
+		/* The upstream's own, as its answer would have carried them. */
+		serve_coll_warnings(r->coll, &seen, out);
 	}
 	rc = rc ? rc : kinf_buf_error(&text);
 	kinf_buf_release(&text);
@@ -1388,6 +1393,7 @@ static void resource(struct serve_request *r) {
 			return;
 		}
 	}
+	r->coll = c;
 	if (r->index) {
 		serve_index(r, c);
 	} else if (strcmp(verb, "watch") == 0) {

@@ -37,7 +37,8 @@ struct kinf_http;
  * Files: serve.c (sources, routing, health, metrics), servedisc.c
  * (discovery), servelist.c (get and list, selectors, Tables),
  * servewatch.c (the window and watch clients), serveindex.c (kinf's
- * index path), serveproxy.c (requests forwarded to the upstream).
+ * index path), serveproxy.c (requests forwarded to the upstream),
+ * servewarn.c (the upstream's Warnings, passed on).
  */
 struct kinf_serve;
 
@@ -165,5 +166,14 @@ int kinf_serve_failed(struct kinf_serve *srv, size_t source, const char *why);
  * refused") or came back. Logged once per change. Any thread.
  */
 int kinf_serve_upstream(struct kinf_serve *srv, size_t source, bool up, const char *why);
+
+/*
+ * A code-299 warning text (len bytes, unescaped) the upstream sent with a
+ * list or watch response of source's informer: the answers from that
+ * collection carry it (each text once) for as long as the upstream keeps
+ * sending it, and the log says it once. Any thread. 0 or -KINF_ENOMEM.
+ */
+int kinf_serve_upstream_warning(struct kinf_serve *srv, size_t source, const char *text,
+		size_t len);
 
 #endif

@@ -21,6 +21,7 @@
 
 struct serve_coll;
 struct serve_proxy;
+struct serve_upwarn;
 struct kinf_http;
 
 /* An upstream context: a URL prefix of its own (/clusters/NAME). */
@@ -135,6 +136,12 @@ struct serve_coll {
 	struct serve_pending *pending;
 	/* Reads from a resourceVersion not reached yet (servelist.c). */
 	struct serve_rvwait *rv_waits;
+	/*
+	 * The upstream's Warnings on the sources' requests (servewarn.c):
+	 * distinct texts, each with when it came last.
+	 */
+	struct serve_upwarn *upwarn;
+	size_t n_upwarn;
 	/* Counters. */
 	unsigned long long events, lists, gets, watch_total, evicted;
 	unsigned long long bytes;	/* JSON bytes of the stored objects */
@@ -206,6 +213,8 @@ struct serve_request {
 	long long start_us;		/* kinf_clock_now_us() when it came, for the latency histogram */
 	/* One more Warning for this answer (a partial cluster-wide list), or empty. */
 	struct kinf_buf warning;
+	/* The collection answering, whose upstream Warnings go with it; or NULL. */
+	struct serve_coll *coll;
 	bool index;			/* under /kinf/v1/index: serveindex.c answers */
 };
 
@@ -324,6 +333,19 @@ int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out);
 /* serveindex.c: the kinf index path's answer for c (synced, namespace served). */
 void serve_index(struct serve_request *r, struct serve_coll *c);
 
+/* servewarn.c */
+struct serve_upwarn {
+	char *text;
+	size_t len;
+	long long seen_ms;
+};
+/*
+ * Append c's upstream Warnings (those still sent) as Warning header lines
+ * to out, each text once: none already in seen (texts, appended to).
+ */
+void serve_coll_warnings(struct serve_coll *c, struct kinf_strv *seen, struct kinf_buf *out);
+/* Free c's upstream Warnings. */
+void serve_coll_warnings_release(struct serve_coll *c);
 /* serve.c: one Warning header line of text, escaped as NewWarningHeader escapes it. */
 void serve_warning_line(struct kinf_buf *out, const char *text, size_t len);
 

@@ -123,6 +123,12 @@ static void log_line(const char *line, void *userdata) {
 	cli_printf_safe(stderr, "kinf: serve: %s", line);
 }
 
+/* A warning of a member's list or watch: serve's answers from it carry it. */
+static void on_warning(size_t member, const char *text, size_t len, void *userdata) {
+	struct serve *sv = userdata;
+	kinf_serve_upstream_warning(sv->srv, member, text, len);	/* (out of memory: not passed on) */
+}
+
 /* A reflector retries: its upstream is away (logged once, by the server). */
 static void on_retry(size_t member, int rc, const struct kinf_error *err, void *userdata) {
 	struct serve *sv = userdata;
@@ -531,6 +537,8 @@ static int serve_main(struct serve *sv, int argc, char **argv) {
 	}
 	sv->so.on_retry = on_retry;
 	sv->so.on_retry_data = sv;
+	sv->so.on_warning = on_warning;
+	sv->so.on_warning_data = sv;
 	sv->so.wake_on_idle = true;
 	/* The API serves managedFields: keep them. */
 	sv->so.keep_managed_fields = true;

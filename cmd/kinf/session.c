@@ -300,6 +300,12 @@ static struct member *new_member(struct session *s) {
 	return m;
 }
 
+/* kinf_http_opts.on_warning of a member's client: so.on_warning names the member. */
+static void member_warning(const char *text, size_t len, void *userdata) {
+	struct member *m = userdata;
+	m->s->so.on_warning(m->i, text, len, m->s->so.on_warning_data);
+}
+
 /* Fill m (cli, res and namespace set) with its path, names and HTTP client. */
 static int member_init(struct session *s, struct member *m, bool clone_http) {
 	struct kinf_buf b = {0};
@@ -326,6 +332,9 @@ static int member_init(struct session *s, struct member *m, bool clone_http) {
 	m->label = kinf_buf_take(&b);
 	if (clone_http) {
 		m->http = kinf_http_clone(m->cli->http);
+		if (m->http && s->so.on_warning) {
+			kinf_http_set_warning(m->http, member_warning, m);
+		}
 	}
 	if (!m->path || !m->api_version || !m->resource_name || !m->label ||
 			(clone_http && !m->http)) {
@@ -851,7 +860,8 @@ static int connect_members(struct session *s, const struct session_target *targe
 					memcpy(m->names, w->names, w->n_names * sizeof(char *));
 				}
 				m->n_names = w->n_names;
-				status = member_init(s, m, !first_of_context);
+				/* (every member has a client of its own when its warnings go to so.on_warning) */
+				status = member_init(s, m, !first_of_context || s->so.on_warning);
 				first_of_context = false;
 				if (status == EXIT_OK && member_selectors(s, m) < 0) {
 					status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);

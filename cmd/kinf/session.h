@@ -60,6 +60,14 @@ struct session_opts {
 	void (*on_retry)(size_t member, int rc, const struct kinf_error *err,
 			void *userdata);
 	void *on_retry_data;
+	/*
+	 * Called with each code-299 warning text (len bytes, unescaped) of
+	 * member's list and watch responses, from whichever thread reads them
+	 * (kinf_http_opts.on_warning), instead of the warning line on stderr
+	 * (serve passes them to its clients).
+	 */
+	void (*on_warning)(size_t member, const char *text, size_t len, void *userdata);
+	void *on_warning_data;
 	/* session_next returns an empty batch after every idle wait (200 ms). */
 	bool wake_on_idle;
 	/*

@@ -3,9 +3,9 @@
 # the upstream and come back as it answers (describe's events, pods/log
 # and a followed log, a watch of an uncached type); without the option
 # they get a 404 naming it. And the smaller gaps: the kubeconfig keeps the
-# upstream context's namespace, probes need no token and nothing else goes
-# without it, and a second context's OpenAPI documents are found under its
-# prefix.
+# upstream context's namespace, the upstream's Warnings reach serve's
+# clients, probes need no token and nothing else goes without it, and a
+# second context's OpenAPI documents are found under its prefix.
 
 load helpers
 
@@ -19,6 +19,14 @@ setup_file() {
 	POD=$(curl -sS --unix-socket "$CACHE_DIR/s.sock" http://kinf/api/v1/namespaces/default/pods |
 		python3 -c 'import json,sys; print([p["metadata"]["name"] for p in json.load(sys.stdin)["items"] if p["metadata"]["name"].startswith("backup")][0])')
 	export PASS_DIR CACHE_DIR POD
+}
+
+# A serve a test started for itself, stopped even when the test failed first.
+teardown() {
+	local d
+	for d in ns warn ctx; do
+		serve_stop_in "$BATS_TEST_TMPDIR/$d"
+	done
 }
 
 teardown_file() {
@@ -154,6 +162,24 @@ on() {
 	assert_line --regexp '^kinf_serve_build_info\{version="[0-9.]+.*"\} 1$'
 	run grep -E '^kinf: serve: kinf [0-9.]+' "$CACHE_DIR/log"
 	assert_success
+}
+
+@test "servepass: the upstream's Warnings reach serve's clients, each text once" {
+	local d=$BATS_TEST_TMPDIR/warn
+	fakeapi_ctl POST faults '{"warnings":["299 - \"pods are deprecated in this test\""]}' >/dev/null
+	# Two namespaces: two informers that both hear it, one collection that says it once.
+	serve_start_in "$d" pods -n default,kube-system
+	fakeapi_ctl POST faults '{"warnings":[]}' >/dev/null
+	run on "$d" -D - -o /dev/null '/api/v1/namespaces/default/pods?limit=1'
+	run grep -c '^Warning: 299 - "pods are deprecated in this test"' <<<"$output"
+	assert_output 1
+	require_kubectl
+	run --separate-stderr env KUBECACHEDIR="$d/kc" kubectl --kubeconfig "$d/kubeconfig" get pods -n kube-system
+	assert_success
+	[[ $stderr == 'Warning: pods are deprecated in this test' ]] || fail "stderr: $stderr"
+	serve_stop_in "$d"
+	run grep -c 'upstream warning for pods: pods are deprecated in this test' "$d/log"
+	assert_output 1
 }
 
 @test "servepass: a second context's /version and OpenAPI documents are found under its prefix" {
