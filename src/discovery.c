@@ -46,6 +46,7 @@ struct res {
 	bool namespaced;
 	char **short_names;		/* NULL-terminated, never NULL */
 	char **verbs;			/* NULL-terminated, never NULL */
+	char **categories;		/* NULL-terminated, never NULL */
 };
 
 struct version {
@@ -114,6 +115,7 @@ static void res_release(struct res *r) {
 	free(r->kind);
 	strv_free(r->short_names);
 	strv_free(r->verbs);
+	strv_free(r->categories);
 }
 
 static void version_release(struct version *v) {
@@ -394,7 +396,7 @@ static json_t *load_list(struct pctx *c, const char *data, size_t len,
  */
 static int add_resource(struct version *v, const char *name,
 		const char *singular, const char *kind, bool namespaced,
-		char **short_names, char **verbs) {
+		char **short_names, char **verbs, char **categories) {
 	struct res *arr, *r;
 	int rc = -KINF_ENOMEM;
 
@@ -430,12 +432,14 @@ static int add_resource(struct version *v, const char *name,
 	r->namespaced = namespaced;
 	r->short_names = short_names;
 	r->verbs = verbs;
-	short_names = verbs = NULL;
+	r->categories = categories;
+	short_names = verbs = categories = NULL;
 	v->n_res++;
 	rc = 0;
 out:
 	strv_free(short_names);
 	strv_free(verbs);
+	strv_free(categories);
 	return rc;
 }
 
@@ -445,7 +449,7 @@ static int parse_agg_resource(struct pctx *c, struct version *v, json_t *obj,
 		const char *where) {
 	const char *name, *singular, *scope, *kind = "";
 	json_t *rk, *subs;
-	char **short_names = NULL, **verbs = NULL;
+	char **short_names = NULL, **verbs = NULL, **categories = NULL;
 	int rc;
 
 	if (!json_is_object(obj)) {
@@ -479,12 +483,17 @@ static int parse_agg_resource(struct pctx *c, struct version *v, json_t *obj,
 		strv_free(verbs);
 		return rc;
 	}
+	if ((rc = member_strv(c, obj, where, "categories", &categories)) < 0) {
+		strv_free(verbs);
+		strv_free(short_names);
+		return rc;
+	}
 	if (!*kind) {
 		kinf_log(3, "discovery: %s: resource %s has no responseKind, skipped",
 				c->doc, name);
 	}
 	return add_resource(v, name, singular, kind,
-			strcmp(scope, "Namespaced") == 0, short_names, verbs);
+			strcmp(scope, "Namespaced") == 0, short_names, verbs, categories);
 }
 
 static int parse_agg_version(struct pctx *c, struct kinf_discovery *d,
@@ -748,7 +757,7 @@ static int parse_resource_list(struct version *v, const char *doc,
 	}
 	json_array_foreach(resources, i, e) {
 		const char *name, *singular, *kind;
-		char **short_names = NULL, **verbs = NULL;
+		char **short_names = NULL, **verbs = NULL, **categories = NULL;
 		json_t *ns;
 		char at[64];
 
@@ -774,8 +783,13 @@ static int parse_resource_list(struct version *v, const char *doc,
 			strv_free(verbs);
 			goto out;
 		}
+		if ((rc = member_strv(&c, e, at, "categories", &categories)) < 0) {
+			strv_free(verbs);
+			strv_free(short_names);
+			goto out;
+		}
 		rc = add_resource(v, name, singular, kind, ns && json_is_true(ns),
-				short_names, verbs);
+				short_names, verbs, categories);
 		if (rc < 0) {
 			goto out;
 		}
@@ -865,6 +879,7 @@ static int finish(struct kinf_discovery *d) {
 		r->pub.namespaced = r->namespaced;
 		r->pub.short_names = (const char *const *)r->short_names;
 		r->pub.verbs = (const char *const *)r->verbs;
+		r->pub.categories = (const char *const *)r->categories;
 		total++;
 	}
 	free(d->flat);
@@ -1336,7 +1351,9 @@ static json_t *model_to_json(const struct kinf_discovery *d) {
 						json_object_set_new(robj, "verbs",
 							strv_to_json(r->verbs)) < 0 ||
 						json_object_set_new(robj, "shortNames",
-							strv_to_json(r->short_names)) < 0) {
+							strv_to_json(r->short_names)) < 0 ||
+						json_object_set_new(robj, "categories",
+							strv_to_json(r->categories)) < 0) {
 					goto fail;
 				}
 			}

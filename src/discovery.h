@@ -33,6 +33,7 @@ struct kinf_resource {
 	bool namespaced;
 	const char *const *short_names;	/* NULL-terminated */
 	const char *const *verbs;	/* NULL-terminated */
+	const char *const *categories;	/* NULL-terminated: "all" for pods, services, ... */
 };
 
 struct kinf_discovery_opts {

@@ -130,6 +130,7 @@ static void coll_free(struct serve_coll *c) {
 	free(c->api_version);
 	free(c->list_kind);
 	kinf_strv_release(&c->short_names);
+	kinf_strv_release(&c->categories);
 	kinf_strv_release(&c->namespaces);
 	serve_coll_warnings_release(c);
 	kinf_indexer_free(c->store);
@@ -255,6 +256,9 @@ static struct serve_coll *coll_new(struct kinf_serve *srv, size_t ctx,
 		c->ring && c->store && c->api_version && c->list_kind;
 	for (size_t i = 0; ok && src->short_names && src->short_names[i]; i++) {
 		ok = kinf_strv_push_str(&c->short_names, src->short_names[i]) == 0;
+	}
+	for (size_t i = 0; ok && src->categories && src->categories[i]; i++) {
+		ok = kinf_strv_push_str(&c->categories, src->categories[i]) == 0;
 	}
 	if (!ok || install_indexes(c) < 0) {
 		coll_free(c);

@@ -91,6 +91,7 @@ struct kinf_serve_source {
 	const char *kind;
 	bool namespaced;
 	const char *const *short_names;	/* NULL-terminated or NULL */
+	const char *const *categories;	/* NULL-terminated or NULL: "all" (kubectl get all) */
 	const char *namespace;		/* NULL: all namespaces (or cluster-scoped) */
 	struct kinf_informer *informer;	/* borrowed, for /metrics; may be NULL */
 	/*

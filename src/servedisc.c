@@ -7,7 +7,8 @@
  * Discovery of the served types only, legacy (APIVersions, APIGroupList,
  * APIGroup, APIResourceList) and aggregated (APIGroupDiscoveryList, v2
  * or v2beta1 as the client asks, picked by Accept and answered with the
- * Content-Type client-go detects it by). Verbs are get, list and watch.
+ * Content-Type client-go detects it by). Verbs are get, list and watch;
+ * short names and categories are the upstream's (kubectl get all).
  * Namespaces are listed too when their reads go upstream
  * (serve_forwards_namespaces), so that kubectl get ns resolves.
  */
@@ -59,18 +60,25 @@ static bool lists_namespaces(struct kinf_serve *srv, size_t ctx, const char *gro
 	return !group[0] && strcmp(version, "v1") == 0 && serve_forwards_namespaces(srv, ctx);
 }
 
-static void short_names(struct kinf_buf *b, const struct serve_coll *c) {
-	if (!c->short_names.n) {
+/* ,"NAME":["a","b"], nothing for none. */
+static void string_list(struct kinf_buf *b, const char *name, const struct kinf_strv *v) {
+	if (!v->n) {
 		return;
 	}
-	kinf_buf_puts(b, ",\"shortNames\":[");
-	for (size_t k = 0; k < c->short_names.n; k++) {
+	kinf_buf_putf(b, ",\"%s\":[", name);
+	for (size_t k = 0; k < v->n; k++) {
 		if (k) {
 			kinf_buf_putc(b, ',');
 		}
-		quote(b, c->short_names.v[k]);
+		quote(b, v->v[k]);
 	}
 	kinf_buf_putc(b, ']');
+}
+
+/* shortNames and categories (kubectl get all), as the upstream lists them. */
+static void short_names(struct kinf_buf *b, const struct serve_coll *c) {
+	string_list(b, "shortNames", &c->short_names);
+	string_list(b, "categories", &c->categories);
 }
 
 /*

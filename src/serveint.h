@@ -117,6 +117,7 @@ struct serve_coll {
 	char *list_kind;		/* "PodList" */
 	bool namespaced;
 	struct kinf_strv short_names;
+	struct kinf_strv categories;
 	struct kinf_strv namespaces;	/* served namespaces; empty: all */
 	size_t n_label_indexes;		/* made on demand for label selectors */
 	size_t n_query_indexes;		/* made on demand by serveindex.c */

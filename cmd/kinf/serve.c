@@ -399,6 +399,7 @@ static int setup(struct serve *sv) {
 			.kind = mi.res->kind,
 			.namespaced = mi.res->namespaced,
 			.short_names = mi.res->short_names,
+			.categories = mi.res->categories,
 			.namespace = mi.namespace,
 			.informer = mi.informer,
 			.http = mi.http,

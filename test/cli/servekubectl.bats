@@ -63,6 +63,7 @@ same_answer() {
 		"get pods -n default --show-labels --sort-by=.metadata.name"
 		"get pods -A -l app=web --field-selector status.phase=Running"
 		"get deployments,nodes,configmaps -A"
+		"get all -n default"
 		"get widgets -n default -o yaml"
 		"get ns"
 		"get ns default -o json"

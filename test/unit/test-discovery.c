@@ -391,12 +391,15 @@ static void check_fixture_api(const struct kinf_discovery *d,
 		ok(strv_has(r->verbs, "watch") && strv_has(r->verbs, "list") &&
 				strv_has(r->verbs, "deletecollection"),
 				"%s: pods verbs", label);
+		ok(strv_has(r->categories, "all") && r->categories[1] == NULL,
+				"%s: pods categories are [all] (kubectl get all)", label);
 	} else {
 		ok(0, "%s: pods resolves", label);
 	}
 	if (kinf_discovery_resolve(d, "bindings", &r, NULL) == 0) {
-		ok(r->short_names && r->short_names[0] == NULL,
-				"%s: no short names is an empty vector", label);
+		ok(r->short_names && r->short_names[0] == NULL && r->categories &&
+				r->categories[0] == NULL,
+				"%s: no short names or categories are empty vectors", label);
 		ok(strv_has(r->verbs, "create") && r->verbs[1] == NULL,
 				"%s: bindings verbs are [create]", label);
 	} else {
