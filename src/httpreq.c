@@ -409,22 +409,90 @@ const struct kinf_httpreq_param *kinf_httpreq_param(const struct kinf_httpreq *r
 	return NULL;
 }
 
-const char *kinf_httpreq_bearer(const struct kinf_httpreq *req, size_t *ret_len) {
+/*
+ * The length of the white space rune at p (Go's unicode.IsSpace: ASCII
+ * white space, U+0085, U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029,
+ * U+202F, U+205F, U+3000), 0 for anything else.
+ */
+static size_t space_rune(const unsigned char *p) {
+	if (*p == ' ' || (*p >= '\t' && *p <= '\r')) {
+		return 1;
+	}
+	if (p[0] == 0xc2 && (p[1] == 0x85 || p[1] == 0xa0)) {
+		return 2;
+	}
+	if (p[0] == 0xe1 && p[1] == 0x9a && p[2] == 0x80) {
+		return 3;
+	}
+	if (p[0] == 0xe2 && p[1] == 0x80 && ((p[2] >= 0x80 && p[2] <= 0x8a) || p[2] == 0xa8 ||
+			p[2] == 0xa9 || p[2] == 0xaf)) {
+		return 3;
+	}
+	if ((p[0] == 0xe2 && p[1] == 0x81 && p[2] == 0x9f) ||
+			(p[0] == 0xe3 && p[1] == 0x80 && p[2] == 0x80)) {
+		return 3;
+	}
+	return 0;
+}
+
+/* The last white space rune ending at end (after start), its length, or 0. */
+static size_t space_rune_before(const unsigned char *start, const unsigned char *end) {
+	for (size_t k = 1; k <= 3 && end - k >= start; k++) {
+		if (space_rune(end - k) == k) {
+			return k;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The apiserver's bearertoken authenticator: the header value with white
+ * space trimmed (strings.TrimSpace), split on single spaces into at most
+ * three parts: "bearer" in any case, then the token, which must not be
+ * empty; a third part is ignored. *ret_spaced: an empty token followed
+ * by another part ("Bearer  TOKEN"), which the apiserver refuses with a
+ * Warning.
+ */
+static const char *bearer(const struct kinf_httpreq *req, size_t *ret_len, bool *ret_spaced) {
 	const char *v = kinf_httpreq_header(req, "Authorization");
-	if (!v || strncasecmp(v, "bearer ", 7) != 0) {
+	*ret_spaced = false;
+	if (!v) {
 		return NULL;
 	}
-	v += 7;
-	while (*v == ' ') {
-		v++;
+	const unsigned char *s = (const unsigned char *)v, *e = s + strlen(v);
+	size_t k;
+	while (s < e && (k = space_rune(s))) {
+		s += k;
 	}
-	size_t n = strcspn(v, " \t");
-	/* "Bearer a b" is not a token (the apiserver splits on spaces). */
-	if (!n || v[n]) {
+	while (e > s && (k = space_rune_before(s, e))) {
+		e -= k;
+	}
+	if ((size_t)(e - s) < 7 || strncasecmp((const char *)s, "bearer ", 7) != 0) {
 		return NULL;
 	}
-	*ret_len = n;
-	return v;
+	const unsigned char *t = s + 7;
+	const unsigned char *te = memchr(t, ' ', (size_t)(e - t));
+	if (!te) {
+		te = e;
+	}
+	if (te == t) {
+		*ret_spaced = te < e;
+		return NULL;
+	}
+	*ret_len = (size_t)(te - t);
+	return (const char *)t;
+}
+
+const char *kinf_httpreq_bearer(const struct kinf_httpreq *req, size_t *ret_len) {
+	bool spaced;
+	return bearer(req, ret_len, &spaced);
+}
+
+bool kinf_httpreq_bearer_spaced(const struct kinf_httpreq *req) {
+	size_t len;
+	bool spaced;
+	bearer(req, &len, &spaced);
+	return spaced;
 }
 
 bool kinf_httpreq_token_equal(const char *a, size_t alen, const char *b, size_t blen) {

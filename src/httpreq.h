@@ -82,11 +82,21 @@ const struct kinf_httpreq_param *kinf_httpreq_param(const struct kinf_httpreq *r
 	const char *name);
 
 /*
- * The bearer token of an "Authorization: Bearer T" header (the scheme in
- * any case, as the apiserver's bearertoken authenticator), or NULL when
- * there is none or it is empty. Borrowed; *ret_len is its length.
+ * The bearer token of an "Authorization: Bearer T" header exactly as the
+ * apiserver's bearertoken authenticator reads it: the value trimmed of
+ * white space (Go's strings.TrimSpace), "bearer" in any case, one space,
+ * then the token up to the next space (what follows it is ignored);
+ * NULL when there is none or it is empty ("Bearer  T", two spaces, has
+ * an empty token). Borrowed, not NUL-terminated: *ret_len is its length.
  */
 const char *kinf_httpreq_bearer(const struct kinf_httpreq *req, size_t *ret_len);
+
+/*
+ * True for "Bearer", an empty token and more ("Bearer  T"): the
+ * apiserver ignores the header and warns "the provided Authorization
+ * header contains extra space before the bearer token, and is ignored".
+ */
+bool kinf_httpreq_bearer_spaced(const struct kinf_httpreq *req);
 
 /* Compare a and b in time that depends only on their lengths. */
 bool kinf_httpreq_token_equal(const char *a, size_t alen, const char *b, size_t blen);

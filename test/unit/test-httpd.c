@@ -147,6 +147,35 @@ static void test_parser(void) {
 	is_int(parse("GET / HTTP/1.1\r\nHost: h\r\nAuthorization: Basic dTpw\r\n\r\n", &req, &hl, &err, NULL), 1, "basic auth");
 	ok(!kinf_httpreq_bearer(req, &tl), "  is no bearer token");
 	kinf_httpreq_free(req);
+	/* The apiserver's bearertoken authenticator: TrimSpace, SplitN(" ", 3). */
+	static const struct {
+		const char *value, *token;
+		bool spaced;
+	} bearers[] = {
+		{ "Bearer abc", "abc", false },
+		{ "bEaReR abc", "abc", false },
+		{ "Bearer abc def", "abc", false },
+		{ "Bearer abc\xc2\xa0", "abc", false },	/* U+00A0 trimmed */
+		{ "Bearer  abc", NULL, true },
+		{ "Bearer \tabc", "\tabc", false },
+		{ "Bearer\tabc", NULL, false },
+		{ "Bearer", NULL, false },
+		{ "Bearerabc", NULL, false },
+	};
+	for (size_t i = 0; i < sizeof(bearers) / sizeof(bearers[0]); i++) {
+		char head[128];
+		snprintf(head, sizeof(head), "GET / HTTP/1.1\r\nHost: h\r\nAuthorization: %s\r\n\r\n",
+			bearers[i].value);
+		is_int(parse(head, &req, &hl, &err, NULL), 1, "Authorization: %s", bearers[i].value);
+		tl = 0;
+		const char *t = kinf_httpreq_bearer(req, &tl);
+		ok(bearers[i].token ? t && tl == strlen(bearers[i].token) &&
+			strncmp(t, bearers[i].token, tl) == 0 : !t, "  token %s",
+			bearers[i].token ? bearers[i].token : "none");
+		ok(kinf_httpreq_bearer_spaced(req) == bearers[i].spaced, "  %s",
+			bearers[i].spaced ? "the extra space warned of" : "nothing to warn of");
+		kinf_httpreq_free(req);
+	}
 	ok(kinf_httpreq_token_equal("abc", 3, "abc", 3), "equal tokens");
 	ok(!kinf_httpreq_token_equal("abc", 3, "abd", 3), "different tokens");
 	ok(!kinf_httpreq_token_equal("abc", 3, "abcd", 4), "a prefix is not the token");
