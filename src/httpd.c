@@ -801,7 +801,7 @@ static void conn_read(struct conn *c) {
 		}
 		size_t pending = c->in.len - c->in_off;
 		if (pending >= read_cap(c)) {
-			return;
+			break;	/* full: what is in is parsed below (a head past its limit: 431) */
 		}
 		size_t want = read_cap(c) - pending;
 		if (want > 16384) {

@@ -896,6 +896,24 @@ static void test_limits_on_the_wire(void) {
 	close(fd);
 	kinf_buf_release(&big);
 
+	/* A head past max_head (4 KiB) in one write: answered at once, not at its deadline. */
+	fd = connect_unix();
+	must(kinf_buf_append_str(&big, "GET / HTTP/1.1\r\nHost: h\r\nX-Big: "));
+	for (int i = 0; i < 6000; i++) {
+		must(kinf_buf_append_char(&big, 'a'));
+	}
+	must(kinf_buf_append_str(&big, "\r\n\r\n"));
+	struct timespec h0, h1;
+	clock_gettime(CLOCK_MONOTONIC, &h0);
+	r = roundtrip(fd, big.data);
+	clock_gettime(CLOCK_MONOTONIC, &h1);
+	long ms = (h1.tv_sec - h0.tv_sec) * 1000 + (h1.tv_nsec - h0.tv_nsec) / 1000000;
+	ok(r && starts(r, "HTTP/1.1 431 Request Header Fields Too Large\r\n") && ms < 300,
+		"a head past the limit: 431 at once (%ld ms; the header timeout is 400)", ms);
+	free(r);
+	close(fd);
+	kinf_buf_release(&big);
+
 	fd = connect_unix();
 	r = roundtrip(fd, "PUT /x HTTP/1.1\r\nHost: h\r\nContent-Length: 1001\r\n\r\n");
 	ok(r && starts(r, "HTTP/1.1 413 Request Entity Too Large\r\n"), "a body too large: 413");
