@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -35,6 +36,7 @@ struct seg {
 	size_t off;		/* bytes of pre + body + post already written */
 	void (*release)(void *arg);
 	void *arg;
+	bool keep;		/* a response head (or an earlier response): never cut */
 	unsigned char pre_len, post_len;
 	char pre[22];		/* a chunk header, "%zx\r\n" */
 	char data[];
@@ -47,6 +49,7 @@ static size_t seg_total(const struct seg *s) {
 struct listener {
 	int fd;
 	bool is_unix;
+	long long paused_until;	/* out of descriptors: not accepting until then (ms) */
 	bool tls;		/* tcp: connections start with a TLS handshake */
 	char *path;		/* unix: the socket we made, unlinked at the end */
 	char *addr;		/* "unix:PATH", "tcp:127.0.0.1:PORT" */
@@ -74,14 +77,27 @@ struct kinf_httpd_req {
 	void (*on_drain)(struct kinf_httpd_req *req, void *arg);
 	void *on_drain_arg;
 	size_t drain_below;
+	void (*on_stall)(struct kinf_httpd_req *req, void *arg);
+	void *on_stall_arg;
 	bool chunked;		/* stream framing: chunked (1.1) or close-delimited (1.0) */
+	bool counted;		/* handed to the handler: in the server's active count */
+	bool long_running;	/* not in inflight (kinf_httpd_req_long_running) */
 };
 
 struct conn {
 	struct conn *next;
 	struct kinf_httpd *srv;
+	unsigned long long id;
 	int fd;
 	bool is_unix;
+	/*
+	 * TCP: a request carried the token. Until then the connection is in
+	 * the server's unauthenticated list, idlest first (the one dropped
+	 * when a budget is full), moved to its end on every read or write.
+	 */
+	bool authed;
+	struct conn *ua_prev, *ua_next;
+	unsigned char peer[16];	/* TCP: the peer's IP address (IPv4 as ::ffff:a.b.c.d) */
 	struct kinf_tls_conn *tls;	/* NULL: plain */
 	bool rd_wants_write;	/* TLS: the last read waits for POLLOUT */
 	bool wr_wants_read;	/* TLS: the last write waits for POLLIN */
@@ -126,6 +142,11 @@ struct kinf_httpd {
 	struct kinf_httpd_timer *timers;	/* loop thread only, unsorted */
 	struct kinf_httpd_timer *firing;	/* due this round, not run yet */
 	struct kinf_httpd_stats stats;
+	unsigned long long next_conn_id;
+	struct conn *ua_head, *ua_tail;	/* unauthenticated TCP connections, idlest first */
+	size_t tcp_open;		/* live TCP connections (not killed) */
+	unsigned long long active;	/* requests handed to the handler, not answered */
+	unsigned long long long_running;	/* of them, marked long-running */
 	struct pollfd *pfds;
 	struct conn **pconns;
 	size_t pcap;
@@ -140,6 +161,35 @@ static int set_flags(int fd) {
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The connection budgets' defaults, and all of them within the
+ * descriptors the process may open (RLIMIT_NOFILE, less 64 for the
+ * listeners, the informers' connections and files): a full table is
+ * answered by dropping a connection, never by accept(2) failing.
+ */
+static void limit_conns(struct kinf_httpd_opts *o) {
+	struct rlimit rl;
+	size_t fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ?
+		(size_t)rl.rlim_cur : SIZE_MAX;
+	size_t room = fds > 128 ? fds - 64 : 64;
+	o->max_conns = o->max_conns ? o->max_conns : 4096;
+	o->max_unix_conns = o->max_unix_conns ? o->max_unix_conns : 1024;
+	o->max_unauth = o->max_unauth ? o->max_unauth : 512;
+	o->max_unauth_per_peer = o->max_unauth_per_peer ? o->max_unauth_per_peer : 128;
+	if (o->max_unix_conns > room / 4) {
+		o->max_unix_conns = room / 4 ? room / 4 : 1;
+	}
+	if (o->max_conns > room - o->max_unix_conns) {
+		o->max_conns = room - o->max_unix_conns;
+	}
+	if (o->max_unauth > o->max_conns) {
+		o->max_unauth = o->max_conns;
+	}
+	if (o->max_unauth_per_peer > o->max_unauth) {
+		o->max_unauth_per_peer = o->max_unauth;
+	}
 }
 
 struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts) {
@@ -160,11 +210,12 @@ struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts) {
 	if (opts->tls) {
 		kinf_tls_ref(opts->tls);
 	}
-	if (!srv->opts.max_conns) {
-		srv->opts.max_conns = 1024;
-	}
+	limit_conns(&srv->opts);
 	if (!srv->opts.max_queue) {
 		srv->opts.max_queue = 1 << 20;
+	}
+	if (!srv->opts.read_pause) {
+		srv->opts.read_pause = 256u << 10;
 	}
 	if (srv->opts.header_timeout_ms <= 0) {
 		srv->opts.header_timeout_ms = 10000;
@@ -202,7 +253,14 @@ struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts) {
 
 /* ---- output queue ---- */
 
-static void seg_free(struct seg *s) {
+/* What s holds in memory: its struct and its copy (borrowed bytes are their owner's). */
+static size_t seg_mem(const struct seg *s) {
+	return sizeof(*s) + (s->p == s->data ? s->len : 0);
+}
+
+/* Free s, taken off c's queue. */
+static void seg_free(struct conn *c, struct seg *s) {
+	c->srv->stats.queued_bytes -= seg_mem(s);
 	if (s->release) {
 		s->release(s->arg);
 	}
@@ -213,14 +271,40 @@ static void queue_clear(struct conn *c) {
 	struct seg *s = c->qhead;
 	while (s) {
 		struct seg *next = s->next;
-		seg_free(s);
+		seg_free(c, s);
 		s = next;
 	}
 	c->qhead = c->qtail = NULL;
 	c->queued = 0;
 }
 
+/*
+ * Drop the segments of the stream's body not begun: those after its
+ * response head (and what came before it) and after a segment partly
+ * written.
+ */
+static void queue_drop_unbegun(struct conn *c) {
+	struct seg *keep = NULL;
+	for (struct seg *s = c->qhead; s; s = s->next) {
+		if (s->keep || s->off) {
+			keep = s;
+		}
+	}
+	struct seg *s = keep ? keep->next : c->qhead;
+	while (s) {
+		struct seg *next = s->next;
+		c->queued -= seg_total(s);
+		seg_free(c, s);
+		s = next;
+	}
+	if (keep) {
+		keep->next = NULL;
+	}
+	c->qhead = c->qtail = keep;
+}
+
 static void queue_push(struct conn *c, struct seg *s) {
+	c->srv->stats.queued_bytes += seg_mem(s);
 	if (!c->qhead) {
 		c->last_progress = kinf_clock_now_ms();
 		c->qhead = s;
@@ -282,16 +366,106 @@ static int queue_copy2(struct conn *c, const void *a, size_t alen, const void *b
 
 /* ---- connections ---- */
 
-/* Mark c closed: its fd is closed and memory freed in the sweep. */
+/* ---- the unauthenticated list ---- */
+
+/* Take c out of the list's order (its count stays). */
+static void ua_remove(struct conn *c) {
+	struct kinf_httpd *srv = c->srv;
+	if (c->ua_prev) {
+		c->ua_prev->ua_next = c->ua_next;
+	} else {
+		srv->ua_head = c->ua_next;
+	}
+	if (c->ua_next) {
+		c->ua_next->ua_prev = c->ua_prev;
+	} else {
+		srv->ua_tail = c->ua_prev;
+	}
+	c->ua_prev = c->ua_next = NULL;
+}
+
+/* c is authenticated (or gone): off the list for good. */
+static void ua_unlink(struct conn *c) {
+	if (c->authed) {
+		return;
+	}
+	ua_remove(c);
+	c->authed = true;
+	c->srv->stats.unauth--;
+}
+
+static void ua_append(struct conn *c) {
+	struct kinf_httpd *srv = c->srv;
+	c->ua_next = NULL;
+	c->ua_prev = srv->ua_tail;
+	if (srv->ua_tail) {
+		srv->ua_tail->ua_next = c;
+	} else {
+		srv->ua_head = c;
+	}
+	srv->ua_tail = c;
+}
+
+/* c did something: no longer the idlest of the unauthenticated. */
+static void ua_touch(struct conn *c) {
+	struct kinf_httpd *srv = c->srv;
+	if (c->authed || srv->ua_tail == c) {
+		return;
+	}
+	ua_remove(c);
+	ua_append(c);
+}
+
+/* ---- connections ---- */
+
+/* The request is over (answered, aborted or its connection gone): uncount it. */
+static void req_inactive(struct conn *c) {
+	struct kinf_httpd *srv = c->srv;
+	if (c->req_active && c->req.counted) {
+		srv->active--;
+		if (c->req.long_running) {
+			srv->long_running--;
+		}
+	}
+	c->req.counted = false;
+	c->req.long_running = false;
+	c->req_active = false;
+}
+
+/*
+ * Mark c closed: it leaves the counts and the unauthenticated list now;
+ * its fd is closed and its memory freed in the sweep.
+ */
 static void conn_kill(struct conn *c) {
+	if (c->dead) {
+		return;
+	}
 	c->dead = true;
+	ua_unlink(c);
+	if (c->is_unix) {
+		c->srv->stats.unix_open--;
+	} else {
+		c->srv->tcp_open--;
+	}
+}
+
+/* conn_kill, and its descriptor closed at once: room for the next accept. */
+static void conn_drop(struct conn *c) {
+	conn_kill(c);
+	kinf_tls_conn_free(c->tls);
+	c->tls = NULL;
+	if (c->fd >= 0) {
+		close(c->fd);
+		c->fd = -1;
+	}
 }
 
 static void conn_free(struct conn *c) {
 	if (c->req_active) {
-		c->req_active = false;
-		if (c->req.on_close) {
-			c->req.on_close(&c->req, c->req.on_close_arg);
+		void (*fn)(struct kinf_httpd_req *, void *) = c->req.on_close;
+		req_inactive(c);
+		if (fn) {
+			fn(&c->req, c->req.on_close_arg);
 		}
 	}
 	kinf_httpreq_free(c->req.head);
@@ -366,9 +540,10 @@ static void request_done(struct conn *c) {
 	if (c->state == C_STREAM) {
 		srv->stats.streams--;
 	}
-	c->req_active = false;
+	req_inactive(c);
 	c->req.on_close = NULL;
 	c->req.on_drain = NULL;
+	c->req.on_stall = NULL;
 	kinf_httpreq_free(c->req.head);
 	c->req.head = NULL;
 	free(c->req.body);
@@ -418,7 +593,7 @@ static int respond_common(struct kinf_httpd_req *req, int status, const char *co
 	}
 	kinf_buf_release(&head);
 	if (rc < 0) {
-		c->req_active = false;
+		req_inactive(c);
 		conn_kill(c);
 		return rc;
 	}
@@ -436,7 +611,7 @@ int kinf_httpd_respond_status_body(struct kinf_httpd_req *req,
 	char extra[64] = "";
 	if (kinf_buf_error(&st->json) || !st->json.len) {
 		/* Never an answer without its body: the connection goes. */
-		req->conn->req_active = false;
+		req_inactive(req->conn);
 		conn_kill(req->conn);
 		return -KINF_ENOMEM;
 	}
@@ -455,8 +630,9 @@ int kinf_httpd_respond_status(struct kinf_httpd_req *req, const struct kinf_apis
 	return rc;
 }
 
-/* A Status answer from httpd itself, before the handler (401, 413). */
-static void reject_status(struct conn *c, const struct kinf_apistatus_body *st) {
+/* A Status answer from httpd itself, before the handler (401, 413), with extra headers. */
+static void reject_status(struct conn *c, const struct kinf_apistatus_body *st,
+		const char *extra) {
 	if (kinf_buf_error(&st->json) || !st->json.len) {
 		reject_plain(c, 500, NULL, NULL);
 		return;
@@ -466,7 +642,8 @@ static void reject_status(struct conn *c, const struct kinf_apistatus_body *st) 
 	c->req.conn = c;
 	c->req.on_close = NULL;
 	c->req.on_drain = NULL;
-	respond_common(&c->req, st->code, "application/json", NULL, st->json.data, st->json.len);
+	c->req.on_stall = NULL;
+	respond_common(&c->req, st->code, "application/json", extra, st->json.data, st->json.len);
 }
 
 int kinf_httpd_stream_start(struct kinf_httpd_req *req, int status, const char *content_type,
@@ -485,6 +662,7 @@ int kinf_httpd_stream_start(struct kinf_httpd_req *req, int status, const char *
 	if (rc < 0) {
 		return rc;
 	}
+	c->qtail->keep = true;
 	c->state = C_STREAM;
 	c->srv->stats.streams++;
 	return 0;
@@ -542,10 +720,36 @@ void kinf_httpd_stream_end(struct kinf_httpd_req *req) {
 	if (c->state != C_STREAM) {
 		return;
 	}
-	if (req->chunked && queue_copy2(c, "0\r\n\r\n", 5, NULL, 0) < 0) {
+	/* A HEAD's answer has no body: not even the last chunk. */
+	bool head_only = strcmp(req->head->method, "HEAD") == 0;
+	if (req->chunked && !head_only && queue_copy2(c, "0\r\n\r\n", 5, NULL, 0) < 0) {
 		c->close_after = true;
 	}
 	request_done(c);
+}
+
+int kinf_httpd_stream_cut(struct kinf_httpd_req *req, const void *last, size_t len) {
+	struct conn *c = req->conn;
+	if (c->state != C_STREAM || c->dead) {
+		return -KINF_ECLOSED;
+	}
+	queue_drop_unbegun(c);
+	struct seg *sg = len ? seg_new(last, len, true, req->chunked) : NULL;
+	if (len && !sg) {
+		kinf_httpd_req_abort(req);
+		return -KINF_ENOMEM;
+	}
+	if (sg) {
+		queue_push(c, sg);
+	}
+	kinf_httpd_stream_end(req);
+	return 0;
+}
+
+void kinf_httpd_stream_on_stall(struct kinf_httpd_req *req,
+		void (*fn)(struct kinf_httpd_req *req, void *arg), void *arg) {
+	req->on_stall = fn;
+	req->on_stall_arg = arg;
 }
 
 void kinf_httpd_req_abort(struct kinf_httpd_req *req) {
@@ -554,8 +758,25 @@ void kinf_httpd_req_abort(struct kinf_httpd_req *req) {
 		c->srv->stats.streams--;
 		c->state = C_DONE;
 	}
-	c->req_active = false;
+	req_inactive(c);
 	conn_kill(c);
+}
+
+unsigned long long kinf_httpd_req_conn_id(const struct kinf_httpd_req *req) {
+	return req->conn->id;
+}
+
+void kinf_httpd_req_long_running(struct kinf_httpd_req *req, bool on) {
+	struct kinf_httpd *srv = req->conn->srv;
+	if (!req->counted || req->long_running == on) {
+		return;
+	}
+	req->long_running = on;
+	if (on) {
+		srv->long_running++;
+	} else {
+		srv->long_running--;
+	}
 }
 
 void kinf_httpd_req_on_close(struct kinf_httpd_req *req, void (*fn)(struct kinf_httpd_req *req,
@@ -613,20 +834,24 @@ static bool public_path(const struct kinf_httpd *srv, const struct kinf_httpreq 
 	return false;
 }
 
-static bool authorized(struct conn *c) {
+enum auth { AUTH_NO, AUTH_ANONYMOUS, AUTH_TOKEN };
+
+/* Who sent c's request: the token's holder (or a unix socket's), anonymous, or no one allowed. */
+static enum auth authorized(struct conn *c) {
 	if (c->is_unix) {
-		return true;
+		return AUTH_TOKEN;
 	}
 	const char *tok = c->srv->token;
 	size_t len = 0;
 	const char *got = kinf_httpreq_bearer(c->req.head, &len);
 	if (!got && public_path(c->srv, c->req.head)) {
-		return true;	/* anonymous; a wrong token is a 401 there too, as the apiserver's */
+		/* anonymous; a wrong token is a 401 there too, as the apiserver's */
+		return AUTH_ANONYMOUS;
 	}
 	if (!tok || !got) {
-		return false;
+		return AUTH_NO;
 	}
-	return kinf_httpreq_token_equal(got, len, tok, strlen(tok));
+	return kinf_httpreq_token_equal(got, len, tok, strlen(tok)) ? AUTH_TOKEN : AUTH_NO;
 }
 
 static void dispatch(struct conn *c) {
@@ -636,6 +861,9 @@ static void dispatch(struct conn *c) {
 	c->req.conn = c;
 	c->req.on_close = NULL;
 	c->req.on_drain = NULL;
+	c->req.on_stall = NULL;
+	c->req.counted = false;
+	c->req.long_running = false;
 	c->state = C_HANDLER;
 	if (c->req.head->chunked || c->req.head->expect_continue) {
 		/* The body is left unread: the connection cannot be reused. */
@@ -644,15 +872,28 @@ static void dispatch(struct conn *c) {
 	if (!c->req.head->keep_alive) {
 		c->close_after = true;
 	}
-	if (!authorized(c)) {
+	enum auth who = authorized(c);
+	if (who == AUTH_NO) {
 		struct kinf_apistatus_body body = {0};
+		/* The apiserver's bearertoken authenticator warns of this one. */
+		const char *warn = kinf_httpreq_bearer_spaced(c->req.head) ?
+			"Warning: 299 - \"the provided Authorization header contains extra space "
+			"before the bearer token, and is ignored\"\r\n" : NULL;
 		c->req_active = false;
 		kinf_apistatus_unauthorized(&body);
-		reject_status(c, &body);
+		reject_status(c, &body, warn);
 		kinf_apistatus_body_release(&body);
 		return;
 	}
+	if (who == AUTH_TOKEN) {
+		ua_unlink(c);
+	}
 	srv->stats.requests++;
+	c->req.counted = true;
+	srv->active++;
+	if (srv->opts.admit && !srv->opts.admit(&c->req, srv->opts.userdata)) {
+		return;
+	}
 	if (!srv->opts.handler) {
 		respond_common(&c->req, 404, "text/plain; charset=utf-8", NULL,
 			KINF_APISTATUS_PAGE_NOT_FOUND, strlen(KINF_APISTATUS_PAGE_NOT_FOUND));
@@ -660,6 +901,8 @@ static void dispatch(struct conn *c) {
 	}
 	srv->opts.handler(&c->req, srv->opts.userdata);
 }
+
+static bool reading_paused(const struct conn *c);
 
 /* Make progress on c's buffered input: parse heads, collect bodies, dispatch. */
 static void conn_process(struct conn *c) {
@@ -671,8 +914,8 @@ static void conn_process(struct conn *c) {
 			struct kinf_httpreq *head = NULL;
 			size_t headlen = 0;
 			struct kinf_error err = {0};
-			if (!avail) {
-				break;
+			if (!avail || reading_paused(c)) {
+				break;	/* paused: conn_write kicks it once the queue is down */
 			}
 			int rc = kinf_httpreq_parse(data, avail, &srv->opts.limits, &head, &headlen, &err);
 			if (rc == 0) {
@@ -686,7 +929,7 @@ static void conn_process(struct conn *c) {
 					struct kinf_apistatus_body body = {0};
 					kinf_apistatus_too_large(&body, srv->opts.limits.max_body);
 					c->close_after = true;
-					reject_status(c, &body);
+					reject_status(c, &body, NULL);
 					kinf_apistatus_body_release(&body);
 				} else {
 					/* Go's server says what was wrong, except for 431. */
@@ -727,6 +970,15 @@ static void conn_process(struct conn *c) {
 		kinf_buf_release(&c->in);
 		c->in_off = 0;
 	}
+}
+
+/*
+ * c is behind: so much of its answers is queued that its next request
+ * waits (a client pipelining requests it does not read the answers of
+ * cannot grow the queue), and is not even read from the socket.
+ */
+static bool reading_paused(const struct conn *c) {
+	return c->state == C_HEAD && c->queued >= c->srv->opts.read_pause;
 }
 
 /* How much unconsumed input c may hold: a head (plus a body while reading one). */
@@ -838,6 +1090,7 @@ static void conn_read(struct conn *c) {
 			/* The first byte of a request starts its header deadline. */
 			c->deadline = kinf_clock_now_ms() + srv->opts.header_timeout_ms;
 		}
+		ua_touch(c);
 		c->in.len += (size_t)n;
 		c->in.data[c->in.len] = '\0';
 		/* A TLS read stops at a record's end: read on to EAGAIN. */
@@ -885,13 +1138,14 @@ static void conn_write(struct conn *c) {
 			return;
 		}
 		c->last_progress = kinf_clock_now_ms();
+		ua_touch(c);
 		size_t left = (size_t)w;
 		c->queued -= left;
 		while (c->qhead && left >= seg_total(c->qhead) - c->qhead->off) {
 			struct seg *s = c->qhead;
 			left -= seg_total(s) - s->off;
 			c->qhead = s->next;
-			seg_free(s);
+			seg_free(c, s);
 		}
 		if (!c->qhead) {
 			c->qtail = NULL;
@@ -901,6 +1155,9 @@ static void conn_write(struct conn *c) {
 		if (w == 0) {
 			return;
 		}
+	}
+	if (c->state == C_HEAD && !c->dead && c->in.len > c->in_off && !reading_paused(c)) {
+		c->kick = true;	/* a pipelined request waited for the queue to go down */
 	}
 	if (!c->qhead && c->state == C_DONE && !c->dead) {
 		/* Half-close and read what the client still sends, so a close
@@ -920,6 +1177,7 @@ static void conn_write(struct conn *c) {
 /* Go on with c's TLS handshake; once done, c reads its first request. */
 static void conn_handshake(struct conn *c) {
 	struct kinf_httpd *srv = c->srv;
+	ua_touch(c);	/* poll saw it move */
 	int rc = kinf_tls_conn_handshake(c->tls, NULL);
 	if (rc == 0) {
 		return;
@@ -940,31 +1198,112 @@ static void conn_handshake(struct conn *c) {
 	conn_read(c);	/* the request may have come with the handshake's end */
 }
 
+/* The idlest kept-alive authenticated TCP connection (between requests, nothing queued), or NULL. */
+static struct conn *idlest_kept_alive(struct kinf_httpd *srv) {
+	struct conn *best = NULL;
+	for (struct conn *c = srv->conns; c; c = c->next) {
+		/* The idle deadline is the last answer's time; of two, the older connection. */
+		if (!c->dead && !c->is_unix && c->authed && c->state == C_HEAD && !c->qhead &&
+				c->in.len == c->in_off && (!best || c->deadline < best->deadline ||
+				(c->deadline == best->deadline && c->id < best->id))) {
+			best = c;
+		}
+	}
+	return best;
+}
+
+/*
+ * Room for one more TCP connection from peer, made by dropping the
+ * idlest unauthenticated connection (of peer when peer's budget is
+ * full), else past max_conns an idle kept-alive one. false when the
+ * table is full of busy connections.
+ */
+static bool make_room_tcp(struct kinf_httpd *srv, const unsigned char *peer) {
+	size_t of_peer = 0;
+	struct conn *idlest_of_peer = NULL;
+	for (struct conn *c = srv->ua_head; c; c = c->ua_next) {
+		if (memcmp(c->peer, peer, sizeof(c->peer)) == 0 && of_peer++ == 0) {
+			idlest_of_peer = c;
+		}
+	}
+	if (of_peer >= srv->opts.max_unauth_per_peer) {
+		srv->stats.dropped_unauth_peer++;
+		conn_drop(idlest_of_peer);
+	} else if (srv->stats.unauth >= srv->opts.max_unauth) {
+		srv->stats.dropped_unauth++;
+		conn_drop(srv->ua_head);
+	}
+	if (srv->tcp_open < srv->opts.max_conns) {
+		return true;
+	}
+	if (srv->ua_head) {
+		srv->stats.dropped_unauth++;
+		conn_drop(srv->ua_head);
+		return true;
+	}
+	struct conn *idle = idlest_kept_alive(srv);
+	if (idle) {
+		srv->stats.dropped_idle++;
+		conn_drop(idle);
+		return true;
+	}
+	return false;
+}
+
+/* ss's IP address as 16 bytes, IPv4 mapped into IPv6 (::ffff:a.b.c.d). */
+static void peer_key(const struct sockaddr_storage *ss, unsigned char out[16]) {
+	memset(out, 0, 16);
+	if (ss->ss_family == AF_INET6) {
+		memcpy(out, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+	} else if (ss->ss_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+	}
+}
+
 static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 	for (int i = 0; i < 64; i++) {
-		int fd = accept(l->fd, NULL, NULL);
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		memset(&ss, 0, sizeof(ss));
+		int fd = accept(l->fd, (struct sockaddr *)&ss, &sl);
 		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE) {
+				/*
+				 * Out of descriptors (other files count too): the
+				 * idlest unauthenticated connection makes room, else
+				 * the listener rests a moment rather than spin.
+				 */
+				if (srv->ua_head) {
+					srv->stats.dropped_unauth++;
+					conn_drop(srv->ua_head);
+					continue;
+				}
+				l->paused_until = kinf_clock_now_ms() + 100;
+			}
 			return;
 		}
 		if (set_flags(fd) < 0) {
 			close(fd);
 			continue;
 		}
+		srv->stats.connections++;
+		unsigned char peer[16];
+		peer_key(&ss, peer);
 		if (!l->is_unix) {
 			/* No Nagle (as Go's net/http): an answer's last small TLS
 			 * record must not wait for the client's delayed ACK. */
 			int one = 1;
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		}
-		srv->stats.connections++;
-		if (srv->stats.open >= srv->opts.max_conns && l->tls) {
-			/* Plain text would be noise to a TLS client; a close
-			 * is what it sees of a full Go server too. */
-			srv->stats.rejected++;
-			close(fd);
-			continue;
-		}
-		if (srv->stats.open >= srv->opts.max_conns) {
+			if (!make_room_tcp(srv, peer)) {
+				/* Plain text would be noise to a TLS client; a close
+				 * is what it sees of a full Go server too. */
+				srv->stats.rejected++;
+				srv->stats.refused++;
+				close(fd);
+				continue;
+			}
+		} else if (srv->stats.unix_open >= srv->opts.max_unix_conns) {
 			/* The apiserver's max-in-flight answer, best effort. */
 			char busy[256];
 			int bl = snprintf(busy, sizeof(busy), "HTTP/1.1 429 Too Many Requests\r\n"
@@ -974,6 +1313,7 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 			ssize_t w = send(fd, busy, (size_t)bl, MSG_NOSIGNAL);
 			(void)w;
 			srv->stats.rejected++;
+			srv->stats.refused++;
 			close(fd);
 			continue;
 		}
@@ -983,6 +1323,7 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 			continue;
 		}
 		c->srv = srv;
+		c->id = ++srv->next_conn_id;
 		c->fd = fd;
 		c->is_unix = l->is_unix;
 		c->state = C_HEAD;
@@ -1000,6 +1341,15 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 		c->next = srv->conns;
 		srv->conns = c;
 		srv->stats.open++;
+		if (l->is_unix) {
+			c->authed = true;	/* the socket's mode is its access control */
+			srv->stats.unix_open++;
+		} else {
+			memcpy(c->peer, peer, sizeof(c->peer));
+			srv->tcp_open++;
+			srv->stats.unauth++;
+			ua_append(c);
+		}
 		if (c->tls) {
 			/* The ClientHello is often in already. */
 			conn_handshake(c);
@@ -1117,6 +1467,7 @@ static void drop_timers(struct kinf_httpd *srv) {
 
 void kinf_httpd_stats(const struct kinf_httpd *srv, struct kinf_httpd_stats *ret) {
 	*ret = srv->stats;
+	ret->inflight = srv->active - srv->long_running;
 }
 
 /* Deadlines: header/body/idle reads, stalled writes, lingering closes. */
@@ -1138,7 +1489,15 @@ static void check_deadlines(struct kinf_httpd *srv, long long now) {
 			conn_kill(c);
 		} else if (c->qhead && now - c->last_progress >= srv->opts.write_timeout_ms) {
 			srv->stats.timeouts++;
-			conn_kill(c);
+			if (c->state == C_STREAM && c->req_active && c->req.on_stall) {
+				/* The stream's owner ends it; what is left gets one more period. */
+				void (*fn)(struct kinf_httpd_req *, void *) = c->req.on_stall;
+				c->req.on_stall = NULL;
+				c->last_progress = now;
+				fn(&c->req, c->req.on_stall_arg);
+			} else {
+				conn_kill(c);
+			}
 		}
 	}
 }
@@ -1165,6 +1524,12 @@ static int next_timeout(struct kinf_httpd *srv, long long now) {
 	for (struct kinf_httpd_timer *tm = srv->timers; tm; tm = tm->next) {
 		long long d = tm->due > now ? tm->due - now : 0;
 		if (t < 0 || d < t) {
+			t = d;
+		}
+	}
+	for (size_t i = 0; i < srv->n_ls; i++) {
+		long long d = srv->ls[i].paused_until - now;
+		if (d > 0 && (t < 0 || d < t)) {
 			t = d;
 		}
 	}
@@ -1205,9 +1570,10 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 	size_t k = 0;
 	srv->pfds[k++] = (struct pollfd){ .fd = srv->wake[0], .events = POLLIN };
 	size_t nl = 0;
+	long long now = kinf_clock_now_ms();
 	if (accepting) {
 		for (size_t i = 0; i < srv->n_ls; i++) {
-			if (srv->ls[i].fd >= 0) {
+			if (srv->ls[i].fd >= 0 && srv->ls[i].paused_until <= now) {
 				srv->pfds[k++] = (struct pollfd){ .fd = srv->ls[i].fd, .events = POLLIN };
 				nl++;
 			}
@@ -1218,7 +1584,8 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		short ev = 0;
 		/* After the client's FIN only its full close matters, which
 		 * poll reports as POLLHUP without being asked. */
-		if (c->state == C_LINGER || (!c->peer_eof && c->in.len - c->in_off < read_cap(c))) {
+		if (c->state == C_LINGER || (!c->peer_eof && c->in.len - c->in_off < read_cap(c) &&
+				!reading_paused(c))) {
 			ev |= POLLIN;
 		}
 		if (c->qhead) {
@@ -1232,7 +1599,6 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 		srv->pconns[k] = c;
 		srv->pfds[k++] = (struct pollfd){ .fd = c->fd, .events = ev };
 	}
-	long long now = kinf_clock_now_ms();
 	int timeout = next_timeout(srv, now);
 	if (max_wait >= 0 && (timeout < 0 || timeout > max_wait)) {
 		timeout = max_wait;

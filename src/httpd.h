@@ -33,7 +33,17 @@ struct kinf_tls;
  *   - the queue can hold references to shared bytes (write_ref), so one
  *     cached event is not copied per client;
  *   - deadlines (header, body, idle, write) live in the loop: a slowloris
- *     client holds one struct until its deadline, never a worker.
+ *     client holds one struct until its deadline, never a worker;
+ *   - what one client may hold is bounded: its input (a head and a body),
+ *     its queue (a client behind by opts.read_pause bytes is not read
+ *     from, so pipelining cannot grow it), and, before it authenticates,
+ *     its very connection: the budgets of unauthenticated connections
+ *     (per peer, in total) and of the unix sockets make room by dropping
+ *     the idlest, so a flood never locks the others out (counted in
+ *     kinf_httpd_stats for /metrics). The file descriptors the process
+ *     may open bound them all (RLIMIT_NOFILE, read at kinf_httpd_new());
+ *   - the global budget is the caller's (opts.admit), from the numbers
+ *     kept here: requests in flight, bytes queued in all.
  * The handler runs on the loop thread and must not block; it answers at
  * once or later (keep the request, answer from a kinf_httpd_post()
  * callback). Other threads reach the loop only through kinf_httpd_post()
@@ -55,6 +65,13 @@ typedef void (*kinf_httpd_handler)(struct kinf_httpd_req *req, void *userdata);
 struct kinf_httpd_opts {
 	kinf_httpd_handler handler;
 	void *userdata;
+	/*
+	 * When set, called (loop thread, with userdata) before the handler,
+	 * once per authenticated request, the request already counted in
+	 * kinf_httpd_stats' inflight: false after it answered req itself
+	 * (a 429 past a budget), which the handler then never sees.
+	 */
+	bool (*admit)(struct kinf_httpd_req *req, void *userdata);
 	/* Required of every request on a TCP listener (Authorization: Bearer)... */
 	const char *token;
 	/*
@@ -71,8 +88,27 @@ struct kinf_httpd_opts {
 	 */
 	struct kinf_tls *tls;
 	struct kinf_httpreq_limits limits;	/* 0 fields: httpreq.h defaults */
-	size_t max_conns;		/* default 1024; past it: 429 and close */
+	/*
+	 * Connections (0: the default). A TCP connection is unauthenticated
+	 * from its accept until a request of it carries the token (a TLS
+	 * handshake, a request head still coming, anonymous health probes).
+	 * Past a budget below, the unauthenticated connection idle the
+	 * longest (of that peer, for the per-peer one) is dropped to make
+	 * room: a flood of connections that never finish a handshake cannot
+	 * lock others out. Unix sockets have a budget of their own.
+	 */
+	size_t max_conns;		/* TCP, default 4096; past it the idlest unauthenticated or
+					 * kept-alive one goes, else the new one is closed */
+	size_t max_unauth;		/* unauthenticated TCP, default 512 */
+	size_t max_unauth_per_peer;	/* of one IP address, default 128 */
+	size_t max_unix_conns;		/* default 1024; past it: 429 and close */
 	size_t max_queue;		/* per-connection output bytes, default 1 MiB */
+	/*
+	 * A connection with this many bytes queued is behind: its next
+	 * request is not read until the queue falls under it (pipelining
+	 * cannot grow the queue). Default 256 KiB.
+	 */
+	size_t read_pause;
 	int header_timeout_ms;		/* first byte to end of head (and body), default 10 s */
 	int idle_timeout_ms;		/* keep-alive between requests, default 90 s */
 	int write_timeout_ms;		/* queued output making no progress, default 30 s */
@@ -159,6 +195,15 @@ struct kinf_httpd_stats {
 	unsigned long long open;		/* connections now */
 	unsigned long long streams;		/* streams now */
 	unsigned long long tls_failures;	/* TLS handshakes failed or timed out */
+	unsigned long long unauth;		/* unauthenticated TCP connections now */
+	unsigned long long unix_open;		/* unix socket connections now */
+	/* Connections dropped to make room, by the budget that was full. */
+	unsigned long long dropped_unauth_peer;	/* max_unauth_per_peer */
+	unsigned long long dropped_unauth;	/* max_unauth, or max_conns */
+	unsigned long long dropped_idle;	/* max_conns: an idle kept-alive one */
+	unsigned long long refused;		/* max_conns or max_unix_conns with none to drop */
+	unsigned long long inflight;		/* requests being answered, not long-running */
+	unsigned long long queued_bytes;	/* output copied into queues, all connections */
 };
 void kinf_httpd_stats(const struct kinf_httpd *srv, struct kinf_httpd_stats *ret);
 
@@ -168,6 +213,15 @@ const struct kinf_httpreq *kinf_httpd_req_head(const struct kinf_httpd_req *req)
 const char *kinf_httpd_req_body(const struct kinf_httpd_req *req, size_t *ret_len);
 /* True when the request came on a unix socket listener. */
 bool kinf_httpd_req_is_unix(const struct kinf_httpd_req *req);
+/* The id of req's connection: unique for the server's life, never 0. */
+unsigned long long kinf_httpd_req_conn_id(const struct kinf_httpd_req *req);
+
+/*
+ * Mark req long-running (a watch past its initial events) or not:
+ * long-running requests are not counted in kinf_httpd_stats' inflight,
+ * as the apiserver's max-requests-inflight leaves watches out.
+ */
+void kinf_httpd_req_long_running(struct kinf_httpd_req *req, bool on);
 
 /*
  * Called at most once, on the loop thread, when the connection goes away
@@ -241,6 +295,27 @@ void kinf_httpd_stream_on_drain(struct kinf_httpd_req *req, size_t below,
  * passes first). req is invalid afterwards.
  */
 void kinf_httpd_stream_end(struct kinf_httpd_req *req);
+
+/*
+ * End the stream early: the chunks queued and not begun are dropped (a
+ * chunk partly written is finished, so the framing holds), last (len
+ * bytes, may be 0) is queued as one chunk whatever the queue's limit,
+ * then the last chunk; as kinf_httpd_stream_end() afterwards. For a
+ * client too far behind, whose end must not wait behind what it has
+ * not read. -KINF_ECLOSED when req is not streaming (req is then
+ * untouched), -KINF_ENOMEM (the connection is closed; req invalid).
+ */
+int kinf_httpd_stream_cut(struct kinf_httpd_req *req, const void *last, size_t len);
+
+/*
+ * Call fn once (on the loop thread) when req's stream made no write
+ * progress for write_timeout_ms, instead of closing the connection: fn
+ * may end it (kinf_httpd_stream_cut), and the connection then has
+ * another write_timeout_ms to take what is left before it is closed.
+ * NULL fn: closed at once, the default. Cleared when the request ends.
+ */
+void kinf_httpd_stream_on_stall(struct kinf_httpd_req *req,
+	void (*fn)(struct kinf_httpd_req *req, void *arg), void *arg);
 
 /* Close req's connection now, dropping what is queued; req is invalid afterwards. */
 void kinf_httpd_req_abort(struct kinf_httpd_req *req);

@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -363,6 +364,19 @@ static int parse_count(struct serve *sv, const char *opt, const char *arg, size_
 }
 
 /* Set up the server over the session's informers; listeners opened. */
+/*
+ * As Go's runtime does for every Go program (the apiserver included):
+ * the soft limit on open files raised to the hard one, so serve's
+ * connection budgets (src/httpd.h), not accept(2), decide who gets in.
+ */
+static void raise_nofile(void) {
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);	/* best effort: the budgets fit either way */
+	}
+}
+
 static int setup(struct serve *sv) {
 	struct kinf_error err = {0};
 	struct kinf_serve_opts o = {
@@ -375,6 +389,7 @@ static int setup(struct serve *sv) {
 		.pass_through = sv->pass_through,
 		.log = log_line,
 	};
+	raise_nofile();
 	int rc = kinf_serve_new(&o, &sv->srv, &err);
 	if (rc < 0) {
 		return cli_error(&sv->cli, rc, &err, "serve");

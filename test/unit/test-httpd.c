@@ -667,6 +667,14 @@ static char *roundtrip(int fd, const char *req) {
 	return kinf_buf_take(&b);
 }
 
+static int count_str(const char *s, const char *what) {
+	int n = 0;
+	for (const char *p = s; p && (p = strstr(p, what)); p += strlen(what)) {
+		n++;
+	}
+	return n;
+}
+
 static bool starts(const char *s, const char *prefix) {
 	return s && strncmp(s, prefix, strlen(prefix)) == 0;
 }
@@ -1304,7 +1312,7 @@ static int new_server_unix(const struct kinf_httpd_opts *o) {
 }
 
 static void test_max_conns(void) {
-	struct kinf_httpd_opts o = { .handler = handler, .max_conns = 2, .token = "t" };
+	struct kinf_httpd_opts o = { .handler = handler, .max_unix_conns = 2, .token = "t" };
 	new_server_unix(&o);
 	pthread_create(&loop_thread, NULL, loop_main, srv);
 	int a = connect_unix(), b = connect_unix();
@@ -1321,6 +1329,220 @@ static void test_max_conns(void) {
 	close(a);
 	close(b);
 	close(c);
+	kinf_httpd_stop(srv);
+	pthread_join(loop_thread, NULL);
+	kinf_httpd_free(srv);
+	rmdir(sockdir);
+}
+
+/* A TCP connection to port from source address src ("127.0.0.2": another peer). */
+static int connect_tcp_from(const char *src, int port) {
+	struct sockaddr_in from = { .sin_family = AF_INET };
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((unsigned short)port) };
+	inet_pton(AF_INET, src, &from.sin_addr);
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (bind(fd, (struct sockaddr *)&from, sizeof(from)) < 0 ||
+			connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static struct kinf_httpd_stats stats_now(void) {
+	struct kinf_httpd_stats st;
+	on_loop(NULL, NULL);
+	kinf_httpd_stats(srv, &st);
+	return st;
+}
+
+/* A new connection from src, once the server has it (accepted in order). */
+static int accepted_from(const char *src, int port) {
+	unsigned long long n = stats_now().connections;
+	int fd = connect_tcp_from(src, port);
+	for (int i = 0; i < 200 && stats_now().connections == n; i++) {
+		nap_ms(5);
+	}
+	return fd;
+}
+
+/* True when fd is still open: no EOF within 50 ms. */
+static bool still_open(int fd) {
+	return !wait_eof(fd, 50);
+}
+
+/*
+ * Connections before authentication: per peer and in total, the idlest
+ * unauthenticated connection goes to make room for a new one; past
+ * max_conns an idle kept-alive one; the unix socket has a budget of its
+ * own. A flood of connections that never say anything locks no one out.
+ */
+static void test_unauth_budgets(void) {
+	struct kinf_httpd_opts o = { .handler = handler, .token = "t", .max_conns = 6,
+		.max_unauth = 5, .max_unauth_per_peer = 3, .max_unix_conns = 2 };
+	new_server_unix(&o);
+	kinf_httpd_listen(srv, "tcp:127.0.0.1:0", NULL);
+	int port = kinf_httpd_port(srv, 1);
+	pthread_create(&loop_thread, NULL, loop_main, srv);
+
+	int a1 = accepted_from("127.0.0.1", port), a2 = accepted_from("127.0.0.1", port);
+	int a3 = accepted_from("127.0.0.1", port), a4 = accepted_from("127.0.0.1", port);
+	ok(wait_eof(a1, 1000) && still_open(a2) && still_open(a3) && still_open(a4),
+		"a peer's 4th unauthenticated connection drops its idlest (max 3 per peer)");
+	is_int(stats_now().dropped_unauth_peer, 1, "  counted");
+	send_str(a2, "GET / HTTP/1.1\r\n");	/* half a request: no longer the idlest */
+	nap_ms(100);
+	int b1 = accepted_from("127.0.0.2", port), b2 = accepted_from("127.0.0.2", port);
+	int b3 = accepted_from("127.0.0.2", port);
+	ok(wait_eof(a3, 1000) && still_open(a2) && still_open(a4) && still_open(b1),
+		"another peer's: past 5 in all, the idlest of all goes (a3, not a2 that spoke)");
+	is_int(stats_now().dropped_unauth, 1, "  counted");
+	int c = accepted_from("127.0.0.1", port);
+	ok(wait_eof(a4, 1000), "one more: the next idlest (a4) goes");
+	char *r = roundtrip(c, "GET /c HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer t\r\n\r\n");
+	ok(starts(r, "HTTP/1.1 200 OK\r\n") && strcmp(body_of(r), "GET /c 0 tcp") == 0,
+		"the newcomer is served");
+	free(r);
+	ok(stats_now().unauth == 4, "  and authenticated: off the unauthenticated list (%llu left)",
+		stats_now().unauth);
+	int d = accepted_from("127.0.0.1", port);
+	r = roundtrip(d, "GET /d HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer t\r\n\r\n");
+	free(r);
+	/* Six TCP connections now (max_conns): a2 b1 b2 b3 c d. */
+	int e = accepted_from("127.0.0.3", port);
+	ok(wait_eof(a2, 1000) && still_open(b1) && still_open(c) && still_open(d),
+		"past max_conns: the idlest unauthenticated one (a2) goes, not the authenticated");
+	close(b1);
+	close(b2);
+	close(b3);
+	close(e);
+	nap_ms(100);
+	int more[4];
+	for (int k = 0; k < 4; k++) {
+		more[k] = accepted_from("127.0.0.1", port);
+		r = roundtrip(more[k], "GET /k HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer t\r\n\r\n");
+		free(r);
+	}
+	int f = more[0], g = more[1], h = more[2], i = more[3];
+	/* Six authenticated, kept alive, idle: c d f g h i; c has been idle the longest. */
+	int j = accepted_from("127.0.0.1", port);
+	ok(wait_eof(c, 1000) && still_open(d) && still_open(i),
+		"all authenticated: the one idle the longest goes");
+	is_int(stats_now().dropped_idle, 1, "  counted");
+	/* The unix socket's own budget: served while TCP is full. */
+	int u = connect_unix();
+	r = roundtrip(u, "GET /u HTTP/1.1\r\nHost: h\r\n\r\n");
+	ok(starts(r, "HTTP/1.1 200 OK\r\n") && strcmp(body_of(r), "GET /u 0 unix") == 0,
+		"the unix socket is served while TCP is full");
+	free(r);
+	int fds[] = { d, f, g, h, i, j, u };
+	for (size_t k = 0; k < sizeof(fds) / sizeof(fds[0]); k++) {
+		close(fds[k]);
+	}
+	close(a1);
+	close(a2);
+	close(a3);
+	close(a4);
+	close(c);
+	kinf_httpd_stop(srv);
+	pthread_join(loop_thread, NULL);
+	kinf_httpd_free(srv);
+	rmdir(sockdir);
+}
+
+static void write_chunks(void *arg) {
+	struct kinf_httpd_req *req = streams[2];
+	char chunk[30000];
+	memset(chunk, 'x', sizeof(chunk));
+	(void)arg;
+	for (int i = 0; i < 3; i++) {
+		write_rc[2] |= kinf_httpd_stream_write(req, chunk, sizeof(chunk));
+	}
+	write_rc[2] |= kinf_httpd_stream_cut(req, "END\n", 4);
+}
+
+static void on_stalled(struct kinf_httpd_req *req, void *arg) {
+	(void)arg;
+	closed_calls[3] += 10;
+	kinf_httpd_stream_cut(req, "STALLED\n", 8);
+}
+
+static void fill_and_watch_stall(void *arg) {
+	struct kinf_httpd_req *req = streams[3];
+	char chunk[60000];
+	memset(chunk, 'y', sizeof(chunk));
+	(void)arg;
+	kinf_httpd_req_on_close(req, NULL, NULL);
+	kinf_httpd_stream_on_stall(req, on_stalled, NULL);
+	while (kinf_httpd_stream_write(req, chunk, sizeof(chunk)) == 0) {
+	}
+}
+
+/*
+ * Pipelined requests of a client that reads nothing wait once its queue
+ * is behind; a stream cut drops what was not begun and ends well framed;
+ * a stalled stream's owner is called instead of the connection closed.
+ */
+static void test_behind(void) {
+	struct kinf_httpd_opts o = { .handler = handler, .token = "t", .write_timeout_ms = 500 };
+	new_server_unix(&o);
+	pthread_create(&loop_thread, NULL, loop_main, srv);
+
+	unsigned long long before = stats_now().requests;
+	int p = connect_unix();
+	int small = 4096;
+	setsockopt(p, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	for (int i = 0; i < 20; i++) {
+		send_str(p, "GET /big/1 HTTP/1.1\r\nHost: h\r\n\r\n");
+	}
+	nap_ms(300);
+	unsigned long long taken = stats_now().requests - before;
+	ok(taken <= 3, "20 pipelined requests for 1 MiB each, none read: %llu taken up", taken);
+	struct kinf_buf b = {0};
+	/* 20 answers of 1 MiB and a head each: read until all of that is in (or 10 s). */
+	for (int i = 0; i < 1000 && b.len < 20 * ((1u << 20) + 100); i++) {
+		if (read_some(p, &b, 10) < 0) {
+			break;
+		}
+	}
+	ok(count_str(b.data, "HTTP/1.1 200 OK") == 20 && b.len > 20 * (1u << 20),
+		"  all 20 answered as the client reads");
+	kinf_buf_release(&b);
+	close(p);
+
+	int s = connect_unix();
+	send_str(s, "GET /stream/2 HTTP/1.1\r\nHost: h\r\n\r\n");
+	must(read_until(s, &b, "\r\n\r\n") ? 0 : -1);
+	kinf_buf_reset(&b);
+	write_rc[2] = 0;
+	on_loop(write_chunks, NULL);
+	for (int i = 0; i < 100 && !(b.data && strstr(b.data, "0\r\n\r\n")); i++) {
+		read_some(s, &b, 20);
+	}
+	ok(write_rc[2] == 0 && b.data && strcmp(b.data, "4\r\nEND\n\r\n0\r\n\r\n") == 0,
+		"a cut stream: the chunks not begun dropped, its last words, the last chunk");
+	kinf_buf_release(&b);
+	close(s);
+
+	int t = connect_unix();
+	setsockopt(t, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	send_str(t, "GET /stream/3 HTTP/1.1\r\nHost: h\r\n\r\n");
+	for (int i = 0; i < 200 && !streams[3]; i++) {
+		nap_ms(5);
+	}
+	closed_calls[3] = 0;
+	on_loop(fill_and_watch_stall, NULL);
+	nap_ms(800);	/* past the write timeout (500 ms): its owner is called */
+	for (int i = 0; i < 500 && !(b.data && strstr(b.data, "0\r\n\r\n")); i++) {
+		if (read_some(t, &b, 20) < 0) {
+			break;
+		}
+	}
+	ok(closed_calls[3] == 10 && b.data && strstr(b.data, "8\r\nSTALLED\n\r\n0\r\n\r\n"),
+		"a stalled stream: its owner ended it, and the client read that end");
+	kinf_buf_release(&b);
+	close(t);
 	kinf_httpd_stop(srv);
 	pthread_join(loop_thread, NULL);
 	kinf_httpd_free(srv);
@@ -1752,6 +1974,8 @@ int main(void) {
 	test_held();
 	test_streams();
 	test_max_conns();
+	test_unauth_budgets();
+	test_behind();
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	start_tls_server();
 	test_tls_requests();
