@@ -277,8 +277,13 @@ struct kinf_object *serve_with_rv(const struct kinf_object *obj, unsigned long l
 /* obj's JSON with apiVersion and kind of c. */
 int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj,
 		struct kinf_buf *out);
-/* 422 Invalid: `ListOptions.meta.k8s.io "" is invalid: DETAIL`. */
-void serve_invalid_options(struct serve_request *r, const char *detail);
+/*
+ * ListOptions checked as the apiserver's ValidateListOptions checks them
+ * (of a watch: validateWatchOptions, as with the WatchList gate on),
+ * every error in one 422 Invalid `ListOptions.meta.k8s.io "" is invalid:
+ * ...` with a cause each. false after answering.
+ */
+bool serve_validate_list_options(struct serve_request *r, bool watch);
 /* Drop the continue snapshots. */
 void serve_snapshots_release(struct kinf_serve *srv);
 /* Continue snapshots not yet expired, and the objects they hold. */

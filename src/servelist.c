@@ -171,68 +171,175 @@ static int label_index(struct serve_coll *c, const char *text, struct serve_filt
 	return 0;
 }
 
+/* One term of a field selector, split as fields.ParseSelector splits it. */
+struct field_term {
+	const char *text;		/* the term as written (a pointer into the selector) */
+	size_t len;
+	char *field;			/* lhs */
+	bool eq;			/* "=" or "==", else "!=" */
+	char *value;			/* rhs, unescaped */
+};
+
+static int cmp_terms(const void *a, const void *b) {
+	const struct field_term *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int d = memcmp(x->text, y->text, n);
+	return d ? d : (x->len > y->len) - (x->len < y->len);
+}
+
 /*
- * Go's fields.ParseSelector terms: "f=v", "f==v", "f!=v", comma-separated
- * (a backslash escapes a comma or an equals sign in a value). Each field
- * checked, spec.host written as spec.nodeName, and the first equality on
- * an indexed field remembered.
+ * fields.UnescapeValue: "\\", "\," and "\=" stand for themselves; any
+ * other escape, a lone backslash at the end, or an unescaped ',' or '='
+ * is an error (the apiserver's message into msg). NULL after an error
+ * (msg set) or for out of memory (msg empty).
+ */
+static char *unescape_value(const char *s, size_t len, struct kinf_buf *msg) {
+	struct kinf_buf v = {0};
+	kinf_buf_puts(&v, "");
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '\\') {
+			if (i + 1 == len) {
+				kinf_buf_puts(msg, "invalid field selector: invalid escape sequence: \\");
+				goto fail;
+			}
+			unsigned char nx = (unsigned char)s[++i];
+			if (nx != '\\' && nx != ',' && nx != '=') {
+				/* The escape and the whole rune after it. */
+				size_t rl = nx < 0x80 ? 1 : nx >= 0xf0 ? 4 : nx >= 0xe0 ? 3 : 2;
+				rl = rl > len - i ? len - i : rl;
+				kinf_buf_putf(msg, "invalid field selector: invalid escape sequence: \\%.*s",
+						(int)rl, s + i);
+				goto fail;
+			}
+			kinf_buf_putc(&v, (char)nx);
+		} else if (ch == ',' || ch == '=') {
+			/* Go prints the rune with %v: its number. */
+			kinf_buf_putf(msg, "invalid field selector: unescaped character in value: %d", ch);
+			goto fail;
+		} else {
+			kinf_buf_putc(&v, (char)ch);
+		}
+	}
+	if (kinf_buf_error(&v)) {
+		goto fail;
+	}
+	return kinf_buf_take(&v);
+fail:
+	kinf_buf_release(&v);
+	return NULL;
+}
+
+/* fields.EscapeValue's inverse for kinf's parser: '\', ',', '=' and '!' get a backslash. */
+static void escape_value(struct kinf_buf *out, const char *v) {
+	for (const char *p = v; *p; p++) {
+		if (*p == '\\' || *p == ',' || *p == '=' || *p == '!') {
+			kinf_buf_putc(out, '\\');
+		}
+		kinf_buf_putc(out, *p);
+	}
+}
+
+static void free_terms(struct field_term *t, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		free(t[i].field);
+		free(t[i].value);
+	}
+	free(t);
+}
+
+/*
+ * A field selector as the apiserver's list handler reads it: split into
+ * terms on unescaped commas (fields.splitTerms), empty terms skipped, the
+ * rest sorted and each split at its first operator ("!=", "==" or "=",
+ * fields.splitTerm) with its value unescaped; then each field checked
+ * against the kind's (ConvertFieldLabel, spec.host read as
+ * spec.nodeName). Errors are 400s with the apiserver's messages. The
+ * terms go into norm as kinf's parser reads them, and the first equality
+ * on an indexed field into f.
  */
 static int parse_fields(struct serve_coll *c, const char *text, struct serve_filter *f,
 		struct kinf_buf *norm, struct kinf_apistatus_body *ret_status) {
-	const char *p = text;
-	while (*p) {
-		const char *start = p;
-		while (*p && *p != ',') {
-			p += (*p == '\\' && p[1]) ? 2 : 1;
+	struct kinf_buf msg = {0};
+	struct field_term *terms = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (const char *p = text, *start = text;; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			continue;
 		}
-		size_t len = (size_t)(p - start);
-		char *term = strndup(start, len);
-		if (!term) {
-			return -KINF_ENOMEM;
+		if (*p != ',' && *p) {
+			continue;
 		}
-		char *op = strstr(term, "!=");
-		size_t op_len = 2;
-		bool eq = false;
-		if (!op && (op = strstr(term, "=="))) {
-			eq = true;
-		} else if (!op && (op = strchr(term, '='))) {
-			op_len = 1;
-			eq = true;
+		if (p > start) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				struct field_term *v = realloc(terms, cap * sizeof(*v));
+				if (!v) {
+					free_terms(terms, n);
+					return -KINF_ENOMEM;
+				}
+				terms = v;
+			}
+			terms[n++] = (struct field_term){ .text = start, .len = (size_t)(p - start) };
 		}
-		if (!op) {
-			struct kinf_buf msg = {0};
-			kinf_buf_putf(&msg, "invalid selector: '%s'; can't understand '%s'", text, term);
-			bad_request(ret_status, &msg);
-			kinf_buf_release(&msg);
-			free(term);
-			return -KINF_EINVAL;
+		if (!*p) {
+			break;
 		}
-		*op = '\0';
-		const char *field = term;
-		const char *value = op + op_len;
+		start = p + 1;
+	}
+	if (n > 1) {
+		qsort(terms, n, sizeof(*terms), cmp_terms);
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct field_term *t = &terms[i];
+		size_t at = 0, op_len = 0;
+		for (; at < t->len && !op_len; at++) {
+			if (t->text[at] == '!' && at + 1 < t->len && t->text[at + 1] == '=') {
+				op_len = 2;
+			} else if (t->text[at] == '=') {
+				op_len = at + 1 < t->len && t->text[at + 1] == '=' ? 2 : 1;
+				t->eq = true;
+			}
+		}
+		if (!op_len) {
+			kinf_buf_putf(&msg, "invalid selector: '%s'; can't understand '%.*s'", text,
+					(int)t->len, t->text);
+			rc = -KINF_EINVAL;
+			break;
+		}
+		at--;
+		t->field = strndup(t->text, at);
+		t->value = unescape_value(t->text + at + op_len, t->len - at - op_len, &msg);
+		if (!t->field || !t->value) {
+			rc = msg.len ? -KINF_EINVAL : -KINF_ENOMEM;
+		}
+	}
+	/* Every term parsed; then each field is converted, in the same order. */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct field_term *t = &terms[i];
+		const char *field = t->field;
 		if (strcmp(field, "spec.host") == 0 && !c->group[0] && strcmp(c->kind, "Pod") == 0) {
 			field = "spec.nodeName";
 		}
 		if (!field_allowed(c, field, ret_status)) {
-			free(term);
-			return -KINF_EINVAL;
+			rc = -KINF_EINVAL;
+			break;
 		}
-		const char *idx = eq ? index_of(c, field) : NULL;
-		int rc = idx && !strchr(value, '\\') ? add_idx(f, idx, value, strlen(value)) : 0;
-		if (rc < 0) {
-			free(term);
-			return rc;
-		}
-		kinf_buf_putf(norm, "%s%s%s%s", norm->len ? "," : "", field, eq ? "=" : "!=", value);
-		free(term);
-		if (kinf_buf_error(norm)) {
-			return kinf_buf_error(norm);
-		}
-		if (*p == ',') {
-			p++;
-		}
+		const char *idx = t->eq ? index_of(c, field) : NULL;
+		rc = idx ? add_idx(f, idx, t->value, strlen(t->value)) : 0;
+		kinf_buf_putf(norm, "%s%s%s", norm->len ? "," : "", field, t->eq ? "=" : "!=");
+		escape_value(norm, t->value);
+		rc = rc < 0 ? rc : kinf_buf_error(norm);
 	}
-	return 0;
+	if (rc == -KINF_EINVAL && msg.len) {
+		bad_request(ret_status, &msg);
+	}
+	kinf_buf_release(&msg);
+	free_terms(terms, n);
+	return rc;
 }
 
 int serve_filter_init(struct serve_coll *c, const char *namespace, const char *labels,
@@ -488,18 +595,120 @@ static const char *include_object(struct serve_request *r) {
 	return inc;
 }
 
-void serve_invalid_options(struct serve_request *r, const char *detail) {
+/* One field.Error of ListOptions' validation. */
+struct option_error {
+	const char *field;
+	const char *type;		/* "Forbidden", "Unsupported value" */
+	const char *reason;		/* its cause: "FieldValueForbidden", ... */
+	char body[200];			/* ErrorBody(): "Forbidden: ..." */
+};
+
+/* The 422 of errors (apimachinery's NewInvalid for ListOptions), aggregated. */
+static void respond_invalid(struct serve_request *r, const struct option_error *e, size_t n) {
 	struct kinf_apistatus_body b = {0};
 	struct kinf_buf msg = {0};
-	kinf_buf_putf(&msg, "ListOptions.meta.k8s.io \"\" is invalid: %s", detail);
-	struct kinf_apistatus st = { .code = 422, .reason = "Invalid", .message = msg.data,
-		.details = true, .kind = "ListOptions", .group = "meta.k8s.io" };
+	struct kinf_apistatus st = { .code = 422, .reason = "Invalid", .details = true,
+		.kind = "ListOptions", .group = "meta.k8s.io" };
+	kinf_buf_puts(&msg, "ListOptions.meta.k8s.io \"\" is invalid: ");
+	if (n > 1) {
+		kinf_buf_putc(&msg, '[');
+	}
+	for (size_t i = 0; i < n; i++) {
+		kinf_buf_putf(&msg, "%s%s: %s", i ? ", " : "", e[i].field, e[i].body);
+		if (i < sizeof(st.causes) / sizeof(st.causes[0])) {
+			st.causes[st.n_causes++] = (struct kinf_apistatus_cause){ .reason = e[i].reason,
+				.message = e[i].body, .field = e[i].field };
+		}
+	}
+	if (n > 1) {
+		kinf_buf_putc(&msg, ']');
+	}
+	st.message = msg.data;
 	if (!kinf_buf_error(&msg)) {
 		kinf_apistatus_make(&b, &st);
 	}
 	serve_respond_status(r, &b);
 	kinf_apistatus_body_release(&b);
 	kinf_buf_release(&msg);
+}
+
+static void forbidden(struct option_error *e, size_t *n, const char *field, const char *detail) {
+	e[*n] = (struct option_error){ .field = field, .type = "Forbidden",
+		.reason = "FieldValueForbidden" };
+	snprintf(e[*n].body, sizeof(e[*n].body), "Forbidden: %s", detail);
+	(*n)++;
+}
+
+static void unsupported(struct option_error *e, size_t *n, const char *field, const char *value,
+		const char *supported) {
+	e[*n] = (struct option_error){ .field = field, .type = "Unsupported value",
+		.reason = "FieldValueNotSupported" };
+	snprintf(e[*n].body, sizeof(e[*n].body), "Unsupported value: \"%.80s\": supported values: %s",
+			value, supported);
+	(*n)++;
+}
+
+bool serve_validate_list_options(struct serve_request *r, bool watch) {
+	const struct kinf_apiquery *q = &r->query;
+	const char *match = q->resource_version_match ? q->resource_version_match : "";
+	const char *rv = q->resource_version ? q->resource_version : "";
+	bool cont = q->continue_token && q->continue_token[0];
+	struct option_error e[6];
+	size_t n = 0;
+
+	/* AM apis/meta/internalversion/validation: ValidateListOptions. */
+	if (watch) {
+		/* validateWatchOptions, as with the WatchList gate on: serve streams initial events. */
+		if (q->send_initial_events >= 0 && strcmp(match, "NotOlderThan") != 0) {
+			forbidden(e, &n, "resourceVersionMatch", "sendInitialEvents requires setting "
+					"resourceVersionMatch to NotOlderThan");
+		}
+		if (match[0]) {
+			if (q->send_initial_events < 0) {
+				forbidden(e, &n, "resourceVersionMatch", "resourceVersionMatch is forbidden "
+						"for watch unless sendInitialEvents is provided");
+			}
+			if (strcmp(match, "NotOlderThan") != 0) {
+				unsupported(e, &n, "resourceVersionMatch", match, "\"NotOlderThan\"");
+			}
+			if (cont) {
+				forbidden(e, &n, "resourceVersionMatch", "resourceVersionMatch is forbidden "
+						"when continue is provided");
+			}
+		}
+		/* Later apiservers' rule: the initial events' end is a bookmark. */
+		if (n == 0 && q->send_initial_events == 1 && !q->allow_watch_bookmarks) {
+			forbidden(e, &n, "allowWatchBookmarks", "sendInitialEvents requires setting "
+					"allowWatchBookmarks to true");
+		}
+	} else {
+		if (match[0]) {
+			if (!rv[0]) {
+				forbidden(e, &n, "resourceVersionMatch", "resourceVersionMatch is forbidden "
+						"unless resourceVersion is provided");
+			}
+			if (cont) {
+				forbidden(e, &n, "resourceVersionMatch", "resourceVersionMatch is forbidden "
+						"when continue is provided");
+			}
+			if (strcmp(match, "Exact") != 0 && strcmp(match, "NotOlderThan") != 0) {
+				unsupported(e, &n, "resourceVersionMatch", match,
+						"\"Exact\", \"NotOlderThan\", \"\"");
+			}
+			if (strcmp(match, "Exact") == 0 && strcmp(rv, "0") == 0) {
+				forbidden(e, &n, "resourceVersionMatch", "resourceVersionMatch \"exact\" is "
+						"forbidden for resourceVersion \"0\"");
+			}
+		}
+		if (q->send_initial_events >= 0) {
+			forbidden(e, &n, "sendInitialEvents", "sendInitialEvents is forbidden for list");
+		}
+	}
+	if (n) {
+		respond_invalid(r, e, n);
+		return false;
+	}
+	return true;
 }
 
 static void expired(struct serve_request *r, const char *message) {
@@ -638,33 +847,6 @@ static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 	const char *match = r->query.resource_version_match;
 	unsigned long long n;
 
-	if (match && match[0] && (!rv || !rv[0])) {
-		serve_invalid_options(r, "resourceVersionMatch: Forbidden: resourceVersionMatch is "
-				"forbidden unless resourceVersion is provided");
-		return false;
-	}
-	if (match && match[0] && r->query.continue_token && r->query.continue_token[0]) {
-		serve_invalid_options(r, "resourceVersionMatch: Forbidden: resourceVersionMatch is "
-				"forbidden when continue is provided");
-		return false;
-	}
-	if (match && match[0] && strcmp(match, "Exact") && strcmp(match, "NotOlderThan")) {
-		struct kinf_buf m = {0};
-		kinf_buf_putf(&m, "resourceVersionMatch: Unsupported value: \"%s\": supported "
-				"values: \"Exact\", \"NotOlderThan\", \"\"", match);
-		if (kinf_buf_error(&m)) {
-			serve_respond_oom(r);
-		} else {
-			serve_invalid_options(r, m.data);
-		}
-		kinf_buf_release(&m);
-		return false;
-	}
-	if (match && strcmp(match, "Exact") == 0 && rv && strcmp(rv, "0") == 0) {
-		serve_invalid_options(r, "resourceVersionMatch: Forbidden: resourceVersionMatch \"exact\" "
-				"is forbidden for resourceVersion \"0\"");
-		return false;
-	}
 	if (!rv || !rv[0] || strcmp(rv, "0") == 0) {
 		return true;
 	}
@@ -866,7 +1048,7 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 	if (a == ANSWER_TABLE && !(include = include_object(r))) {
 		return;
 	}
-	if (!check_rv(r, c)) {
+	if (!serve_validate_list_options(r, false) || !check_rv(r, c)) {
 		return;
 	}
 	if (serve_filter_init(c, ns, r->query.label_selector, r->query.field_selector, &f, &st) < 0) {

@@ -510,20 +510,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	bool from_now = !rv || !rv[0] || strcmp(rv, "0") == 0;
 	bool too_old = false;
 
-	if (q->send_initial_events >= 0) {
-		if (!q->resource_version_match || strcmp(q->resource_version_match, "NotOlderThan")) {
-			serve_invalid_options(r, "resourceVersionMatch: Forbidden: sendInitialEvents requires "
-					"setting resourceVersionMatch to NotOlderThan");
-			return;
-		}
-		if (q->send_initial_events == 1 && !q->allow_watch_bookmarks) {
-			serve_invalid_options(r, "allowWatchBookmarks: Forbidden: sendInitialEvents requires "
-					"setting allowWatchBookmarks to true");
-			return;
-		}
-	} else if (q->resource_version_match && q->resource_version_match[0]) {
-		serve_invalid_options(r, "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden "
-				"for watch unless sendInitialEvents is provided");
+	if (!serve_validate_list_options(r, true)) {
 		return;
 	}
 	if (!from_now && !serve_parse_rv(rv, &n)) {
