@@ -1,3 +1,4 @@
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +86,7 @@ int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
 	if (srv->opts.bookmark_ms <= 0) {
 		srv->opts.bookmark_ms = DEFAULT_BOOKMARK_MS;
 	}
+
 	srv->token = opts->token ? strdup(opts->token) : NULL;
 	srv->version = strdup(opts->version ? opts->version : "unknown");
 	srv->opts.token = srv->token;
@@ -107,6 +109,8 @@ int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
 		.tls = opts->tls,
 		/* A watch client's queue: its lag is counted in events, this is the slack. */
 		.max_queue = 4u << 20,
+		.write_timeout_ms = opts->write_timeout_ms > 0 && opts->write_timeout_ms < INT_MAX ?
+			(int)opts->write_timeout_ms : 0,
 	};
 	ho.handler = serve_handle;
 	srv->httpd = kinf_httpd_new(&ho);

@@ -62,6 +62,12 @@ struct kinf_serve_opts {
 	 */
 	size_t max_lag;
 	long lag_grace_ms;		/* 0: 2 s */
+	/*
+	 * A client that takes no byte of what is queued for it for this long
+	 * is dropped; a watch client is first ended with a 410 Expired
+	 * Status, what was queued before it dropped. 0: 30 s.
+	 */
+	long write_timeout_ms;
 	long bookmark_ms;		/* between BOOKMARK events; 0: 60 s */
 	/* kinf's version: /metrics, the log, a header on /version (the upstream's). */
 	const char *version;

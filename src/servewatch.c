@@ -70,7 +70,7 @@ struct serve_event *serve_coll_event_at(struct serve_coll *c, unsigned long long
 }
 
 static void pump(struct serve_watch *w);
-static void evict(struct serve_watch *w, const char *why);
+static void evict(struct serve_watch *w, const char *why, bool lag);
 static void lag_check(struct serve_watch *w);
 
 const struct serve_watch *serve_coll_next_watch(const struct serve_coll *c,
@@ -107,7 +107,7 @@ void serve_coll_push(struct serve_coll *c, struct serve_event *ev) {
 		if (!w->waiting) {
 			pump(w);
 		} else if (w->next_seq < oldest) {
-			evict(w, "its next event left the window");
+			evict(w, "its next event left the window", true);
 		} else {
 			lag_check(w);
 		}
@@ -157,30 +157,52 @@ static void watch_end(struct serve_watch *w) {
 	watch_unlink(w);
 }
 
-/* An ERROR event of the Status st (kinf_apistatus_*) on req's stream; best effort. */
-static void write_error(struct kinf_httpd_req *req, struct kinf_apistatus_body *st) {
-	struct kinf_buf line = {0};
-	/* No Status (out of memory): no event; the stream ends all the same. */
+/*
+ * The ERROR event of the Status st (kinf_apistatus_*) into line; nothing
+ * when st or line could not be made (out of memory: no event, the stream
+ * ends all the same).
+ */
+static void error_event(struct kinf_apistatus_body *st, struct kinf_buf *line) {
 	if (kinf_buf_error(&st->json) || !st->json.len) {
 		return;
 	}
 	if (st->json.data[st->json.len - 1] == '\n') {
 		st->json.len--;
 	}
-	kinf_buf_puts(&line, "{\"type\":\"ERROR\",\"object\":");
-	kinf_buf_put(&line, st->json.data, st->json.len);
-	kinf_buf_puts(&line, "}\n");
-	(void)serve_stream_write_buf(req, &line);	/* the stream ends either way */
+	kinf_buf_puts(line, "{\"type\":\"ERROR\",\"object\":");
+	kinf_buf_put(line, st->json.data, st->json.len);
+	kinf_buf_puts(line, "}\n");
+	if (kinf_buf_error(line)) {
+		kinf_buf_release(line);
+	}
+}
+
+/* An ERROR event of st on req's stream; best effort. */
+static void write_error(struct kinf_httpd_req *req, struct kinf_apistatus_body *st) {
+	struct kinf_buf line = {0};
+	error_event(st, &line);
+	if (line.len) {
+		(void)kinf_httpd_stream_write(req, line.data, line.len);	/* ends either way */
+	}
 	kinf_buf_release(&line);
 }
 
-/* An ERROR event with a 410 Expired Status, then the end. */
+/*
+ * An ERROR event with a 410 Expired Status, then the end: what is queued
+ * for w and not begun is dropped first, so the 410 comes next however
+ * far behind w is.
+ */
 static void watch_expire(struct serve_watch *w, const char *message) {
 	struct kinf_apistatus_body st = {0};
+	struct kinf_buf line = {0};
 	kinf_apistatus_expired(&st, message);
-	write_error(w->req, &st);
+	error_event(&st, &line);
 	kinf_apistatus_body_release(&st);
-	watch_end(w);
+	kinf_httpd_req_on_close(w->req, NULL, NULL);
+	/* -KINF_ENOMEM closed the connection: the end all the same. */
+	(void)kinf_httpd_stream_cut(w->req, line.data, line.len);
+	kinf_buf_release(&line);
+	watch_unlink(w);
 }
 
 void serve_watch_too_large(struct serve_request *r, const char *rv, unsigned long long current) {
@@ -203,8 +225,11 @@ void serve_watch_too_large(struct serve_request *r, const char *rv, unsigned lon
 	kinf_httpd_stream_end(r->req);
 }
 
-/* End w with a 410: it fell too far behind (why says how), and count it. */
-static void evict(struct serve_watch *w, const char *why) {
+/*
+ * End w with a 410 and count it: it fell too far behind (lag: past
+ * max_lag events) or stopped reading (why says how).
+ */
+static void evict(struct serve_watch *w, const char *why, bool lag) {
 	struct serve_coll *c = w->coll;
 	unsigned long long behind = serve_watch_unsent(w);
 	char msg[300];
@@ -216,9 +241,26 @@ static void evict(struct serve_watch *w, const char *why) {
 				c->resource, c->group[0] ? "." : "", c->group, behind, why);
 		c->srv->opts.log(line, c->srv->opts.log_data);
 	}
-	snprintf(msg, sizeof(msg), "too old resource version: the client fell %llu events "
-			"behind, %s (kinf serve --max-lag %zu)", behind, why, c->srv->opts.max_lag);
+	if (lag) {
+		snprintf(msg, sizeof(msg), "too old resource version: the client fell %llu events "
+				"behind, %s (kinf serve --max-lag %zu)", behind, why,
+				c->srv->opts.max_lag);
+	} else {
+		snprintf(msg, sizeof(msg), "too old resource version: the client %s", why);
+	}
 	watch_expire(w, msg);
+}
+
+/* httpd's write timeout: w took nothing of its queue for that long. */
+static void stalled(struct kinf_httpd_req *req, void *arg) {
+	struct serve_watch *w = arg;
+	long ms = w->coll->srv->opts.write_timeout_ms > 0 ? w->coll->srv->opts.write_timeout_ms :
+		30000;
+	char why[120];
+	(void)req;
+	snprintf(why, sizeof(why), "read nothing of its stream for %ld %s (kinf serve's write "
+			"timeout)", ms % 1000 ? ms : ms / 1000, ms % 1000 ? "ms" : "s");
+	evict(w, why, false);
 }
 
 static long long lag_grace_ms(const struct serve_coll *c) {
@@ -247,7 +289,7 @@ static void lag_grace_over(void *arg) {
 	if (!progress) {
 		char why[120];
 		snprintf(why, sizeof(why), "read nothing for %lld ms", lag_grace_ms(c));
-		evict(w, why);
+		evict(w, why, true);
 		return;
 	}
 	lag_mark(w);
@@ -450,7 +492,7 @@ static void pump(struct serve_watch *w) {
 		}
 		struct serve_event *ev = serve_coll_event_at(c, w->next_seq);
 		if (!ev) {
-			evict(w, "its next event left the window");
+			evict(w, "its next event left the window", true);
 			return;
 		}
 		w->next_seq++;
@@ -629,6 +671,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 		return;
 	}
 	kinf_httpd_req_on_close(r->req, on_close, w);
+	kinf_httpd_stream_on_stall(r->req, stalled, w);
 	if (too_old) {
 		char msg[120];
 		snprintf(msg, sizeof(msg), "too old resource version: %llu (%llu)", n, c->window_rv);

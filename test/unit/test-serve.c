@@ -354,6 +354,70 @@ static void test_slow_clients(const char *dir) {
 	unlink(sock_path);
 }
 
+static struct kinf_serve *start(const char *dir, const char *name, struct kinf_serve_opts *o,
+		pthread_t *th) {
+	struct kinf_serve *srv = NULL;
+	struct kinf_serve_source src = { .upstream = "https://up:6443", .group = "",
+		.version = "v1", .resource = "pods", .kind = "Pod", .namespaced = true };
+	char addr[160];
+	o->version = "test";
+	kinf_serve_new(o, &srv, NULL);
+	kinf_serve_add_source(srv, &src, NULL, NULL);
+	snprintf(sock_path, sizeof(sock_path), "%s/%s", dir, name);
+	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
+	kinf_serve_listen(srv, addr, NULL);
+	pthread_create(th, NULL, run, srv);
+	return srv;
+}
+
+static void stop(struct kinf_serve *srv, pthread_t th) {
+	kinf_serve_stop(srv);
+	pthread_join(th, NULL);
+	kinf_serve_free(srv);
+	unlink(sock_path);
+}
+
+/*
+ * A watch client that takes nothing of its stream for the write timeout
+ * is ended with its 410 and counted as evicted; what was queued for it
+ * and not begun is dropped so that the 410 comes next.
+ */
+static void test_write_timeout(const char *dir) {
+	struct kinf_serve_opts o = { .write_timeout_ms = 800, .log = log_cb };
+	pthread_t th;
+	struct kinf_serve *srv = start(dir, "w.sock", &o, &th);
+	logged[0] = '\0';
+	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
+	kinf_serve_synced(srv, 0);
+	int paused = paused_watcher();
+	sleep_ms(200);
+	/* 8 events of 100 KB: far fewer than max_lag (1000), more than its queue's budget. */
+	publish_big(srv, 8, 11, 0);
+	/* It reads once it was ended: within the connection's last write timeout. */
+	char *s = NULL;
+	for (int i = 0; i < 100 && (!s || !strstr(s, "kinf_serve_evicted_clients_total{"
+			"context=\"\",resource=\"pods\"} 1")); i++) {
+		free(s);
+		sleep_ms(50);
+		s = get("/metrics", NULL);
+	}
+	free(s);
+	s = read_all(paused, 1000);
+	int got = count(s, "{\"type\":\"ADDED\"");
+	ok(strstr(s, "{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+		"\"metadata\":{},\"status\":\"Failure\",\"message\":\"too old resource version: the "
+		"client read nothing of its stream for 800 ms (kinf serve's write timeout)\","
+		"\"reason\":\"Expired\",\"code\":410}}\n\r\n0\r\n\r\n") && got < 8,
+		"ended by the write timeout with its 410, the events queued before it dropped "
+		"(%d of 8 came)", got);
+	free(s);
+	s = get("/metrics", NULL);
+	ok(strstr(s, "kinf_serve_evicted_clients_total{context=\"\",resource=\"pods\"} 1") &&
+		strstr(logged, "watch client of pods ended: "), "  counted as evicted, logged");
+	free(s);
+	stop(srv, th);
+}
+
 int main(void) {
 	struct kinf_serve *srv = NULL;
 	struct kinf_error err = {0};
@@ -368,6 +432,7 @@ int main(void) {
 	}
 	test_failed_builders(dir);
 	test_slow_clients(dir);
+	test_write_timeout(dir);
 	snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
 	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
 	struct kinf_serve_opts o = { .token = "t0k", .window = 4, .max_lag = 4,
