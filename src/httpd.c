@@ -81,6 +81,7 @@ struct kinf_httpd_req {
 	void *on_stall_arg;
 	bool chunked;		/* stream framing: chunked (1.1) or close-delimited (1.0) */
 	bool counted;		/* handed to the handler: in the server's active count */
+	bool whole;		/* one document: cut short, never ended, at stop */
 	bool long_running;	/* not in inflight (kinf_httpd_req_long_running) */
 };
 
@@ -746,6 +747,10 @@ int kinf_httpd_stream_cut(struct kinf_httpd_req *req, const void *last, size_t l
 	return 0;
 }
 
+void kinf_httpd_stream_whole(struct kinf_httpd_req *req) {
+	req->whole = true;
+}
+
 void kinf_httpd_stream_on_stall(struct kinf_httpd_req *req,
 		void (*fn)(struct kinf_httpd_req *req, void *arg), void *arg) {
 	req->on_stall = fn;
@@ -864,6 +869,7 @@ static void dispatch(struct conn *c) {
 	c->req.on_stall = NULL;
 	c->req.counted = false;
 	c->req.long_running = false;
+	c->req.whole = false;
 	c->state = C_HANDLER;
 	if (c->req.head->chunked || c->req.head->expect_continue) {
 		/* The body is left unread: the connection cannot be reused. */
@@ -1701,7 +1707,9 @@ int kinf_httpd_run(struct kinf_httpd *srv, struct kinf_error *reterr) {
 			continue;
 		}
 		c->close_after = true;
-		if (c->state == C_STREAM && c->req_active) {
+		if (c->state == C_STREAM && c->req_active && c->req.whole) {
+			conn_kill(c);	/* a list cut short must not look complete */
+		} else if (c->state == C_STREAM && c->req_active) {
 			void (*fn)(struct kinf_httpd_req *, void *) = c->req.on_close;
 			void *arg = c->req.on_close_arg;
 			kinf_httpd_stream_end(&c->req);

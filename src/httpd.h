@@ -308,6 +308,14 @@ void kinf_httpd_stream_end(struct kinf_httpd_req *req);
 int kinf_httpd_stream_cut(struct kinf_httpd_req *req, const void *last, size_t len);
 
 /*
+ * req's stream is one document written in pieces (a large list), not a
+ * sequence of them (a watch): at stop its connection is closed rather
+ * than the stream ended with its last chunk, so the client sees it cut
+ * short.
+ */
+void kinf_httpd_stream_whole(struct kinf_httpd_req *req);
+
+/*
  * Call fn once (on the loop thread) when req's stream made no write
  * progress for write_timeout_ms, instead of closing the connection: fn
  * may end it (kinf_httpd_stream_cut), and the connection then has

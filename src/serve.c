@@ -22,6 +22,8 @@
 #define DEFAULT_WINDOW 10000
 #define DEFAULT_MAX_LAG 1000
 #define DEFAULT_BOOKMARK_MS 60000
+#define DEFAULT_MAX_INFLIGHT 400	/* kube-apiserver's --max-requests-inflight */
+#define DEFAULT_MAX_QUEUED (64u << 20)
 
 /* ---- events ---- */
 
@@ -86,7 +88,12 @@ int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
 	if (srv->opts.bookmark_ms <= 0) {
 		srv->opts.bookmark_ms = DEFAULT_BOOKMARK_MS;
 	}
-
+	if (!srv->opts.max_inflight) {
+		srv->opts.max_inflight = DEFAULT_MAX_INFLIGHT;
+	}
+	if (!srv->opts.max_queued_bytes) {
+		srv->opts.max_queued_bytes = DEFAULT_MAX_QUEUED;
+	}
 	srv->token = opts->token ? strdup(opts->token) : NULL;
 	srv->version = strdup(opts->version ? opts->version : "unknown");
 	srv->opts.token = srv->token;
@@ -113,6 +120,7 @@ int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
 			(int)opts->write_timeout_ms : 0,
 	};
 	ho.handler = serve_handle;
+	ho.admit = serve_admit_req;
 	srv->httpd = kinf_httpd_new(&ho);
 	if (!srv->httpd || !srv->version || (opts->token && !srv->token)) {
 		kinf_serve_free(srv);
@@ -137,6 +145,9 @@ static void coll_free(struct serve_coll *c) {
 	kinf_strv_release(&c->categories);
 	kinf_strv_release(&c->namespaces);
 	serve_coll_warnings_release(c);
+	for (size_t i = 0; i < sizeof(c->snap_cache) / sizeof(c->snap_cache[0]); i++) {
+		serve_snap_unref(c->snap_cache[i]);
+	}
 	kinf_indexer_free(c->store);
 	for (size_t i = 0; i < c->n; i++) {
 		serve_event_unref(c->ring[(c->head + i) % c->cap]);
@@ -448,6 +459,9 @@ static void apply_publish(void *arg) {
 		} else {
 			serve_event_unref(ev);
 		}
+	}
+	if (p->n && !stopping) {
+		serve_coll_changed(c);
 	}
 	if (c->synced && c->rv_waits) {
 		serve_coll_rv_advanced(c);
@@ -1018,6 +1032,11 @@ static void metric_head(struct kinf_buf *out, const char *name, const char *type
 	kinf_buf_putf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+void serve_metric_head(struct kinf_buf *out, const char *name, const char *type,
+		const char *help) {
+	metric_head(out, name, type, help);
+}
+
 /* One line per source for a counter or gauge read from its informer's stats. */
 enum src_field {
 	F_LISTS, F_RELISTS, F_WATCHES, F_EVENTS, F_ERRORS, F_EXPIRED, F_OBJECTS, F_QUEUE,
@@ -1191,6 +1210,7 @@ static void metrics(struct serve_request *r) {
 	metric_head(&b, "kinf_serve_rejected_total", "counter",
 			"Requests refused before routing (bad requests, limits, tokens).");
 	kinf_buf_putf(&b, "kinf_serve_rejected_total %llu\n", hs.rejected);
+	serve_limit_metrics(srv, &hs, &b);
 	metric_head(&b, "kinf_serve_requests_total", "counter", "Requests answered, by status class.");
 	for (int k = 1; k < 6; k++) {
 		kinf_buf_putf(&b, "kinf_serve_requests_total{code=\"%dxx\"} %llu\n", k,

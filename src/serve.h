@@ -38,7 +38,16 @@ struct kinf_http;
  * (discovery), servelist.c (get and list, selectors, Tables),
  * servewatch.c (the window and watch clients), serveindex.c (kinf's
  * index path), serveproxy.c (requests forwarded to the upstream),
- * servewarn.c (the upstream's Warnings, passed on).
+ * servewarn.c (the upstream's Warnings, passed on), servestream.c
+ * (snapshots, work in slices, admission).
+ *
+ * No client can starve the others (issue 25): a list, a Table or a
+ * watch's initial events are made in slices of at most 64 KiB and 1 ms,
+ * round robin, at most 4 ms of them per loop round, and only while the
+ * client has less than 256 KiB queued; snapshots are shared by every
+ * request of one moment; each connection keeps at most 4 continue tokens
+ * (its own oldest goes); past 400 requests in flight or 64 MiB queued a
+ * request gets 429 with Retry-After. httpd.h bounds connections.
  */
 struct kinf_serve;
 
@@ -62,6 +71,14 @@ struct kinf_serve_opts {
 	 */
 	size_t max_lag;
 	long lag_grace_ms;		/* 0: 2 s */
+	/*
+	 * The global budget (serve_admit): requests being answered at once
+	 * (watches past their initial events not counted; 0: 400, the
+	 * apiserver's --max-requests-inflight) and bytes of answers queued
+	 * (0: 64 MiB); past either a request gets 429 with Retry-After.
+	 */
+	size_t max_inflight;
+	size_t max_queued_bytes;
 	/*
 	 * A client that takes no byte of what is queued for it for this long
 	 * is dropped; a watch client is first ended with a 410 Expired

@@ -1,4 +1,5 @@
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,38 +176,35 @@ int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out) {
 static void answer_by(struct serve_request *r, struct serve_coll *c, const struct crit *by,
 		size_t n, const struct serve_filter *f) {
 	struct kinf_object_list objs = {0};
-	struct kinf_buf b = {0};
 	struct kinf_apistatus_body st = {0};
+	struct serve_filter all = {0};
+	char rv[24];
 	if (candidates(c, by, n, f, &objs) < 0) {
 		kinf_apistatus_internal(&st, "reading the cache failed");
 		serve_respond_status(r, &st);
 		kinf_apistatus_body_release(&st);
 		return;
 	}
-	kinf_buf_puts(&b, "{\"kind\":");
-	kinf_apistatus_quote(&b, c->list_kind);
-	kinf_buf_puts(&b, ",\"apiVersion\":");
-	kinf_apistatus_quote(&b, c->api_version);
-	kinf_buf_putf(&b, ",\"metadata\":{\"resourceVersion\":\"%llu\"},\"items\":[", c->rv);
-	size_t sent = 0;
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < objs.n; i++) {
-		if (!matches(by, n, f, objs.v[i])) {
-			continue;
+	/* The matches alone (references), written as the client reads them. */
+	size_t kept = 0;
+	for (size_t i = 0; i < objs.n; i++) {
+		if (matches(by, n, f, objs.v[i])) {
+			objs.v[kept++] = objs.v[i];
+		} else {
+			kinf_object_unref(objs.v[i]);
 		}
-		if (sent++) {
-			kinf_buf_putc(&b, ',');
-		}
-		rc = serve_append_item(objs.v[i], &b);
 	}
-	kinf_buf_puts(&b, "]}\n");
-	if (rc < 0) {
+	objs.n = kept;
+	struct serve_snap *snap = serve_snap_wrap(c, &objs);
+	if (!snap) {
+		kinf_object_list_release(&objs);
 		serve_respond_oom(r);
-	} else {
-		serve_respond_buf(r, 200, "application/json", &b);
+		return;
 	}
-	kinf_object_list_release(&objs);
-	kinf_buf_release(&b);
+	snprintf(rv, sizeof(rv), "%llu", c->rv);
+	struct serve_list_spec spec = { .include = "Metadata", .rv = rv, .remaining = -1 };
+	serve_list_stream(r, snap, 0, snap->objs.n, &all, &spec);
+	serve_snap_unref(snap);
 }
 
 static int cmp_value(const void *a, const void *b) {

@@ -23,6 +23,7 @@ struct serve_coll;
 struct serve_proxy;
 struct serve_upwarn;
 struct kinf_http;
+struct serve_request;
 
 /* An upstream context: a URL prefix of its own (/clusters/NAME). */
 struct serve_ctx {
@@ -101,10 +102,108 @@ struct serve_filter {
 };
 
 void serve_filter_release(struct serve_filter *f);
+bool serve_filter_matches(const struct serve_filter *f, const struct kinf_object *obj);
 /* The objects f may match, sorted by key: the smallest index bucket, or everything. */
 int serve_filter_candidates(struct serve_coll *c, const struct serve_filter *f,
 		struct kinf_object_list *ret);
-bool serve_filter_matches(const struct serve_filter *f, const struct kinf_object *obj);
+/* The index bucket f's candidates come from (the smallest), or -1 for everything. */
+int serve_filter_bucket(struct serve_coll *c, const struct serve_filter *f);
+/* True when f selects nothing beyond what its bucket holds: no selector, no namespace. */
+static inline bool serve_filter_empty(const struct serve_filter *f) {
+	return !f->namespace && !f->labels && !f->fields;
+}
+
+/* ---- servestream.c: snapshots, slices, admission ---- */
+
+/*
+ * A snapshot: the objects of a collection (or of one index bucket)
+ * sorted by key at one moment, its resourceVersion. Shared, refcounted
+ * on the loop thread, by every list, watch and continue token that
+ * starts from that moment: ten clients listing a quiet collection hold
+ * one array of references, not ten.
+ */
+struct serve_snap {
+	unsigned long refs;
+	struct serve_coll *coll;
+	unsigned long long gen;		/* the collection's generation when taken */
+	unsigned long long rv;
+	char *idx_name, *idx_value;	/* the bucket it holds; NULL: everything */
+	struct kinf_object_list objs;
+	unsigned long conts;		/* continue tokens holding it */
+};
+
+/*
+ * The candidates of f (its smallest index bucket, or everything), sorted
+ * by key, as a snapshot of now: the one taken earlier in this generation
+ * when there is one. A new reference; NULL for out of memory.
+ */
+struct serve_snap *serve_snap_take(struct serve_coll *c, const struct serve_filter *f);
+/* objs (taken, sorted by key) as a snapshot of c's now, not shared. NULL for out of memory. */
+struct serve_snap *serve_snap_wrap(struct serve_coll *c, struct kinf_object_list *objs);
+struct serve_snap *serve_snap_ref(struct serve_snap *s);
+void serve_snap_unref(struct serve_snap *s);
+/* The collection changed (an event applied): snapshots taken now are new ones. */
+void serve_coll_changed(struct serve_coll *c);
+
+/*
+ * Work done in slices between other clients' (a large list, a watch's
+ * initial events): a task's run() makes one slice and returns true to
+ * be run again soon, false when it waits (for the client to read) or is
+ * done. Tasks run round robin from a timer on the loop, at most
+ * SERVE_SLICE_ROUND_US per loop round, so a health probe or a TLS
+ * handshake waits for one round at most.
+ */
+struct serve_task {
+	struct serve_task *next, *prev;
+	struct kinf_serve *srv;
+	bool queued;
+	bool (*run)(struct serve_task *t);
+};
+#define SERVE_SLICE_ROUND_US 4000
+/* One slice: at most this many bytes, and (past the first) this long. */
+#define SERVE_SLICE_BYTES (64u << 10)
+#define SERVE_SLICE_US 1000
+/* Bytes a producer lets queue for its client before it waits for the client to read. */
+#define SERVE_STREAM_BUDGET (256u << 10)
+void serve_task_wake(struct kinf_serve *srv, struct serve_task *t);
+void serve_task_cancel(struct kinf_serve *srv, struct serve_task *t);
+/* The httpd on-drain callback that wakes the task arg. */
+void serve_task_drained(struct kinf_httpd_req *req, void *arg);
+
+/*
+ * Admission (httpd's admit callback, once per request, before routing:
+ * a request routed again after a wait is not counted twice): past max_inflight requests being answered
+ * (watches past their initial events not counted) or max_queued_bytes of
+ * answers queued, a request gets the apiserver's 429 "Too many requests,
+ * please try again later." with Retry-After: 1; health probes and
+ * /version never do. false after answering.
+ */
+bool serve_admit_req(struct kinf_httpd_req *req, void *userdata);
+
+/* serve.c: a metric's # HELP and # TYPE lines. */
+void serve_metric_head(struct kinf_buf *out, const char *name, const char *type,
+		const char *help);
+/* /metrics: what the connection and request budgets did. */
+void serve_limit_metrics(struct kinf_serve *srv, const struct kinf_httpd_stats *hs,
+		struct kinf_buf *b);
+
+/* How a list is written: JSON items or Table rows (with includeObject). */
+struct serve_list_spec {
+	bool table;
+	const char *table_version;	/* "v1" or "v1beta1" */
+	const char *include;		/* Table includeObject: "None", "Metadata", "Object" */
+	const char *rv;			/* metadata.resourceVersion */
+	const char *cont;		/* metadata.continue, or NULL */
+	long long remaining;		/* remainingItemCount, -1 for none */
+};
+
+/*
+ * Answer r with the list of snap's objects [from, end) that f matches
+ * (f is taken, snap referenced): in one response when it fits in one
+ * slice, else as a chunked stream made in slices as the client reads.
+ */
+void serve_list_stream(struct serve_request *r, struct serve_snap *snap, size_t from, size_t end,
+		struct serve_filter *f, const struct serve_list_spec *spec);
 
 struct serve_watch;
 
@@ -143,6 +242,9 @@ struct serve_coll {
 	 */
 	struct serve_upwarn *upwarn;
 	size_t n_upwarn;
+	/* Bumped by every applied event; snapshots of one generation are shared. */
+	unsigned long long gen;
+	struct serve_snap *snap_cache[4];	/* this generation's, by bucket */
 	/* Counters. */
 	unsigned long long events, lists, gets, watch_total, evicted;
 	unsigned long long bytes;	/* JSON bytes of the stored objects */
@@ -160,21 +262,36 @@ struct serve_pending {
 	struct serve_coll *coll;
 };
 
-/* A list kept for limit and continue (servelist.c). */
-struct serve_snapshot {
-	unsigned long long id;		/* 0: free slot */
-	struct serve_coll *coll;
-	unsigned long long rv;
-	struct kinf_object_list objs;	/* sorted by key */
+/*
+ * A continue token's snapshot (servelist.c): kept for SERVE_CONTINUE_TTL_MS
+ * or until its last page is served. Each client (connection) may keep
+ * SERVE_CONTINUE_PER_CLIENT; its next one replaces its own oldest, never
+ * another client's. Past SERVE_CONTINUE_MAX tokens or SERVE_CONTINUE_REFS
+ * object references in all, a new list is not paged (limit is ignored,
+ * as ListOptions allows) rather than any token expired.
+ */
+struct serve_continue {
+	struct serve_continue *next;
+	unsigned long long id;
+	unsigned long long owner;	/* the connection that made it */
+	struct serve_snap *snap;
 	long long created_ms;
 };
 
-#define SERVE_MAX_SNAPSHOTS 16
+#define SERVE_CONTINUE_TTL_MS (5 * 60 * 1000)
+#define SERVE_CONTINUE_PER_CLIENT 4
+#define SERVE_CONTINUE_MAX 1024
+#define SERVE_CONTINUE_REFS (4u << 20)
 
 struct kinf_serve {
 	struct kinf_serve_opts opts;
-	struct serve_snapshot snaps[SERVE_MAX_SNAPSHOTS];
-	unsigned long long next_snap;
+	struct serve_continue *conts;	/* newest first */
+	size_t n_conts;
+	size_t cont_refs;		/* objects of the snapshots they hold, each counted once */
+	unsigned long long next_cont;
+	/* Tasks ready for a slice (servestream.c), and the timer that runs them. */
+	struct serve_task *ready_head, *ready_tail;
+	struct kinf_httpd_timer *slice_timer;
 	char *token;
 	char *version;
 	struct kinf_httpd *httpd;
@@ -190,6 +307,9 @@ struct kinf_serve {
 	unsigned long long requests_by_code[6];	/* 1xx..5xx, index code/100 */
 	unsigned long long watch_clients;	/* now */
 	unsigned long long evicted;
+	unsigned long long refused_inflight, refused_memory;	/* 429s of serve_admit */
+	unsigned long long list_streams;	/* lists being written in slices now */
+	unsigned long long unpaged;		/* limit ignored: the continue budget was full */
 	unsigned long long latency_count;
 	double latency_sum;
 	unsigned long long latency_buckets[16];
@@ -264,6 +384,13 @@ int serve_filter_init(struct serve_coll *c, const char *namespace, const char *l
 		const char *fields, struct serve_filter *ret, struct kinf_apistatus_body *ret_status);
 void serve_get(struct serve_request *r, struct serve_coll *c);
 void serve_list(struct serve_request *r, struct serve_coll *c);
+/*
+ * The start of a List (or Table) as spec says, up to the items' (rows')
+ * opening bracket. 0, or -KINF_ENOMEM when the Table's columns could
+ * not be made.
+ */
+int serve_list_head(struct kinf_buf *b, const struct serve_coll *c,
+		const struct serve_list_spec *spec);
 /* The Table's columnDefinitions JSON array for c's kind (wide columns priority 1). */
 int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out);
 /*
@@ -284,10 +411,10 @@ int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj
  * ...` with a cause each. false after answering.
  */
 bool serve_validate_list_options(struct serve_request *r, bool watch);
-/* Drop the continue snapshots. */
+/* Drop the continue tokens. */
 void serve_snapshots_release(struct kinf_serve *srv);
-/* Continue snapshots not yet expired, and the objects they hold. */
-size_t serve_snapshots_live(const struct kinf_serve *srv, size_t *ret_objects);
+/* Continue tokens not yet expired, and the objects their snapshots hold. */
+size_t serve_snapshots_live(struct kinf_serve *srv, size_t *ret_objects);
 /*
  * Hold r until c's cache reaches rv (then it is routed again), for up to
  * 3 s, as the apiserver's waitUntilFreshAndBlock; then a 504 "Too large

@@ -377,18 +377,24 @@ int serve_filter_init(struct serve_coll *c, const char *namespace, const char *l
 	return rc;
 }
 
-int serve_filter_candidates(struct serve_coll *c, const struct serve_filter *f,
-		struct kinf_object_list *ret) {
-	size_t best = SIZE_MAX, best_n = SIZE_MAX;
+int serve_filter_bucket(struct serve_coll *c, const struct serve_filter *f) {
+	int best = -1;
+	size_t best_n = SIZE_MAX;
 	for (size_t i = 0; i < f->n_idx; i++) {
 		size_t n;
 		if (kinf_indexer_index_count(c->store, f->idx[i].name, f->idx[i].value, &n,
 				NULL) == 0 && n < best_n) {
-			best = i;
+			best = (int)i;
 			best_n = n;
 		}
 	}
-	if (best != SIZE_MAX) {
+	return best;
+}
+
+int serve_filter_candidates(struct serve_coll *c, const struct serve_filter *f,
+		struct kinf_object_list *ret) {
+	int best = serve_filter_bucket(c, f);
+	if (best >= 0) {
 		return kinf_indexer_by_index(c->store, f->idx[best].name, f->idx[best].value, ret,
 				NULL);
 	}
@@ -882,74 +888,98 @@ static bool check_rv(struct serve_request *r, struct serve_coll *c) {
 	return true;
 }
 
-/* ---- snapshots for limit and continue ---- */
+/* ---- continue tokens ---- */
 
-#define SNAPSHOT_TTL_MS (5 * 60 * 1000)
-
-static void snapshot_drop(struct serve_snapshot *s) {
-	kinf_object_list_release(&s->objs);
-	memset(s, 0, sizeof(*s));
+static void continue_drop(struct kinf_serve *srv, struct serve_continue **pp) {
+	struct serve_continue *k = *pp;
+	*pp = k->next;
+	if (--k->snap->conts == 0) {
+		srv->cont_refs -= k->snap->objs.n;
+	}
+	serve_snap_unref(k->snap);
+	free(k);
+	srv->n_conts--;
 }
 
-static struct serve_snapshot *snapshot_find(struct serve_coll *c, unsigned long long id) {
+/* Drop the tokens past their time. */
+static void continue_expire(struct kinf_serve *srv) {
 	long long now = kinf_clock_now_ms();
-	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
-		struct serve_snapshot *s = &c->srv->snaps[i];
-		if (s->id && now - s->created_ms > SNAPSHOT_TTL_MS) {
-			snapshot_drop(s);
+	for (struct serve_continue **pp = &srv->conts; *pp;) {
+		if (now - (*pp)->created_ms > SERVE_CONTINUE_TTL_MS) {
+			continue_drop(srv, pp);
+		} else {
+			pp = &(*pp)->next;
 		}
-		if (s->id && s->id == id && s->coll == c) {
-			return s;
+	}
+}
+
+static struct serve_continue *continue_find(struct kinf_serve *srv, struct serve_coll *c,
+		unsigned long long id) {
+	continue_expire(srv);
+	for (struct serve_continue *k = srv->conts; k; k = k->next) {
+		if (k->id == id && k->snap->coll == c) {
+			return k;
 		}
 	}
 	return NULL;
 }
 
-size_t serve_snapshots_live(const struct kinf_serve *srv, size_t *ret_objects) {
-	long long now = kinf_clock_now_ms();
-	size_t n = 0;
-	*ret_objects = 0;
-	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
-		const struct serve_snapshot *s = &srv->snaps[i];
-		if (s->id && now - s->created_ms <= SNAPSHOT_TTL_MS) {
-			n++;
-			*ret_objects += s->objs.n;
+/*
+ * A token for snap, made by connection owner: its own oldest goes when
+ * it has SERVE_CONTINUE_PER_CLIENT already; NULL when the global budget
+ * is full (or out of memory), and the list is then not paged.
+ */
+static struct serve_continue *continue_new(struct kinf_serve *srv, struct serve_snap *snap,
+		unsigned long long owner) {
+	struct serve_continue **oldest = NULL;
+	size_t mine = 0;
+	continue_expire(srv);
+	/* Newest first: the last of owner's is its oldest. */
+	for (struct serve_continue **pp = &srv->conts; *pp; pp = &(*pp)->next) {
+		if ((*pp)->owner == owner) {
+			mine++;
+			oldest = pp;
 		}
 	}
-	return n;
+	if (mine >= SERVE_CONTINUE_PER_CLIENT) {
+		continue_drop(srv, oldest);
+	}
+	if (srv->n_conts >= SERVE_CONTINUE_MAX ||
+			(!snap->conts && srv->cont_refs + snap->objs.n > SERVE_CONTINUE_REFS)) {
+		return NULL;
+	}
+	struct serve_continue *k = calloc(1, sizeof(*k));
+	if (!k) {
+		return NULL;
+	}
+	k->id = ++srv->next_cont;
+	k->owner = owner;
+	k->snap = serve_snap_ref(snap);
+	k->created_ms = kinf_clock_now_ms();
+	if (snap->conts++ == 0) {
+		srv->cont_refs += snap->objs.n;
+	}
+	k->next = srv->conts;
+	srv->conts = k;
+	srv->n_conts++;
+	return k;
 }
 
-/* Keep objs (taken) as a new snapshot, replacing the oldest. */
-static struct serve_snapshot *snapshot_take(struct serve_coll *c, struct kinf_object_list *objs) {
-	struct serve_snapshot *snaps = c->srv->snaps, *s = &snaps[0];
-	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
-		if (!snaps[i].id) {
-			s = &snaps[i];
-			break;
-		}
-		if (snaps[i].created_ms < s->created_ms) {
-			s = &snaps[i];
-		}
-	}
-	kinf_object_list_release(&s->objs);
-	s->id = ++c->srv->next_snap;
-	s->coll = c;
-	s->rv = c->rv;
-	s->objs = *objs;
-	s->created_ms = kinf_clock_now_ms();
-	memset(objs, 0, sizeof(*objs));
-	return s;
+size_t serve_snapshots_live(struct kinf_serve *srv, size_t *ret_objects) {
+	continue_expire(srv);
+	*ret_objects = srv->cont_refs;
+	return srv->n_conts;
 }
 
 void serve_snapshots_release(struct kinf_serve *srv) {
-	for (size_t i = 0; i < SERVE_MAX_SNAPSHOTS; i++) {
-		snapshot_drop(&srv->snaps[i]);
+	while (srv->conts) {
+		continue_drop(srv, &srv->conts);
 	}
 }
 
 /* "k1.ID.RV.HEXKEY": opaque to clients as the apiserver's base64 tokens are. */
-static void make_token(const struct serve_snapshot *s, const char *key, struct kinf_buf *out) {
-	kinf_buf_putf(out, "k1.%llu.%llu.", s->id, s->rv);
+static void make_token(const struct serve_continue *k, const char *key, struct kinf_buf *out) {
+	kinf_buf_putf(out, "k1.%llu.%llu.", k->id, k->snap->rv);
 	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
 		kinf_buf_putf(out, "%02x", *p);
 	}
@@ -996,12 +1026,11 @@ static size_t after_key(const struct kinf_object_list *objs, const char *key) {
 
 /* ---- answers ---- */
 
-/* 0, or -KINF_ENOMEM when the Table's columns could not be made. */
-static int write_list_head(struct kinf_buf *b, const struct serve_coll *c, enum answer a,
-		const char *table_version, const char *rv, const char *cont, long long remaining) {
-	if (a == ANSWER_TABLE) {
+int serve_list_head(struct kinf_buf *b, const struct serve_coll *c,
+		const struct serve_list_spec *spec) {
+	if (spec->table) {
 		kinf_buf_putf(b, "{\"kind\":\"Table\",\"apiVersion\":\"meta.k8s.io/%s\","
-				"\"metadata\":{\"resourceVersion\":", table_version);
+				"\"metadata\":{\"resourceVersion\":", spec->table_version);
 	} else {
 		kinf_buf_puts(b, "{\"kind\":");
 		kinf_apistatus_quote(b, c->list_kind);
@@ -1009,16 +1038,16 @@ static int write_list_head(struct kinf_buf *b, const struct serve_coll *c, enum 
 		kinf_apistatus_quote(b, c->api_version);
 		kinf_buf_puts(b, ",\"metadata\":{\"resourceVersion\":");
 	}
-	kinf_apistatus_quote(b, rv);
-	if (cont && cont[0]) {
+	kinf_apistatus_quote(b, spec->rv);
+	if (spec->cont && spec->cont[0]) {
 		kinf_buf_puts(b, ",\"continue\":");
-		kinf_apistatus_quote(b, cont);
+		kinf_apistatus_quote(b, spec->cont);
 	}
-	if (remaining >= 0) {
-		kinf_buf_putf(b, ",\"remainingItemCount\":%lld", remaining);
+	if (spec->remaining >= 0) {
+		kinf_buf_putf(b, ",\"remainingItemCount\":%lld", spec->remaining);
 	}
 	kinf_buf_puts(b, "},");
-	if (a == ANSWER_TABLE) {
+	if (spec->table) {
 		kinf_buf_puts(b, "\"columnDefinitions\":");
 		int rc = serve_table_columns(c, b);
 		kinf_buf_puts(b, ",\"rows\":[");
@@ -1028,24 +1057,57 @@ static int write_list_head(struct kinf_buf *b, const struct serve_coll *c, enum 
 	return 0;
 }
 
+/*
+ * The page of snap from `from` holding at most limit objects f matches
+ * (0: no limit): its end into *ret_end, the index of its last match into
+ * *ret_last, and whether any match follows it.
+ */
+static bool page_end(const struct serve_snap *snap, const struct serve_filter *f, size_t from,
+		long long limit, size_t *ret_end, size_t *ret_last) {
+	size_t n = snap->objs.n, i = from, sent = 0;
+	*ret_last = SIZE_MAX;
+	if (!limit) {
+		*ret_end = n;
+		return false;
+	}
+	if (serve_filter_empty(f)) {
+		*ret_end = (unsigned long long)limit < n - from ? from + (size_t)limit : n;
+		*ret_last = *ret_end > from ? *ret_end - 1 : SIZE_MAX;
+		return *ret_end < n;
+	}
+	for (; i < n && (long long)sent < limit; i++) {
+		if (serve_filter_matches(f, snap->objs.v[i])) {
+			sent++;
+			*ret_last = i;
+		}
+	}
+	*ret_end = i;
+	for (; i < n; i++) {
+		if (serve_filter_matches(f, snap->objs.v[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
 void serve_list(struct serve_request *r, struct serve_coll *c) {
 	struct serve_filter f;
-	struct kinf_buf b = {0}, tok = {0}, key = {0};
+	struct kinf_buf tok = {0}, key = {0};
 	struct kinf_apistatus_body st = {0};
-	struct kinf_object_list objs = {0};
-	const char *table_version;
-	enum answer a = negotiate(&r->accept, &table_version);
-	const char *include = "Metadata";
+	struct serve_list_spec spec = { .include = "Metadata", .remaining = -1 };
 	const char *ns = c->namespaced ? r->path.namespace_ : NULL;
-	struct serve_snapshot *snap = NULL;
-	size_t from = 0;
+	struct serve_snap *snap = NULL;
+	struct serve_continue *k = NULL;
+	size_t from = 0, end, last;
 	char rv[24];
 
+	enum answer a = negotiate(&r->accept, &spec.table_version);
 	if (a == ANSWER_NONE) {
 		respond_not_acceptable(r);
 		return;
 	}
-	if (a == ANSWER_TABLE && !(include = include_object(r))) {
+	spec.table = a == ANSWER_TABLE;
+	if (spec.table && !(spec.include = include_object(r))) {
 		return;
 	}
 	if (!serve_validate_list_options(r, false) || !check_rv(r, c)) {
@@ -1057,7 +1119,6 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 		return;
 	}
 	c->lists++;
-	snprintf(rv, sizeof(rv), "%llu", c->rv);
 	const char *cont = r->query.continue_token;
 	if (cont && cont[0]) {
 		unsigned long long id, srv_rv;
@@ -1074,89 +1135,57 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 			serve_respond_status(r, &st);
 			goto out;
 		}
-		snap = snapshot_find(c, id);
-		if (!snap) {
+		k = continue_find(r->srv, c, id);
+		if (!k) {
 			expired(r, "The provided continue parameter is too old to display a consistent "
 					"list result. You can start a new list without the continue "
 					"parameter.");
 			goto out;
 		}
-		snprintf(rv, sizeof(rv), "%llu", snap->rv);
+		snap = serve_snap_ref(k->snap);
 		from = after_key(&snap->objs, key.data);
-	} else if (serve_filter_candidates(c, &f, &objs) < 0) {
+	} else if (!(snap = serve_snap_take(c, &f))) {
 		kinf_apistatus_internal(&st, "listing the cache failed");
 		serve_respond_status(r, &st);
 		goto out;
 	}
-	const struct kinf_object_list *src = snap ? &snap->objs : &objs;
 	long long limit = r->query.has_limit && r->query.limit > 0 ? r->query.limit : 0;
-	size_t sent = 0, i = from;
-	struct kinf_buf items = {0};
-	int rc = 0;
-	for (; rc == 0 && i < src->n; i++) {
-		if (!serve_filter_matches(&f, src->v[i])) {
-			continue;
-		}
-		if (limit && (long long)sent == limit) {
-			break;
-		}
-		if (sent++) {
-			kinf_buf_putc(&items, ',');
-		}
-		if (a == ANSWER_TABLE) {
-			rc = serve_table_row(c, src->v[i], include, &items);
-		} else {
-			rc = serve_append_item(src->v[i], &items);
-		}
-	}
-	/* More left that match: a token to go on from the last key sent. */
-	bool more = false;
-	for (size_t k = i; limit && k < src->n && !more; k++) {
-		more = serve_filter_matches(&f, src->v[k]);
-	}
-	long long remaining = -1;
-	if (snap && !more) {
-		/*
-		 * The last page of a snapshot: nothing can continue it, so
-		 * it stops pinning the objects the cache has since replaced
-		 * (else they live on for SNAPSHOT_TTL_MS). A retry of this
-		 * very page then gets the 410 a compacted continue gets.
-		 */
-		snapshot_drop(snap);
-		snap = NULL;
+	bool more = page_end(snap, &f, from, limit, &end, &last);
+	if (more && !k && !(k = continue_new(r->srv, snap, kinf_httpd_req_conn_id(r->req)))) {
+		/* No room for another token: the whole list, unpaged, rather than expire one. */
+		r->srv->unpaged++;
+		more = page_end(snap, &f, from, 0, &end, &last);
 	}
 	if (more) {
-		if (!snap) {
-			snap = snapshot_take(c, &objs);
-			src = &snap->objs;
+		make_token(k, kinf_object_key(snap->objs.v[last]), &tok);
+		if (serve_filter_empty(&f)) {
+			spec.remaining = (long long)(snap->objs.n - end);
 		}
-		size_t last = i;
-		while (last > 0 && !serve_filter_matches(&f, src->v[last - 1])) {
-			last--;
-		}
-		make_token(snap, kinf_object_key(src->v[last - 1]), &tok);
-		if (!f.labels && !f.fields && !f.namespace) {
-			remaining = (long long)(src->n - i);
+	} else if (k) {
+		/*
+		 * The last page of a token: nothing can continue it, so it stops
+		 * pinning the objects the cache has since replaced (else they
+		 * live on for SERVE_CONTINUE_TTL_MS). A retry of this very page
+		 * then gets the 410 a compacted continue gets.
+		 */
+		for (struct serve_continue **pp = &r->srv->conts; *pp; pp = &(*pp)->next) {
+			if (*pp == k) {
+				continue_drop(r->srv, pp);
+				break;
+			}
 		}
 	}
-	if (rc < 0 || kinf_buf_error(&items) || kinf_buf_error(&tok)) {
-		kinf_buf_release(&items);
+	if (kinf_buf_error(&tok)) {
 		serve_respond_oom(r);
 		goto out;
 	}
-	rc = write_list_head(&b, c, a, table_version, rv, tok.data, remaining);
-	kinf_buf_put(&b, items.data ? items.data : "", items.len);
-	kinf_buf_puts(&b, "]}\n");
-	kinf_buf_release(&items);
-	if (rc < 0) {
-		serve_respond_oom(r);
-	} else {
-		serve_respond_buf(r, 200, "application/json", &b);
-	}
+	snprintf(rv, sizeof(rv), "%llu", snap->rv);
+	spec.rv = rv;
+	spec.cont = tok.data;
+	serve_list_stream(r, snap, from, end, &f, &spec);	/* takes f */
 out:
+	serve_snap_unref(snap);
 	serve_filter_release(&f);
-	kinf_object_list_release(&objs);
-	kinf_buf_release(&b);
 	kinf_apistatus_body_release(&st);
 	kinf_buf_release(&tok);
 	kinf_buf_release(&key);
@@ -1192,8 +1221,9 @@ void serve_get(struct serve_request *r, struct serve_coll *c) {
 		kinf_apistatus_not_found(&st, c->group, c->resource, r->path.name);
 		serve_respond_status(r, &st);
 	} else if (a == ANSWER_TABLE) {
-		int rc = write_list_head(&b, c, a, table_version, kinf_object_resource_version(obj),
-				NULL, -1);
+		struct serve_list_spec spec = { .table = true, .table_version = table_version,
+			.rv = kinf_object_resource_version(obj), .remaining = -1 };
+		int rc = serve_list_head(&b, c, &spec);
 		rc = rc < 0 ? rc : serve_table_row(c, obj, include, &b);
 		kinf_buf_puts(&b, "]}\n");
 		if (rc < 0) {

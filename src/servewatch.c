@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "serveint.h"
 
 /*
@@ -27,6 +28,7 @@
 #define DEFAULT_LAG_GRACE_MS 2000
 
 struct serve_watch {
+	struct serve_task task;		/* first: the initial events, in slices */
 	struct serve_watch *next, *prev;
 	struct serve_coll *coll;
 	struct kinf_httpd_req *req;
@@ -38,7 +40,7 @@ struct serve_watch {
 	bool bookmarks;
 	bool end_bookmark;		/* sendInitialEvents: the initial-events-end bookmark is due */
 	unsigned long long initial_rv;
-	struct kinf_object_list initial;
+	struct serve_snap *initial;	/* the state its initial events come from, NULL once sent */
 	size_t initial_pos;
 	unsigned long long next_seq;
 	unsigned long long after_rv;	/* a watch from N: only events newer than N */
@@ -137,11 +139,12 @@ static void watch_unlink(struct serve_watch *w) {
 	}
 	c->n_watches--;
 	c->srv->watch_clients--;
+	serve_task_cancel(c->srv, &w->task);
 	kinf_httpd_timer_cancel(c->srv->httpd, w->grace_timer);
 	kinf_httpd_timer_cancel(c->srv->httpd, w->bookmark_timer);
 	kinf_httpd_timer_cancel(c->srv->httpd, w->deadline_timer);
 	serve_filter_release(&w->filter);
-	kinf_object_list_release(&w->initial);
+	serve_snap_unref(w->initial);
 	free(w);
 }
 
@@ -459,28 +462,62 @@ static void pump_drained(struct kinf_httpd_req *req, void *arg) {
 }
 
 /*
+ * One slice of w's initial events (a task: between other clients'
+ * work), while its queue is under the budget; then, once all are
+ * queued, w goes on as a live watch (long-running from then on).
+ */
+static bool initial_slice(struct serve_task *t) {
+	struct serve_watch *w = (struct serve_watch *)t;
+	long long t0 = kinf_clock_now_us();
+	size_t q0 = kinf_httpd_stream_queued(w->req);
+	int rc = 0;
+
+	while (rc == 0 && w->initial_pos < w->initial->objs.n) {
+		size_t q = kinf_httpd_stream_queued(w->req);
+		if (q >= QUEUE_BUDGET) {
+			w->waiting = true;
+			kinf_httpd_stream_on_drain(w->req, QUEUE_BUDGET / 2, serve_task_drained, t);
+			lag_check(w);
+			return false;
+		}
+		if (q - (q < q0 ? q : q0) >= SERVE_SLICE_BYTES ||
+				kinf_clock_now_us() - t0 >= SERVE_SLICE_US) {
+			return true;	/* the next slice in the next round */
+		}
+		const struct kinf_object *obj = w->initial->objs.v[w->initial_pos++];
+		if (serve_filter_matches(&w->filter, obj)) {
+			rc = write_initial(w, obj);
+		}
+	}
+	if (rc < 0) {
+		watch_end(w);	/* a broken stream */
+		return false;
+	}
+	serve_snap_unref(w->initial);
+	w->initial = NULL;
+	w->initial_pos = 0;
+	kinf_httpd_req_long_running(w->req, true);
+	pump(w);	/* may end w */
+	return false;
+}
+
+/*
  * Send w what it has not had yet while its queue is under the budget;
  * come back once the client has read half of it. Ends w when its next
  * event left the window or its stream failed; past max_lag unsent
- * events, its grace period runs (lag_check).
+ * events, its grace period runs (lag_check). Initial events go in
+ * slices (initial_slice).
  */
 static void pump(struct serve_watch *w) {
 	struct serve_coll *c = w->coll;
 	int rc = 0;
 
 	w->waiting = false;
+	if (w->initial) {
+		serve_task_wake(c->srv, &w->task);
+		return;
+	}
 	while (rc == 0 && kinf_httpd_stream_queued(w->req) < QUEUE_BUDGET) {
-		if (w->initial_pos < w->initial.n) {
-			const struct kinf_object *obj = w->initial.v[w->initial_pos++];
-			if (serve_filter_matches(&w->filter, obj)) {
-				rc = write_initial(w, obj);
-			}
-			continue;
-		}
-		if (w->initial.n) {
-			kinf_object_list_release(&w->initial);
-			w->initial_pos = 0;
-		}
 		if (w->end_bookmark) {
 			w->end_bookmark = false;
 			rc = write_bookmark(w, w->initial_rv, true);
@@ -512,7 +549,7 @@ static void bookmark_tick(void *arg) {
 	struct serve_coll *c = w->coll;
 	w->bookmark_timer = NULL;
 	/* Only a client that has everything: the bookmark's RV covers what it saw. */
-	if (!w->waiting && w->initial_pos >= w->initial.n && !w->end_bookmark &&
+	if (!w->waiting && !w->initial && !w->end_bookmark &&
 			w->next_seq == c->next_seq && c->rv_numeric && c->rv > w->after_rv) {
 		if (write_bookmark(w, c->rv, false) < 0) {
 			watch_end(w);
@@ -604,6 +641,8 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 		free(w);
 		return;
 	}
+	w->task.run = initial_slice;
+	w->task.srv = c->srv;
 	w->coll = c;
 	w->req = r->req;
 	w->filtered = w->filter.namespace || w->filter.labels || w->filter.fields;
@@ -626,7 +665,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	/* Initial events: from "" or "0" unless sendInitialEvents=false; with it true always. */
 	bool initial = q->send_initial_events == 1 || (from_now && q->send_initial_events != 0);
 	if (initial) {
-		if (serve_filter_candidates(c, &w->filter, &w->initial) < 0) {
+		if (!(w->initial = serve_snap_take(c, &w->filter))) {
 			kinf_apistatus_internal(&st, "out of memory");
 			serve_respond_status(r, &st);
 			kinf_apistatus_body_release(&st);
@@ -636,7 +675,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 		}
 		w->next_seq = c->next_seq;
 		w->end_bookmark = q->send_initial_events == 1;
-		w->initial_rv = c->rv;
+		w->initial_rv = w->initial->rv;
 	} else if (from_now) {
 		w->next_seq = c->next_seq;
 	} else if (!c->rv_numeric || n < c->window_rv) {
@@ -648,7 +687,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	if (serve_warning_headers(r, &headers) < 0) {
 		kinf_buf_release(&headers);
 		serve_filter_release(&w->filter);
-		kinf_object_list_release(&w->initial);
+		serve_snap_unref(w->initial);
 		free(w);
 		serve_respond_oom(r);
 		return;
@@ -672,6 +711,9 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	}
 	kinf_httpd_req_on_close(r->req, on_close, w);
 	kinf_httpd_stream_on_stall(r->req, stalled, w);
+	if (!w->initial) {
+		kinf_httpd_req_long_running(r->req, true);
+	}
 	if (too_old) {
 		char msg[120];
 		snprintf(msg, sizeof(msg), "too old resource version: %llu (%llu)", n, c->window_rv);

@@ -87,6 +87,105 @@ teardown() {
 	unhold
 }
 
+@test "servehostile: 1,100 connections that never finish a TLS handshake lock no one out; the drops are counted" {
+	dropped0=$(metric kinf_serve_connections_dropped_total)
+	hold '
+import resource, socket, sys, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+host, port = sys.argv[3].split(":")
+held = [socket.create_connection((host, int(port))) for _ in range(1100)]
+open(sys.argv[1], "w").close()
+time.sleep(120)
+'
+	# A TLS client with the token, a probe without, the unix socket: all answered.
+	run tcurl -o /dev/null -w '%{http_code}' '/api/v1/namespaces/default/pods?limit=1'
+	assert_output 200
+	run curl -sS -m 10 --cacert "$SERVE_DIR/ca.crt" "$SERVER/readyz"
+	assert_output ok
+	run scurl /readyz
+	assert_output ok
+	run scurl /metrics
+	assert_output --regexp 'kinf_serve_connections_dropped_total\{reason="unauthenticated_peer"\} [1-9][0-9]+'
+	assert_output --regexp 'kinf_serve_unauthenticated_connections [0-9]+'
+	unhold
+	(($(metric kinf_serve_connections_dropped_total) - dropped0 >= 900)) ||
+		fail "fewer than 900 of the 1,100 dropped"
+}
+
+@test "servehostile: while three Tables of 3,000 pods are being written, a health probe over a new TLS connection answers in well under a second" {
+	hold '
+import socket, sys, time
+s = []
+for _ in range(3):
+    c = socket.socket(socket.AF_UNIX)
+    c.connect(sys.argv[2])
+    c.sendall(b"GET /api/v1/pods HTTP/1.1\r\nHost: k\r\n"
+              b"Accept: application/json;as=Table;v=v1;g=meta.k8s.io\r\n\r\n")
+    s.append(c)
+open(sys.argv[1], "w").close()
+time.sleep(120)
+'
+	local worst=0 t i
+	for ((i = 0; i < 5; i++)); do
+		t=$(curl -sS -m 10 -o /dev/null -w '%{time_total}' --cacert "$SERVE_DIR/ca.crt" "$SERVER/readyz")
+		worst=$(python3 -c "print(max($worst, $t))")
+	done
+	unhold
+	python3 -c "import sys; sys.exit(0 if $worst < 0.5 else 1)" ||
+		fail "the slowest of 5 probes took $worst s"
+}
+
+@test "servehostile: ten clients that ask for the full list and never read, and one that pipelines lists unread, hold little of serve's memory" {
+	before=$(rss_kb)
+	hold '
+import socket, sys, time
+s = []
+for _ in range(10):
+    c = socket.socket(socket.AF_UNIX)
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    c.connect(sys.argv[2])
+    c.sendall(b"GET /api/v1/pods HTTP/1.1\r\nHost: k\r\n\r\n")
+    s.append(c)
+p = socket.socket(socket.AF_UNIX)
+p.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+p.connect(sys.argv[2])
+p.setblocking(False)
+try:
+    for _ in range(10):
+        p.send(b"GET /api/v1/pods HTTP/1.1\r\nHost: k\r\n\r\n")
+except BlockingIOError:
+    pass
+open(sys.argv[1], "w").close()
+time.sleep(120)
+'
+	sleep 1
+	during=$(rss_kb)
+	run scurl /readyz
+	assert_output ok
+	run tcurl -o /dev/null -w '%{http_code}' '/api/v1/namespaces/default/pods?limit=1'
+	assert_output 200
+	unhold
+	# Each list is some 24 MB: held whole, eleven of them would be 250 MB.
+	((during - before < 40000)) || fail "serve grew by $((during - before)) KB"
+}
+
+@test "servehostile: a list too large for one slice is written as the client reads: chunked, whole, as the upstream holds it" {
+	want=$(fakeapi_curl /api/v1/pods | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')
+	run scurl -D "$BATS_TEST_TMPDIR/h" -o "$BATS_TEST_TMPDIR/list" /api/v1/pods
+	assert_success
+	run grep -c 'Transfer-Encoding: chunked' "$BATS_TEST_TMPDIR/h"
+	assert_output 1
+	run python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=[i["metadata"]["namespace"]+"/"+i["metadata"]["name"] for i in d["items"]]; print(d["kind"], len(k), k == sorted(k))' "$BATS_TEST_TMPDIR/list"
+	assert_output "PodList $want True"
+	run scurl -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io' -o "$BATS_TEST_TMPDIR/table" /api/v1/pods
+	run python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["kind"], len(d["rows"]), len(d["columnDefinitions"]) > 0)' "$BATS_TEST_TMPDIR/table"
+	assert_output "Table $want True"
+	# HEAD: the headers a GET has, no body.
+	run scurl -I /api/v1/pods
+	assert_line --index 0 --regexp '^HTTP/1.1 200 OK'
+}
+
 @test "servehostile: an oversized request head is answered 431 at once, a long request line 414" {
 	run python3 -c '
 import socket, sys, time

@@ -354,6 +354,43 @@ static void test_slow_clients(const char *dir) {
 	unlink(sock_path);
 }
 
+/* One request on a kept connection fd and its answer, read to its Content-Length. */
+static char *ask(int fd, const char *target) {
+	char req[1024];
+	struct kinf_buf b = {0};
+	char chunk[8192];
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", target);
+	if (write(fd, req, strlen(req)) < 0) {
+		return strdup("");
+	}
+	struct timeval tv = { .tv_sec = 3 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	size_t want = SIZE_MAX;
+	while (b.len < want) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n <= 0) {
+			break;
+		}
+		must(kinf_buf_append(&b, chunk, (size_t)n));	/* NUL-terminated */
+		const char *end = strstr(b.data, "\r\n\r\n"), *cl = strstr(b.data, "Content-Length: ");
+		if (end && cl && cl < end) {
+			want = (size_t)(end + 4 - b.data) + strtoul(cl + 16, NULL, 10);
+		}
+	}
+	must(kinf_buf_append_str(&b, ""));
+	return kinf_buf_take(&b);
+}
+
+/* The continue token of a List answer (a new string), or NULL. */
+static char *token_of(const char *s) {
+	const char *t = strstr(s, "\"continue\":\"");
+	if (!t) {
+		return NULL;
+	}
+	t += 12;
+	return strndup(t, strcspn(t, "\""));
+}
+
 static struct kinf_serve *start(const char *dir, const char *name, struct kinf_serve_opts *o,
 		pthread_t *th) {
 	struct kinf_serve *srv = NULL;
@@ -375,6 +412,101 @@ static void stop(struct kinf_serve *srv, pthread_t th) {
 	pthread_join(th, NULL);
 	kinf_serve_free(srv);
 	unlink(sock_path);
+}
+
+/*
+ * The global budget: past max_inflight requests being answered, a
+ * request gets the apiserver's 429 with Retry-After; probes never do.
+ */
+static void test_admission(const char *dir) {
+	struct kinf_serve_opts o = { .max_inflight = 2 };
+	pthread_t th;
+	struct kinf_serve *srv = start(dir, "a.sock", &o, &th);
+
+	/* Two lists wait for the sync: both in flight. */
+	int w1 = send_req("/api/v1/pods", NULL), w2 = send_req("/api/v1/pods", NULL);
+	sleep_ms(200);
+	char *s = get("/api/v1/pods", NULL);
+	ok(strstr(s, "HTTP/1.1 429 Too Many Requests\r\n") && strstr(s, "Retry-After: 1\r\n") &&
+		strstr(s, "\r\n\r\nToo many requests, please try again later.\n"),
+		"a third request past max_inflight 2: the apiserver's 429 with Retry-After");
+	free(s);
+	s = get("/readyz", NULL);
+	ok(strstr(s, "500 Internal Server Error") && strstr(s, "informer-sync"),
+		"  a probe is answered all the same (not ready yet)");
+	free(s);
+	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
+	kinf_serve_synced(srv, 0);
+	char *a = read_all(w1, 3000), *b = read_all(w2, 3000);
+	ok(strstr(a, "200 OK") && strstr(b, "200 OK"), "  the two held are answered after the sync");
+	free(a);
+	free(b);
+	s = get("/metrics", NULL);
+	ok(strstr(s, "\nkinf_serve_requests_refused_total{reason=\"inflight\"} 1\n") &&
+		strstr(s, "\nkinf_serve_requests_inflight 1\n"),
+		"  then served again; the 429 counted in /metrics");
+	free(s);
+	stop(srv, th);
+}
+
+/*
+ * Continue tokens: one client's burst of paged lists expires only its own
+ * oldest tokens, never another client's.
+ */
+static void test_pagination_budget(const char *dir) {
+	struct kinf_serve_opts o = {0};
+	pthread_t th;
+	struct kinf_serve *srv = start(dir, "p.sock", &o, &th);
+	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
+	publish(srv, KINF_INFORMER_ADD, pod("a", "p2", "11", "web", "n1", "Running"), NULL, true);
+	publish(srv, KINF_INFORMER_ADD, pod("a", "p3", "12", "web", "n1", "Running"), NULL, true);
+	kinf_serve_synced(srv, 0);
+
+	int a = connect_sock(), b = connect_sock();
+	char *s = ask(a, "/api/v1/pods?limit=1");
+	char *ta = token_of(s), *tb_first = NULL, *tb_last = NULL;
+	ok(ta != NULL, "client A: a first page and its token");
+	free(s);
+	/* Client B: 40 paged lists, each of another moment (an event between them). */
+	for (int i = 0; i < 40; i++) {
+		char name[16], rv[16];
+		snprintf(name, sizeof(name), "q%d", i);
+		snprintf(rv, sizeof(rv), "%d", 20 + i);
+		publish(srv, KINF_INFORMER_ADD, pod("b", name, rv, "db", "n2", "Running"), NULL,
+				false);
+		sleep_ms(5);
+		s = ask(b, "/api/v1/pods?limit=1");
+		if (i == 0) {
+			tb_first = token_of(s);
+		} else {
+			free(tb_last);
+			tb_last = token_of(s);
+		}
+		free(s);
+	}
+	char target[512];
+	snprintf(target, sizeof(target), "/api/v1/pods?limit=1&continue=%s", ta ? ta : "x");
+	s = ask(a, target);
+	ok(strstr(s, "200 OK") && strstr(s, "\"name\":\"p2\"") && strstr(s, "\"resourceVersion\":\"12\""),
+		"client A's next page after B's burst of 40: its snapshot is still there");
+	free(s);
+	snprintf(target, sizeof(target), "/api/v1/pods?limit=1&continue=%s", tb_first ? tb_first : "x");
+	s = ask(b, target);
+	ok(strstr(s, "410 Gone"), "  B's first token: replaced by its own later ones");
+	free(s);
+	snprintf(target, sizeof(target), "/api/v1/pods?limit=1&continue=%s", tb_last ? tb_last : "x");
+	s = ask(b, target);
+	ok(strstr(s, "200 OK") && strstr(s, "\"name\":\"p2\""), "  B's last one is good");
+	free(s);
+	s = ask(a, "/metrics");
+	ok(strstr(s, "\nkinf_serve_continue_snapshots 5\n"), "  A's one and B's four are kept");
+	free(s);
+	free(ta);
+	free(tb_first);
+	free(tb_last);
+	close(a);
+	close(b);
+	stop(srv, th);
 }
 
 /*
@@ -432,6 +564,8 @@ int main(void) {
 	}
 	test_failed_builders(dir);
 	test_slow_clients(dir);
+	test_admission(dir);
+	test_pagination_budget(dir);
 	test_write_timeout(dir);
 	snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
 	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
