@@ -37,6 +37,7 @@ struct seg {
 	void (*release)(void *arg);
 	void *arg;
 	bool keep;		/* a response head (or an earlier response): never cut */
+	bool owned;		/* p is the queue's: freed with the segment */
 	unsigned char pre_len, post_len;
 	char pre[22];		/* a chunk header, "%zx\r\n" */
 	char data[];
@@ -254,9 +255,9 @@ struct kinf_httpd *kinf_httpd_new(const struct kinf_httpd_opts *opts) {
 
 /* ---- output queue ---- */
 
-/* What s holds in memory: its struct and its copy (borrowed bytes are their owner's). */
+/* What s holds in memory: its struct and its bytes (borrowed bytes are their owner's). */
 static size_t seg_mem(const struct seg *s) {
-	return sizeof(*s) + (s->p == s->data ? s->len : 0);
+	return sizeof(*s) + (s->p == s->data || s->owned ? s->len : 0);
 }
 
 /* Free s, taken off c's queue. */
@@ -264,6 +265,9 @@ static void seg_free(struct conn *c, struct seg *s) {
 	c->srv->stats.queued_bytes -= seg_mem(s);
 	if (s->release) {
 		s->release(s->arg);
+	}
+	if (s->owned) {
+		free((void *)s->p);
 	}
 	free(s);
 }
@@ -712,6 +716,18 @@ int kinf_httpd_stream_write_ref(struct kinf_httpd_req *req, const void *data, si
 	}
 	sg->release = release;
 	sg->arg = arg;
+	queue_push(req->conn, sg);
+	return 0;
+}
+
+int kinf_httpd_stream_write_take(struct kinf_httpd_req *req, char *data, size_t len) {
+	int rc = stream_check(req, len);
+	struct seg *sg = rc < 0 || !len ? NULL : seg_new(data, len, false, req->chunked);
+	if (!sg) {
+		free(data);
+		return rc < 0 || !len ? rc : -KINF_ENOMEM;
+	}
+	sg->owned = true;
 	queue_push(req->conn, sg);
 	return 0;
 }

@@ -277,6 +277,13 @@ int kinf_httpd_stream_write(struct kinf_httpd_req *req, const void *data, size_t
 int kinf_httpd_stream_write_ref(struct kinf_httpd_req *req, const void *data, size_t len,
 	void (*release)(void *arg), void *arg);
 
+/*
+ * Queue one chunk of len bytes at data, taken (malloc'd; freed once
+ * written or dropped, and on every error). Same queue limit as above;
+ * counted in kinf_httpd_stats' queued_bytes as a copy is.
+ */
+int kinf_httpd_stream_write_take(struct kinf_httpd_req *req, char *data, size_t len);
+
 /* Bytes queued for req's connection and not yet written. */
 size_t kinf_httpd_stream_queued(const struct kinf_httpd_req *req);
 

@@ -252,10 +252,6 @@ static int list_slice(struct list_stream *ls, struct kinf_buf *out, bool first) 
 	return rc < 0 ? rc : ls->pos == ls->end;
 }
 
-static void free_bytes(void *arg) {
-	free(arg);
-}
-
 static bool list_stream_run(struct serve_task *t) {
 	struct list_stream *ls = (struct list_stream *)t;
 	struct kinf_buf b = {0};
@@ -269,11 +265,7 @@ static bool list_stream_run(struct serve_task *t) {
 		return false;
 	}
 	size_t len = b.len;
-	char *bytes = kinf_buf_take(&b);
-	int rc = len ? kinf_httpd_stream_write_ref(ls->req, bytes, len, free_bytes, bytes) : 0;
-	if (!len) {
-		free(bytes);
-	}
+	int rc = kinf_httpd_stream_write_take(ls->req, kinf_buf_take(&b), len);
 	if (rc < 0) {
 		kinf_httpd_req_on_close(ls->req, NULL, NULL);
 		kinf_httpd_req_abort(ls->req);
@@ -352,8 +344,7 @@ void serve_list_stream(struct serve_request *r, struct serve_snap *snap, size_t 
 		return;
 	}
 	size_t len = b.len;
-	char *bytes = kinf_buf_take(&b);
-	if (kinf_httpd_stream_write_ref(r->req, bytes, len, free_bytes, bytes) < 0) {
+	if (kinf_httpd_stream_write_take(r->req, kinf_buf_take(&b), len) < 0) {
 		list_stream_free(ls);
 		kinf_httpd_req_abort(r->req);
 		return;
