@@ -98,6 +98,7 @@ struct conn {
 	 * when a budget is full), moved to its end on every read or write.
 	 */
 	bool authed;
+	bool spoke;		/* the client sent a byte (a ClientHello, a request) */
 	struct conn *ua_prev, *ua_next;
 	unsigned char peer[16];	/* TCP: the peer's IP address (IPv4 as ::ffff:a.b.c.d) */
 	struct kinf_tls_conn *tls;	/* NULL: plain */
@@ -156,6 +157,14 @@ struct kinf_httpd {
 	time_t date_time;
 };
 
+/*
+ * The accept queue: as deep as the system allows (Linux caps it at
+ * net.core.somaxconn), as Go's listeners ask. A burst of connections
+ * past a short queue drops the SYNs of others, who wait a second for
+ * their retransmission.
+ */
+#define LISTEN_BACKLOG 65535
+
 static int set_flags(int fd) {
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
@@ -178,8 +187,8 @@ static void limit_conns(struct kinf_httpd_opts *o) {
 	size_t room = fds > 128 ? fds - 64 : 64;
 	o->max_conns = o->max_conns ? o->max_conns : 4096;
 	o->max_unix_conns = o->max_unix_conns ? o->max_unix_conns : 1024;
-	o->max_unauth = o->max_unauth ? o->max_unauth : 512;
-	o->max_unauth_per_peer = o->max_unauth_per_peer ? o->max_unauth_per_peer : 128;
+	o->max_unauth = o->max_unauth ? o->max_unauth : 1024;
+	o->max_unauth_per_peer = o->max_unauth_per_peer ? o->max_unauth_per_peer : 256;
 	if (o->max_unix_conns > room / 4) {
 		o->max_unix_conns = room / 4 ? room / 4 : 1;
 	}
@@ -419,6 +428,28 @@ static void ua_touch(struct conn *c) {
 	}
 	ua_remove(c);
 	ua_append(c);
+}
+
+/*
+ * The unauthenticated connection to drop for room (of peer, NULL: any):
+ * the idlest of those that never sent a byte, else the idlest. A flood
+ * of connections that say nothing cannot push out a client that is
+ * halfway through its handshake.
+ */
+static struct conn *ua_victim(struct kinf_httpd *srv, const unsigned char *peer) {
+	struct conn *idlest = NULL;
+	for (struct conn *c = srv->ua_head; c; c = c->ua_next) {
+		if (peer && memcmp(c->peer, peer, sizeof(c->peer)) != 0) {
+			continue;
+		}
+		if (!c->spoke) {
+			return c;
+		}
+		if (!idlest) {
+			idlest = c;
+		}
+	}
+	return idlest;
 }
 
 /* ---- connections ---- */
@@ -1112,6 +1143,7 @@ static void conn_read(struct conn *c) {
 			/* The first byte of a request starts its header deadline. */
 			c->deadline = kinf_clock_now_ms() + srv->opts.header_timeout_ms;
 		}
+		c->spoke = true;
 		ua_touch(c);
 		c->in.len += (size_t)n;
 		c->in.data[c->in.len] = '\0';
@@ -1196,10 +1228,31 @@ static void conn_write(struct conn *c) {
 #define PLAIN_ON_TLS "HTTP/1.0 400 Bad Request\r\n\r\n" \
 	"Client sent an HTTP request to an HTTPS server.\n"
 
-/* Go on with c's TLS handshake; once done, c reads its first request. */
+/*
+ * Go on with c's TLS handshake (poll saw it move); once done, c reads its
+ * first request. The TLS state (tens of KB in OpenSSL) is made at the
+ * client's first byte: a connection that says nothing costs its struct
+ * alone, and one that closes without a word is simply gone.
+ */
 static void conn_handshake(struct conn *c) {
 	struct kinf_httpd *srv = c->srv;
-	ua_touch(c);	/* poll saw it move */
+	if (!c->tls) {
+		char peek;
+		ssize_t n = recv(c->fd, &peek, 1, MSG_PEEK | MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+			conn_kill(c);
+			return;
+		}
+		if (n < 0) {
+			return;
+		}
+		c->spoke = true;
+		if (!(c->tls = kinf_tls_conn_new(srv->opts.tls, c->fd))) {
+			conn_kill(c);
+			return;
+		}
+	}
+	ua_touch(c);
 	int rc = kinf_tls_conn_handshake(c->tls, NULL);
 	if (rc == 0) {
 		return;
@@ -1235,32 +1288,29 @@ static struct conn *idlest_kept_alive(struct kinf_httpd *srv) {
 }
 
 /*
- * Room for one more TCP connection from peer, made by dropping the
- * idlest unauthenticated connection (of peer when peer's budget is
- * full), else past max_conns an idle kept-alive one. false when the
+ * Room for one more TCP connection from peer, made by dropping an
+ * unauthenticated connection (ua_victim; of peer when peer's budget is
+ * full), else past max_conns the idlest kept-alive one. false when the
  * table is full of busy connections.
  */
 static bool make_room_tcp(struct kinf_httpd *srv, const unsigned char *peer) {
 	size_t of_peer = 0;
-	struct conn *idlest_of_peer = NULL;
 	for (struct conn *c = srv->ua_head; c; c = c->ua_next) {
-		if (memcmp(c->peer, peer, sizeof(c->peer)) == 0 && of_peer++ == 0) {
-			idlest_of_peer = c;
-		}
+		of_peer += memcmp(c->peer, peer, sizeof(c->peer)) == 0;
 	}
 	if (of_peer >= srv->opts.max_unauth_per_peer) {
 		srv->stats.dropped_unauth_peer++;
-		conn_drop(idlest_of_peer);
+		conn_drop(ua_victim(srv, peer));
 	} else if (srv->stats.unauth >= srv->opts.max_unauth) {
 		srv->stats.dropped_unauth++;
-		conn_drop(srv->ua_head);
+		conn_drop(ua_victim(srv, NULL));
 	}
 	if (srv->tcp_open < srv->opts.max_conns) {
 		return true;
 	}
 	if (srv->ua_head) {
 		srv->stats.dropped_unauth++;
-		conn_drop(srv->ua_head);
+		conn_drop(ua_victim(srv, NULL));
 		return true;
 	}
 	struct conn *idle = idlest_kept_alive(srv);
@@ -1298,7 +1348,7 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 				 */
 				if (srv->ua_head) {
 					srv->stats.dropped_unauth++;
-					conn_drop(srv->ua_head);
+					conn_drop(ua_victim(srv, NULL));
 					continue;
 				}
 				l->paused_until = kinf_clock_now_ms() + 100;
@@ -1351,12 +1401,6 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 		c->state = C_HEAD;
 		c->deadline = kinf_clock_now_ms() + srv->opts.header_timeout_ms;
 		if (l->tls) {
-			c->tls = kinf_tls_conn_new(srv->opts.tls, fd);
-			if (!c->tls) {
-				close(fd);
-				free(c);
-				continue;
-			}
 			c->state = C_HANDSHAKE;
 			c->deadline = kinf_clock_now_ms() + srv->opts.handshake_timeout_ms;
 		}
@@ -1372,9 +1416,8 @@ static void accept_conns(struct kinf_httpd *srv, struct listener *l) {
 			srv->stats.unauth++;
 			ua_append(c);
 		}
-		if (c->tls) {
-			/* The ClientHello is often in already. */
-			conn_handshake(c);
+		if (l->tls) {
+			conn_handshake(c);	/* the ClientHello is often in already */
 		}
 	}
 }
@@ -1614,7 +1657,7 @@ static int loop_once(struct kinf_httpd *srv, bool accepting, int max_wait, struc
 			ev |= POLLOUT;
 		}
 		if (c->state == C_HANDSHAKE) {
-			ev = kinf_tls_conn_events(c->tls);
+			ev = c->tls ? kinf_tls_conn_events(c->tls) : POLLIN;
 		} else if (c->tls && c->state != C_LINGER) {
 			ev |= (c->rd_wants_write ? POLLOUT : 0) | (c->wr_wants_read ? POLLIN : 0);
 		}
@@ -1904,7 +1947,7 @@ static int listen_unix(struct kinf_httpd *srv, const char *path, struct kinf_err
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		goto fail;
 	}
-	if (chmod(path, 0600) < 0 || listen(fd, 128) < 0) {
+	if (chmod(path, 0600) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
 		int rc = kinf_error_set(reterr, KINF_EIO, "'%s': %s", path, strerror(errno));
 		unlink(path);
 		close(fd);
@@ -1972,7 +2015,7 @@ static int listen_tcp(struct kinf_httpd *srv, const char *hostport, struct kinf_
 		int one = 1;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (set_flags(fd) == 0 && bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
-				listen(fd, 128) == 0) {
+				listen(fd, LISTEN_BACKLOG) == 0) {
 			break;
 		}
 		err = errno;

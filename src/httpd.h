@@ -92,15 +92,17 @@ struct kinf_httpd_opts {
 	 * Connections (0: the default). A TCP connection is unauthenticated
 	 * from its accept until a request of it carries the token (a TLS
 	 * handshake, a request head still coming, anonymous health probes).
-	 * Past a budget below, the unauthenticated connection idle the
-	 * longest (of that peer, for the per-peer one) is dropped to make
-	 * room: a flood of connections that never finish a handshake cannot
-	 * lock others out. Unix sockets have a budget of their own.
+	 * Past a budget below, an unauthenticated connection (of that peer,
+	 * for the per-peer one) is dropped to make room: the idlest of those
+	 * that never sent a byte, else the idlest. A flood of connections
+	 * that never finish a handshake cannot lock others out, nor push out
+	 * a client halfway through its own. Unix sockets have a budget of
+	 * their own.
 	 */
 	size_t max_conns;		/* TCP, default 4096; past it the idlest unauthenticated or
 					 * kept-alive one goes, else the new one is closed */
-	size_t max_unauth;		/* unauthenticated TCP, default 512 */
-	size_t max_unauth_per_peer;	/* of one IP address, default 128 */
+	size_t max_unauth;		/* unauthenticated TCP, default 1024 */
+	size_t max_unauth_per_peer;	/* of one IP address, default 256 */
 	size_t max_unix_conns;		/* default 1024; past it: 429 and close */
 	size_t max_queue;		/* per-connection output bytes, default 1 MiB */
 	/*
