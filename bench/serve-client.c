@@ -7,6 +7,11 @@
  *       (the connections opened are counted and printed). Prints one JSON
  *       line: n, connects, bytes of the last answer, p50/p90/p99/max in
  *       microseconds (from the request to the last byte).
+ *   serve-client probe URL CA TOKEN SECONDS INTERVAL_MS fresh|kept
+ *       GETs of URL every INTERVAL_MS for SECONDS, each on a new TLS
+ *       connection (fresh: as kubelet's probes, which keep none) or all on
+ *       one (kept); TOKEN "-" sends none. One JSON line: n, failures (no
+ *       answer or not 200), p50/p90/p99/max in microseconds.
  *   serve-client watch URL CA TOKEN CLIENTS EVENTS
  *       CLIENTS watch streams of URL at once (one process, curl multi, one
  *       connection each), each read until it has EVENTS events other than
@@ -89,6 +94,50 @@ static int run_get(const char *url, const char *ca, struct curl_slist *hdrs, int
 	return 0;
 }
 
+static void sleep_s(double s) {
+	struct timespec ts = { .tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9) };
+	nanosleep(&ts, NULL);
+}
+
+static int run_probe(const char *url, const char *ca, struct curl_slist *hdrs, double seconds,
+		double interval_ms, int fresh) {
+	size_t cap = (size_t)(seconds * 1000 / (interval_ms > 0 ? interval_ms : 1)) + 16, n = 0;
+	double *lat = malloc(sizeof(*lat) * cap);
+	size_t bytes = 0;
+	long failures = 0;
+	CURL *c = handle(url, ca, hdrs);
+	if (!lat) {
+		return 2;
+	}
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, count_bytes);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &bytes);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	if (fresh) {
+		curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+		curl_easy_setopt(c, CURLOPT_FORBID_REUSE, 1L);
+	}
+	double end = now() + seconds;
+	while (now() < end && n < cap) {
+		double t0 = now();
+		CURLcode rc = curl_easy_perform(c);
+		long code = 0;
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+		lat[n++] = (now() - t0) * 1e6;
+		failures += rc != CURLE_OK || code != 200;
+		sleep_s(interval_ms / 1000);
+	}
+	if (!n) {
+		lat[n++] = 0;
+	}
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	printf("{\"n\":%zu,\"failures\":%ld,\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,"
+			"\"max_us\":%.1f}\n", n, failures, lat[n / 2], lat[(size_t)((double)n * 0.90)],
+			lat[(size_t)((double)n * 0.99)], lat[n - 1]);
+	free(lat);
+	curl_easy_cleanup(c);
+	return 0;
+}
+
 struct stream {
 	CURL *c;
 	long events;
@@ -99,6 +148,7 @@ struct stream {
 	char line[256]; /* the start of the current line */
 	size_t line_len;
 	int in_line;
+	CURLcode result;	/* how the transfer ended (a write error: ended here, done) */
 };
 
 /* One complete line's start (up to sizeof line): its type. */
@@ -168,6 +218,15 @@ static int run_watch(const char *url, const char *ca, struct curl_slist *hdrs, i
 		if (curl_multi_perform(m, &running) != CURLM_OK || now() - last_byte > 30) {
 			break;
 		}
+		CURLMsg *msg;
+		int left;
+		while ((msg = curl_multi_info_read(m, &left))) {
+			for (int i = 0; msg->msg == CURLMSG_DONE && i < clients; i++) {
+				if (ss[i].c == msg->easy_handle) {
+					ss[i].result = msg->data.result;
+				}
+			}
+		}
 		if (running) {
 			curl_multi_poll(m, NULL, 0, 1000, NULL);
 		}
@@ -176,8 +235,9 @@ static int run_watch(const char *url, const char *ca, struct curl_slist *hdrs, i
 		long code = 0;
 		curl_easy_getinfo(ss[i].c, CURLINFO_RESPONSE_CODE, &code);
 		printf("{\"client\":%d,\"status\":%ld,\"events\":%ld,\"seconds\":%.6f,\"error\":%s,"
-				"\"error_code\":%ld}\n", i, code, ss[i].events, ss[i].last - ss[i].first,
-				ss[i].error ? "true" : "false", ss[i].error_code);
+				"\"error_code\":%ld,\"curl\":\"%s\"}\n", i, code, ss[i].events,
+				ss[i].last - ss[i].first, ss[i].error ? "true" : "false", ss[i].error_code,
+				ss[i].result == CURLE_WRITE_ERROR ? "" : curl_easy_strerror(ss[i].result));
 		curl_multi_remove_handle(m, ss[i].c);
 		curl_easy_cleanup(ss[i].c);
 	}
@@ -188,19 +248,24 @@ static int run_watch(const char *url, const char *ca, struct curl_slist *hdrs, i
 
 int main(int argc, char **argv) {
 	if (argc < 6 || (strcmp(argv[1], "get") == 0 ? argc != 6 :
-				strcmp(argv[1], "watch") == 0 ? argc != 7 : 1)) {
+				strcmp(argv[1], "watch") == 0 ? argc != 7 :
+				strcmp(argv[1], "probe") == 0 ? argc != 8 : 1)) {
 		fprintf(stderr, "usage: serve-client get URL CA TOKEN N\n"
+				"       serve-client probe URL CA TOKEN SECONDS INTERVAL_MS fresh|kept\n"
 				"       serve-client watch URL CA TOKEN CLIENTS EVENTS\n");
 		return 2;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	char auth[4096];
 	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", argv[4]);
-	struct curl_slist *hdrs = curl_slist_append(NULL, auth);
+	struct curl_slist *hdrs = strcmp(argv[4], "-") ? curl_slist_append(NULL, auth) : NULL;
 	hdrs = curl_slist_append(hdrs, "Accept: application/json");
 	int rc;
 	if (strcmp(argv[1], "get") == 0) {
 		rc = run_get(argv[2], argv[3], hdrs, atoi(argv[5]));
+	} else if (strcmp(argv[1], "probe") == 0) {
+		rc = run_probe(argv[2], argv[3], hdrs, atof(argv[5]), atof(argv[6]),
+				strcmp(argv[7], "fresh") == 0);
 	} else {
 		rc = run_watch(argv[2], argv[3], hdrs, atoi(argv[5]), atol(argv[6]));
 	}
