@@ -321,6 +321,9 @@ static int parse_fields(struct serve_coll *c, const char *text, struct serve_fil
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct field_term *t = &terms[i];
 		const char *field = t->field;
+		if (!field[0] && !t->value[0]) {
+			continue;	/* "=": the parse made it Everything, nothing to convert */
+		}
 		if (strcmp(field, "spec.host") == 0 && !c->group[0] && strcmp(c->kind, "Pod") == 0) {
 			field = "spec.nodeName";
 		}

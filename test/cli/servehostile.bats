@@ -239,8 +239,13 @@ for head, want in ((b"GET / HTTP/1.1\r\nHost: k\r\nX-Big: " + b"a" * 70000 + b"\
 		run scurl "/api/v1/namespaces/default/pods?fieldSelector=$sel"
 		assert_output --partial "\"name\":\"$name\""
 	done
-	run scurl '/api/v1/namespaces/default/pods?fieldSelector=,'
-	assert_output --partial '"kind":"PodList"'
+	# Empty terms, and terms empty on both sides, select everything.
+	for sel in , %3D '!%3D,,'; do
+		run scurl "/api/v1/namespaces/default/pods?fieldSelector=$sel"
+		assert_output --partial '"kind":"PodList"'
+	done
+	run scurl '/api/v1/pods?fieldSelector=%3Dx'
+	assert_output --partial '"message":"field label not supported: ","reason":"BadRequest"'
 	# The first operator splits a term; its value is unescaped strictly.
 	run scurl '/api/v1/pods?fieldSelector=metadata.name%3Da%3Db'
 	assert_output --partial '"message":"invalid field selector: unescaped character in value: 61","reason":"BadRequest","code":400'
