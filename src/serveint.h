@@ -175,8 +175,8 @@ void serve_task_drained(struct kinf_httpd_req *req, void *arg);
  * a request routed again after a wait is not counted twice): past max_inflight requests being answered
  * (watches past their initial events not counted) or max_queued_bytes of
  * answers queued, a request gets the apiserver's 429 "Too many requests,
- * please try again later." with Retry-After: 1; health probes and
- * /version never do. false after answering.
+ * please try again later." with Retry-After: 1; health probes never do
+ * (the apiserver's "probes" flow schema is exempt). false after answering.
  */
 bool serve_admit_req(struct kinf_httpd_req *req, void *userdata);
 

@@ -160,14 +160,12 @@ void serve_task_drained(struct kinf_httpd_req *req, void *arg) {
 
 bool serve_admit_req(struct kinf_httpd_req *req, void *userdata) {
 	struct kinf_serve *srv = userdata;
-	static const char *const exempt[] = {
-		"/healthz", "/livez", "/readyz", "/version", "/version/", NULL,
-	};
+	static const char *const exempt[] = { "/healthz", "/livez", "/readyz", NULL };
 	const struct kinf_httpreq *head = kinf_httpd_req_head(req);
 	struct kinf_httpd_stats hs;
 	for (size_t i = 0; exempt[i]; i++) {
 		size_t n = strlen(exempt[i]);
-		/* As the apiserver's probes flow schema: the paths and their checks. */
+		/* As the apiserver's "probes" flow schema (exempt): the paths and their checks. */
 		if (strncmp(head->path, exempt[i], n) == 0 && (!head->path[n] || head->path[n] == '/')) {
 			return true;
 		}
