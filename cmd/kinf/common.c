@@ -13,6 +13,7 @@
 #include "common.h"
 #include "customcolumns.h"
 #include "editdist.h"
+#include "flags.h"
 #include "http.h"
 #include "jsonpath.h"
 #include "log.h"
@@ -53,7 +54,9 @@ const char cli_common_usage[] =
 	"      --max-depth N              deepest JSON nesting accepted (default 512)\n"
 	"      --max-list-items N         most items a list may hold (default 1000000)\n"
 	"      --idle-timeout DURATION    abort a response that stalls this long (default 60s)\n"
-	"  -v, --verbose[=LEVEL]          log to stderr: 1 reflector, 2 requests, 3 more\n"
+	"  -v, --v[=LEVEL]                log to stderr: 1 reflector, 2 requests, 3 more;\n"
+	"                                 alone 1 more; -v 2, -v=2 and --v=2 as kubectl's\n"
+	"      --verbose[=LEVEL]          the same as -v\n"
 	"  -h, --help                     show this help\n";
 
 void cli_print_help(const struct cmd *cmd) {
@@ -234,27 +237,49 @@ bool cli_command_has_option(const struct cmd *cmd, const char *name, size_t len)
 	return false;
 }
 
-int cli_bad_option(const struct cli *cli, int argc, char **argv,
-		const struct option *options) {
-	const char *arg = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "?";
+int cli_bad_option(const struct cli *cli, const struct option *options) {
+	const struct cli_flag_fault *f = cli_getopt_fault();
+	const char *word = f->word ? f->word : "?";
 
-	if (optopt > 0 && optopt < 256 && !(arg[0] == '-' && arg[1] == '-')) {
-		/* A short option: unknown, or missing its value. */
-		const char *known = strchr(CLI_COMMON_SHORT, optopt);
-		if (known && known[1] == ':') {
-			return cli_usage_error(cli, "option '-%c' needs a value", optopt);
-		}
-		return cli_usage_error(cli, "unknown option '-%c'", optopt);
+	if (f->kind == CLI_FLAG_BAD_SYNTAX) {
+		return cli_usage_error(cli, "bad option syntax '%s'", word);
 	}
-	/* A long option: is it one we know (so its value is missing)? */
-	const char *name = arg[0] == '-' && arg[1] == '-' ? arg + 2 : arg;
-	size_t len = strcspn(name, "=");
-	for (const struct option *o = options; o->name; o++) {
-		if (strlen(o->name) == len && strncmp(o->name, name, len) == 0) {
-			return cli_usage_error(cli, "option '--%s' needs a value", o->name);
+	if (f->short_name) {
+		char c = f->short_name;
+		if (f->kind == CLI_FLAG_NEEDS_VALUE) {
+			return cli_usage_error(cli, "option '-%c' needs a value", c);
 		}
+		if (f->kind == CLI_FLAG_BAD_BOOL) {
+			return cli_usage_error(cli, "option '-%c' takes true or false, not \"%s\"",
+					c, f->value);
+		}
+		/* -Afalse: the letters of "false" taken for options. */
+		const struct option *prev = NULL;
+		for (const struct option *o = options; f->at >= 2 && o->name; o++) {
+			if (o->val == (unsigned char)word[f->at - 1] && o->has_arg == no_argument) {
+				prev = o;
+			}
+		}
+		if (prev && cli_parse_bool(word + f->at) >= 0) {
+			return cli_usage_error(cli, "unknown option '-%c' in '%s' (a boolean's "
+					"value follows '=': -%c=%s)", c, word, word[f->at - 1],
+					word + f->at);
+		}
+		if (strlen(word) > 2) {
+			return cli_usage_error(cli, "unknown option '-%c' in '%s'", c, word);
+		}
+		return cli_usage_error(cli, "unknown option '-%c'", c);
 	}
-	char *plain = strndup(name, len);
+	if (f->kind == CLI_FLAG_NEEDS_VALUE) {
+		return cli_usage_error(cli, "option '--%s' needs a value", f->option->name);
+	}
+	if (f->kind == CLI_FLAG_BAD_BOOL) {
+		return cli_usage_error(cli, "option '--%s' takes true or false, not \"%s\"",
+				f->option->name, f->value);
+	}
+	/* An unknown long option: the closest as a suggestion. */
+	char *plain = strndup(f->name ? f->name : "", f->name_len);
+	size_t len = f->name_len;
 	const char *best = NULL;
 	size_t best_d = plain && len > 3 ? 3 : 2;
 	for (const struct option *o = options; plain && o->name; o++) {
@@ -268,8 +293,8 @@ int cli_bad_option(const struct cli *cli, int argc, char **argv,
 			best = o->name;
 		}
 	}
-	int rc = best ? cli_usage_error(cli, "unknown option '%s', did you mean '--%s'?", arg, best) :
-		cli_usage_error(cli, "unknown option '%s'", arg);
+	int rc = best ? cli_usage_error(cli, "unknown option '%s', did you mean '--%s'?", word, best) :
+		cli_usage_error(cli, "unknown option '%s'", word);
 	free(plain);
 	return rc;
 }
@@ -352,21 +377,20 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 		cli->chunk_size = (long)v;
 		cli->chunk_size_set = true;
 		return 1;
-	case 'v':
-		if (arg && arg[0] == '=') {
-			arg++;	/* -v=2 as well as -v2 and --verbose=2 */
-		}
-		if (arg) {
-			v = strtoll(arg, &end, 10);
-			if (end == arg || *end || v < 0 || v > 9) {
-				cli_usage_error(cli, "--verbose level must be 0 to 9, not \"%s\"", arg);
-				return -EXIT_USAGE;
-			}
-			cli->verbose = (int)v;
-		} else {
+	case 'v': {
+		/* klog's -v: any int32 (kubectl's -v=10 is kinf's most, 9) */
+		long level;
+		if (!arg) {
 			cli->verbose++;
+		} else if (cli_parse_int32(arg, &level)) {
+			cli->verbose = level < 0 ? 0 : level > 9 ? 9 : (int)level;
+		} else {
+			cli_usage_error(cli, "-v takes a level (an integer: 0 for none, 9 "
+					"for the most), not \"%s\"", arg);
+			return -EXIT_USAGE;
 		}
 		return 1;
+	}
 	case OPT_REFRESH: cli->refresh = true; return 1;
 	case OPT_REQUEST_TIMEOUT:
 		v = cli_parse_duration(arg);

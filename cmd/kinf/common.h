@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "discovery.h"
+#include "flags.h"
 #include "err.h"
 #include "kubeconfig.h"
 #include "object.h"
@@ -151,6 +152,7 @@ enum {
 	{ "show-managed-fields", no_argument, NULL, OPT_SHOW_MANAGED_FIELDS }, \
 	{ "chunk-size", required_argument, NULL, OPT_CHUNK_SIZE }, \
 	{ "verbose", optional_argument, NULL, 'v' }, \
+	{ "v", optional_argument, NULL, 'v' }, \
 	{ "refresh", no_argument, NULL, OPT_REFRESH }, \
 	{ "max-object-size", required_argument, NULL, OPT_MAX_OBJECT_SIZE }, \
 	{ "max-depth", required_argument, NULL, OPT_MAX_DEPTH }, \
@@ -185,12 +187,11 @@ void cli_print_help(const struct cmd *cmd);
 int cli_usage_error(const struct cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /*
- * Report what getopt_long (optstring starting with ':') rejected: an
- * unknown option, with the closest of options as a suggestion, or a
- * missing value. Returns EXIT_USAGE.
+ * Report what cli_getopt() (flags.h) rejected: an unknown option, with
+ * the closest of options as a suggestion, a missing value, a boolean's
+ * value that is not one. Returns EXIT_USAGE.
  */
-int cli_bad_option(const struct cli *cli, int argc, char **argv,
-		const struct option *options);
+int cli_bad_option(const struct cli *cli, const struct option *options);
 /* Whether cmd's option table has the long option name[0..len). */
 bool cli_command_has_option(const struct cmd *cmd, const char *name, size_t len);
 

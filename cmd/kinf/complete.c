@@ -48,6 +48,7 @@ struct opt {
 	char name[40];
 	char short_name;
 	bool value;		/* takes a value (the help shows "--opt VALUE") */
+	bool optional;		/* "--opt[=VALUE]" */
 };
 
 struct comp {
@@ -76,7 +77,7 @@ static void keep(struct comp *c, int r) {
 /*
  * The options a help text lists: "  -n, --namespace NS   ..." or
  * "      --watch-only   ...". An upper-case word after the name means the
- * option takes a value; "--verbose[=LEVEL]" takes it only after '='.
+ * option takes a value; "--verbose[=LEVEL]" takes it after '=' (or as an integer word).
  */
 static void options_from_help(struct comp *c, const char *text) {
 	for (const char *line = text; line && *line; ) {
@@ -97,6 +98,7 @@ static void options_from_help(struct comp *c, const char *text) {
 				n++;
 			}
 			o.value = p[n] == ' ' && p[n + 1] >= 'A' && p[n + 1] <= 'Z';
+			o.optional = p[n] == '[' && p[n + 1] == '=';
 			bool seen = n == 0 || n >= sizeof(o.name);
 			for (size_t i = 0; !seen && i < c->n_opts; i++) {
 				seen = strlen(c->opts[i].name) == n &&
@@ -569,25 +571,41 @@ static void offer_operand(struct comp *c, const char *cur) {
 	}
 }
 
-/* An option word ("--opt", "--opt=v", "-A", "-nNS"): note it, or wait for its value. */
-static void take_option(struct comp *c, const char *a, const struct opt **pending) {
+/*
+ * An option word, in kubectl's grammar (flags.h): "--opt", "--opt=v",
+ * "-A", "-A=false", "-nNS", "-n=NS", "-An NS": note it, or wait for its
+ * value. A boolean set to false is not noted; an optional value (-v 2)
+ * is skipped by *skip_integer.
+ */
+static void take_option(struct comp *c, const char *a, const struct opt **pending,
+		bool *skip_integer) {
+	*skip_integer = false;
 	if (a[1] == '-') {
 		const char *eq = strchr(a, '=');
 		const struct opt *o = find_long(c, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
 		if (o && o->value && !eq) {
 			*pending = o;
-		} else if (o) {
+		} else if (o && (o->value || !eq || cli_parse_bool(eq + 1) == 1)) {
 			note_option(c, o, eq ? eq + 1 : "");
 		}
+		*skip_integer = o && o->optional && !eq;
 		return;
 	}
 	for (const char *s = a + 1; *s; s++) {
 		const struct opt *o = find_short(c, *s);
-		if (o && o->value) {
+		if (o && s[1] == '=' && s[2]) {
+			if (o->value || o->optional || cli_parse_bool(s + 2) == 1) {
+				note_option(c, o, s + 2);
+			}
+			return;
+		}
+		if (o && (o->value || o->optional)) {
 			if (s[1]) {
 				note_option(c, o, s + 1);
-			} else {
+			} else if (o->value) {
 				*pending = o;
+			} else {
+				*skip_integer = true;
 			}
 			return;
 		}
@@ -597,12 +615,19 @@ static void take_option(struct comp *c, const char *a, const struct opt **pendin
 	}
 }
 
+/* After an optional value's option (-v), whether word is its value. */
+static bool optional_value(bool skip_integer, const char *word) {
+	long ignored;
+	return skip_integer && cli_parse_int32(word, &ignored);
+}
+
 static int run_complete(int argc, char **argv) {
 	struct comp c = { .directive = DIRECTIVE_NO_FILE_COMP };
 	const char *cur = argc > 1 ? argv[argc - 1] : "";
 	char **w = argv + 1;
 	int nw = argc > 1 ? argc - 2 : 0;	/* the words before cur */
 	const struct opt *pending = NULL;
+	bool skip_integer = false;
 	int i = 0;
 
 	/* Candidates go to stdout; errors of what is asked go nowhere. */
@@ -615,11 +640,13 @@ static int run_complete(int argc, char **argv) {
 		if (pending) {
 			note_option(&c, pending, w[i]);
 			pending = NULL;
+		} else if (optional_value(skip_integer, w[i])) {
+			skip_integer = false;
 		} else if (strcmp(w[i], "--") == 0) {
 			i++;
 			break;
 		} else if (w[i][0] == '-' && w[i][1]) {
-			take_option(&c, w[i], &pending);
+			take_option(&c, w[i], &pending, &skip_integer);
 		} else {
 			break;
 		}
@@ -659,17 +686,21 @@ static int run_complete(int argc, char **argv) {
 		options_from_help(&c, c.cmd->more_usage);	/* the informer options */
 	}
 	bool operands_only = false;
+	skip_integer = false;	/* the command word came in between */
 	for (i++; i < nw; i++) {
 		const char *a = w[i];
 		if (pending) {
 			note_option(&c, pending, a);
 			pending = NULL;
+		} else if (!operands_only && optional_value(skip_integer, a)) {
+			skip_integer = false;
 		} else if (operands_only || a[0] != '-' || !a[1]) {
 			keep(&c, kinf_strv_push_str(&c.pos, a));
+			skip_integer = false;
 		} else if (strcmp(a, "--") == 0) {
 			operands_only = true;
 		} else {
-			take_option(&c, a, &pending);
+			take_option(&c, a, &pending, &skip_integer);
 		}
 	}
 	if (pending) {

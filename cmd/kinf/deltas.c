@@ -78,7 +78,7 @@ static int deltas_parse(struct deltas_args *a, int argc, char **argv) {
 	*a = (struct deltas_args){0};
 	cli_init(&a->cli, &cmd_deltas);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, deltas_options, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT, deltas_options)) != -1) {
 		if (opt == 'h') {
 			cli_print_help(&cmd_deltas);
 			a->help = true;
@@ -96,7 +96,7 @@ static int deltas_parse(struct deltas_args *a, int argc, char **argv) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&a->cli, argc, argv, deltas_options);
+			return cli_bad_option(&a->cli, deltas_options);
 		}
 	}
 	a->n_pos = argc - optind;

@@ -833,7 +833,7 @@ static int index_parse(struct query *q, int argc, char **argv) {
 	int opt;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, index_options, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT, index_options)) != -1) {
 		if (opt == 'h') {
 			q->help = true;
 			return EXIT_OK;
@@ -843,7 +843,7 @@ static int index_parse(struct query *q, int argc, char **argv) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&q->cli, argc, argv, index_options);
+			return cli_bad_option(&q->cli, index_options);
 		}
 	}
 	if (argc - optind > 1 || (optind < argc && strchr(argv[optind], '/'))) {

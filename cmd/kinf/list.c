@@ -115,7 +115,7 @@ static bool wants_watch(int argc, char **argv, int *ret_names) {
 	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, copy, ":" CLI_COMMON_SHORT "w", o, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, copy, ":" CLI_COMMON_SHORT "w", o)) != -1) {
 		watch |= opt == 'w' || opt == watch_only;
 	}
 	*ret_names = argc - optind - 1;
@@ -948,7 +948,7 @@ static int list_parse(struct list_args *a, int argc, char **argv) {
 	*a = (struct list_args){0};
 	cli_init(&a->cli, &cmd_list);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, list_options, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT "w", list_options)) != -1) {
 		if (opt == 'h') {
 			cli_print_help(&cmd_list);
 			a->help = true;
@@ -960,7 +960,7 @@ static int list_parse(struct list_args *a, int argc, char **argv) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&a->cli, argc, argv, list_options);
+			return cli_bad_option(&a->cli, list_options);
 		}
 	}
 	/* getopt_long moved the positional arguments to the end. */

@@ -92,7 +92,7 @@ static int parse_global(int argc, char **argv, int *ret_end) {
 
 	opterr = 0;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+:" CLI_COMMON_SHORT, global_options, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, "+:" CLI_COMMON_SHORT, global_options)) != -1) {
 		if (opt == 'h') {
 			usage(stdout);
 			return -1;
@@ -103,10 +103,11 @@ static int parse_global(int argc, char **argv, int *ret_end) {
 		}
 		if (opt == '?' || opt == ':') {
 			/* An option of a command, not a shared one: say where it goes. */
-			const char *arg = argv[optind - 1];
-			const char *name = arg[0] == '-' && arg[1] == '-' ? arg + 2 : NULL;
-			if (opt == '?' && name && name[0]) {
-				size_t len = strcspn(name, "=");
+			const struct cli_flag_fault *f = cli_getopt_fault();
+			const char *arg = f->word;
+			if (f->kind == CLI_FLAG_UNKNOWN && !f->short_name && f->name_len) {
+				const char *name = f->name;
+				size_t len = f->name_len;
 				bool known = false;
 				for (size_t i = 0; i < N_COMMANDS; i++) {
 					known |= cli_command_has_option(commands[i], name, len);
@@ -126,7 +127,7 @@ static int parse_global(int argc, char **argv, int *ret_end) {
 							"it goes after a command that has it", arg);
 				}
 			}
-			return cli_bad_option(NULL, argc, argv, global_options);
+			return cli_bad_option(NULL, global_options);
 		}
 	}
 	*ret_end = optind;

@@ -481,7 +481,7 @@ static int serve_main(struct serve *sv, int argc, char **argv) {
 
 	cli_init(&sv->cli, &cmd_serve);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, serve_options, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT, serve_options)) != -1) {
 		int r;
 		switch (opt) {
 		case 'h':
@@ -533,7 +533,7 @@ static int serve_main(struct serve *sv, int argc, char **argv) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&sv->cli, argc, argv, serve_options);
+			return cli_bad_option(&sv->cli, serve_options);
 		}
 	}
 	if (argc - optind != 1) {

@@ -111,7 +111,7 @@ static int run_version(int argc, char **argv) {
 
 	cli_init(&cli, &cmd_version);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT, version_options, NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT, version_options)) != -1) {
 		if (opt == 'h') {
 			cli_print_help(&cmd_version);
 			return EXIT_OK;
@@ -125,7 +125,7 @@ static int run_version(int argc, char **argv) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&cli, argc, argv, version_options);
+			return cli_bad_option(&cli, version_options);
 		}
 	}
 	if (optind < argc) {

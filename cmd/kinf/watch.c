@@ -630,8 +630,7 @@ static int watch_parse(struct watch *w, int argc, char **argv, int *ret_optind) 
 	int opt;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORT "w", watch_options,
-			NULL)) != -1) {
+	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT "w", watch_options)) != -1) {
 		if (opt == 'h') {
 			w->help = true;
 			return EXIT_OK;
@@ -641,7 +640,7 @@ static int watch_parse(struct watch *w, int argc, char **argv, int *ret_optind) 
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&w->cli, argc, argv, watch_options);
+			return cli_bad_option(&w->cli, watch_options);
 		}
 	}
 	*ret_optind = optind;

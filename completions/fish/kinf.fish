@@ -294,7 +294,7 @@ complete -c kinf -n $c -l max-object-size -x -d 'largest object accepted'
 complete -c kinf -n $c -l max-depth -x -d 'deepest JSON nesting accepted'
 complete -c kinf -n $c -l max-list-items -x -d 'most items a list may hold'
 complete -c kinf -n $c -l idle-timeout -x -d 'abort a response that stalls this long'
-complete -c kinf -n $c -s v -l verbose -d 'log to stderr (--verbose=LEVEL)'
+complete -c kinf -n $c -s v -l v -l verbose -d 'log to stderr: -v LEVEL, --v=LEVEL as kubectl'
 
 # Informer options.
 set -l s "__kinf_using $__kinf_informer_commands"
