@@ -1,5 +1,6 @@
 #include <jansson.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -461,4 +462,36 @@ void kinf_apistatus_to_error(long http_status, const char *body, size_t len,
 				text[0] ? " " : "", text);
 	}
 	json_decref(root);
+}
+
+/* Whether s[0..len) holds the text of needle (memmem is not POSIX). */
+static bool holds(const char *s, size_t len, const char *needle) {
+	size_t n = strlen(needle);
+	for (const char *p = s; p && (size_t)(s + len - p) >= n;
+			p = memchr(p + 1, needle[0], (size_t)(s + len - p - 1))) {
+		if (memcmp(p, needle, n) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int kinf_apistatus_check_success(const char *body, size_t len, struct kinf_error *reterr) {
+	/* Most bodies are not a Status: only one that names it is parsed. */
+	if (!body || len == 0 || !holds(body, len, "\"Status\"")) {
+		return 0;
+	}
+	json_t *root = json_loadb(body, len, 0, NULL);
+	const char *kind = json_string_value(json_object_get(root, "kind"));
+	const char *status = json_string_value(json_object_get(root, "status"));
+	bool failed = kind && strcmp(kind, "Status") == 0 && status && status[0] &&
+		strcmp(status, "Success") != 0;
+	json_decref(root);
+	if (!failed) {
+		return 0;
+	}
+	struct kinf_error local = {0};
+	struct kinf_error *e = reterr ? reterr : &local;
+	kinf_apistatus_to_error(0, body, len, e);
+	return -e->code;
 }

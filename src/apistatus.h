@@ -123,4 +123,12 @@ const char *kinf_apistatus_status_text(int code);
 void kinf_apistatus_to_error(long http_status, const char *body, size_t len,
 		struct kinf_error *reterr);
 
+/*
+ * A successful (2xx) answer whose body is a Status that does not say
+ * "Success" is an error, as client-go's transformResponse makes it
+ * (errors.FromObject): 0 when body is anything else, else reterr as
+ * kinf_apistatus_to_error() fills it (the Status's own code) and -its code.
+ */
+int kinf_apistatus_check_success(const char *body, size_t len, struct kinf_error *reterr);
+
 #endif

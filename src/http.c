@@ -967,6 +967,8 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 			break;
 		}
 		if (resp->status >= 200 && resp->status < 300) {
+			/* A Status that says Failure is an error, 200 or not (client-go). */
+			rc = kinf_apistatus_check_success(resp->body.data, resp->body.len, reterr);
 			break;
 		}
 		bool refresh = false;

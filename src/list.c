@@ -330,7 +330,9 @@ static int parse_mark(const char *data, size_t len, void *userdata,
 	if (rc < 0) {
 		return parser_over(ls, rc);
 	}
-	kinf_listpage_done(ps);
+	if ((rc = kinf_listpage_done(ps)) < 0) {
+		return parser_over(ls, rc);
+	}
 	bool more = ps->cont != NULL;
 	pthread_mutex_lock(&ls->lock);
 	free(ls->published_token);
@@ -780,7 +782,9 @@ static int list_run(struct kinf_http *http, kinf_list_fetch_func fetch,
 		if (rc < 0) {
 			goto out;
 		}
-		kinf_listpage_done(&ps);
+		if ((rc = kinf_listpage_done(&ps)) < 0) {
+			goto out;
+		}
 		free(cont);
 		cont = ps.cont;
 		ps.cont = NULL;

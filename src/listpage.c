@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apistatus.h"
 #include "json.h"
 #include "listpage.h"
 #include "listsplit.h"
@@ -28,6 +29,17 @@ static int count_item(struct kinf_listpage *ps) {
 	}
 	ps->n_items++;
 	return 0;
+}
+
+/* A member of a Status that says what went wrong. */
+static bool is_status_member(const char *key, size_t len) {
+	static const char *const names[] = { "status", "message", "reason", "code", "details" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		if (strlen(names[i]) == len && memcmp(names[i], key, len) == 0) {
+			return true;
+		}
+	}
+	return false;
 }
 
 static int on_member(const char *key, size_t key_len, const char *value,
@@ -70,6 +82,7 @@ static int on_member(const char *key, size_t key_len, const char *value,
 		if (json_is_string(v)) {
 			free(*slot);
 			*slot = strdup(json_string_value(v));
+			ps->is_status |= key_len == 4 && strcmp(json_string_value(v), "Status") == 0;
 		}
 		json_decref(v);
 	} else if ((key_len == 5 && memcmp(key, "items", 5) == 0) ||
@@ -97,6 +110,9 @@ static int on_member(const char *key, size_t key_len, const char *value,
 		name[n] = '\0';
 		kinf_error_prefix(ps->reterr, "list member \"%s\"", name);
 		return -KINF_EJSON;
+	} else if (is_status_member(key, key_len)) {
+		kinf_buf_putf(&ps->status_members, ",\"%.*s\":", (int)key_len, key);
+		kinf_buf_put(&ps->status_members, value, len);
 	}
 	return 0;
 }
@@ -416,15 +432,31 @@ const char *kinf_listpage_accept(const struct kinf_list_opts *opts) {
 int kinf_listpage_begin(struct kinf_listpage *ps) {
 	ps->splitter = kinf_listsplit_new(&page_ops, ps, ps->opts->limits.max_bytes);
 	ps->md_seen = false;
+	ps->is_status = false;
+	kinf_buf_reset(&ps->status_members);
 	if (!ps->splitter) {
 		return kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
 	}
 	return 0;
 }
 
-void kinf_listpage_done(struct kinf_listpage *ps) {
+int kinf_listpage_done(struct kinf_listpage *ps) {
 	const struct kinf_list_opts *opts = ps->opts;
 	struct kinf_list_result *ret = ps->result;
+
+	if (ps->is_status) {
+		struct kinf_buf body = {0};
+		kinf_buf_puts(&body, "{\"kind\":\"Status\"");
+		kinf_buf_put(&body, ps->status_members.data, ps->status_members.len);
+		kinf_buf_puts(&body, "}");
+		int rc = kinf_buf_error(&body) ? kinf_error_set(ps->reterr, KINF_ENOMEM,
+				"out of memory") :
+			kinf_apistatus_check_success(body.data, body.len, ps->reterr);
+		kinf_buf_release(&body);
+		if (rc < 0) {
+			return rc;
+		}
+	}
 
 	ret->pages++;
 	if (opts->on_page) {
@@ -436,6 +468,7 @@ void kinf_listpage_done(struct kinf_listpage *ps) {
 	free(ret->resource_version);
 	ret->resource_version = ps->rv;
 	ps->rv = NULL;
+	return 0;
 }
 
 void kinf_listpage_finish(struct kinf_listpage *ps) {
@@ -465,6 +498,7 @@ void kinf_listpage_release(struct kinf_listpage *ps) {
 	ps->rows.v = NULL;
 	ps->rows.cap = 0;
 	kinf_strv_release(&ps->handed);
+	kinf_buf_release(&ps->status_members);
 	free(ps->cont);
 	ps->cont = NULL;
 	free(ps->rv);

@@ -46,6 +46,12 @@ struct kinf_listpage {
 	struct kinf_error *reterr;	/* where a page's errors go */
 	struct kinf_listsplit *splitter;	/* the page being parsed, or NULL */
 	bool md_seen;			/* this page's metadata member was read */
+	/*
+	 * A page that is a Status (kind "Status"): its status, message,
+	 * reason, code and details members, as "name":value, for the error.
+	 */
+	bool is_status;
+	struct kinf_buf status_members;
 };
 
 /* --max-list-items: the most items (and pages) a list may hold. */
@@ -64,8 +70,12 @@ int kinf_listpage_path(const struct kinf_list_opts *opts, long limit,
 /* A new page: a splitter for it in p->splitter. 0 or -KINF_ENOMEM (reterr). */
 int kinf_listpage_begin(struct kinf_listpage *p);
 
-/* The page is parsed (its splitter finished): count it, take its RV. */
-void kinf_listpage_done(struct kinf_listpage *p);
+/*
+ * The page is parsed (its splitter finished): count it, take its RV. A
+ * page that is a Status saying Failure (a 200 that client-go turns into
+ * an error) is that error instead: -its code (reterr).
+ */
+int kinf_listpage_done(struct kinf_listpage *p);
 
 /* Drop the items and rows kept so far (a restart, or a failed list). */
 void kinf_listpage_drop(struct kinf_listpage *p);

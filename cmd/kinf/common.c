@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -911,9 +912,22 @@ void cli_print_name(const struct kinf_resource *res, const struct kinf_object *o
 	free(kind);
 }
 
+bool cli_stdout_closed(void) {
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = 0 };
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
+}
+
+int cli_print_failed(const struct cli *cli, int rc, const struct kinf_error *err) {
+	if (ferror(stdout)) {
+		return EXIT_OK;	/* cli_finish_stdout() has the last word */
+	}
+	return cli_error(cli, rc, err, "output");
+}
+
 int cli_finish_stdout(int status) {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		if (errno == EPIPE) {
+		/* errno may be a later call's: a closed pipe is asked for again. */
+		if (errno == EPIPE || cli_stdout_closed()) {
 			return status;
 		}
 		fprintf(stderr, "kinf: writing output: %s\n", strerror(errno));

@@ -300,9 +300,25 @@ void cli_progress_erase(void);
 void cli_setup_logging(int verbose);
 
 /*
+ * True when nobody reads stdout any more: the reader of a pipe (or a
+ * socket) went away (`| head -1` exited).
+ */
+bool cli_stdout_closed(void);
+
+/*
  * Flush stdout and report a write error other than a closed pipe. Returns
- * the exit status to use (status unless stdout failed).
+ * the exit status to use: status when stdout was fine or a closed pipe
+ * (kinf ends quietly there, where kubectl dies of SIGPIPE), else status
+ * or 1.
  */
 int cli_finish_stdout(int status);
+
+/*
+ * A printer failed with rc: when stdout itself failed (a closed pipe, a
+ * full disk) cli_finish_stdout() says so at the end, or nothing for a
+ * closed pipe, and this returns 0; else it prints the error ("output: ...")
+ * and returns its exit status.
+ */
+int cli_print_failed(const struct cli *cli, int rc, const struct kinf_error *err);
 
 #endif

@@ -488,6 +488,11 @@ static int cmp_value(const void *a, const void *b) {
 
 /* --values: a VALUE COUNT table, or a JSON line for each. */
 static void print_values(struct query *q, const struct kinf_index_value *vals, size_t n) {
+	if (n == 0 && q->cli.format != KINF_OUTPUT_JSON) {
+		/* An empty table is not a header alone, as the --by tables */
+		fprintf(stderr, "No resources found\n");
+		return;
+	}
 	struct kinf_table *t = q->cli.format == KINF_OUTPUT_JSON ? NULL : kinf_table_new(2);
 	if (t && !q->cli.no_headers) {
 		const char *h[] = { "VALUE", "COUNT" };

@@ -75,6 +75,13 @@ static struct {
 	char *columns_json;
 	char *kind_prefix;
 	/*
+	 * For "No resources found in NS namespace." once for several types,
+	 * as kubectl says it: the namespace they were listed in, and whether
+	 * one of them was cluster-scoped (then it names none).
+	 */
+	char *listed_namespace;
+	bool listed_cluster_scoped;
+	/*
 	 * -A --accessible, namespace by namespace: a name is missing when no
 	 * namespace has it, as for one -A list; found per name, and the
 	 * resource to name in the message.
@@ -247,7 +254,8 @@ static int print_item(struct item_printer *p, struct kinf_object *obj) {
 		kinf_object_unref(typed);
 	}
 	p->first = false;
-	if (rc == 0 && ferror(stdout)) {
+	if (ferror(stdout)) {
+		/* stdout failed (the YAML writer's error says only that) */
 		p->write_errno = errno ? errno : EIO;
 		rc = kinf_error_set(&p->print_err, KINF_ECLOSED, "writing output: %s",
 				strerror(p->write_errno));
@@ -486,10 +494,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 	}
 	kinf_table_free(table);
 	kinf_strv_release(&cells);
-	if (rc < 0) {
-		return cli_error(cli, rc, NULL, "output");
-	}
-	return EXIT_OK;
+	return rc < 0 ? cli_print_failed(cli, rc, NULL) : EXIT_OK;
 }
 
 static int print_table(struct item_printer *p, struct kinf_list_result *res) {
@@ -571,10 +576,7 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 	};
 	rc = kinf_table_print_server(stdout, res->columns_json, rows, n, &topts, &err);
 	free(kind_prefix);
-	if (rc < 0) {
-		return cli_error(cli, rc, &err, "output");
-	}
-	return EXIT_OK;
+	return rc < 0 ? cli_print_failed(cli, rc, &err) : EXIT_OK;
 }
 
 static int run_list(int argc, char **argv);
@@ -768,7 +770,7 @@ static int print_held_rows(struct cli *cli, const struct groups *g) {
 		int rc = kinf_table_print_server(stdout, multi.columns_json,
 				multi.rows, multi.n_rows, &topts, &err);
 		if (rc < 0) {
-			status = cli_error(cli, rc, &err, "output");
+			status = cli_print_failed(cli, rc, &err);
 		}
 	}
 	return status;
@@ -891,12 +893,17 @@ static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
 	free(names);
 	if (table && multi.quiet_empty && !multi.table_printed && status == EXIT_OK &&
 			g->n_slash == 0 && n_pos == 1) {
-		if (cli->namespace && !cli->all_namespaces && g->nss.n < 2) {
-			cli_printf_safe(stderr, "No resources found in %s namespace.", cli->namespace);
+		if (multi.listed_namespace && !multi.listed_cluster_scoped && g->nss.n < 2 &&
+				g->ctxs.n < 2) {
+			cli_printf_safe(stderr, "No resources found in %s namespace.",
+					multi.listed_namespace);
 		} else {
 			fprintf(stderr, "No resources found\n");
 		}
 	}
+	free(multi.listed_namespace);
+	multi.listed_namespace = NULL;
+	multi.listed_cluster_scoped = false;
 	fflush(stdout);
 	multi.show_kind = multi.quiet_empty = multi.table_printed = false;
 	multi.merge = false;
@@ -1173,6 +1180,13 @@ static int list_exec(struct list_args *a) {
 	bool listed = false;
 	int status = cli_connect(&a->cli, a->pos[0]);
 
+	if (status == EXIT_OK && multi.in_group) {
+		if (!a->cli.res->namespaced || !a->cli.namespace) {
+			multi.listed_cluster_scoped = true;
+		} else if (!multi.listed_namespace) {
+			multi.listed_namespace = strdup(a->cli.namespace);
+		}
+	}
 	if (status == EXIT_OK && multi.in_group && multi.namespace && !a->cli.res->namespaced) {
 		/* A cluster-scoped type: listed for the first namespace only. */
 		listed = multi.listed_once;

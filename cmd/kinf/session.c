@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -153,15 +152,6 @@ int session_option(struct cli *cli, struct session_opts *so, int opt,
 		return 1;
 	}
 	return 0;
-}
-
-/*
- * True when nobody reads stdout any more (the reader of a pipe exited).
- * Checked while idle, so a quiet watch into `| head -3` still ends.
- */
-static bool stdout_closed(void) {
-	struct pollfd p = { .fd = STDOUT_FILENO, .events = 0 };
-	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP)) != 0;
 }
 
 /* The reflector retries (after the first sync, or a 5xx): say so. */
@@ -1399,7 +1389,8 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		/* Short waits: a signal or a closed stdout is noticed soon. */
 		int rc = kinf_informerset_next(s->set, 200, &ev);
 		if (rc == -KINF_ETIMEDOUT) {
-			if (stdout_closed()) {
+			/* Checked while idle, so a quiet watch into `| head -3` ends. */
+			if (cli_stdout_closed()) {
 				return 0;	/* `| head` went away: end quietly */
 			}
 			if (s->so.wake_on_idle) {

@@ -122,6 +122,42 @@ kubectl_fake() {
 	kubectl --kubeconfig "$FAKEAPI_DIR/kubeconfig" "$@"
 }
 
+BAD=$KINF_SOURCE_ROOT/test/fixtures/badservers
+
+# bad_start [--dir DIR] MODE [--tls]: start test/fixtures/badservers/
+# badserver.py in the background (DIR defaults to $BATS_TEST_TMPDIR/bad);
+# exports BAD_DIR, BAD_URL, BAD_PID, KUBECONFIG and XDG_CACHE_HOME.
+bad_start() {
+	local dir=$BATS_TEST_TMPDIR/bad
+	if [[ $1 == --dir ]]; then
+		dir=$2
+		shift 2
+	fi
+	mkdir -p "$dir"
+	/usr/bin/python3 "$BAD/badserver.py" --dir "$dir" --mode "$@" --exit-with "$$" \
+		>"$dir/server.log" 2>&1 3>&- </dev/null &
+	local pid=$! i
+	for ((i = 0; i < 400; i++)); do
+		[[ -e $dir/ready ]] && break
+		kill -0 "$pid" 2>/dev/null || { cat "$dir/server.log" >&2; return 1; }
+		sleep 0.05
+	done
+	[[ -e $dir/ready ]] || { echo "badserver not ready" >&2; return 1; }
+	export BAD_DIR=$dir BAD_PID=$pid KUBECONFIG=$dir/kubeconfig
+	export XDG_CACHE_HOME=$dir/cache
+	BAD_URL=$(<"$dir/url")
+	export BAD_URL
+}
+
+# bad_stop: stop the server bad_start started.
+bad_stop() {
+	if [[ -n ${BAD_PID:-} ]]; then
+		kill "$BAD_PID" 2>/dev/null || true
+		wait "$BAD_PID" 2>/dev/null || true
+		unset BAD_PID
+	fi
+}
+
 # kinf ...: runs $KINF.  Output and status pass through (so `run -N kinf ...`
 # works); the command line and status are also written to the test's log
 # (bats fd 4, else stderr), which bats shows only when the test fails.

@@ -75,8 +75,35 @@ static void test_to_error(void) {
 #endif
 }
 
+/* A 2xx body that is a Status saying Failure is an error, as client-go's. */
+static void test_check_success(void) {
+	struct kinf_error err = {0};
+	const char *failure = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":"
+		"\"Failure\",\"message\":\"no\",\"reason\":\"NotFound\",\"code\":404}";
+	is_int(kinf_apistatus_check_success(failure, strlen(failure), &err), -KINF_EHTTP,
+			"a Status saying Failure");
+	is_int(err.http_status, 404, "its code");
+	is_str(err.message, "no", "its message");
+	const char *gone = "{\"kind\":\"Status\",\"status\":\"Failure\",\"code\":410}";
+	is_int(kinf_apistatus_check_success(gone, strlen(gone), NULL), -KINF_EGONE,
+			"code 410: gone");
+	const char *other[] = {
+		"{\"kind\":\"Status\",\"status\":\"Success\"}",
+		"{\"kind\":\"Status\"}",
+		"{\"kind\":\"PodList\",\"status\":\"Failure\",\"items\":[],\"x\":\"Status\"}",
+		"{\"kind\":\"Pod\",\"status\":{\"phase\":\"Status\"}}",
+		"not json, \"Status\"",
+		"",
+	};
+	for (size_t i = 0; i < sizeof(other) / sizeof(*other); i++) {
+		is_int(kinf_apistatus_check_success(other[i], strlen(other[i]), NULL), 0,
+				"not a failure: %s", other[i]);
+	}
+}
+
 int main(void) {
 	test_status_text();
 	test_to_error();
+	test_check_success();
 	return tap_done();
 }

@@ -234,6 +234,17 @@ static void test_status(void) {
 	is_int(g.rc, -KINF_EHTTP, "302: not followed, an error");
 	is_int(g.heads.n, 1, "302: one request");
 	got_release(&g);
+
+	/* A 200 whose body is a Status saying Failure: an error, as client-go's. */
+	char r200[512];
+	snprintf(r200, sizeof(r200), "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+			"Content-Length: %zu\r\n\r\n%s", strlen(status404), status404);
+	const char *const s200[] = { r200, NULL };
+	get(s200, &req, NULL, NULL, &g);
+	is_int(g.rc, -KINF_EHTTP, "200 with a Status saying Failure: -KINF_EHTTP");
+	is_int(g.err.http_status, 404, "200 with a Status: the Status's code");
+	is_str(g.err.message, "pods \"x\" not found", "200 with a Status: its message");
+	got_release(&g);
 }
 
 /* 429 and 503 with Retry-After: waited for (at least a second), within bounds. */

@@ -26,6 +26,8 @@ struct server {
 	bool full_token;	/* the full list carries a continue token */
 	unsigned repeat_page;	/* 0, or this page repeats the previous page's token */
 	size_t piece;		/* bytes per on_body call */
+	unsigned status_page;	/* 0, or this page is status_body (with 200) */
+	const char *status_body;
 	/* recorded, under lock */
 	pthread_mutex_t lock;
 	struct kinf_strv paths;
@@ -98,7 +100,9 @@ static int fetch(const struct kinf_http_request *req, unsigned lane, void *userd
 			(!full && !c && s->first_gone)) {
 		return kinf_error_set(reterr, KINF_EGONE, "410 Gone: Expired: the token expired");
 	}
-	if (full) {
+	if (pg == s->status_page) {
+		must(kinf_buf_append_str(&body, s->status_body));
+	} else if (full) {
 		page(&body, s, 1, s->pages * s->per_page, s->full_token ? "t1" : NULL);
 	} else {
 		unsigned next = pg == s->repeat_page ? pg - 1 : pg;
@@ -368,7 +372,52 @@ static void test_limits(void) {
 	server_release(&s);
 }
 
+/*
+ * A 200 whose body is a Status saying Failure is that error, as
+ * client-go's transformResponse makes it (first page or a later one);
+ * one saying Success is not.
+ */
+static void test_status_page(void) {
+	static const char failure[] = "{\"apiVersion\":\"v1\",\"metadata\":{},"
+		"\"status\":\"Failure\",\"message\":\"pods is forbidden: no\","
+		"\"reason\":\"Forbidden\",\"details\":{\"kind\":\"pods\"},\"code\":403,"
+		"\"kind\":\"Status\"}";
+	struct server s;
+	struct kinf_list_result res;
+
+	for (unsigned pg = 1; pg <= 2; pg++) {
+		struct kinf_error err = {0};
+		server_init(&s);
+		s.pages = 3;
+		s.per_page = 2;
+		s.status_page = pg;
+		s.status_body = failure;
+		struct kinf_list_opts o = opts_for(&s);
+		int rc = kinf_list_with(fetch, &s, &o, &res, &err);
+		is_int(rc, -KINF_EHTTP, "page %u a Status Failure: an error", pg);
+		is_str(err.message, "pods is forbidden: no", "its message");
+		is_int(err.http_status, 403, "its code");
+		is_str(err.reason, "Forbidden", "its reason");
+		server_release(&s);
+	}
+	struct kinf_error err = {0};
+	server_init(&s);
+	s.pages = 1;
+	s.per_page = 0;
+	s.status_page = 1;
+	s.status_body = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+		"\"status\":\"Success\"}";
+	struct kinf_list_opts o = opts_for(&s);
+	int rc = kinf_list_with(fetch, &s, &o, &res, &err);
+	is_int(rc, 0, "a Status saying Success is no error (%s)", err.message);
+	if (rc == 0) {
+		kinf_list_result_release(&res);
+	}
+	server_release(&s);
+}
+
 int main(void) {
+	test_status_page();
 	test_small();
 	test_two_lanes(false);
 	test_two_lanes(true);
