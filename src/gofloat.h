@@ -15,4 +15,11 @@
 /* Format d into buf (KINF_GOFLOAT_SIZE bytes); returns buf. */
 char *kinf_gofloat_format(double d, char buf[KINF_GOFLOAT_SIZE]);
 
+/*
+ * d as Go's encoding/json writes a float64: the same shortest digits, in
+ * plain notation from 1e-6 up to 1e21 (1000000, 0.000015), else with an
+ * exponent, e-7 rather than e-07 (1e+21, 1e-7). For -o jsonpath-as-json.
+ */
+char *kinf_gofloat_format_json(double d, char buf[KINF_GOFLOAT_SIZE]);
+
 #endif

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gofloat.h"
+#include "gojson.h"
 #include "hex.h"
 #include "jsonpath.h"
 
@@ -814,16 +815,30 @@ int kinf_jsonpath_print_values(json_t *values, struct kinf_buf *out) {
 	return 0;
 }
 
+/*
+ * One node's results, as JSON (jsonpath-as-json): client-go's PrintResults
+ * with outputJSON, json.MarshalIndent of the array of them and a newline.
+ */
+static int print_json_results(json_t *vals, struct kinf_buf *out) {
+	int rc = vals ? kinf_gojson_append_indent(out, vals, "    ") : -KINF_ENOMEM;
+	return rc == 0 ? kinf_buf_append_char(out, '\n') : rc;
+}
+
 static int run_nodes(const struct kinf_jsonpath *jp, size_t from, size_t to,
-		json_t *cur, json_t *root, struct kinf_buf *out) {
+		json_t *cur, json_t *root, bool as_json, struct kinf_buf *out) {
 	int rc = 0;
 	for (size_t i = from; rc == 0 && i < to; i++) {
 		const struct node *n = &jp->nodes[i];
-		if (n->kind == NODE_TEXT) {
+		if (n->kind == NODE_TEXT && as_json) {
+			json_t *vals = json_pack("[s]", n->text);
+			rc = print_json_results(vals, out);
+			json_decref(vals);
+		} else if (n->kind == NODE_TEXT) {
 			rc = kinf_buf_append_str(out, n->text);
 		} else if (n->kind == NODE_EXPR) {
 			json_t *vals = eval_expr(n->expr, cur, root);
-			rc = kinf_jsonpath_print_values(vals, out);
+			rc = as_json ? print_json_results(vals, out) :
+				kinf_jsonpath_print_values(vals, out);
 			json_decref(vals);
 		} else if (n->kind == NODE_RANGE) {
 			/* Find the matching end. */
@@ -839,7 +854,7 @@ static int run_nodes(const struct kinf_jsonpath *jp, size_t from, size_t to,
 			size_t j;
 			json_t *v;
 			json_array_foreach(vals, j, v) {
-				if ((rc = run_nodes(jp, i + 1, end, v, root, out)) < 0) {
+				if ((rc = run_nodes(jp, i + 1, end, v, root, as_json, out)) < 0) {
 					break;
 				}
 			}
@@ -852,7 +867,16 @@ static int run_nodes(const struct kinf_jsonpath *jp, size_t from, size_t to,
 
 int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
 		struct kinf_buf *out, struct kinf_error *reterr) {
-	int rc = run_nodes(jp, 0, jp->n, data, data, out);
+	int rc = run_nodes(jp, 0, jp->n, data, data, false, out);
+	if (rc < 0) {
+		return kinf_error_set(reterr, -rc, "out of memory");
+	}
+	return 0;
+}
+
+int kinf_jsonpath_execute_json(const struct kinf_jsonpath *jp, json_t *data,
+		struct kinf_buf *out, struct kinf_error *reterr) {
+	int rc = run_nodes(jp, 0, jp->n, data, data, true, out);
 	if (rc < 0) {
 		return kinf_error_set(reterr, -rc, "out of memory");
 	}

@@ -28,6 +28,13 @@ void kinf_jsonpath_free(struct kinf_jsonpath *jp);
 /* Execute against data, appending the text to out. */
 int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
 		struct kinf_buf *out, struct kinf_error *reterr);
+/*
+ * Execute as kubectl's -o jsonpath-as-json: each text or expression of the
+ * template (each time a range runs it) as a JSON array of its results,
+ * indented as json.MarshalIndent(v, "", "    ") (gojson.h), and a newline.
+ */
+int kinf_jsonpath_execute_json(const struct kinf_jsonpath *jp, json_t *data,
+		struct kinf_buf *out, struct kinf_error *reterr);
 
 /*
  * Evaluate one expression as kubectl's custom-columns and wait --for take

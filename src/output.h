@@ -17,12 +17,15 @@ enum kinf_output_format {
 	KINF_OUTPUT_NAME,
 	KINF_OUTPUT_JSONPATH,		/* -o jsonpath=TEMPLATE */
 	KINF_OUTPUT_CUSTOM_COLUMNS,	/* -o custom-columns=NAME:PATH,... */
+	KINF_OUTPUT_JSONPATH_JSON,	/* -o jsonpath-as-json=TEMPLATE */
 };
 
 /*
  * "table" (or ""), "wide", "json", "yaml", "name", "jsonpath=TEMPLATE",
- * "custom-columns=SPEC". *ret_arg points into s after '=' (or NULL).
- * -KINF_EINVAL otherwise.
+ * "jsonpath-as-json=TEMPLATE", "custom-columns=SPEC". *ret_arg points into
+ * s after '=' (or NULL). kubectl's Go template formats (go-template=,
+ * go-template-file=, template=, templatefile=) are -KINF_EUNSUPPORTED;
+ * anything else -KINF_EINVAL.
  */
 int kinf_output_parse_format(const char *s, enum kinf_output_format *ret,
 		const char **ret_arg);

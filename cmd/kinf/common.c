@@ -24,8 +24,8 @@
 const char cli_common_usage[] =
 	"Connection options:\n"
 	"      --kubeconfig FILE          use only this kubeconfig file\n"
-	"      --context NAME             kubeconfig context to use; watch, deltas:\n"
-	"                                 several as a,b or --context a --context b\n"
+	"      --context NAME             kubeconfig context to use; several as a,b or\n"
+	"                                 --context a --context b (not version)\n"
 	"      --cluster NAME             kubeconfig cluster to use\n"
 	"      --user NAME                kubeconfig user to use\n"
 	"      --server ADDR              API server URL, or a kinf serve: unix:PATH\n"
@@ -41,12 +41,13 @@ const char cli_common_usage[] =
 	"      --refresh                  ignore the discovery cache\n"
 	"Selection and output:\n"
 	"  -n, --namespace NS             namespace (default: the context's, else default);\n"
-	"                                 watch, deltas: several as a,b or -n a -n b\n"
+	"                                 several as a,b or -n a -n b (not version)\n"
 	"  -A, --all-namespaces           every namespace\n"
 	"  -l, --selector SELECTOR        label selector (app=web,tier!=db)\n"
 	"      --field-selector SELECTOR  field selector (spec.nodeName=node-1)\n"
-	"  -o, --output FORMAT            table, wide, json, yaml, name,\n"
-	"                                 jsonpath=TEMPLATE or custom-columns=NAME:PATH,...\n"
+	"  -o, --output FORMAT            table, wide, json, yaml, name, jsonpath=TEMPLATE,\n"
+	"                                 jsonpath-as-json=TEMPLATE or\n"
+	"                                 custom-columns=NAME:PATH,...\n"
 	"      --no-headers               no header line in table output\n"
 	"      --show-managed-fields      keep metadata.managedFields in json and yaml\n"
 	"      --chunk-size N             list page size (default 500; 0: no paging)\n"
@@ -60,12 +61,69 @@ const char cli_common_usage[] =
 	"      --verbose[=LEVEL]          the same as -v\n"
 	"  -h, --help                     show this help\n";
 
+const char *const cli_format_names[] = { "table", "wide", "json", "yaml", "name",
+	"jsonpath=", "jsonpath-as-json=", "custom-columns=", NULL };
+const enum kinf_output_format cli_format_of_name[] = { KINF_OUTPUT_TABLE, KINF_OUTPUT_WIDE,
+	KINF_OUTPUT_JSON, KINF_OUTPUT_YAML, KINF_OUTPUT_NAME, KINF_OUTPUT_JSONPATH,
+	KINF_OUTPUT_JSONPATH_JSON, KINF_OUTPUT_CUSTOM_COLUMNS };
+
+/*
+ * What cmd prints with -o, for its help and errors: "table or json",
+ * "text (the default), json or yaml" for version's table.
+ */
+static void format_list(const struct cmd *cmd, bool help, struct kinf_buf *out) {
+	static const char *const spelled[] = { "table", "wide", "json", "yaml", "name",
+		"jsonpath=TEMPLATE", "jsonpath-as-json=TEMPLATE", "custom-columns=NAME:PATH,..." };
+	size_t n = 0, total = 0;
+	for (size_t i = 0; cli_format_names[i]; i++) {
+		total += (cmd->formats & CLI_FORMAT(cli_format_of_name[i])) != 0;
+	}
+	for (size_t i = 0; cli_format_names[i]; i++) {
+		if (!(cmd->formats & CLI_FORMAT(cli_format_of_name[i]))) {
+			continue;
+		}
+		kinf_buf_putf(out, "%s%s", n == 0 ? "" : n + 1 == total ? " or " : ", ", spelled[i]);
+		n++;
+	}
+	if (n == 0) {
+		kinf_buf_puts(out, "none: it prints nothing");
+	} else if (help && !(cmd->formats & CLI_FORMAT(KINF_OUTPUT_TABLE))) {
+		kinf_buf_puts(out, " (default: text)");	/* version's */
+	}
+}
+
 void cli_print_help(const struct cmd *cmd) {
 	fputs(cmd->usage, stdout);
 	if (cmd->more_usage) {
 		fputs(cmd->more_usage, stdout);
 	}
-	fputs(cli_common_usage, stdout);
+	/* The shared options, with the -o this command prints. */
+	static const char o_line[] = "  -o, --output FORMAT";
+	const char *o = strstr(cli_common_usage, o_line);
+	const char *after = o ? strstr(o, "\n      --") : NULL;
+	if (!o || !after) {
+		fputs(cli_common_usage, stdout);
+		return;
+	}
+	fwrite(cli_common_usage, 1, (size_t)(o - cli_common_usage), stdout);
+	struct kinf_buf list = {0};
+	format_list(cmd, true, &list);
+	/* Wrapped at the description column, as the other lines are. */
+	const char *text = kinf_buf_error(&list) ? "" : list.data;
+	int col = printf("%-33s", o_line);
+	for (const char *w = text; *w; ) {
+		size_t len = strcspn(w, " ");
+		if (col > 33 && col + 1 + (int)len > 80) {
+			col = printf("\n%33s", "") - 1;
+		} else if (col > 33) {
+			col += printf(" ");
+		}
+		col += printf("%.*s", (int)len, w);
+		w += len;
+		w += *w == ' ';
+	}
+	fputs(after, stdout);
+	kinf_buf_release(&list);
 }
 
 /*
@@ -111,8 +169,7 @@ void cli_init(struct cli *cli, const struct cmd *cmd) {
 }
 
 bool cli_managed_fields(struct cli *cli, bool needed) {
-	bool templated = cli->format == KINF_OUTPUT_JSONPATH ||
-		cli->format == KINF_OUTPUT_CUSTOM_COLUMNS;
+	bool templated = cli->templated;
 	cli->limits.drop_managed_fields = !cli->show_managed_fields && !templated && !needed;
 	return !cli->show_managed_fields && !templated && needed &&
 		(cli->format == KINF_OUTPUT_JSON || cli->format == KINF_OUTPUT_YAML);
@@ -342,13 +399,35 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 	case OPT_FIELD_SELECTOR: cli->field_selector = arg; return 1;
 	case 'o': {
 		struct kinf_error err = {0};
-		if (kinf_output_parse_format(arg, &cli->format, &cli->output_arg) < 0) {
-			cli_usage_error(cli, "unknown output format \"%s\" (use table, wide, json, "
-					"yaml, name, jsonpath=TEMPLATE or custom-columns=SPEC)", arg);
+		struct kinf_buf list = {0};
+		int rc = kinf_output_parse_format(arg, &cli->format, &cli->output_arg);
+		bool taken = rc == 0 && (!cli->cmd ||
+				(cli->cmd->formats & CLI_FORMAT(cli->format)));
+		if (!taken && cli->cmd) {
+			format_list(cli->cmd, false, &list);
+		}
+		if (rc == -KINF_EUNSUPPORTED) {
+			cli_usage_error(cli, "-o %.*s: kinf has no Go templates; use -o "
+					"jsonpath=TEMPLATE (-o jsonpath='{.metadata.name}') or -o "
+					"custom-columns=NAME:PATH,...", (int)strcspn(arg, "="), arg);
+		} else if (rc < 0) {
+			cli_usage_error(cli, "unknown output format \"%s\" (%s%s prints %s)", arg,
+					cli->cmd ? "kinf " : "", cli->cmd ? cli->cmd->name : "kinf",
+					list.data ? list.data : "table, wide, json, yaml, name, "
+					"jsonpath=TEMPLATE, jsonpath-as-json=TEMPLATE or custom-columns=SPEC");
+		} else if (!taken) {
+			cli_usage_error(cli, "kinf %s prints %s, not \"%s\"", cli->cmd->name,
+					list.data ? list.data : "", arg);
+		}
+		kinf_buf_release(&list);
+		if (!taken) {
 			return -EXIT_USAGE;
 		}
+		cli->templated = cli->format == KINF_OUTPUT_JSONPATH ||
+			cli->format == KINF_OUTPUT_JSONPATH_JSON ||
+			cli->format == KINF_OUTPUT_CUSTOM_COLUMNS;
 		/* Check the template now; the printer parses it again. */
-		if (cli->format == KINF_OUTPUT_JSONPATH) {
+		if (cli->format == KINF_OUTPUT_JSONPATH || cli->format == KINF_OUTPUT_JSONPATH_JSON) {
 			struct kinf_jsonpath *jp = NULL;
 			if (kinf_jsonpath_parse(cli->output_arg, &jp, &err) < 0) {
 				cli_usage_error(cli, "%s", err.message);
@@ -950,15 +1029,17 @@ int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
 			json_array_append_new(items, o);
 		}
 	}
-	if (cli->format == KINF_OUTPUT_JSONPATH) {
+	if (cli->format != KINF_OUTPUT_CUSTOM_COLUMNS) {
 		struct kinf_jsonpath *jp = NULL;
 		struct kinf_buf b = {0};
 		json_t *data = single && json_array_size(items) == 1 ?
 			json_incref(json_array_get(items, 0)) :
 			json_pack("{s:s,s:O,s:s,s:{s:s}}", "apiVersion", "v1", "items", items,
 				"kind", "List", "metadata", "resourceVersion", "");
+		bool as_json = cli->format == KINF_OUTPUT_JSONPATH_JSON;
 		if (kinf_jsonpath_parse(cli->output_arg, &jp, &err) == 0 &&
-				kinf_jsonpath_execute(jp, data, &b, &err) == 0) {
+				(as_json ? kinf_jsonpath_execute_json(jp, data, &b, &err) :
+				 kinf_jsonpath_execute(jp, data, &b, &err)) == 0) {
 			fwrite(b.data ? b.data : "", 1, b.len, out);
 		} else {
 			status = cli_error(cli, -KINF_EINVAL, &err, NULL);

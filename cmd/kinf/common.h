@@ -32,7 +32,24 @@ struct cmd {
 	int (*run)(int argc, char **argv);
 	const struct option *options;	/* its getopt_long table */
 	const char *more_usage;	/* options text shared with others, or NULL */
+	unsigned formats;	/* the -o it prints: CLI_FORMAT() bits; 0: none */
 };
+
+/* A -o format's bit in struct cmd's formats. */
+#define CLI_FORMAT(f) (1u << (f))
+/* Every -o format: list, watch and index print them all. */
+#define CLI_FORMATS_ALL (CLI_FORMAT(KINF_OUTPUT_TABLE) | CLI_FORMAT(KINF_OUTPUT_WIDE) | \
+	CLI_FORMAT(KINF_OUTPUT_JSON) | CLI_FORMAT(KINF_OUTPUT_YAML) | \
+	CLI_FORMAT(KINF_OUTPUT_NAME) | CLI_FORMAT(KINF_OUTPUT_JSONPATH) | \
+	CLI_FORMAT(KINF_OUTPUT_JSONPATH_JSON) | CLI_FORMAT(KINF_OUTPUT_CUSTOM_COLUMNS))
+
+/*
+ * The -o names of formats (CLI_FORMAT bits), in kubectl's order, as
+ * completion offers them: "table", "json", "jsonpath=", ... NULL-terminated;
+ * names[i] belongs to the format in formats[i].
+ */
+extern const char *const cli_format_names[];
+extern const enum kinf_output_format cli_format_of_name[];
 
 extern const struct cmd cmd_complete;	/* hidden: kinf __complete */
 extern const struct cmd cmd_deltas;
@@ -55,6 +72,7 @@ struct cli {
 	enum kinf_output_format format;
 	const char *output_arg;	/* the template of jsonpath= / custom-columns= */
 	bool no_headers;
+	bool templated;			/* -o jsonpath=, jsonpath-as-json=, custom-columns= */
 	bool show_managed_fields;	/* --show-managed-fields */
 	long chunk_size;
 	bool chunk_size_set;		/* --chunk-size given: informers page every list */

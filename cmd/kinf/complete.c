@@ -315,8 +315,20 @@ static void offer_namespaces(struct comp *c, const char *prefix, const char *par
 	offer_listed_names(c, "namespaces", false, prefix, partial);
 }
 
-/* Resource types from discovery (the cache when it is fresh): plural names. */
-static void offer_resources(struct comp *c, const char *partial) {
+/*
+ * Resource types from discovery (the cache when it is fresh, else the
+ * server, which fills the cache): plural names. Of a comma list
+ * (pods,de), the last item, the list before it kept and the types already
+ * in it left out.
+ */
+static void offer_resources(struct comp *c, const char *cur) {
+	const char *comma = c->cmd != &cmd_version ? strrchr(cur, ',') : NULL;
+	const char *partial = comma ? comma + 1 : cur;
+	char *prefix = strndup(cur, comma ? (size_t)(comma - cur + 1) : 0);
+	if (!prefix) {
+		keep(c, -KINF_ENOMEM);
+		return;
+	}
 	static const struct option common[] = { CLI_COMMON_OPTIONS, { NULL, 0, NULL, 0 } };
 	struct cli cli;
 	struct kinf_discovery *disc = NULL;
@@ -350,12 +362,21 @@ static void offer_resources(struct comp *c, const char *partial) {
 		}
 		kinf_strv_sort_unique(&names);
 		for (size_t i = 0; i < names.n; i++) {
-			offer(c, "", names.v[i], partial);
+			/* ",pods," in ",pods,de": already in the list */
+			size_t n = strlen(names.v[i]);
+			bool listed = false;
+			for (const char *p = prefix; (p = strstr(p, names.v[i])) != NULL; p += n) {
+				listed |= (p == prefix || p[-1] == ',') && p[n] == ',';
+			}
+			if (!listed) {
+				offer(c, prefix, names.v[i], partial);
+			}
 		}
 		kinf_strv_release(&names);
 	}
 	kinf_discovery_free(disc);
 	cli_release(&cli);
+	free(prefix);
 }
 
 static void offer_contexts(struct comp *c, const char *prefix, const char *partial) {
@@ -476,17 +497,13 @@ static void offer_indexes(struct comp *c, bool by, const char *prefix, const cha
 	free(type);
 }
 
+/* The -o formats of the command (struct cmd's formats). */
 static void offer_formats(struct comp *c, const char *prefix, const char *partial) {
-	static const char *const all[] = { "table", "wide", "json", "yaml", "name",
-		"jsonpath=", "custom-columns=", NULL };
-	static const char *const watch[] = { "table", "json", "name", "jsonpath=",
-		"custom-columns=", NULL };
-	static const char *const deltas[] = { "table", "json", NULL };
-	static const char *const version[] = { "json", NULL };
-	const char *const *v = c->cmd == &cmd_watch ? watch : c->cmd == &cmd_deltas ? deltas :
-		c->cmd == &cmd_version ? version : all;
-	for (size_t i = 0; v[i]; i++) {
-		offer(c, prefix, v[i], partial);
+	unsigned formats = c->cmd ? c->cmd->formats : CLI_FORMATS_ALL;
+	for (size_t i = 0; cli_format_names[i]; i++) {
+		if (formats & CLI_FORMAT(cli_format_of_name[i])) {
+			offer(c, prefix, cli_format_names[i], partial);
+		}
 	}
 	c->directive |= DIRECTIVE_NO_SPACE;
 }
@@ -677,6 +694,9 @@ static int run_complete(int argc, char **argv) {
 		if (strcmp(w[i], commands[k]->name) == 0) {
 			c.cmd = commands[k];
 		}
+	}
+	if (strcmp(w[i], "get") == 0) {
+		c.cmd = &cmd_list;	/* kinf get is kinf list */
 	}
 	if (!c.cmd) {
 		goto done;

@@ -109,9 +109,6 @@ static int deltas_check(struct deltas_args *a) {
 	if (a->n_pos > 2) {
 		return cli_usage_error(&a->cli, "deltas takes a resource type and at most one name");
 	}
-	if (a->cli.format != KINF_OUTPUT_TABLE && a->cli.format != KINF_OUTPUT_JSON) {
-		return cli_usage_error(&a->cli, "deltas prints table or json output");
-	}
 	return EXIT_OK;
 }
 
@@ -226,4 +223,5 @@ const struct cmd cmd_deltas = {
 	.run = run_deltas,
 	.options = deltas_options,
 	.more_usage = session_usage,
+	.formats = CLI_FORMAT(KINF_OUTPUT_TABLE) | CLI_FORMAT(KINF_OUTPUT_JSON),
 };

@@ -613,8 +613,7 @@ static int answer(struct query *q) {
 		;
 	} else if (q->keys) {
 		print_keys(q, v, n);
-	} else if (q->cli.format == KINF_OUTPUT_JSONPATH ||
-			q->cli.format == KINF_OUTPUT_CUSTOM_COLUMNS) {
+	} else if (q->cli.templated) {
 		status = print_templated(q, v, n);
 	} else if (q->cli.format == KINF_OUTPUT_TABLE || q->cli.format == KINF_OUTPUT_WIDE) {
 		if (print_tables(q, v, n) < 0) {
@@ -1009,4 +1008,5 @@ const struct cmd cmd_index = {
 	.run = run_index,
 	.options = index_options,
 	.more_usage = session_usage,
+	.formats = CLI_FORMATS_ALL,
 };

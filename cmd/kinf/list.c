@@ -82,6 +82,12 @@ static struct {
 	char *listed_namespace;
 	bool listed_cluster_scoped;
 	/*
+	 * -o jsonpath, jsonpath-as-json and custom-columns over several
+	 * lists: their objects, typed, for one template run over all of them
+	 * at the end (kubectl's one List), not one per type.
+	 */
+	struct kinf_object_list templated;
+	/*
 	 * -A --accessible, namespace by namespace: a name is missing when no
 	 * namespace has it, as for one -A list; found per name, and the
 	 * resource to name in the message.
@@ -405,6 +411,17 @@ static int print_templated(struct item_printer *p, struct kinf_list_result *res)
 				n++;
 			}
 		}
+	}
+	if (typed && multi.in_group) {
+		/* Held for the groups' one run (groups_run()). */
+		status = EXIT_OK;
+		for (size_t i = 0; i < n; i++) {
+			if (kinf_object_list_push_take(&multi.templated, typed[i]) < 0) {
+				status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+			}
+		}
+		free(typed);
+		return status;
 	}
 	status = typed ? cli_print_templated(cli, typed, n, p->n_names == 1, stdout) : EXIT_ERROR;
 	for (size_t i = 0; i < n; i++) {
@@ -891,6 +908,12 @@ static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
 		status = worse(status, run_type(cli, argc, argv, n_opts, g, t, tnames, n));
 	}
 	free(names);
+	if (cli->templated && !stops_all(status)) {
+		int printed = cli_print_templated(cli, multi.templated.v, multi.templated.n, false,
+				stdout);
+		status = status == EXIT_OK ? printed : status;
+	}
+	kinf_object_list_release(&multi.templated);
 	if (table && multi.quiet_empty && !multi.table_printed && status == EXIT_OK &&
 			g->n_slash == 0 && n_pos == 1) {
 		if (multi.listed_namespace && !multi.listed_cluster_scoped && g->nss.n < 2 &&
@@ -1149,8 +1172,7 @@ static int list_one(struct list_args *a, struct item_printer *p) {
 		.first = true,
 	};
 	bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
-	bool templated = cli->format == KINF_OUTPUT_JSONPATH ||
-		cli->format == KINF_OUTPUT_CUSTOM_COLUMNS;
+	bool templated = cli->templated;
 	bool streamed = !table && !templated;
 	if (streamed && !isatty(STDOUT_FILENO)) {
 		static char stdout_buf[64 << 10];
@@ -1237,4 +1259,5 @@ const struct cmd cmd_list = {
 	.usage = list_usage,
 	.run = run_list,
 	.options = list_options,
+	.formats = CLI_FORMATS_ALL,
 };

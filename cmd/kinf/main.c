@@ -27,7 +27,8 @@ static void usage(FILE *out) {
 		"\n"
 		"Commands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++) {
-		fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
+		fprintf(out, "  %-8s %s%s\n", commands[i]->name, commands[i]->summary,
+				commands[i] == &cmd_list ? " (also: get)" : "");
 	}
 	fprintf(out,
 		"\n"
@@ -43,6 +44,12 @@ static void usage(FILE *out) {
 		"command; after it they win. Also: -h, --help; --version.\n");
 }
 
+static const char help_usage[] =
+	"Usage: kinf help [COMMAND]\n"
+	"\n"
+	"Print the help of COMMAND, as kinf COMMAND --help does, or without one\n"
+	"kinf's own: its commands and examples. 'man kinf' has all of it.\n";
+
 /* The shared options, which may come before the command too, as kubectl's. */
 static const struct option global_options[] = {
 	CLI_COMMON_OPTIONS,
@@ -50,10 +57,27 @@ static const struct option global_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/*
+ * kubectl's verbs for kinf's commands: kinf get is kinf list, as a kubectl
+ * user means it (kubectl get's tables, -o, -w: kinf list's), not a
+ * command of its own (kinf --help lists list).
+ */
+static const struct {
+	const char *name;
+	const struct cmd *cmd;
+} aliases[] = {
+	{ "get", &cmd_list },
+};
+
 static const struct cmd *find_command(const char *name) {
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		if (strcmp(name, commands[i]->name) == 0) {
 			return commands[i];
+		}
+	}
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(*aliases); i++) {
+		if (strcmp(name, aliases[i].name) == 0) {
+			return aliases[i].cmd;
 		}
 	}
 	return NULL;
@@ -157,7 +181,9 @@ int main(int argc, char **argv) {
 	}
 	const char *name = argv[first];
 	if (strcmp(name, "help") == 0) {
-		if (first + 1 < argc) {
+		if (first + 1 < argc && strcmp(argv[first + 1], "help") == 0) {
+			fputs(help_usage, stdout);
+		} else if (first + 1 < argc) {
 			const struct cmd *c = find_command(argv[first + 1]);
 			if (!c) {
 				return unknown_command(argv[first + 1]);

@@ -132,9 +132,6 @@ static int run_version(int argc, char **argv) {
 		return cli_usage_error(&cli, "version takes no arguments");
 	}
 	bool json = cli.format == KINF_OUTPUT_JSON, yaml = cli.format == KINF_OUTPUT_YAML;
-	if (!json && !yaml && cli.format != KINF_OUTPUT_TABLE) {
-		return cli_usage_error(&cli, "version prints text, -o json or -o yaml");
-	}
 	json_t *server = NULL;
 	if (!client_only) {
 		status = cli_connect(&cli, NULL);
@@ -191,4 +188,5 @@ const struct cmd cmd_version = {
 	.usage = version_usage,
 	.run = run_version,
 	.options = version_options,
+	.formats = CLI_FORMAT(KINF_OUTPUT_JSON) | CLI_FORMAT(KINF_OUTPUT_YAML),
 };

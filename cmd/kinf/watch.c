@@ -409,7 +409,7 @@ static int print_templated_event(struct watch *w, const struct kinf_informer_eve
 	if (!typed) {
 		return -KINF_ENOMEM;
 	}
-	if (w->cli.format == KINF_OUTPUT_JSONPATH) {
+	if (w->cli.format != KINF_OUTPUT_CUSTOM_COLUMNS) {
 		cli_print_templated(&w->cli, &typed, 1, true, stdout);
 		kinf_object_unref(typed);
 		return 0;
@@ -440,6 +440,7 @@ static int print_templated_event(struct watch *w, const struct kinf_informer_eve
 static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
 	switch (w->cli.format) {
 	case KINF_OUTPUT_JSONPATH:
+	case KINF_OUTPUT_JSONPATH_JSON:
 	case KINF_OUTPUT_CUSTOM_COLUMNS:
 		return print_templated_event(w, ev);
 	case KINF_OUTPUT_JSON:
@@ -870,4 +871,5 @@ const struct cmd cmd_watch = {
 	.run = run_watch,
 	.options = watch_options,
 	.more_usage = session_usage,
+	.formats = CLI_FORMATS_ALL,
 };

@@ -162,12 +162,23 @@ function __kinf_resources
     end | sort -u
 end
 
+# Resource types: the cache's; with no cache (a new machine or cluster), the
+# server's, through kinf __complete (which reads discovery and caches it).
+function __kinf_resource_types
+    set -l types (__kinf_resources)
+    if test (count $types) -eq 0
+        set -l tokens (commandline -opc)
+        set types ($tokens[1] __complete $tokens[2..-1] '' </dev/null 2>/dev/null | string match -v -r '^:[0-9]*$')
+    end
+    printf '%s\n' $types
+end
+
 # watch and deltas take comma lists (pods,configmaps; -n a,b; --context
 # a,b): the candidates on stdin become the token with its last item
 # completed, those already in the list left out. Other commands take one.
 function __kinf_list_items
     set -l prefix
-    if __kinf_using watch deltas
+    if __kinf_using deltas get index list serve watch
         set -l tok (commandline -ct | string replace -r -- '^--[^=]*=' '')
         set prefix (string match -r -- '^.*,' "$tok")
     end
@@ -255,12 +266,12 @@ complete -c kinf -s h -l help -d 'show the help'
 complete -c kinf -n '__kinf_using help' -a "$__kinf_server_commands"
 
 # The resource type operand.
-complete -c kinf -n '__kinf_using list watch deltas index serve; and __kinf_needs_resource' -a '(__kinf_resources | __kinf_list_items)' -d 'resource type'
+complete -c kinf -n '__kinf_using list get watch deltas index serve; and __kinf_needs_resource' -a '(__kinf_resource_types | __kinf_list_items)' -d 'resource type'
 # Object names after it, from the cluster.
-complete -c kinf -n '__kinf_using list watch deltas; and not __kinf_needs_resource' -a '(__kinf_cluster)' -d name
+complete -c kinf -n '__kinf_using list get watch deltas; and not __kinf_needs_resource' -a '(__kinf_cluster)' -d name
 
 # Connection options.
-set -l c "__kinf_no_command; or __kinf_using $__kinf_server_commands"
+set -l c "__kinf_no_command; or __kinf_using get $__kinf_server_commands"
 complete -c kinf -n $c -l kubeconfig -r -F -d 'use only this kubeconfig file'
 complete -c kinf -n $c -l context -x -a '(__kinf_contexts | __kinf_list_items)' -d 'kubeconfig context to use'
 complete -c kinf -n $c -l cluster -x -d 'kubeconfig cluster to use'
@@ -281,7 +292,7 @@ complete -c kinf -n $c -s n -l namespace -x -a '(__kinf_namespaces | __kinf_list
 complete -c kinf -n $c -s A -l all-namespaces -d 'every namespace'
 complete -c kinf -n $c -s l -l selector -x -d 'label selector'
 complete -c kinf -n $c -l field-selector -x -d 'field selector'
-complete -c kinf -n '__kinf_using list index watch' -s o -l output -x -a 'table wide json yaml name jsonpath= custom-columns=' -d 'output format'
+complete -c kinf -n '__kinf_using list get index watch' -s o -l output -x -a 'table wide json yaml name jsonpath= jsonpath-as-json= custom-columns=' -d 'output format'
 complete -c kinf -n '__kinf_using deltas' -s o -l output -x -a 'table json' -d 'output format'
 complete -c kinf -n '__kinf_using serve' -s o -l output -x -d 'refused: serve prints nothing'
 complete -c kinf -n '__kinf_using version' -s o -l output -x -a 'json yaml' -d 'output format'
@@ -312,9 +323,9 @@ complete -c kinf -n $s -l dump-on-exit -r -F -d 'write the cache as JSON lines a
 set -l w '__kinf_using watch'
 complete -c kinf -n $w -s w -l watch -d 'watch (it always does)'
 complete -c kinf -n $w -l watch-only -d "do not print the initial list's events"
-complete -c kinf -n '__kinf_using list' -s w -l watch -d 'after the list, watch (kinf watch)'
-complete -c kinf -n '__kinf_using list' -l watch-only -d 'watch without printing the list first'
-complete -c kinf -n '__kinf_using list' -l accessible -d 'with -A: the namespaces where the type may be listed'
+complete -c kinf -n '__kinf_using list get' -s w -l watch -d 'after the list, watch (kinf watch)'
+complete -c kinf -n '__kinf_using list get' -l watch-only -d 'watch without printing the list first'
+complete -c kinf -n '__kinf_using list get' -l accessible -d 'with -A: the namespaces where the type may be listed'
 complete -c kinf -n $w -l no-resync-events -d 'leave out updates with an unchanged resourceVersion'
 complete -c kinf -n $w -l old -d 'with -o json, add oldObject to updates'
 complete -c kinf -n $w -l diff -d 'print the fields an update changed'

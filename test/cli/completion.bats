@@ -220,9 +220,9 @@ bash_complete_words() {
 
 @test "bash: -o values depend on the command" {
 	run bash_complete kinf list -o ''
-	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath-as-json= jsonpath= name table wide yaml)"
 	run bash_complete kinf watch pods -o ''
-	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath-as-json= jsonpath= name table wide yaml)"
 	run bash_complete kinf watch pods/x --for ''
 	assert_output "$(printf '%s\n' condition= condition=Ready create delete jsonpath= rollout)"
 	run bash_complete kinf deltas --output ''
@@ -236,7 +236,7 @@ bash_complete_words() {
 @test "bash: --opt=VALUE completes what readline replaces" {
 	# '=' is in COMP_WORDBREAKS: readline replaces what follows it.
 	run bash_complete_line 'kinf list --output='
-	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath-as-json= jsonpath= name table wide yaml)"
 	run bash_complete_line 'kinf watch --output=n'
 	assert_output name
 	run bash_complete_line 'kinf watch --timestamps=u'
@@ -268,11 +268,11 @@ EOF
 
 @test "bash: without COMP_LINE, COMP_WORDS as bash splits them" {
 	run bash_complete_words kinf list --output = ''
-	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath-as-json= jsonpath= name table wide yaml)"
 	run bash_complete_words kinf list --output = y
 	assert_output yaml
 	run bash_complete_words kinf watch -o ''
-	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath-as-json= jsonpath= name table wide yaml)"
 }
 
 @test "bash: --timestamps and --color values" {
@@ -352,7 +352,7 @@ EOF
 	run bash_complete kinf --context prod-west --as alice --as-group g -A watch d
 	assert_output deployments
 	run bash_complete kinf --namespace=default -v list -o ''
-	assert_output "$(printf '%s\n' custom-columns= json jsonpath= name table wide yaml)"
+	assert_output "$(printf '%s\n' custom-columns= json jsonpath-as-json= jsonpath= name table wide yaml)"
 	run bash_complete kinf -n default deltas pods --output ''
 	assert_output "$(printf '%s\n' json table)"
 	run bash_complete kinf -n default list pods ''
@@ -488,6 +488,83 @@ EOF
 	assert_output team-a,kube-system
 }
 
+@test "comma lists complete for list, get and serve as for watch: bash, zsh, fish, kinf __complete" {
+	export XDG_CACHE_HOME=$T/cache KUBECONFIG=$T/kubeconfig
+	local cmd
+	for cmd in list get serve index; do
+		run bash_complete kinf $cmd pods,d
+		assert_output pods,deployments
+		run bash_complete kinf $cmd pods,
+		assert_output "$(printf '%s\n' pods,deployments pods,namespaces pods,widgets)"
+	done
+	run bash_complete kinf list --context dev-east,
+	assert_output dev-east,prod-west
+	run bash_complete kinf serve pods --context=dev-east,p
+	assert_output dev-east,prod-west
+	printf '#!/bin/sh\nprintf "namespace/default\\nnamespace/kube-system\\nnamespace/team-a\\n"\n' \
+		>"$T/kinf"
+	chmod +x "$T/kinf"
+	run bash_complete "$T/kinf" list pods -n default,kube-system,
+	assert_output default,kube-system,team-a
+	run bash_complete "$T/kinf" serve pods --namespace team-a,k
+	assert_output team-a,kube-system
+	# version takes one context
+	run bash_complete kinf version --context dev-east,
+	assert_output ""
+	if command -v fish >/dev/null; then
+		for cmd in list get serve; do
+			run fish_complete "kinf $cmd pods,"
+			assert_output "$(printf '%s\n' pods,deployments pods,namespaces pods,widgets)"
+		done
+		run fish_complete "kinf list --context dev-east,"
+		assert_output dev-east,prod-west
+	fi
+	if command -v zsh >/dev/null && zsh -c 'zmodload zsh/zpty' 2>/dev/null; then
+		for cmd in list serve; do
+			run zsh_complete "kinf $cmd pods,"
+			assert_success
+			assert_output --regexp "deployments +namespaces +widgets"
+		done
+	fi
+	# kinf __complete (kubectl kinf <TAB> asks it) does the same.
+	use_fake
+	run complete_kinf list pods,d
+	assert_output pods,deployments
+	run complete_kinf serve pods,deployments,
+	refute_line pods,deployments,pods
+	refute_line pods,deployments,deployments
+	assert_line pods,deployments,configmaps
+}
+
+@test "resource types with an empty discovery cache: asked of the server, in bash, zsh and fish" {
+	use_fake
+	export XDG_CACHE_HOME=$T/empty-cache
+	run complete_kinf list dep
+	assert_output deployments
+	[[ -n $(ls "$XDG_CACHE_HOME/kinf/discovery") ]] || fail "kinf __complete did not cache discovery"
+	rm -rf "$XDG_CACHE_HOME"
+	run bash_complete "$KINF" list dep
+	assert_output deployments
+	rm -rf "$XDG_CACHE_HOME"
+	run bash_complete "$KINF" watch pods,dep
+	assert_output pods,deployments
+	rm -rf "$XDG_CACHE_HOME"
+	run bash_complete "$KINF" -n default get dep
+	assert_output deployments
+	if command -v fish >/dev/null; then
+		rm -rf "$XDG_CACHE_HOME"
+		run fish_complete "$KINF list dep"
+		assert_output deployments
+	fi
+	if command -v zsh >/dev/null && zsh -c 'zmodload zsh/zpty' 2>/dev/null; then
+		rm -rf "$XDG_CACHE_HOME"
+		run zsh_complete "$KINF list "
+		assert_success
+		assert_output --partial deployments
+		assert_output --partial pods
+	fi
+}
+
 @test "bash: --by and --values index names, with those from --index" {
 	run bash_complete kinf index pods --by ''
 	assert_output "$(printf '%s\n' field: label: namespace node owner phase)"
@@ -619,7 +696,7 @@ fish_complete() {
 	run fish_complete "kinf deltas -o "
 	assert_output "$(printf '%s\n' json table)"
 	run fish_complete "kinf list --output="
-	assert_output "$(printf '%s\n' --output=custom-columns= --output=json --output=jsonpath= --output=name --output=table --output=wide --output=yaml)"
+	assert_output "$(printf '%s\n' --output=custom-columns= --output=json --output=jsonpath-as-json= --output=jsonpath= --output=name --output=table --output=wide --output=yaml)"
 	run fish_complete "kinf version --c"
 	assert_line -- --client
 	refute_line -- --color

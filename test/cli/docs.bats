@@ -362,3 +362,58 @@ report() {
 	grep -q "with $total hostile-input cases" "$MAN" ||
 		fail "man page does not say $total hostile-input cases"
 }
+
+@test "kinf help help, kinf help get (list's), and SYNOPSIS lists every command" {
+	run "$KINF" help help
+	assert_success
+	assert_line --partial "Usage: kinf help [COMMAND]"
+	run "$KINF" help get
+	assert_success
+	assert_output "$("$KINF" list --help)"
+	local c synopsis
+	synopsis=$(awk '/^# SYNOPSIS/ { f = 1; next } /^# / { f = 0 } f' "$MAN")
+	for c in $(all_commands) help get; do
+		grep -qF -- "*kinf* *$c*" <<<"$synopsis" || echo "$c"
+	done | report "man/kinf.1.scd's SYNOPSIS"
+}
+
+@test "-o: each command's --help, errors and completion list only the formats it prints" {
+	# version: json and yaml (text without -o), as kubectl version
+	run "$KINF" version --help
+	assert_line --regexp '^  -o, --output FORMAT +json or yaml \(default: text\)$'
+	run -2 --separate-stderr "$KINF" version -o wide
+	[[ $stderr == "kinf: kinf version prints json or yaml, not \"wide\""* ]] || fail "$stderr"
+	run -2 --separate-stderr "$KINF" version -o bogus
+	[[ $stderr == *"(kinf version prints json or yaml)"* ]] || fail "$stderr"
+	run "$KINF" __complete version -o ''
+	assert_output "$(printf '%s\n' json yaml :6)"
+	run "$KINF" deltas --help
+	assert_line --regexp '^  -o, --output FORMAT +table or json$'
+	run -2 --separate-stderr "$KINF" deltas pods -o yaml
+	[[ $stderr == "kinf: kinf deltas prints table or json, not \"yaml\""* ]] || fail "$stderr"
+	run "$KINF" serve --help
+	assert_line --regexp '^  -o, --output FORMAT +none: it prints nothing$'
+	local c
+	for c in list watch index; do
+		run "$KINF" "$c" --help
+		assert_output --partial "jsonpath-as-json=TEMPLATE"
+	done
+}
+
+@test "-n and --context with several values are documented for every command that takes them" {
+	local c
+	for c in list watch deltas index serve version; do
+		run "$KINF" "$c" --help
+		assert_line --regexp '^  -n, --namespace NS +.*'
+		assert_output --partial "several as a,b or -n a -n b (not version)"
+		assert_output --partial "several as a,b or"
+	done
+	local entry
+	for entry in '^\*-n\*, \*--namespace\* _namespace_$' '^\*--context\* _name_$'; do
+		awk -v e="$entry" '$0 ~ e { f = 1; next } f && /^\*/ { exit } f' "$MAN" | tr -s '\n\t ' '   ' |
+			grep -q '\*list\*, \*watch\*, \*deltas\*, \*index\* and \*serve\* take several' ||
+			fail "the man page's $entry does not name every command that takes several"
+	done
+	grep -q '`-n` and `--context` take several' "$README" ||
+		fail "README.md does not say which commands take several -n and --context"
+}

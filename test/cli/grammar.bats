@@ -231,18 +231,6 @@ form_words() {
 	((${#bad[@]} == 0)) || fail "$(printf '%s\n' "${bad[@]}")"
 }
 
-# Same words to kinf list and kubectl get, same stdout (and both fail or not).
-same_as_kubectl_get() {
-	local kinf_out kubectl_out kinf_rc=0 kubectl_rc=0
-	kinf_out=$("$KINF" list "$@" 2>/dev/null) || kinf_rc=$?
-	kubectl_out=$(kubectl_fake get "$@" 2>/dev/null) || kubectl_rc=$?
-	if [[ $kinf_out != "$kubectl_out" ]] || (((kinf_rc == 0) != (kubectl_rc == 0))); then
-		echo "kinf list $* (status $kinf_rc) differs from kubectl get (status $kubectl_rc):"
-		diff -u <(printf '%s\n' "$kubectl_out") <(printf '%s\n' "$kinf_out")
-		return 1
-	fi
-}
-
 @test "kinf list means what kubectl get means with the same words" {
 	require_kubectl
 	local row failed=0

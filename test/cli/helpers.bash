@@ -158,6 +158,19 @@ bad_stop() {
 	fi
 }
 
+# same_as_kubectl_get WORDS...: kinf list WORDS and kubectl get WORDS print
+# the same stdout and both succeed or both fail; else says how and fails.
+same_as_kubectl_get() {
+	local kinf_out kubectl_out kinf_rc=0 kubectl_rc=0
+	kinf_out=$("$KINF" list "$@" 2>/dev/null) || kinf_rc=$?
+	kubectl_out=$(kubectl_fake get "$@" 2>/dev/null) || kubectl_rc=$?
+	if [[ $kinf_out != "$kubectl_out" ]] || (((kinf_rc == 0) != (kubectl_rc == 0))); then
+		echo "kinf list $* (status $kinf_rc) differs from kubectl get (status $kubectl_rc):"
+		diff -u <(printf '%s\n' "$kubectl_out") <(printf '%s\n' "$kinf_out")
+		return 1
+	fi
+}
+
 # kinf ...: runs $KINF.  Output and status pass through (so `run -N kinf ...`
 # works); the command line and status are also written to the test's log
 # (bats fd 4, else stderr), which bats shows only when the test fails.

@@ -12,7 +12,31 @@ static void is_go(double d, const char *want) {
 	is_str(kinf_gofloat_format(d, buf), want, want);
 }
 
+/*
+ * Go's encoding/json for a float64: 'f' from 1e-6 up to 1e21, else 'e'
+ * with e-07 cleaned up to e-7 (encode.go's floatEncoder).
+ */
+static void is_json(double d, const char *want) {
+	char buf[KINF_GOFLOAT_SIZE];
+	is_str(kinf_gofloat_format_json(d, buf), want, "json: %s", want);
+}
+
 int main(void) {
+	is_json(0, "0");
+	is_json(-0.0, "-0");
+	is_json(1.5, "1.5");
+	is_json(0.1, "0.1");
+	is_json(1e6, "1000000");
+	is_json(1234567.5, "1234567.5");
+	is_json(0.00001, "0.00001");
+	is_json(1e-6, "0.000001");
+	is_json(1e-7, "1e-7");
+	is_json(1.5e-10, "1.5e-10");
+	is_json(1e20, "100000000000000000000");
+	is_json(1.2345678901234568e20, "123456789012345680000");
+	is_json(1e21, "1e+21");
+	is_json(-2.5e-300, "-2.5e-300");
+	is_json(5e-324, "5e-324");
 	is_go(0, "0");
 	is_go(-0.0, "-0");
 	is_go(1.5, "1.5");

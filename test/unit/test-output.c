@@ -22,9 +22,17 @@ int main(void) {
 		{ "jsonpath=", 0, KINF_OUTPUT_JSONPATH, "" },
 		{ "custom-columns=N:.metadata.name", 0, KINF_OUTPUT_CUSTOM_COLUMNS,
 			"N:.metadata.name" },
+		{ "jsonpath-as-json={.items[*].metadata.name}", 0, KINF_OUTPUT_JSONPATH_JSON,
+			"{.items[*].metadata.name}" },
 		{ "JSON", -KINF_EINVAL, 0, NULL },
 		{ "jsonpath", -KINF_EINVAL, 0, NULL },
-		{ "go-template={{.}}", -KINF_EINVAL, 0, NULL },
+		{ "jsonpath-as-json", -KINF_EINVAL, 0, NULL },
+		{ "go-template={{.}}", -KINF_EUNSUPPORTED, 0, NULL },
+		{ "go-template", -KINF_EUNSUPPORTED, 0, NULL },
+		{ "go-template-file=/t", -KINF_EUNSUPPORTED, 0, NULL },
+		{ "template={{.}}", -KINF_EUNSUPPORTED, 0, NULL },
+		{ "templatefile=/t", -KINF_EUNSUPPORTED, 0, NULL },
+		{ "templates", -KINF_EINVAL, 0, NULL },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		enum kinf_output_format f = KINF_OUTPUT_TABLE;
