@@ -363,6 +363,31 @@ report() {
 		fail "man page does not say $total hostile-input cases"
 }
 
+# The lines of a demo transcript with what changes from run to run made
+# constant: clock times, ages (the AGE column, 0s, 4d23h) and the runs of
+# blanks that a column's width puts between cells.
+demo_normalize() {
+	sed -E -e 's/[0-9]{2}:[0-9]{2}:[0-9]{2}/TIME/g' \
+		-e 's/(^| )[0-9]+[smhd]([0-9]+[smhd])?( |$)/\1AGE\3/g' \
+		-e 's/[[:space:]]+/ /g' -e 's/ $//' |
+		sed -e '/^demo: done/d' -e '/^$/d'
+}
+
+@test "README.md's What it looks like is what test/demo prints" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	run --separate-stderr timeout 60 "$ROOT/test/demo" --kinf "$KINF"
+	assert_success
+	local demo=$output readme
+	readme=$(awk '/^## What it looks like/ { f = 1 } f && /^```$/ { n++; next }
+		f && n == 1 { print } n == 2 { exit }' "$README")
+	[[ -n $readme ]] || fail "README.md has no What it looks like block"
+	# The same commands, in the same order.
+	diff -u <(grep '^\$ kinf' <<<"$readme") <(grep '^\$ kinf' <<<"$demo") ||
+		fail "README.md's commands are not test/demo's"
+	diff -u <(demo_normalize <<<"$readme") <(demo_normalize <<<"$demo") ||
+		fail "README.md's output is not test/demo's (run test/demo --kinf build/cmd/kinf/kinf)"
+}
+
 @test "kinf help help, kinf help get (list's), and SYNOPSIS lists every command" {
 	run "$KINF" help help
 	assert_success
