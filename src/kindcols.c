@@ -476,3 +476,33 @@ int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
 	json_decref(root);
 	return kinf_strv_error(ret) ? -KINF_ENOMEM : 0;
 }
+
+int kinf_kindcols_append_labels(const struct kinf_label_columns *lc,
+		const struct kinf_object *obj, struct kinf_strv *ret) {
+	for (size_t i = 0; lc && i < lc->n_keys; i++) {
+		if (obj) {
+			const char *v = kinf_object_label(obj, lc->keys[i]);
+			kinf_strv_put_str(ret, v ? v : "");
+			continue;
+		}
+		const char *slash = strrchr(lc->keys[i], '/');
+		char *h = strdup(slash ? slash + 1 : lc->keys[i]);
+		for (char *p = h; p && *p; p++) {
+			*p = *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p;
+		}
+		kinf_strv_put_take(ret, h);
+	}
+	if (lc && lc->show_labels && !obj) {
+		kinf_strv_put_str(ret, "LABELS");
+	} else if (lc && lc->show_labels) {
+		size_t n;
+		const struct kinf_label *l = kinf_object_labels(obj, &n);
+		struct kinf_buf b = {0};
+		for (size_t i = 0; i < n; i++) {
+			kinf_buf_putf(&b, "%s%s=%s", i ? "," : "", l[i].key, l[i].value);
+		}
+		kinf_strv_put_take(ret, n ? kinf_buf_take(&b) : strdup("<none>"));
+		kinf_buf_release(&b);
+	}
+	return kinf_strv_error(ret) ? -KINF_ENOMEM : 0;
+}

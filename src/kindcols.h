@@ -1,6 +1,7 @@
 #ifndef KINF_KINDCOLS_H
 #define KINF_KINDCOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "buf.h"
@@ -28,6 +29,27 @@ int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
  */
 int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
 		struct kinf_strv *ret);
+
+/*
+ * The label columns kubectl adds after a table's others (printers'
+ * decorateTable): one per key of -L (in order), then with --show-labels
+ * LABELS.
+ */
+struct kinf_label_columns {
+	const char *const *keys;	/* -L, each a label key */
+	size_t n_keys;
+	bool show_labels;
+};
+
+/*
+ * Append obj's label cells: each -L key's value ("" when the object lacks
+ * it), then LABELS as labels.FormatLabels writes them (k=v,... sorted by
+ * key; "<none>" when none). With obj NULL, the headers: each key's last
+ * "/" segment upper-cased (app.kubernetes.io/name: NAME), then LABELS.
+ * 0 or -KINF_ENOMEM.
+ */
+int kinf_kindcols_append_labels(const struct kinf_label_columns *lc,
+		const struct kinf_object *obj, struct kinf_strv *ret);
 
 /*
  * A duration in kubectl's human form (duration.HumanDuration), as the AGE

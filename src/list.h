@@ -18,7 +18,7 @@ struct kinf_http_request;
  */
 struct kinf_list_row {
 	char *key;		/* namespace/name */
-	char *json;		/* {"cells":[...]}: the row without its object */
+	char *json;		/* {"cells":[...]}: the row without its object (unless row_objects) */
 	size_t len;
 };
 
@@ -38,6 +38,14 @@ struct kinf_list_opts {
 	const char *resource_version_match;	/* or NULL */
 	long limit;			/* page size; 0: no paging */
 	bool table;			/* ask for meta.k8s.io Table rows (as=Table) */
+	/*
+	 * Tables: keep each row's object ({"cells":[...],"object":{...}})
+	 * for what is printed from it (labels for -L, --show-labels; the
+	 * field --sort-by sorts on); full_objects asks for whole objects
+	 * (includeObject=Object) rather than their metadata.
+	 */
+	bool row_objects;
+	bool full_objects;
 	struct kinf_object_limits limits;
 	/* Called after each page (progress lines); may be NULL. */
 	void (*on_page)(unsigned pages, size_t items, void *userdata);

@@ -167,7 +167,8 @@ static int row_string(struct kinf_json_reader *r, struct kinf_buf *out, bool *se
  */
 static int row_key(const char *row, size_t len, unsigned max_depth,
 		struct kinf_buf *ns, struct kinf_buf *name, const char **ret_cells,
-		size_t *ret_cells_len, struct kinf_error *reterr) {
+		size_t *ret_cells_len, const char **ret_obj, size_t *ret_obj_len,
+		struct kinf_error *reterr) {
 	struct kinf_json_reader r;
 	struct kinf_json_span k;
 	bool seen_obj = false, seen_md = false, seen_ns = false, seen_name = false;
@@ -180,6 +181,8 @@ static int row_key(const char *row, size_t len, unsigned max_depth,
 	}
 	*ret_cells = NULL;
 	*ret_cells_len = 0;
+	*ret_obj = NULL;
+	*ret_obj_len = 0;
 	while ((rc = kinf_json_member(&r, &k)) > 0) {
 		if (kinf_json_span_eq(&k, "cells")) {
 			/* The last, as jansson would keep it. */
@@ -190,6 +193,7 @@ static int row_key(const char *row, size_t len, unsigned max_depth,
 			rc = -KINF_EEXISTS;
 		} else {
 			seen_obj = true;
+			const char *obj_start = r.p;	/* at its '{' (peeked) */
 			rc = kinf_json_object_begin(&r);
 			while (rc >= 0 && (rc = kinf_json_member(&r, &k)) > 0) {
 				if (!kinf_json_span_eq(&k, "metadata") ||
@@ -212,6 +216,10 @@ static int row_key(const char *row, size_t len, unsigned max_depth,
 						rc = kinf_json_skip(&r);
 					}
 				}
+			}
+			if (rc == 0) {
+				*ret_obj = obj_start;
+				*ret_obj_len = (size_t)(r.p - obj_start);
 			}
 		}
 		if (rc < 0) {
@@ -307,13 +315,13 @@ static int on_element(const char *key, size_t key_len, const char *value,
 	 */
 	struct kinf_buf ns = {0}, name = {0}, k = {0}, row = {0};
 	struct kinf_list_row tr = {0};
-	const char *cells;
-	size_t cells_len;
+	const char *cells, *object;
+	size_t cells_len, object_len;
 	if ((rc = count_item(ps)) < 0) {
 		return rc;
 	}
 	rc = row_key(value, len, ps->opts->limits.max_depth, &ns, &name, &cells,
-			&cells_len, ps->reterr);
+			&cells_len, &object, &object_len, ps->reterr);
 	/*
 	 * A name no server allows, as kinf_object_parse() refuses it for
 	 * items (this row is counted in n_items already).
@@ -339,6 +347,9 @@ static int on_element(const char *key, size_t key_len, const char *value,
 		bool ok = kinf_buf_append_str(&row, "{") == 0 && (!cells ||
 				(kinf_buf_append_str(&row, "\"cells\":") == 0 &&
 				 kinf_buf_append(&row, cells, cells_len) == 0)) &&
+			(!ps->opts->row_objects || !object ||
+			 (kinf_buf_append_str(&row, cells ? ",\"object\":" : "\"object\":") == 0 &&
+			  kinf_buf_append(&row, object, object_len) == 0)) &&
 			kinf_buf_append_str(&row, "}") == 0;
 		tr.len = row.len;
 		tr.json = ok ? kinf_buf_take(&row) : NULL;
@@ -409,6 +420,9 @@ int kinf_listpage_path(const struct kinf_list_opts *opts, long limit,
 	kinf_urlquery_start(&q, path, opts->path);
 	kinf_urlquery_add(&q, "labelSelector", opts->label_selector);
 	kinf_urlquery_add(&q, "fieldSelector", opts->field_selector);
+	if (opts->table && opts->full_objects) {
+		kinf_urlquery_add(&q, "includeObject", "Object");	/* kubectl's, with --sort-by */
+	}
 	if (limit > 0) {
 		kinf_urlquery_add_long(&q, "limit", limit);
 	}

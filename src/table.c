@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "gofloat.h"
+#include "kindcols.h"
 #include "list.h"
+#include "object.h"
 #include "table.h"
 #include "termsafe.h"
 
@@ -206,100 +208,180 @@ static char *cell_text(json_t *v) {
 	}
 }
 
-/* A row's "cells" as a jansson array, or NULL. The pager keeps rows as just their cells. */
-static json_t *row_cells(const struct kinf_list_row *row) {
-	json_t *whole = json_loadb(row->json, row->len, 0, NULL);
+/*
+ * A row's "cells" as a jansson array, or NULL. The pager keeps rows as
+ * just their cells, and their objects when asked to: then *ret_obj is it
+ * (a new reference, NULL when the row has none).
+ */
+static json_t *row_cells(const char *row, size_t len, struct kinf_object **ret_obj) {
+	json_t *whole = json_loadb(row, len, 0, NULL);
 	json_t *cells = json_incref(json_object_get(whole, "cells"));
+	json_t *obj = ret_obj ? json_object_get(whole, "object") : NULL;
+	char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
+	if (ret_obj) {
+		*ret_obj = NULL;
+	}
+	if (text) {
+		struct kinf_object_limits limits = {0};
+		kinf_object_parse(text, strlen(text), &limits, ret_obj, NULL);
+	}
+	free(text);
 	json_decref(whole);
 	return cells;
+}
+
+struct kinf_server_table {
+	struct kinf_table_server_opts opts;
+	json_t *cols;
+	size_t *shown;		/* the columns printed, by index */
+	size_t n_shown;
+	struct kinf_strv label_headers;
+	size_t width;
+};
+
+void kinf_server_table_free(struct kinf_server_table *st) {
+	if (st) {
+		json_decref(st->cols);
+		free(st->shown);
+		kinf_strv_release(&st->label_headers);
+		free(st);
+	}
+}
+
+int kinf_server_table_new(const char *columns_json, const struct kinf_table_server_opts *opts,
+		struct kinf_server_table **ret, struct kinf_error *reterr) {
+	json_error_t jerr;
+	struct kinf_server_table *st = calloc(1, sizeof(*st));
+	int rc = 0;
+
+	if (!st) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	st->opts = *opts;
+	st->cols = json_loads(columns_json ? columns_json : "[]", 0, &jerr);
+	if (!json_is_array(st->cols)) {
+		rc = kinf_error_set(reterr, KINF_EJSON, "table columns: %s",
+				st->cols ? "not an array" : jerr.text);
+		goto out;
+	}
+	st->shown = calloc(json_array_size(st->cols) + 1, sizeof(*st->shown));
+	if (!st->shown) {
+		rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(st->cols); i++) {
+		json_t *c = json_array_get(st->cols, i);
+		if (opts->wide || json_integer_value(json_object_get(c, "priority")) == 0) {
+			st->shown[st->n_shown++] = i;
+		}
+	}
+	if (opts->labels && kinf_kindcols_append_labels(opts->labels, NULL,
+			&st->label_headers) < 0) {
+		rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		goto out;
+	}
+	st->width = st->n_shown + (opts->with_namespace ? 1 : 0) + (opts->contexts ? 1 : 0) +
+		st->label_headers.n;
+out:
+	if (rc < 0) {
+		kinf_server_table_free(st);
+		st = NULL;
+	}
+	*ret = st;
+	return rc;
+}
+
+size_t kinf_server_table_width(const struct kinf_server_table *st) {
+	return st->width;
+}
+
+int kinf_server_table_header(const struct kinf_server_table *st, struct kinf_strv *ret) {
+	if (st->opts.contexts) {
+		kinf_strv_put_str(ret, "CONTEXT");
+	}
+	if (st->opts.with_namespace) {
+		kinf_strv_put_str(ret, "NAMESPACE");
+	}
+	for (size_t i = 0; i < st->n_shown; i++) {
+		const char *name = json_string_value(json_object_get(
+				json_array_get(st->cols, st->shown[i]), "name"));
+		kinf_strv_put_take(ret, upper(name ? name : ""));
+	}
+	for (size_t i = 0; i < st->label_headers.n; i++) {
+		kinf_strv_put_str(ret, st->label_headers.v[i]);
+	}
+	return kinf_strv_error(ret) ? -KINF_ENOMEM : 0;
+}
+
+int kinf_server_table_row(const struct kinf_server_table *st, const char *row, size_t len,
+		const char *key, const char *context, struct kinf_strv *ret) {
+	const char *name_prefix = st->opts.name_prefix;
+	struct kinf_object *obj = NULL;
+	json_t *cells = row_cells(row, len, st->opts.labels ? &obj : NULL);
+	size_t first = ret->n;
+	int rc = 0;
+
+	if (st->opts.contexts) {
+		kinf_strv_put_str(ret, context ? context : "");
+	}
+	if (st->opts.with_namespace) {
+		/* The key is namespace/name (the pager read it from the row's object). */
+		const char *slash = strchr(key, '/');
+		kinf_strv_put(ret, key, slash ? (size_t)(slash - key) : 0);
+	}
+	for (size_t i = 0; i < st->n_shown; i++) {
+		json_t *v = json_array_get(cells, st->shown[i]);
+		char *text = v ? cell_text(v) : strdup("");
+		const char *format = json_string_value(json_object_get(
+				json_array_get(st->cols, st->shown[i]), "format"));
+		if (text && name_prefix && format && strcmp(format, "name") == 0) {
+			/* kubectl get pods,svc: kind/name in NAME. */
+			size_t lp = strlen(name_prefix), lt = strlen(text);
+			char *both = malloc(lp + lt + 1);
+			if (both) {
+				memcpy(both, name_prefix, lp);
+				memcpy(both + lp, text, lt + 1);
+			}
+			free(text);
+			text = both;
+		}
+		kinf_strv_put_take(ret, text);
+	}
+	json_decref(cells);
+	if (st->opts.labels && obj) {
+		rc = kinf_kindcols_append_labels(st->opts.labels, obj, ret);
+	}
+	while (st->opts.labels && !obj && ret->n - first < st->width) {
+		kinf_strv_put_str(ret, "");	/* no object: blank, as kubectl's */
+	}
+	kinf_object_unref(obj);
+	return rc < 0 || kinf_strv_error(ret) || ret->n - first != st->width ? -KINF_ENOMEM : 0;
 }
 
 int kinf_table_print_server(FILE *out, const char *columns_json,
 		const struct kinf_list_row *rows, size_t n_rows,
 		const struct kinf_table_server_opts *opts, struct kinf_error *reterr) {
-	bool wide = opts->wide, with_namespace = opts->with_namespace;
-	const char *name_prefix = opts->name_prefix;
-	const char *const *contexts = opts->contexts;
-	json_error_t jerr;
-	json_t *cols = json_loads(columns_json ? columns_json : "[]", 0, &jerr);
+	struct kinf_server_table *st = NULL;
 	struct kinf_table *t = NULL;
 	struct kinf_strv cells = {0};
-	size_t *shown = NULL, n_shown = 0;
-	int rc = 0;
+	int rc = kinf_server_table_new(columns_json, opts, &st, reterr);
 
-	if (!json_is_array(cols)) {
-		rc = kinf_error_set(reterr, KINF_EJSON, "table columns: %s",
-				cols ? "not an array" : jerr.text);
-		goto out;
+	if (rc < 0) {
+		return rc;
 	}
-	shown = calloc(json_array_size(cols) + 1, sizeof(*shown));
-	if (!shown) {
+	if (!(t = kinf_table_new(st->width))) {
 		rc = -KINF_ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < json_array_size(cols); i++) {
-		json_t *c = json_array_get(cols, i);
-		if (wide || json_integer_value(json_object_get(c, "priority")) == 0) {
-			shown[n_shown++] = i;
-		}
-	}
-	t = kinf_table_new(n_shown + (with_namespace ? 1 : 0) + (contexts ? 1 : 0));
-	if (!t) {
-		rc = -KINF_ENOMEM;
+	if (!opts->no_headers && ((rc = kinf_server_table_header(st, &cells)) < 0 ||
+			(rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0)) {
 		goto out;
-	}
-	if (!opts->no_headers) {
-		if (contexts) {
-			kinf_strv_put_str(&cells, "CONTEXT");
-		}
-		if (with_namespace) {
-			kinf_strv_put_str(&cells, "NAMESPACE");
-		}
-		for (size_t i = 0; i < n_shown; i++) {
-			const char *name = json_string_value(json_object_get(
-					json_array_get(cols, shown[i]), "name"));
-			kinf_strv_put_take(&cells, upper(name ? name : ""));
-		}
-		if ((rc = kinf_strv_error(&cells)) < 0 ||
-				(rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
-			goto out;
-		}
 	}
 	for (size_t r = 0; r < n_rows; r++) {
-		json_t *rc_cells = row_cells(&rows[r]);
 		kinf_strv_reset(&cells);
-		if (contexts) {
-			kinf_strv_put_str(&cells, contexts[r] ? contexts[r] : "");
-		}
-		if (with_namespace) {
-			/* The key is namespace/name (the pager read it from the row's object). */
-			const char *slash = strchr(rows[r].key, '/');
-			kinf_strv_put(&cells, rows[r].key, slash ? (size_t)(slash - rows[r].key) : 0);
-		}
-		for (size_t i = 0; i < n_shown; i++) {
-			json_t *v = json_array_get(rc_cells, shown[i]);
-			char *text = v ? cell_text(v) : strdup("");
-			const char *format = json_string_value(json_object_get(
-					json_array_get(cols, shown[i]), "format"));
-			if (text && name_prefix && format && strcmp(format, "name") == 0) {
-				/* kubectl get pods,svc: kind/name in NAME. */
-				size_t lp = strlen(name_prefix), lt = strlen(text);
-				char *both = malloc(lp + lt + 1);
-				if (both) {
-					memcpy(both, name_prefix, lp);
-					memcpy(both + lp, text, lt + 1);
-				}
-				free(text);
-				text = both;
-			}
-			kinf_strv_put_take(&cells, text);
-		}
-		json_decref(rc_cells);
-		if (kinf_strv_error(&cells) || cells.n != t->n_columns) {
-			rc = -KINF_ENOMEM;
-			goto out;
-		}
-		if ((rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
+		rc = kinf_server_table_row(st, rows[r].json, rows[r].len, rows[r].key,
+				opts->contexts ? opts->contexts[r] : NULL, &cells);
+		if (rc < 0 || (rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
 			goto out;
 		}
 	}
@@ -307,7 +389,6 @@ int kinf_table_print_server(FILE *out, const char *columns_json,
 out:
 	kinf_strv_release(&cells);
 	kinf_table_free(t);
-	free(shown);
-	json_decref(cols);
+	kinf_server_table_free(st);
 	return rc;
 }

@@ -16,6 +16,8 @@
  */
 
 struct kinf_list_row;	/* list.h: a server-side Table's row */
+struct kinf_label_columns;	/* kindcols.h: -L and --show-labels */
+struct kinf_strv;		/* buf.h */
 
 struct kinf_table;
 
@@ -49,16 +51,40 @@ struct kinf_table_server_opts {
 	bool no_headers;
 	const char *name_prefix;	/* before the NAME cells ("pod/"), or NULL */
 	const char *const *contexts;	/* one per row: a CONTEXT column first */
+	/* -L and --show-labels columns last, from each row's object, or NULL */
+	const struct kinf_label_columns *labels;
 };
 
 /*
  * Render a server-side Table (columnDefinitions JSON and rows) as kubectl
  * does: upper-cased headers, priority>0 columns only when wide, CONTEXT
  * and NAMESPACE columns first when asked for, the NAME ("format": "name")
- * cells after name_prefix. -KINF_EJSON when columns_json does not parse.
+ * cells after name_prefix, label columns last (the rows must have kept
+ * their objects: list.h's row_objects). -KINF_EJSON when columns_json does
+ * not parse.
  */
 int kinf_table_print_server(FILE *out, const char *columns_json,
 		const struct kinf_list_row *rows, size_t n_rows,
 		const struct kinf_table_server_opts *opts, struct kinf_error *reterr);
+
+/*
+ * The same layout a row at a time, for tables printed as rows come (kinf
+ * list -w): the columns of columns_json as opts lays them out.
+ */
+struct kinf_server_table;
+int kinf_server_table_new(const char *columns_json, const struct kinf_table_server_opts *opts,
+		struct kinf_server_table **ret, struct kinf_error *reterr);
+void kinf_server_table_free(struct kinf_server_table *st);
+/* How many cells a row has. */
+size_t kinf_server_table_width(const struct kinf_server_table *st);
+/* Append the header cells (opts->no_headers is the caller's). 0 or -KINF_ENOMEM. */
+int kinf_server_table_header(const struct kinf_server_table *st, struct kinf_strv *ret);
+/*
+ * Append the cells of one row (its JSON: {"cells":[...],"object":{...}}),
+ * key (namespace/name) for NAMESPACE and context for CONTEXT when opts ask
+ * for them. 0 or -KINF_ENOMEM.
+ */
+int kinf_server_table_row(const struct kinf_server_table *st, const char *row, size_t len,
+		const char *key, const char *context, struct kinf_strv *ret);
 
 #endif

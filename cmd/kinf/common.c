@@ -18,6 +18,7 @@
 #include "http.h"
 #include "jsonpath.h"
 #include "log.h"
+#include "sortby.h"
 #include "table.h"
 #include "termsafe.h"
 
@@ -25,7 +26,7 @@ const char cli_common_usage[] =
 	"Connection options:\n"
 	"      --kubeconfig FILE          use only this kubeconfig file\n"
 	"      --context NAME             kubeconfig context to use; several as a,b or\n"
-	"                                 --context a --context b (not version)\n"
+	"                                 repeated (not version)\n"
 	"      --cluster NAME             kubeconfig cluster to use\n"
 	"      --user NAME                kubeconfig user to use\n"
 	"      --server ADDR              API server URL, or a kinf serve: unix:PATH\n"
@@ -157,12 +158,72 @@ static int add_as_group(struct cli *cli, const char *group) {
 	return 1;
 }
 
+/* The -L keys, kept for the process as --as-group's are. */
+static struct kinf_strv label_keys;
+
+static void free_label_keys(void) {
+	kinf_strv_release(&label_keys);
+}
+
+int cli_table_option(struct cli *cli, int opt, const char *arg) {
+	switch (opt) {
+	case OPT_SHOW_LABELS:
+		cli->label_columns.show_labels = true;
+		return 1;
+	case 'L':
+		if (!label_keys.v && !label_keys.n) {
+			atexit(free_label_keys);
+		}
+		for (const char *p = arg;;) {
+			size_t len = strcspn(p, ",");
+			if (len == 0) {
+				cli_usage_error(cli, "-L: empty label key in \"%s\"", arg);
+				return -EXIT_USAGE;
+			}
+			char *key = strndup(p, len);
+			if (!key || kinf_strv_push_take(&label_keys, key) < 0) {
+				cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+				return -EXIT_ERROR;
+			}
+			if (!p[len]) {
+				break;
+			}
+			p += len + 1;
+		}
+		cli->label_columns.keys = (const char *const *)label_keys.v;
+		cli->label_columns.n_keys = label_keys.n;
+		return 1;
+	case OPT_SORT_BY: {
+		struct kinf_error err = {0};
+		int rc = kinf_sortby_check(arg, &err);
+		if (rc < 0) {
+			cli_usage_error(cli, "--sort-by: %s", err.message);
+			return -EXIT_USAGE;
+		}
+		cli->sort_by = arg;
+		return 1;
+	}
+	}
+	return 0;
+}
+
+int cli_check_table_options(const struct cli *cli) {
+	bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
+	if (!table && (cli->label_columns.show_labels || cli->label_columns.n_keys)) {
+		return cli_usage_error(cli, "%s goes with table output (the default, or -o "
+				"wide), not -o %s", cli->label_columns.show_labels ? "--show-labels" :
+				"-L", cli->output);
+	}
+	return EXIT_OK;
+}
+
 void cli_init(struct cli *cli, const struct cmd *cmd) {
 	memset(cli, 0, sizeof(*cli));
 	opterr = 0;	/* cli_bad_option() says what was wrong, once */
 	cli->cmd = cmd;
 	cli->kc.insecure_skip_tls_verify = -1;
 	as_groups.n = 0;	/* (each command line is parsed once) */
+	kinf_strv_reset(&label_keys);
 	cli->output = "";
 	cli->chunk_size = 500;
 	cli->idle_timeout_s = 60;
@@ -1013,6 +1074,51 @@ int cli_finish_stdout(int status) {
 		return status ? status : EXIT_ERROR;
 	}
 	return status;
+}
+
+int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
+		json_t *(*json_of)(const void *elem, void *userdata), void *userdata) {
+	struct kinf_error err = {0};
+	if (!cli->sort_by || n == 0) {
+		return EXIT_OK;
+	}
+	struct kinf_sortby_item *items = calloc(n, sizeof(*items));
+	char *sorted = calloc(n, size);
+	int status = items && sorted ? EXIT_OK : cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+	for (size_t i = 0; status == EXIT_OK && i < n; i++) {
+		json_t *o = json_of((char *)v + i * size, userdata);
+		items[i] = (struct kinf_sortby_item){
+			.key = o ? kinf_sortby_key(cli->sort_by, o) : NULL, .index = i };
+		json_decref(o);
+	}
+	if (status == EXIT_OK && kinf_sortby_sort(cli->sort_by, items, n, &err) < 0) {
+		/* The objects' data, not the command line: exit 1, as kubectl. */
+		cli_printf_safe(stderr, "kinf: --sort-by: %s", err.message);
+		status = EXIT_ERROR;
+	}
+	if (status == EXIT_OK) {
+		for (size_t i = 0; i < n; i++) {
+			memcpy(sorted + i * size, (char *)v + items[i].index * size, size);
+		}
+		memcpy(v, sorted, n * size);
+	}
+	for (size_t i = 0; items && i < n; i++) {
+		json_decref(items[i].key);
+	}
+	free(items);
+	free(sorted);
+	return status;
+}
+
+static json_t *object_json(const void *elem, void *userdata) {
+	(void)userdata;
+	size_t len;
+	const char *json = kinf_object_json(*(struct kinf_object *const *)elem, &len);
+	return json_loadb(json, len, 0, NULL);
+}
+
+int cli_sort_objects(const struct cli *cli, struct kinf_object **v, size_t n) {
+	return cli_sort_by_field(cli, v, n, sizeof(*v), object_json, NULL);
 }
 
 int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,

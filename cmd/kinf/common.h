@@ -5,8 +5,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "discovery.h"
 #include "flags.h"
+#include "kindcols.h"
 #include "err.h"
 #include "kubeconfig.h"
 #include "object.h"
@@ -73,6 +76,10 @@ struct cli {
 	const char *output_arg;	/* the template of jsonpath= / custom-columns= */
 	bool no_headers;
 	bool templated;			/* -o jsonpath=, jsonpath-as-json=, custom-columns= */
+	/* -L (label keys, comma lists split) and --show-labels: label columns */
+	struct kinf_label_columns label_columns;
+	const char *sort_by;		/* --sort-by JSONPATH, or NULL */
+	bool ignore_not_found;		/* --ignore-not-found */
 	bool show_managed_fields;	/* --show-managed-fields */
 	long chunk_size;
 	bool chunk_size_set;		/* --chunk-size given: informers page every list */
@@ -142,6 +149,10 @@ enum {
 	OPT_IDLE_TIMEOUT,
 	OPT_SHOW_MANAGED_FIELDS,
 	OPT_MAX_LIST_ITEMS,
+	OPT_SHOW_LABELS,
+	OPT_SORT_BY,
+	OPT_IGNORE_NOT_FOUND,
+	OPT_OUTPUT_WATCH_EVENTS,
 	OPT_HELP,
 	OPT_CMD_FIRST,		/* subcommands number their own options from here */
 };
@@ -180,6 +191,18 @@ enum {
 
 #define CLI_COMMON_SHORT "n:Al:o:v::h"
 
+/*
+ * kubectl get's table options, for the commands that print tables of
+ * objects (list, index): -L, --show-labels, --sort-by. Handled by
+ * cli_table_option(); their short options are CLI_TABLE_SHORT.
+ */
+#define CLI_TABLE_OPTIONS \
+	{ "show-labels", no_argument, NULL, OPT_SHOW_LABELS }, \
+	{ "label-columns", required_argument, NULL, 'L' }, \
+	{ "sort-by", required_argument, NULL, OPT_SORT_BY }
+
+#define CLI_TABLE_SHORT "L:"
+
 /* Text of the shared options for usage messages. */
 extern const char cli_common_usage[];
 
@@ -199,6 +222,28 @@ bool cli_namespace_column(const struct cli *cli);
  * printing an error.
  */
 int cli_common_option(struct cli *cli, int opt, const char *arg);
+/*
+ * Handle one of CLI_TABLE_OPTIONS: 1 when it was one, 0 when not, or
+ * -EXIT_USAGE after printing an error (a --sort-by that is not a
+ * JSONPath expression, an empty -L key).
+ */
+int cli_table_option(struct cli *cli, int opt, const char *arg);
+
+/*
+ * After the options: -L and --show-labels go with tables (kubectl refuses
+ * --show-labels with other printers and ignores -L). 0, or a usage error
+ * (printed, exit status 2).
+ */
+int cli_check_table_options(const struct cli *cli);
+
+/* Text of CLI_TABLE_OPTIONS for usage messages. */
+#define CLI_TABLE_USAGE \
+	"  -L, --label-columns KEY[,KEY]  a column with each label's value, as kubectl\n" \
+	"                                 (repeatable)\n" \
+	"      --show-labels              a LABELS column last, as kubectl\n" \
+	"      --sort-by JSONPATH         sort by this field, as kubectl\n" \
+	"                                 (--sort-by .metadata.creationTimestamp)\n"
+
 /* Print a command's --help text (usage, more_usage, the shared options). */
 void cli_print_help(const struct cmd *cmd);
 /* Print "kinf: <msg>" and "try 'kinf CMD --help'" to stderr; returns EXIT_USAGE. */
@@ -297,6 +342,21 @@ long long cli_parse_size(const char *s);
  */
 int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
 		size_t n, bool single, FILE *out);
+
+/*
+ * --sort-by: sort v[0..n) by cli->sort_by as kubectl sorts (sortby.h),
+ * stably (nothing to do without one). Prints the error (a field no object
+ * has, keys that cannot be compared) and returns its exit status; 0.
+ */
+int cli_sort_objects(const struct cli *cli, struct kinf_object **v, size_t n);
+
+/*
+ * --sort-by over any array: v[0..n) of size bytes each, each one's JSON
+ * (its object) given by json_of (a new reference, NULL for none), sorted
+ * as cli_sort_objects() sorts. The exit status (errors printed).
+ */
+int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
+		json_t *(*json_of)(const void *elem, void *userdata), void *userdata);
 
 /* "pod/web-1" or "deployment.apps/web", as kubectl -o name. */
 void cli_print_name(const struct kinf_resource *res, const struct kinf_object *obj,

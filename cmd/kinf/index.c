@@ -49,6 +49,7 @@ static const char index_usage[] =
 	"      --no-pushdown              list every object, filter only in kinf\n"
 	"      --watch                    keep running; print + (starts matching),\n"
 	"                                 - (stops matching or deleted), ~ (a match changed)\n"
+	CLI_TABLE_USAGE
 	"\n";
 
 enum {
@@ -63,6 +64,7 @@ enum {
 static const struct option index_options[] = {
 	CLI_COMMON_OPTIONS,
 	SESSION_OPTIONS,
+	CLI_TABLE_OPTIONS,
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "index", required_argument, NULL, OPT_INDEX },
 	{ "keys", no_argument, NULL, OPT_KEYS },
@@ -253,8 +255,8 @@ static int cmp_match(const void *a, const void *b) {
 /*
  * The cells of obj's row in a table of its type: CONTEXT (several
  * contexts), NAMESPACE (-A, several namespaces or --from), the kind's
- * columns with kind/name in NAME when there are several types, NODE for
- * -o wide.
+ * columns with kind/name in NAME when there are several types, and its
+ * wide columns for -o wide, as list -o wide prints them.
  */
 static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv *cells) {
 	bool several_types = session_several_types(q->session);
@@ -278,9 +280,11 @@ static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv
 		kinf_buf_release(&ref);
 	}
 	if (q->cli.format == KINF_OUTPUT_WIDE) {
-		rc |= kinf_strv_push_str(cells, kinf_object_node_name(obj)[0] ?
-				kinf_object_node_name(obj) : "<none>");
+		/* The kind's wide columns, as list -o wide (and kubectl get) print them. */
+		rc |= kinf_kindcols_append_wide(kinf_object_kind(obj), obj, cells);
 	}
+	/* -L and --show-labels, last */
+	rc |= kinf_kindcols_append_labels(&q->cli.label_columns, obj, cells);
 	return rc < 0 ? -KINF_ENOMEM : 0;
 }
 
@@ -299,8 +303,9 @@ static struct kinf_table *type_table(struct query *q, struct kinf_object *first)
 	}
 	kinf_kindcols_append(kind, NULL, &headers);
 	if (q->cli.format == KINF_OUTPUT_WIDE) {
-		rc |= kinf_strv_push_str(&headers, "NODE");
+		rc |= kinf_kindcols_append_wide(kind, NULL, &headers);
 	}
+	rc |= kinf_kindcols_append_labels(&q->cli.label_columns, NULL, &headers);
 	/* NULL (out of memory) when a title is missing, as when the table is. */
 	struct kinf_table *table = rc == 0 ? kinf_table_new(headers.n) : NULL;
 	if (table && !q->cli.no_headers) {
@@ -599,6 +604,26 @@ static int all_matches(struct query *q, struct match **ret, size_t *ret_n) {
 	return rc < 0 ? cli_error(&q->cli, rc, &err, NULL) : EXIT_OK;
 }
 
+/*
+ * --sort-by: the matches in the field's order, stably (each type's table
+ * keeps it; json, yaml, name and templates print in it).
+ */
+static json_t *match_object(const void *elem, void *userdata) {
+	const struct match *m = elem;
+	struct query *q = userdata;
+	session_select(q->session, m->informer);
+	struct kinf_object *obj = kinf_indexer_get(session_indexer(q->session), m->key);
+	size_t len;
+	const char *json = obj ? kinf_object_json(obj, &len) : NULL;
+	json_t *o = json ? json_loadb(json, len, 0, NULL) : NULL;
+	kinf_object_unref(obj);
+	return o;
+}
+
+static int sort_matches(struct query *q, struct match *v, size_t n) {
+	return cli_sort_by_field(&q->cli, v, n, sizeof(*v), match_object, q);
+}
+
 /* The answer from the synced caches, in the format asked for. */
 static int answer(struct query *q) {
 	struct match *v = NULL;
@@ -609,6 +634,9 @@ static int answer(struct query *q) {
 		return answer_values(q);
 	}
 	status = all_matches(q, &v, &n);
+	if (status == EXIT_OK) {
+		status = sort_matches(q, v, n);
+	}
 	if (status != EXIT_OK) {
 		;
 	} else if (q->keys) {
@@ -829,6 +857,9 @@ static int index_option(struct query *q, int opt, const char *arg) {
 	case OPT_NO_PUSHDOWN: q->no_pushdown = true; return 1;
 	}
 	int r = session_option(&q->cli, &q->so, opt, arg);
+	if (r == 0) {
+		r = cli_table_option(&q->cli, opt, arg);
+	}
 	return r == 0 ? cli_common_option(&q->cli, opt, arg) : r;
 }
 
@@ -837,7 +868,8 @@ static int index_parse(struct query *q, int argc, char **argv) {
 	int opt;
 
 	optind = 0;
-	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT, index_options)) != -1) {
+	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT CLI_TABLE_SHORT,
+			index_options)) != -1) {
 		if (opt == 'h') {
 			q->help = true;
 			return EXIT_OK;
@@ -855,7 +887,7 @@ static int index_parse(struct query *q, int argc, char **argv) {
 				"not names");
 	}
 	q->types = optind < argc ? argv[optind] : NULL;
-	return EXIT_OK;
+	return cli_check_table_options(&q->cli);
 }
 
 /* The session's prepare: each informer's indexer gets the indexes read. */

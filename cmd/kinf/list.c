@@ -8,6 +8,7 @@
 #include "http.h"
 #include "kindcols.h"
 #include "list.h"
+#include "getwatch.h"
 #include "session.h"
 #include "table.h"
 #include "toyaml.h"
@@ -42,14 +43,18 @@ static const char list_usage[] =
 	"  kinf list pods -w\n"
 	"\n"
 	"List options:\n"
-	"  -w, --watch                    after the list, watch, as kubectl get -w: this\n"
-	"                                 is kinf watch (its events and output; its\n"
-	"                                 options may follow)\n"
+	"  -w, --watch                    after the list, watch, as kubectl get -w: the\n"
+	"                                 server's columns, one watch from the list's\n"
+	"                                 resourceVersion (kinf watch is the informer)\n"
 	"      --watch-only               watch without printing the list first, as\n"
 	"                                 kubectl get --watch-only\n"
+	"      --output-watch-events      with -w, the event types: an EVENT column, or\n"
+	"                                 {\"type\":...,\"object\":...} for -o json and yaml\n"
 	"      --accessible               with -A: where listing a type cluster-wide is\n"
 	"                                 forbidden, the namespaces where it may be listed\n"
 	"                                 (a SelfSubjectAccessReview each), one list each\n"
+	"      --ignore-not-found         a NAME that is not there is no error, as kubectl\n"
+	CLI_TABLE_USAGE
 	"\n";
 
 /*
@@ -83,10 +88,11 @@ static struct {
 	bool listed_cluster_scoped;
 	/*
 	 * -o jsonpath, jsonpath-as-json and custom-columns over several
-	 * lists: their objects, typed, for one template run over all of them
-	 * at the end (kubectl's one List), not one per type.
+	 * lists, and --sort-by's json, yaml and name: their objects, typed,
+	 * for one template run (or sort) over all of them at the end
+	 * (kubectl's one List), not one per type.
 	 */
-	struct kinf_object_list templated;
+	struct kinf_object_list held;
 	/*
 	 * -A --accessible, namespace by namespace: a name is missing when no
 	 * namespace has it, as for one -A list; found per name, and the
@@ -94,47 +100,21 @@ static struct {
 	 */
 	bool *found_any;
 	char *found_resource;
+	bool ignore_not_found;	/* the groups' --ignore-not-found */
 } multi;
 
 static const struct option list_options[] = {
 	CLI_COMMON_OPTIONS,
+	CLI_TABLE_OPTIONS,
 	{ "watch", no_argument, NULL, 'w' },
 	{ "watch-only", no_argument, NULL, 'W' },
 	{ "accessible", no_argument, NULL, OPT_ACCESSIBLE },
+	{ "ignore-not-found", no_argument, NULL, OPT_IGNORE_NOT_FOUND },
+	{ "output-watch-events", no_argument, NULL, OPT_OUTPUT_WATCH_EVENTS },
 	{ NULL, 0, NULL, 0 },
 };
 
-/*
- * Whether -w, --watch or --watch-only is among the arguments, read with
- * watch's option table (so that its options may come too, and a value
- * that looks like -w is not taken for it), and how many names follow the
- * resource.
- */
-static bool wants_watch(int argc, char **argv, int *ret_names) {
-	const struct option *o = cmd_watch.options;
-	int opt, watch_only = -1;
-	bool watch = false;
-
-	for (int i = 0; o[i].name; i++) {
-		if (strcmp(o[i].name, "watch-only") == 0) {
-			watch_only = o[i].val;
-		}
-	}
-	/* getopt_long reorders what it reads: read a copy. */
-	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
-	if (!copy) {
-		return false;
-	}
-	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
-	opterr = 0;
-	optind = 0;
-	while ((opt = cli_getopt(argc, copy, ":" CLI_COMMON_SHORT "w", o)) != -1) {
-		watch |= opt == 'w' || opt == watch_only;
-	}
-	*ret_names = argc - optind - 1;
-	free(copy);
-	return watch;
-}
+#define LIST_SHORT CLI_COMMON_SHORT CLI_TABLE_SHORT "w"
 
 /* "pod/", "deployment.apps/": what kubectl puts before a name of several kinds. */
 static char *kind_prefix_of(const struct kinf_resource *res) {
@@ -397,6 +377,78 @@ static void printer_finish(struct item_printer *p) {
 	pthread_mutex_destroy(&p->lock);
 }
 
+/*
+ * A typed object (apiVersion and kind in it) as -o json, yaml or name
+ * print it: for --sort-by's objects, held from several lists.
+ */
+static int print_typed(const struct cli *cli, struct kinf_object *obj, bool first) {
+	struct kinf_error err = {0};
+	size_t len;
+	const char *json = kinf_object_json(obj, &len);
+	if (cli->format == KINF_OUTPUT_JSON) {
+		fwrite(json, 1, len, stdout);
+		fputc('\n', stdout);
+	} else if (cli->format == KINF_OUTPUT_YAML) {
+		if (!first) {
+			fputs("---\n", stdout);
+		}
+		if (kinf_toyaml_write(stdout, json, len, &err) < 0) {
+			return cli_print_failed(cli, -KINF_EIO, &err);
+		}
+	} else {
+		/* kind[.group]/name, the group from apiVersion */
+		const char *api = kinf_object_api_version(obj);
+		const char *slash = strchr(api, '/');
+		struct kinf_buf b = {0};
+		for (const char *k = kinf_object_kind(obj); *k; k++) {
+			char c = *k >= 'A' && *k <= 'Z' ? (char)(*k - 'A' + 'a') : *k;
+			kinf_buf_put(&b, &c, 1);
+		}
+		if (slash) {
+			kinf_buf_putf(&b, ".%.*s", (int)(slash - api), api);
+		}
+		kinf_buf_putf(&b, "/%s", kinf_object_name(obj));
+		if (kinf_buf_error(&b)) {
+			kinf_buf_release(&b);
+			return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+		}
+		cli_printf_safe(stdout, "%s", b.data);
+		kinf_buf_release(&b);
+	}
+	return EXIT_OK;
+}
+
+/*
+ * --sort-by with -o json, yaml or name: the whole list, sorted, then
+ * printed as the printer prints each item (or held for one sort over
+ * several lists).
+ */
+static int print_sorted(struct item_printer *p, struct kinf_list_result *res) {
+	struct cli *cli = p->cli;
+	struct kinf_object_list wanted = {0};
+	int status = EXIT_OK;
+
+	for (size_t i = 0; i < res->items.n && status == EXIT_OK; i++) {
+		if (!name_wanted(p, kinf_object_name(res->items.v[i]))) {
+			continue;
+		}
+		struct kinf_object *typed = kinf_object_with_type(res->items.v[i], p->api_version,
+				cli->res->kind);
+		if (!typed || kinf_object_list_push_take(multi.in_group ? &multi.held : &wanted,
+				typed) < 0) {
+			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+		}
+	}
+	if (status == EXIT_OK && !multi.in_group) {
+		status = cli_sort_objects(cli, wanted.v, wanted.n);
+	}
+	for (size_t i = 0; status == EXIT_OK && i < wanted.n; i++) {
+		status = print_typed(cli, wanted.v[i], i == 0);
+	}
+	kinf_object_list_release(&wanted);
+	return status;
+}
+
 /* -o jsonpath / custom-columns: over a List, or the one object asked for by name. */
 static int print_templated(struct item_printer *p, struct kinf_list_result *res) {
 	struct cli *cli = p->cli;
@@ -412,11 +464,18 @@ static int print_templated(struct item_printer *p, struct kinf_list_result *res)
 			}
 		}
 	}
+	if (typed && !multi.in_group && (status = cli_sort_objects(cli, typed, n)) != EXIT_OK) {
+		for (size_t i = 0; i < n; i++) {
+			kinf_object_unref(typed[i]);
+		}
+		free(typed);
+		return status;
+	}
 	if (typed && multi.in_group) {
 		/* Held for the groups' one run (groups_run()). */
 		status = EXIT_OK;
 		for (size_t i = 0; i < n; i++) {
-			if (kinf_object_list_push_take(&multi.templated, typed[i]) < 0) {
+			if (kinf_object_list_push_take(&multi.held, typed[i]) < 0) {
 				status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 			}
 		}
@@ -431,6 +490,30 @@ static int print_templated(struct item_printer *p, struct kinf_list_result *res)
 	return status;
 }
 
+/* -L and --show-labels, when given: the label columns of tables. */
+static const struct kinf_label_columns *label_columns(const struct cli *cli) {
+	const struct kinf_label_columns *lc = &cli->label_columns;
+	return lc->n_keys || lc->show_labels ? lc : NULL;
+}
+
+/*
+ * --sort-by for Table rows: by the field in each row's object (the list
+ * asked for them whole, includeObject=Object, as kubectl does), stably
+ * after their namespace/name order. The exit status (errors printed).
+ */
+static json_t *row_object(const void *elem, void *userdata) {
+	const struct kinf_list_row *row = elem;
+	(void)userdata;
+	json_t *whole = json_loadb(row->json, row->len, 0, NULL);
+	json_t *obj = json_incref(json_object_get(whole, "object"));
+	json_decref(whole);
+	return obj;
+}
+
+static int sort_rows_by_field(const struct cli *cli, struct kinf_list_row *rows, size_t n) {
+	return cli_sort_by_field(cli, rows, n, sizeof(*rows), row_object, NULL);
+}
+
 /*
  * The server answered the Table request with a plain List (a server or
  * aggregated API that prints no Tables: the Accept header's last choice is
@@ -439,6 +522,10 @@ static int print_templated(struct item_printer *p, struct kinf_list_result *res)
  */
 static int print_local_table(struct item_printer *p, struct kinf_list_result *res) {
 	struct cli *cli = p->cli;
+	int sorted = cli_sort_objects(cli, res->items.v, res->items.n);
+	if (sorted != EXIT_OK) {
+		return sorted;
+	}
 	const struct kinf_resource *res_type = cli->res;
 	const char *kind = cli->res->kind;
 	bool with_ns = cli->all_namespaces && cli->res->namespaced;
@@ -455,6 +542,9 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 	}
 	if (rc == 0 && wide) {
 		rc = kinf_kindcols_append_wide(kind, NULL, &cells);
+	}
+	if (rc == 0 && label_columns(cli)) {
+		rc = kinf_kindcols_append_labels(label_columns(cli), NULL, &cells);
 	}
 	if (rc == 0 && !(table = kinf_table_new(cells.n))) {
 		rc = -KINF_ENOMEM;
@@ -495,6 +585,13 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 		if (rc == 0 && wide) {
 			rc = kinf_kindcols_append_wide(kind, obj, &cells);
 		}
+		while (rc == 0 && label_columns(cli) && cells.n < n_cols -
+				(label_columns(cli)->n_keys + label_columns(cli)->show_labels)) {
+			rc = kinf_strv_push_str(&cells, "<none>");
+		}
+		if (rc == 0 && label_columns(cli)) {
+			rc = kinf_kindcols_append_labels(label_columns(cli), obj, &cells);
+		}
 		while (rc == 0 && cells.n < n_cols) {
 			rc = kinf_strv_push_str(&cells, "<none>");
 		}
@@ -503,7 +600,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 		}
 	}
 	if (rc == 0) {
-		if (multi.table_printed) {
+		if (multi.table_printed && !cli->no_headers) {	/* as kubectl: none without headers */
 			putchar('\n');
 		}
 		multi.table_printed = true;
@@ -542,8 +639,8 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 	if (n == 0 && p->n_names > 0) {
 		return EXIT_OK;	/* each missing name is reported */
 	}
-	if (n == 0 && multi.quiet_empty) {
-		return EXIT_OK;	/* said once for all the groups */
+	if (n == 0 && (multi.quiet_empty || cli->ignore_not_found)) {
+		return EXIT_OK;	/* said once for all the groups, or not at all */
 	}
 	if (n == 0) {
 		if (cli->namespace) {
@@ -580,8 +677,11 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 		}
 		return EXIT_OK;
 	}
+	if ((rc = sort_rows_by_field(cli, rows, n)) != EXIT_OK) {
+		return rc;
+	}
 	char *kind_prefix = multi.show_kind ? kind_prefix_of(cli->res) : NULL;
-	if (multi.table_printed) {
+	if (multi.table_printed && !cli->no_headers) {
 		putchar('\n');
 	}
 	multi.table_printed = true;
@@ -590,6 +690,7 @@ static int print_table(struct item_printer *p, struct kinf_list_result *res) {
 		.with_namespace = cli->all_namespaces && cli->res->namespaced,
 		.no_headers = cli->no_headers,
 		.name_prefix = kind_prefix,
+		.labels = label_columns(cli),
 	};
 	rc = kinf_table_print_server(stdout, res->columns_json, rows, n, &topts, &err);
 	free(kind_prefix);
@@ -772,7 +873,11 @@ static int print_held_rows(struct cli *cli, const struct groups *g) {
 
 	if (multi.n_rows > 0) {
 		sort_rows();
-		if (multi.table_printed) {
+		/* --sort-by over the one table, its contexts together */
+		if ((status = sort_rows_by_field(cli, multi.rows, multi.n_rows)) != EXIT_OK) {
+			return status;
+		}
+		if (multi.table_printed && !cli->no_headers) {	/* as kubectl: none without headers */
 			putchar('\n');
 		}
 		multi.table_printed = true;
@@ -783,6 +888,7 @@ static int print_held_rows(struct cli *cli, const struct groups *g) {
 			.no_headers = cli->no_headers,
 			.name_prefix = multi.kind_prefix,
 			.contexts = g->ctxs.n > 1 ? multi.row_contexts : NULL,
+			.labels = label_columns(cli),
 		};
 		int rc = kinf_table_print_server(stdout, multi.columns_json,
 				multi.rows, multi.n_rows, &topts, &err);
@@ -818,7 +924,7 @@ static int accessible_namespaces(int n_opts, char **argv, const char *type,
 static int missing_names(char *const *names, int n_names) {
 	int status = EXIT_OK;
 	for (int i = 0; multi.found_any && multi.found_resource && i < n_names; i++) {
-		if (!multi.found_any[i]) {
+		if (!multi.found_any[i] && !multi.ignore_not_found) {
 			cli_printf_safe(stderr, "kinf: %s \"%s\" not found", multi.found_resource,
 					names[i]);
 			status = EXIT_ERROR;
@@ -889,6 +995,7 @@ static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
 		}
 	}
 	multi.quiet_empty = g->n_types > 1 || g->nss.n > 1 || g->ctxs.n > 1 || g->accessible;
+	multi.ignore_not_found = cli->ignore_not_found;
 	multi.merge = table && (g->nss.n > 1 || g->ctxs.n > 1 || g->accessible);
 	multi.table_printed = false;
 	char **names = NULL;
@@ -908,14 +1015,22 @@ static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
 		status = worse(status, run_type(cli, argc, argv, n_opts, g, t, tnames, n));
 	}
 	free(names);
-	if (cli->templated && !stops_all(status)) {
-		int printed = cli_print_templated(cli, multi.templated.v, multi.templated.n, false,
-				stdout);
+	bool held = cli->templated || (cli->sort_by && !table);
+	if (held && !stops_all(status)) {
+		int printed = cli_sort_objects(cli, multi.held.v, multi.held.n);
+		if (printed == EXIT_OK && cli->templated) {
+			printed = cli_print_templated(cli, multi.held.v, multi.held.n, false, stdout);
+		}
+		for (size_t i = 0; printed == EXIT_OK && i < multi.held.n; i++) {
+			if (!cli->templated) {
+				printed = print_typed(cli, multi.held.v[i], i == 0);
+			}
+		}
 		status = status == EXIT_OK ? printed : status;
 	}
-	kinf_object_list_release(&multi.templated);
+	kinf_object_list_release(&multi.held);
 	if (table && multi.quiet_empty && !multi.table_printed && status == EXIT_OK &&
-			g->n_slash == 0 && n_pos == 1) {
+			g->n_slash == 0 && n_pos == 1 && !cli->ignore_not_found) {
 		if (multi.listed_namespace && !multi.listed_cluster_scoped && g->nss.n < 2 &&
 				g->ctxs.n < 2) {
 			cli_printf_safe(stderr, "No resources found in %s namespace.",
@@ -969,7 +1084,24 @@ struct list_args {
 	int n_opts;		/* argv[0..n_opts): the options, moved first by getopt_long */
 	bool help;		/* --help was printed */
 	struct session_opts so;	/* --accessible */
+	bool watch;		/* -w, --watch */
+	struct getwatch_opts gw;	/* -w's: --watch-only, --output-watch-events */
 };
+
+/*
+ * An option list does not know: one of kinf watch's is said to be (list
+ * -w is kubectl get -w, not the informer).
+ */
+static int list_bad_option(struct list_args *a) {
+	const struct cli_flag_fault *f = cli_getopt_fault();
+	if (f->kind == CLI_FLAG_UNKNOWN && f->name_len &&
+			cli_command_has_option(&cmd_watch, f->name, f->name_len)) {
+		return cli_usage_error(&a->cli, "option '--%.*s' is kinf watch's: kinf list -w "
+				"is kubectl get -w (for the informer's events and options, kinf "
+				"watch)", (int)f->name_len, f->name);
+	}
+	return cli_bad_option(&a->cli, list_options);
+}
 
 /* Parse argv into a. EXIT_OK, or the status of a usage error (printed). */
 static int list_parse(struct list_args *a, int argc, char **argv) {
@@ -978,26 +1110,47 @@ static int list_parse(struct list_args *a, int argc, char **argv) {
 	*a = (struct list_args){0};
 	cli_init(&a->cli, &cmd_list);
 	optind = 0;
-	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT "w", list_options)) != -1) {
+	while ((opt = cli_getopt(argc, argv, ":" LIST_SHORT, list_options)) != -1) {
 		if (opt == 'h') {
 			cli_print_help(&cmd_list);
 			a->help = true;
 			return EXIT_OK;
 		}
+		if (opt == OPT_IGNORE_NOT_FOUND) {
+			a->cli.ignore_not_found = true;
+			continue;
+		}
+		if (opt == 'w' || opt == 'W') {
+			a->watch = true;
+			a->gw.watch_only |= opt == 'W';
+			continue;
+		}
+		if (opt == OPT_OUTPUT_WATCH_EVENTS) {
+			a->gw.output_watch_events = true;
+			continue;
+		}
 		int r = opt == OPT_ACCESSIBLE ? session_option(&a->cli, &a->so, opt, optarg) :
-			cli_common_option(&a->cli, opt, optarg);
+			cli_table_option(&a->cli, opt, optarg);
+		if (r == 0) {
+			r = cli_common_option(&a->cli, opt, optarg);
+		}
 		if (r < 0) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&a->cli, list_options);
+			return list_bad_option(a);
 		}
 	}
 	/* getopt_long moved the positional arguments to the end. */
 	a->n_opts = optind;
 	a->pos = argv + optind;
 	a->n_pos = argc - optind;
-	return session_check_accessible(&a->cli, &a->so);
+	int status = cli_check_table_options(&a->cli);
+	if (status == EXIT_OK && a->gw.output_watch_events && !a->watch) {
+		status = cli_usage_error(&a->cli, "--output-watch-events goes with -w, as kubectl's");
+	}
+	a->gw.labels = label_columns(&a->cli);
+	return status != EXIT_OK ? status : session_check_accessible(&a->cli, &a->so);
 }
 
 /* One list's checks; within a group, the group's namespace and context. */
@@ -1082,6 +1235,8 @@ static int list_fetch(struct list_args *a, struct item_printer *p, const char *p
 		.field_selector = field_selector,
 		.limit = cli->chunk_size,
 		.table = table,
+		.row_objects = table && (cli->sort_by || label_columns(cli)),
+		.full_objects = table && cli->sort_by,
 		.limits = cli->limits,
 		.on_page = on_page,
 		.on_item = streamed ? queue_item : NULL,
@@ -1138,7 +1293,8 @@ static int list_print(struct list_args *a, struct item_printer *p, bool table,
 				"(resourceVersion %s)", result->resource_version);
 	}
 	int pstatus = table ? print_table(p, result) :
-		templated ? print_templated(p, result) : EXIT_OK;
+		templated ? print_templated(p, result) :
+		!streamed ? print_sorted(p, result) : EXIT_OK;
 	for (int i = 1; i < a->n_pos; i++) {
 		if (multi.found_any) {
 			/* Said by run_type() once every namespace was listed. */
@@ -1146,7 +1302,7 @@ static int list_print(struct list_args *a, struct item_printer *p, bool table,
 			if (!multi.found_resource) {
 				multi.found_resource = strdup(cli->res->resource);
 			}
-		} else if (!p->found[i - 1]) {
+		} else if (!p->found[i - 1] && !cli->ignore_not_found) {
 			cli_printf_safe(stderr, "kinf: %s \"%s\" not found", cli->res->resource,
 					a->pos[i]);
 			status = EXIT_ERROR;
@@ -1173,7 +1329,8 @@ static int list_one(struct list_args *a, struct item_printer *p) {
 	};
 	bool table = cli->format == KINF_OUTPUT_TABLE || cli->format == KINF_OUTPUT_WIDE;
 	bool templated = cli->templated;
-	bool streamed = !table && !templated;
+	/* --sort-by needs the whole list first, as tables and templates do */
+	bool streamed = !table && !templated && !cli->sort_by;
 	if (streamed && !isatty(STDOUT_FILENO)) {
 		static char stdout_buf[64 << 10];
 		setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
@@ -1228,19 +1385,52 @@ static int list_exec(struct list_args *a) {
 	return status;
 }
 
+/*
+ * -w, --watch-only: kubectl get -w (getwatch.h), of one type, one
+ * namespace (or -A), one context and at most one name, as kubectl's.
+ */
+static int list_watch(struct list_args *a) {
+	struct cli *cli = &a->cli;
+	int n_slash = 0, status;
+
+	if ((status = cli_check_type_names(cli, a->pos, a->n_pos, &n_slash)) != EXIT_OK) {
+		return status;
+	}
+	char *type = a->n_pos > 0 ? a->pos[0] : NULL;
+	if (n_slash == 1) {
+		char *slash = strchr(type, '/');
+		*slash = '\0';
+		a->gw.name = slash + 1;
+	} else if (a->n_pos == 2) {
+		a->gw.name = a->pos[1];
+	}
+	if (!type) {
+		return cli_usage_error(cli, "list needs a resource type, e.g. 'kinf list pods -w'");
+	}
+	if (a->n_pos > (n_slash ? 1 : 2) || strchr(type, ',')) {
+		return cli_usage_error(cli, "list -w watches one resource type and at most one "
+				"NAME, as kubectl get -w (several: kinf watch)");
+	}
+	if (cli->sort_by || a->so.accessible) {
+		return cli_usage_error(cli, "%s does not go with -w", cli->sort_by ? "--sort-by" :
+				"--accessible");
+	}
+	if ((status = cli_connect(cli, type)) != EXIT_OK) {
+		return status;
+	}
+	return getwatch_run(cli, &a->gw);
+}
+
 static int run_list(int argc, char **argv) {
 	struct list_args a;
-	int n_names = 0, status;
+	int status;
 
-	if (wants_watch(argc, argv, &n_names)) {
-		/* list, then watch: what kinf watch does, with its options. */
-		if (n_names > 1) {
-			cli_init(&a.cli, &cmd_list);
-			return cli_usage_error(&a.cli, "list -w watches one NAME at most");
-		}
-		return cmd_watch.run(argc, argv);
-	}
 	status = list_parse(&a, argc, argv);
+	if (status == EXIT_OK && !a.help && a.watch) {
+		status = list_watch(&a);
+		cli_release(&a.cli);
+		return status;
+	}
 	bool handled = status != EXIT_OK || a.help;
 	if (!handled && !multi.in_group && a.n_pos > 0) {
 		/* Several types, TYPE/NAMEs, namespaces or contexts: a list each. */

@@ -10,7 +10,7 @@ function __kinf_takes_value -a name
         output chunk-size max-object-size max-depth max-list-items idle-timeout from resync \
         timeout count \
         dump-on-exit watch-timeout timestamps color by index values listen write-kubeconfig \
-        window max-lag bookmark-interval
+        window max-lag bookmark-interval label-columns sort-by
 end
 
 # The index of the first operand in TOKENS (the shared options may come
@@ -29,7 +29,7 @@ function __kinf_operand_index
                 continue
             case '--*'
                 __kinf_takes_value (string sub -s 3 -- $t); and set skip 1
-            case -n -l -o
+            case -n -l -o -L
                 set skip 1
             case '-*'
                 continue
@@ -323,7 +323,7 @@ complete -c kinf -n $s -l dump-on-exit -r -F -d 'write the cache as JSON lines a
 set -l w '__kinf_using watch'
 complete -c kinf -n $w -s w -l watch -d 'watch (it always does)'
 complete -c kinf -n $w -l watch-only -d "do not print the initial list's events"
-complete -c kinf -n '__kinf_using list get' -s w -l watch -d 'after the list, watch (kinf watch)'
+complete -c kinf -n '__kinf_using list get' -s w -l watch -d 'after the list, watch, as kubectl get -w'
 complete -c kinf -n '__kinf_using list get' -l watch-only -d 'watch without printing the list first'
 complete -c kinf -n '__kinf_using list get' -l accessible -d 'with -A: the namespaces where the type may be listed'
 complete -c kinf -n $w -l no-resync-events -d 'leave out updates with an unchanged resourceVersion'
@@ -359,6 +359,14 @@ complete -c kinf -n $i -l keys -d 'print the matching keys only'
 complete -c kinf -n $i -l no-pushdown -d 'list every object, filter only in kinf'
 complete -c kinf -n $i -l values -x -a '(__kinf_by_names)' -d "print INDEX's values with their counts"
 complete -c kinf -n $i -l watch -d 'keep running and print how the answer changes'
+
+# kubectl get's table options: list and index.
+set -l t '__kinf_using list get index'
+complete -c kinf -n $t -l show-labels -d 'a LABELS column last'
+complete -c kinf -n $t -s L -l label-columns -x -d "a column with each label's value"
+complete -c kinf -n $t -l sort-by -x -a '.metadata.name .metadata.creationTimestamp' -d 'sort by this field (JSONPath)'
+complete -c kinf -n '__kinf_using list get' -l ignore-not-found -d 'a NAME that is not there is no error'
+complete -c kinf -n '__kinf_using list get' -l output-watch-events -d 'with -w, the event types'
 
 # kinf version
 complete -c kinf -n '__kinf_using version' -l client -d 'do not contact a server'

@@ -431,7 +431,7 @@ demo_normalize() {
 		run "$KINF" "$c" --help
 		assert_line --regexp '^  -n, --namespace NS +.*'
 		assert_output --partial "several as a,b or -n a -n b (not version)"
-		assert_output --partial "several as a,b or"
+		assert_output --partial "context to use; several as a,b or"
 	done
 	local entry
 	for entry in '^\*-n\*, \*--namespace\* _namespace_$' '^\*--context\* _name_$'; do

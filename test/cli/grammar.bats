@@ -233,7 +233,6 @@ form_words() {
 
 @test "kinf list means what kubectl get means with the same words" {
 	require_kubectl
-	local row failed=0
 	local rows=(
 		"pods -n=kube-system"
 		"pods -nkube-system"
@@ -273,11 +272,7 @@ form_words() {
 		"pods -n"
 		"pods -Afalse"
 	)
-	for row in "${rows[@]}"; do
-		# shellcheck disable=SC2086
-		same_as_kubectl_get $row || failed=1
-	done
-	((failed == 0))
+	same_as_kubectl_get_each "${rows[@]}"
 }
 
 @test "-v N is a level, never a name (kinf list pods -v 2, watch -n NS -v 6)" {

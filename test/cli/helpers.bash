@@ -171,6 +171,17 @@ same_as_kubectl_get() {
 	fi
 }
 
+# same_as_kubectl_get_each ROW...: same_as_kubectl_get for each ROW (its
+# words split at blanks); fails after all of them when one differed.
+same_as_kubectl_get_each() {
+	local row failed=0
+	for row in "$@"; do
+		# shellcheck disable=SC2086
+		same_as_kubectl_get $row || failed=1
+	done
+	return "$failed"
+}
+
 # kinf ...: runs $KINF.  Output and status pass through (so `run -N kinf ...`
 # works); the command line and status are also written to the test's log
 # (bats fd 4, else stderr), which bats shows only when the test fails.
@@ -183,6 +194,11 @@ kinf() {
 		echo "# kinf $* (status=$rc)" >&2
 	fi
 	return "$rc"
+}
+
+# lines_at_least FILE N: FILE exists and has N lines or more.
+lines_at_least() {
+	[ -f "$1" ] && [ "$(wc -l < "$1")" -ge "$2" ]
 }
 
 # wait_until COMMAND...: retry for up to 20 s; on failure show $ERR's tail.
