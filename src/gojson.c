@@ -61,7 +61,9 @@ static void put_value(struct kinf_buf *out, json_t *v, const char *indent, int d
 		json_object_foreach(v, k, e) {
 			keys[i++] = k;
 		}
-		qsort(keys, n, sizeof(*keys), cmp_keys);
+		if (n > 1) {
+			qsort(keys, n, sizeof(*keys), cmp_keys);
+		}
 		kinf_buf_put(out, "{", 1);
 		for (i = 0; i < n; i++) {
 			kinf_buf_puts(out, i ? "," : "");

@@ -553,7 +553,9 @@ static int answer_values(struct query *q) {
 		kinf_index_values_free(sum, n);
 		return cli_error(&q->cli, rc, &err, NULL);
 	}
-	qsort(sum, n, sizeof(*sum), cmp_value);
+	if (n > 1) {
+		qsort(sum, n, sizeof(*sum), cmp_value);	/* (not with NULL, n 0: UB) */
+	}
 	print_values(q, sum, n);
 	kinf_index_values_free(sum, n);
 	return EXIT_OK;

@@ -833,9 +833,14 @@ static int check_contexts(struct cli *cli, const struct kinf_strv *ctxs) {
  */
 static int groups_types(struct cli *cli, char **pos, int n_pos, struct groups *g) {
 	int status = EXIT_OK;
+	/* A slot per argument, and per type of a comma list (pods,deploy,cm) */
+	size_t slots = (size_t)n_pos + 1;
+	for (const char *c = pos[0]; (c = strchr(c, ',')) != NULL; c++) {
+		slots++;
+	}
 
-	g->types = calloc((size_t)n_pos + 1, sizeof(*g->types));
-	g->firsts = calloc((size_t)n_pos + 1, sizeof(*g->firsts));
+	g->types = calloc(slots, sizeof(*g->types));
+	g->firsts = calloc(slots, sizeof(*g->firsts));
 	if (!g->types || !g->firsts) {
 		return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 	}
