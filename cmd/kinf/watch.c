@@ -44,7 +44,7 @@ static const char watch_usage[] =
 	"\n"
 	"Watch options:\n"
 	"  -w, --watch                    watch (kinf watch always does; for the habit of\n"
-	"                                 kubectl get -w, and kinf list -w)\n"
+	"                                 kubectl get -w, which is kinf list -w)\n"
 	"      --watch-only               do not print the initial list's events\n"
 	"      --no-resync-events         leave out updates that did not change the\n"
 	"                                 resourceVersion (\"resync\":true in -o json)\n"

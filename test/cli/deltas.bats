@@ -67,7 +67,7 @@ golden() {
 @test "deltas rejects -o yaml" {
 	run --separate-stderr "$KINF" deltas --from - -o yaml < /dev/null
 	assert_failure 2
-	[[ "$stderr" == *"deltas prints table or json output"* ]]
+	[[ "$stderr" == *"kinf deltas prints table or json, not \"yaml\""* ]]
 }
 
 @test "--resync queues Sync deltas for cached keys, again and again" {

@@ -218,7 +218,37 @@ static void test_other_kinds(void) {
 	free(s);
 }
 
+/* -L and --show-labels: printers' decorateTable columns. */
+static void test_labels(void) {
+	static const char *const keys[] = { "app", "app.kubernetes.io/name", "none" };
+	struct kinf_label_columns lc = { .keys = keys, .n_keys = 3, .show_labels = true };
+	struct kinf_strv sv = {0};
+	is_int(kinf_kindcols_append_labels(&lc, NULL, &sv), 0, "label headers");
+	char *s = joined(&sv);
+	is_str(s, "APP|NAME|NONE|LABELS", "each key's last segment, upper-cased; LABELS last");
+	free(s);
+	kinf_strv_release(&sv);
+	struct kinf_object *obj = parse("{\"metadata\":{\"name\":\"a\",\"labels\":"
+			"{\"tier\":\"db\",\"app.kubernetes.io/name\":\"x\",\"app\":\"web\"}}}");
+	is_int(kinf_kindcols_append_labels(&lc, obj, &sv), 0, "label cells");
+	s = joined(&sv);
+	is_str(s, "web|x||app=web,app.kubernetes.io/name=x,tier=db",
+			"values, empty for a missing key; labels sorted, k=v joined by ','");
+	free(s);
+	kinf_strv_release(&sv);
+	kinf_object_unref(obj);
+	obj = parse("{\"metadata\":{\"name\":\"b\"}}");
+	lc.n_keys = 0;
+	is_int(kinf_kindcols_append_labels(&lc, obj, &sv), 0, "no labels");
+	s = joined(&sv);
+	is_str(s, "<none>", "<none> without labels");
+	free(s);
+	kinf_strv_release(&sv);
+	kinf_object_unref(obj);
+}
+
 int main(void) {
+	test_labels();
 	test_human_duration();
 	test_headers();
 	test_pods();
