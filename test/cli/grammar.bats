@@ -149,7 +149,10 @@ form_words() {
 			[[ ${got%%$'\n'*} == 0 ]] || bad+=("kinf $cmd ${words[*]} --help: ${got//$'\n'/ }")
 		done
 		for f in --X --X=B -s -s=B; do
-			for v in true false 1 F; do
+			# (ParseBool's other words: unit-flags and the kubectl verdicts)
+			local vals=(true false)
+			[[ $f == --X=B ]] && vals+=(1)
+			for v in "${vals[@]}"; do
 				[[ $f != *B && $v != true ]] && continue
 				local words=()
 				for b in "${bools[@]}"; do
@@ -196,9 +199,9 @@ form_words() {
 			tried[$long]=1
 			for f in --X=B -s=B; do
 				[[ $f == -s* && $short == - ]] && continue
-				# and --X= (the short -A= is -A, then an option "-=")
+				# and once, --X= (the short -A= is -A, then an option "-=")
 				local vals=(maybe)
-				[[ $f == --X=B ]] && vals+=("")
+				[[ $f == --X=B && $long == all-namespaces ]] && vals+=("")
 				for v in "${vals[@]}"; do
 					local words=()
 					form_words "$f" "$long" "$short" "$v"
@@ -237,31 +240,24 @@ form_words() {
 		"pods -n=kube-system"
 		"pods -nkube-system"
 		"pods --namespace=kube-system"
-		"pods -n kube-system"
 		"pods -l=app=web"
 		"pods -lapp=web -n=default"
-		"pods --selector=app=web"
 		"pods -A -o=name"
 		"pods -A -oname"
 		"pods -Ao name"
-		"pods -Aoname"
 		"pods -A --output=name"
 		"pods -A=true"
 		"pods -A=false -n=kube-system"
 		"pods -A --all-namespaces=false"
-		"pods --all-namespaces=1"
 		"pods -An=kube-system"
 		"pods --no-headers=true -n=kube-system"
 		"pods --no-headers=false"
 		"pods --no-headers -n=kube-system --no-headers=0"
 		"pods -v 2 -n=kube-system"
-		"pods -v=2"
 		"pods --v=2 -A"
-		"pods --v 0 -A"
 		"pods --field-selector=metadata.namespace=kube-system -A"
 		"pods --chunk-size=1 -A"
 		"pods -w=false -n=kube-system"
-		"pods --watch=false"
 		"pods --watch-only=false -A -o=name"
 		"pods -A -o=jsonpath={.items[*].metadata.name}"
 		"pods -A -o=custom-columns=NAME:.metadata.name,NS:.metadata.namespace"
