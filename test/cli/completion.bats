@@ -565,6 +565,18 @@ EOF
 	fi
 }
 
+@test "kinf __complete reads the line with kubectl's grammar: -n=NS, -A=false, -v 2" {
+	use_fake
+	local want
+	want=$(kubectl --kubeconfig "$KUBECONFIG" get pods -n kube-system -o name | cut -d/ -f2)
+	run complete_kinf list pods -n=kube-system ''
+	assert_output "$want"
+	run complete_kinf list pods -A=false -nkube-system ''
+	assert_output "$want"
+	run complete_kinf -v 2 list pods -n kube-system ''
+	assert_output "$want"
+}
+
 @test "bash: --by and --values index names, with those from --index" {
 	run bash_complete kinf index pods --by ''
 	assert_output "$(printf '%s\n' field: label: namespace node owner phase)"
