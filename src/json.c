@@ -868,6 +868,20 @@ int kinf_json_quote(struct kinf_buf *out, const char *s, size_t len) {
 	return rc;
 }
 
+void kinf_json_path_append_key(struct kinf_buf *path, const char *key, size_t len) {
+	bool plain = len > 0;
+	for (size_t i = 0; plain && i < len; i++) {
+		char c = key[i];
+		plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			(c >= '0' && c <= '9') || c == '_' || c == '-';
+	}
+	kinf_buf_puts(path, plain ? "." : "['");
+	kinf_buf_put(path, key, len);
+	if (!plain) {
+		kinf_buf_puts(path, "']");
+	}
+}
+
 int kinf_json_validate(const char *data, size_t len, unsigned max_depth,
 		struct kinf_error *reterr) {
 	struct kinf_json_reader r;

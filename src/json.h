@@ -108,6 +108,13 @@ int kinf_json_compact(const char *data, size_t len, struct kinf_buf *out);
 /* Append s as a JSON string literal (quoted, escaped) to out. */
 int kinf_json_quote(struct kinf_buf *out, const char *s, size_t len);
 
+/*
+ * Append ".key" to a field path, or "['key']" when key holds anything but
+ * letters, digits, '_' and '-' (or is empty): "spec.x", "['a.b/c']", the
+ * paths error messages and watch --diff show.
+ */
+void kinf_json_path_append_key(struct kinf_buf *path, const char *key, size_t len);
+
 /* Validate one complete JSON text. 0 or -KINF_EJSON with detail. */
 int kinf_json_validate(const char *data, size_t len, unsigned max_depth,
 		struct kinf_error *reterr);

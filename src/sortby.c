@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "jsonnum.h"
 #include "jsonpath.h"
 #include "sortby.h"
 
@@ -256,28 +257,7 @@ int kinf_sortby_compare_strings(const char *a, const char *b) {
 }
 
 int kinf_sortby_compare_numbers(json_t *a, json_t *b) {
-	if (json_is_integer(a) && json_is_integer(b)) {
-		json_int_t x = json_integer_value(a), y = json_integer_value(b);
-		return x < y ? -1 : x > y;
-	}
-	if (json_is_real(a) && json_is_real(b)) {
-		double x = json_real_value(a), y = json_real_value(b);
-		return x < y ? -1 : x > y;
-	}
-	/* An integer and a real, exactly (not through a double). */
-	bool swap = json_is_real(a);
-	json_int_t i = json_integer_value(swap ? b : a);
-	double d = json_real_value(swap ? a : b);
-	int c;
-	if (d >= 9223372036854775808.0) {
-		c = -1;
-	} else if (d < -9223372036854775808.0) {
-		c = 1;
-	} else {
-		json_int_t t = (json_int_t)d;	/* d's integer part, exactly */
-		c = i < t ? -1 : i > t ? 1 : (d > (double)t ? -1 : d < (double)t ? 1 : 0);
-	}
-	return swap ? -c : c;
+	return kinf_jsonnum_cmp_json(a, b);	/* the one home of number order */
 }
 
 static const char *type_name(json_t *v) {

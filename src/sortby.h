@@ -61,9 +61,8 @@ int kinf_sortby_sort(const char *field, struct kinf_sortby_item *items, size_t n
 int kinf_sortby_compare_strings(const char *a, const char *b);
 
 /*
- * The order of two JSON numbers (integers or reals), exactly. The one
- * place numbers are compared for --sort-by: where a module compares JSON
- * number literals of any size, this is the function to swap for it.
+ * The order of two JSON numbers (integers or reals), exactly:
+ * jsonnum.h's kinf_jsonnum_cmp_json(), kinf's one number order.
  */
 int kinf_sortby_compare_numbers(json_t *a, json_t *b);
 
