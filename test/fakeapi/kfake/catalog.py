@@ -433,7 +433,7 @@ def _openapi_v2():
             raw = _read_gz('v2.json.gz')
             pb = _read_gz('v2.pb.gz')
             if HIDDEN_GROUPS:
-                doc = jsonutil.loads(raw)
+                doc = json.loads(raw)  # a document, not a request body: no Go numbers
                 doc['paths'] = collections.OrderedDict(
                     (k, v) for k, v in doc['paths'].items() if not _hidden_path(k))
                 doc['definitions'] = collections.OrderedDict(

@@ -245,7 +245,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._body = self.rfile.read(n) if n > 0 else b''
         return self._body
 
-    def read_json(self, kind=None):
+    def read_json(self, kind=None, version='v1'):
         """The request body as a dict (JSON, or protobuf from typed clients)."""
         body = self.read_body()
         ct = (self.headers.get('Content-Type') or '').split(';')[0].strip()
@@ -258,6 +258,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             raise status.bad_request('the body of the request was empty')
         try:
             return jsonutil.loads(body)
+        except jsonutil.NumberError as e:
+            # Valid JSON, but no value for unstructured decoding (1e400).
+            raise status.bad_request('%s in version "%s" cannot be handled as a %s: %s'
+                                     % (kind, version, kind, e))
         except ValueError as e:
             raise status.bad_request("couldn't get version/kind; json parse error: %s" % e)
 
@@ -1033,7 +1037,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         app = self.server.app
         if info.subresource:
             raise status.method_not_allowed()
-        obj = app.writer.create(info.rt, info.namespace, self.read_json(info.rt.kind),
+        obj = app.writer.create(info.rt, info.namespace,
+                                self.read_json(info.rt.kind, info.rt.version),
                                 self._manager(q),
                                 self._dry_run(q))
         self._send_obj(201, info.rt, obj)
@@ -1041,7 +1046,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def op_update(self, info, q):
         app = self.server.app
         rt = info.rt
-        body = self.read_json(rt.kind)
+        body = self.read_json(rt.kind, rt.version)
         if info.subresource == 'scale':
             replicas = ((body or {}).get('spec') or {}).get('replicas')
             obj, _ = app.writer.patch(rt, info.namespace or '', info.name,
