@@ -4,6 +4,7 @@
 #include "accessreview.h"
 #include "buf.h"
 #include "http.h"
+#include "jsonnum.h"
 #include "json.h"
 
 #define SSAR_PATH "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
@@ -39,9 +40,8 @@ int kinf_access_review(struct kinf_http *http, const char *verb, const char *gro
 	};
 	rc = kinf_http_get(http, &req, &resp, reterr);
 	if (rc == 0) {
-		json_error_t jerr;
-		json_t *root = json_loadb(resp.body.data ? resp.body.data : "", resp.body.len,
-				0, &jerr);
+		json_t *root = kinf_jsonnum_load(resp.body.data ? resp.body.data : "",
+				resp.body.len, 0, NULL);
 		json_t *allowed = json_object_get(json_object_get(root, "status"), "allowed");
 		if (json_is_boolean(allowed)) {
 			*ret_allowed = json_is_true(allowed);

@@ -7,6 +7,7 @@
 
 #include "apistatus.h"
 #include "err.h"
+#include "jsonnum.h"
 
 /* Length of the valid UTF-8 sequence at s (0 when invalid). */
 static size_t utf8_len(const unsigned char *s) {
@@ -412,7 +413,7 @@ void kinf_apistatus_to_error(long http_status, const char *body, size_t len,
 		return;
 	}
 	if (body && len) {
-		root = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+		root = kinf_jsonnum_load(body, len, JSON_REJECT_DUPLICATES, NULL);
 	}
 	if (json_is_object(root) &&
 			json_is_string(json_object_get(root, "kind")) &&
@@ -481,7 +482,7 @@ int kinf_apistatus_check_success(const char *body, size_t len, struct kinf_error
 	if (!body || len == 0 || !holds(body, len, "\"Status\"")) {
 		return 0;
 	}
-	json_t *root = json_loadb(body, len, 0, NULL);
+	json_t *root = kinf_jsonnum_load(body, len, 0, NULL);
 	const char *kind = json_string_value(json_object_get(root, "kind"));
 	const char *status = json_string_value(json_object_get(root, "status"));
 	bool failed = kind && strcmp(kind, "Status") == 0 && status && status[0] &&

@@ -315,10 +315,14 @@ enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 		}
 		return KINF_COND_NOT_MET;
 	}
-	size_t len;
-	const char *json = kinf_object_json(obj, &len);
-	json_t *root = json_loadb(json, len, 0, NULL);
+	struct kinf_error err = {0};
+	json_t *root = kinf_object_tree(obj, &err);
 	enum kinf_condition_state st = KINF_COND_NOT_MET;
+	if (!root) {
+		/* A number beyond float64: no value to test, as for kubectl wait. */
+		explain(why, "%s", err.message);
+		return KINF_COND_NOT_MET;
+	}
 	if (c->kind == KINF_COND_ROLLOUT) {
 		st = rollout(c, obj, root, why);
 	} else if (c->kind == KINF_COND_CONDITION) {

@@ -58,7 +58,9 @@ int kinf_condition_bind(struct kinf_condition *c, const char *group,
  * "{.status.phase}=Pending") if why is not NULL. KINF_COND_FAILED when it
  * never will (why says why): a Deployment whose Progressing condition says
  * ProgressDeadlineExceeded, a StatefulSet or DaemonSet whose update strategy
- * is not RollingUpdate (kubectl rollout status fails on both).
+ * is not RollingUpdate (kubectl rollout status fails on both). An object
+ * with a number beyond float64's range has no values to test: NOT_MET,
+ * why naming the object and the field.
  */
 enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 		const struct kinf_object *obj, struct kinf_buf *why);

@@ -35,7 +35,11 @@ static void put_string(struct kinf_buf *out, const char *s, size_t len) {
 	kinf_buf_put(out, "\"", 1);
 }
 
+/* indent NULL: json.Marshal's compact form, no line breaks. */
 static void newline(struct kinf_buf *out, const char *indent, int depth) {
+	if (!indent) {
+		return;
+	}
 	kinf_buf_put(out, "\n", 1);
 	for (int i = 0; i < depth; i++) {
 		kinf_buf_puts(out, indent);
@@ -69,7 +73,7 @@ static void put_value(struct kinf_buf *out, json_t *v, const char *indent, int d
 			kinf_buf_puts(out, i ? "," : "");
 			newline(out, indent, depth + 1);
 			put_string(out, keys[i], strlen(keys[i]));
-			kinf_buf_puts(out, ": ");
+			kinf_buf_puts(out, indent ? ": " : ":");
 			put_value(out, json_object_get(v, keys[i]), indent, depth + 1);
 		}
 		if (n) {
@@ -111,6 +115,11 @@ static void put_value(struct kinf_buf *out, json_t *v, const char *indent, int d
 		kinf_buf_puts(out, "null");
 		return;
 	}
+}
+
+int kinf_gojson_append(struct kinf_buf *out, json_t *v) {
+	put_value(out, v, NULL, 0);
+	return kinf_buf_error(out) ? -KINF_ENOMEM : 0;
 }
 
 int kinf_gojson_append_indent(struct kinf_buf *out, json_t *v, const char *indent) {

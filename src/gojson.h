@@ -13,6 +13,9 @@
  * written and reals as a float64 (gofloat.h's json form).
  */
 
+/* Append v as json.Marshal(v) writes it: compact. 0 or -KINF_ENOMEM. */
+int kinf_gojson_append(struct kinf_buf *out, json_t *v);
+
 /*
  * Append v as json.MarshalIndent(v, "", indent) writes it: each element on
  * its own line, indent repeated per level, "[]" and "{}" when empty, ": "

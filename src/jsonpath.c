@@ -5,6 +5,7 @@
 #include "gofloat.h"
 #include "gojson.h"
 #include "hex.h"
+#include "jsonnum.h"
 #include "jsonpath.h"
 
 /*
@@ -250,7 +251,7 @@ static json_t *parse_literal(struct parser *ps) {
 	while (*ps->p && *ps->p != ')' && *ps->p != ']' && *ps->p != ' ') {
 		ps->p++;
 	}
-	json_t *v = json_loadb(s, (size_t)(ps->p - s), JSON_DECODE_ANY, NULL);
+	json_t *v = kinf_jsonnum_load(s, (size_t)(ps->p - s), JSON_DECODE_ANY, NULL);
 	if (!v) {
 		perr(ps, "a number, true, false, null or a quoted string expected");
 	}
@@ -655,8 +656,7 @@ static json_t *eval_expr(const struct expr *e, json_t *cur, json_t *root);
 
 static int compare(json_t *a, json_t *b) {
 	if (json_is_number(a) && json_is_number(b)) {
-		double x = json_number_value(a), y = json_number_value(b);
-		return x < y ? -1 : x > y;
+		return kinf_jsonnum_cmp_json(a, b);
 	}
 	if (json_is_string(a) && json_is_string(b)) {
 		return strcmp(json_string_value(a), json_string_value(b));
@@ -783,8 +783,6 @@ static json_t *eval_expr(const struct expr *e, json_t *cur, json_t *root) {
 }
 
 int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out) {
-	char *s;
-	int rc;
 	if (json_is_string(v)) {
 		return kinf_buf_append(out, json_string_value(v), json_string_length(v));
 	}
@@ -793,13 +791,8 @@ int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out) {
 		kinf_gofloat_format(json_real_value(v), num);
 		return kinf_buf_append_str(out, num);
 	}
-	s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
-	if (!s) {
-		return -KINF_ENOMEM;
-	}
-	rc = kinf_buf_append_str(out, s);
-	free(s);
-	return rc;
+	/* Maps and lists as encoding/json writes them (floats in Go's form, not %.17g). */
+	return kinf_gojson_append(out, v);
 }
 
 int kinf_jsonpath_print_values(json_t *values, struct kinf_buf *out) {

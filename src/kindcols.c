@@ -67,10 +67,13 @@ static int push_headers(const char *const *headers, struct kinf_strv *ret) {
 	return 0;
 }
 
-static json_t *parse_object(const struct kinf_object *obj) {
-	size_t len;
-	const char *json = kinf_object_json(obj, &len);
-	return json_loadb(json, len, 0, NULL);
+/* obj's JSON as a tree in *ret_root: 0, or the error (reterr names obj and why). */
+static int object_tree(const struct kinf_object *obj, json_t **ret_root,
+		struct kinf_error *reterr) {
+	struct kinf_error local = {0};
+	struct kinf_error *e = reterr ? reterr : &local;
+	*ret_root = kinf_object_tree(obj, e);
+	return *ret_root ? 0 : -(e->code ? e->code : KINF_EJSON);
 }
 
 static int push_age(struct kinf_strv *ret, const struct kinf_object *obj) {
@@ -206,7 +209,7 @@ static void pod_columns(json_t *pod, struct kinf_strv *ret) {
 }
 
 int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
-		struct kinf_strv *ret) {
+		struct kinf_strv *ret, struct kinf_error *reterr) {
 	static const struct {
 		const char *kind;
 		const char *headers[6];
@@ -225,13 +228,20 @@ int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
 	if (!obj) {
 		return push_headers(layouts[li].headers, ret);
 	}
-	json_t *root = parse_object(obj);
-	if (!root) {
-		return -KINF_EJSON;
+	const char *k = layouts[li].kind;
+	if (!k[0]) {
+		/* NAME and AGE are in the object's record: nothing to parse. */
+		kinf_strv_put_str(ret, kinf_object_name(obj));
+		push_age(ret, obj);
+		return kinf_strv_error(ret) ? -KINF_ENOMEM : 0;
+	}
+	json_t *root;
+	int rc = object_tree(obj, &root, reterr);
+	if (rc < 0) {
+		return rc;
 	}
 	char buf[64];
 	kinf_strv_put_str(ret, kinf_object_name(obj));
-	const char *k = layouts[li].kind;
 	json_t *status = json_object_get(root, "status");
 	if (strcmp(k, "Pod") == 0) {
 		pod_columns(root, ret);
@@ -278,8 +288,6 @@ int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
 		snprintf(buf, sizeof(buf), "%zu", json_object_size(json_object_get(root, "data")) +
 				json_object_size(json_object_get(root, "binaryData")));
 		kinf_strv_put_str(ret, buf);
-		push_age(ret, obj);
-	} else {
 		push_age(ret, obj);
 	}
 	json_decref(root);
@@ -385,7 +393,7 @@ static void format_label_selector(json_t *sel, struct kinf_buf *out) {
 }
 
 int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
-		struct kinf_strv *ret) {
+		struct kinf_strv *ret, struct kinf_error *reterr) {
 	static const struct {
 		const char *kind;
 		const char *headers[6];
@@ -404,9 +412,10 @@ int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
 	if (!obj) {
 		return push_headers(layouts[li].headers, ret);
 	}
-	json_t *root = parse_object(obj);
-	if (!root) {
-		return -KINF_EJSON;
+	json_t *root;
+	int rc = object_tree(obj, &root, reterr);
+	if (rc < 0) {
+		return rc;
 	}
 	json_t *spec = json_object_get(root, "spec");
 	json_t *status = json_object_get(root, "status");

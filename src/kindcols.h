@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "err.h"
 
 struct kinf_object;
 
@@ -13,22 +14,24 @@ struct kinf_object;
  * where the server's Table is not at hand), as kubectl's printers compute
  * them: Pod NAME READY STATUS RESTARTS AGE; Deployment NAME READY
  * UP-TO-DATE AVAILABLE AGE; Node NAME STATUS ROLES AGE VERSION; Namespace
- * NAME STATUS AGE; ConfigMap NAME DATA AGE; others NAME AGE. With obj NULL,
- * the header cells for kind. Cells are appended to ret; -KINF_EJSON when
- * the object's JSON does not parse.
+ * NAME STATUS AGE; ConfigMap NAME DATA AGE; others NAME AGE (from the
+ * object's record, never failing). With obj NULL, the header cells for
+ * kind. Cells are appended to ret; -KINF_ENOMEM, or the error of
+ * kinf_object_tree() with reterr naming the object and the field (a
+ * number beyond float64's range).
  */
 int kinf_kindcols_append(const char *kind, const struct kinf_object *obj,
-		struct kinf_strv *ret);
+		struct kinf_strv *ret, struct kinf_error *reterr);
 
 /*
  * The columns -o wide adds to those of kinf_kindcols_append(), as
  * kubectl's printers add them: Pod IP NODE NOMINATED NODE READINESS GATES;
  * Deployment CONTAINERS IMAGES SELECTOR; Node INTERNAL-IP EXTERNAL-IP
  * OS-IMAGE KERNEL-VERSION CONTAINER-RUNTIME; none for other kinds. With obj
- * NULL, the header cells for kind.
+ * NULL, the header cells for kind. Errors as kinf_kindcols_append().
  */
 int kinf_kindcols_append_wide(const char *kind, const struct kinf_object *obj,
-		struct kinf_strv *ret);
+		struct kinf_strv *ret, struct kinf_error *reterr);
 
 /*
  * The label columns kubectl adds after a table's others (printers'

@@ -9,6 +9,7 @@
 
 #include "apistatus.h"
 #include "json.h"
+#include "jsonnum.h"
 #include "listpage.h"
 #include "listsplit.h"
 #include "log.h"
@@ -49,10 +50,12 @@ static int on_member(const char *key, size_t key_len, const char *value,
 	json_error_t jerr;
 
 	if (key_len == 8 && memcmp(key, "metadata", 8) == 0) {
-		json_t *md = json_loadb(value, len, 0, &jerr);
+		struct kinf_error err = {0};
+		json_t *md = kinf_jsonnum_load(value, len, 0, &err);
 		if (!json_is_object(md)) {
 			json_decref(md);
-			return kinf_error_set(ps->reterr, KINF_EJSON, "list metadata: %s", jerr.text);
+			return kinf_error_set(ps->reterr, md ? KINF_EJSON : err.code, "list metadata: %s",
+					md ? "not an object" : err.message);
 		}
 		const char *cont = json_string_value(json_object_get(md, "continue"));
 		const char *rv = json_string_value(json_object_get(md, "resourceVersion"));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "jsonnum.h"
 #include "object.h"
 
 /*
@@ -360,6 +361,21 @@ const char *kinf_object_key_quoted(struct kinf_buf *buf, const char *ns, size_t 
 		kinf_json_quote(buf, key.data ? key.data : "", key.len) == 0;
 	kinf_buf_release(&key);
 	return ok ? buf->data : "\"\"";
+}
+
+json_t *kinf_object_tree(const struct kinf_object *obj, struct kinf_error *reterr) {
+	size_t len;
+	const char *json = kinf_object_json(obj, &len);
+	/* A NUL in a string (\u0000 outside metadata) is data too. */
+	json_t *root = kinf_jsonnum_load(json, len, JSON_ALLOW_NUL, reterr);
+	if (!root && reterr) {
+		struct kinf_buf quoted = {0};
+		const char *ns = kinf_object_namespace(obj), *name = kinf_object_name(obj);
+		kinf_error_prefix(reterr, "object %s", kinf_object_key_quoted(&quoted, ns,
+				strlen(ns), name, strlen(name)));
+		kinf_buf_release(&quoted);
+	}
+	return root;
 }
 
 const char *kinf_object_name_problem(const char *s, size_t len) {

@@ -1,6 +1,7 @@
 #ifndef KINF_OBJECT_H
 #define KINF_OBJECT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -98,6 +99,14 @@ const char *kinf_object_name_problem(const char *s, size_t len);
  */
 const char *kinf_object_key_quoted(struct kinf_buf *buf, const char *ns, size_t ns_len,
 		const char *name, size_t name_len);
+
+/*
+ * obj's JSON as a new jansson tree (the caller decrefs), its numbers as
+ * jsonnum.h has them. NULL on failure, with reterr naming the object and
+ * the field: object "ns/name": field .spec.x: number 1e400 is beyond
+ * float64's range (-KINF_ETOOBIG), or -KINF_ENOMEM.
+ */
+json_t *kinf_object_tree(const struct kinf_object *obj, struct kinf_error *reterr);
 
 struct kinf_object *kinf_object_ref(struct kinf_object *obj);
 /* Drop one reference; frees at zero. Accepts NULL. Returns NULL. */

@@ -395,10 +395,13 @@ int serve_list_head(struct kinf_buf *b, const struct serve_coll *c,
 int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out);
 /*
  * One Table row {"cells":[...],"object":...} of obj; include is "None",
- * "Metadata" or "Object".
+ * "Metadata" or "Object". 0, -KINF_ENOMEM, or the error of
+ * kinf_kindcols_append() with reterr naming the object and the field (a
+ * number beyond float64's range: no cells for it, as the apiserver's
+ * table convertor fails).
  */
 int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
-		const char *include, struct kinf_buf *out);
+		const char *include, struct kinf_buf *out, struct kinf_error *reterr);
 /* obj with metadata.resourceVersion rv: a new object, NULL when it has none or out of memory. */
 struct kinf_object *serve_with_rv(const struct kinf_object *obj, unsigned long long rv);
 /* obj's JSON with apiVersion and kind of c. */

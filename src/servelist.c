@@ -445,9 +445,9 @@ static void column_name(const char *header, struct kinf_buf *out) {
 
 int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out) {
 	struct kinf_strv base = {0}, wide = {0};
-	int rc = kinf_kindcols_append(c->kind, NULL, &base);
+	int rc = kinf_kindcols_append(c->kind, NULL, &base, NULL);
 	if (rc == 0) {
-		rc = kinf_kindcols_append_wide(c->kind, NULL, &wide);
+		rc = kinf_kindcols_append_wide(c->kind, NULL, &wide, NULL);
 	}
 	kinf_buf_putc(out, '[');
 	for (size_t i = 0; rc == 0 && i < base.n + wide.n; i++) {
@@ -520,11 +520,11 @@ struct kinf_object *serve_with_rv(const struct kinf_object *obj, unsigned long l
 }
 
 int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
-		const char *include, struct kinf_buf *out) {
+		const char *include, struct kinf_buf *out, struct kinf_error *reterr) {
 	struct kinf_strv cells = {0};
-	int rc = kinf_kindcols_append(c->kind, obj, &cells);
+	int rc = kinf_kindcols_append(c->kind, obj, &cells, reterr);
 	if (rc == 0) {
-		rc = kinf_kindcols_append_wide(c->kind, obj, &cells);
+		rc = kinf_kindcols_append_wide(c->kind, obj, &cells, reterr);
 	}
 	kinf_buf_puts(out, "{\"cells\":[");
 	for (size_t i = 0; rc == 0 && i < cells.n; i++) {
@@ -1224,12 +1224,16 @@ void serve_get(struct serve_request *r, struct serve_coll *c) {
 		kinf_apistatus_not_found(&st, c->group, c->resource, r->path.name);
 		serve_respond_status(r, &st);
 	} else if (a == ANSWER_TABLE) {
+		struct kinf_error err = {0};
 		struct serve_list_spec spec = { .table = true, .table_version = table_version,
 			.rv = kinf_object_resource_version(obj), .remaining = -1 };
 		int rc = serve_list_head(&b, c, &spec);
-		rc = rc < 0 ? rc : serve_table_row(c, obj, include, &b);
+		rc = rc < 0 ? rc : serve_table_row(c, obj, include, &b, &err);
 		kinf_buf_puts(&b, "]}\n");
-		if (rc < 0) {
+		if (rc < 0 && rc != -KINF_ENOMEM) {
+			kinf_apistatus_internal(&st, err.message);
+			serve_respond_status(r, &st);
+		} else if (rc < 0) {
 			serve_respond_oom(r);
 		} else {
 			serve_respond_buf(r, 200, "application/json", &b);

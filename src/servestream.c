@@ -201,6 +201,7 @@ struct list_stream {
 	const char *include;
 	size_t pos, end;		/* the next candidate; one past the last of the page */
 	size_t written;			/* items written: a comma before the next */
+	struct kinf_error err;		/* a row without cells (a number beyond float64) */
 };
 
 static void list_stream_free(struct list_stream *ls) {
@@ -234,7 +235,7 @@ static int list_slice(struct list_stream *ls, struct kinf_buf *out, bool first) 
 				kinf_buf_putc(out, ',');
 			}
 			if (ls->table) {
-				rc = serve_table_row(ls->coll, obj, ls->include, out);
+				rc = serve_table_row(ls->coll, obj, ls->include, out, &ls->err);
 			} else {
 				rc = serve_append_item(obj, out);
 			}
@@ -307,6 +308,16 @@ void serve_list_stream(struct serve_request *r, struct serve_snap *snap, size_t 
 	r->srv->list_streams++;
 	int rc = serve_list_head(&b, ls->coll, spec);
 	int done = rc < 0 ? rc : list_slice(ls, &b, true);
+	if (done < 0 && done != -KINF_ENOMEM && ls->err.code) {
+		/* An object without cells: say which, as the apiserver's table convertor fails. */
+		struct kinf_apistatus_body st = {0};
+		kinf_apistatus_internal(&st, ls->err.message);
+		serve_respond_status(r, &st);
+		kinf_apistatus_body_release(&st);
+		kinf_buf_release(&b);
+		list_stream_free(ls);
+		return;
+	}
 	if (done < 0) {
 		kinf_buf_release(&b);
 		list_stream_free(ls);

@@ -331,7 +331,7 @@ static int write_table(struct serve_watch *w, struct serve_event *ev, int varian
 		if (!ev->table_head[variant].len) {
 			table_head(&ev->table_head[variant], t, kinf_object_resource_version(obj));
 			kinf_buf_puts(&ev->table_row[variant], "\"rows\":[");
-			rc = serve_table_row(c, obj, "Metadata", &ev->table_row[variant]);
+			rc = serve_table_row(c, obj, "Metadata", &ev->table_row[variant], NULL);
 			kinf_buf_puts(&ev->table_row[variant], "]}}\n");
 			rc = rc < 0 ? rc : kinf_buf_error(&ev->table_head[variant]);
 			rc = rc < 0 ? rc : kinf_buf_error(&ev->table_row[variant]);
@@ -368,7 +368,7 @@ static int write_table(struct serve_watch *w, struct serve_event *ev, int varian
 	} else if (rc == 0) {
 		struct kinf_buf row = {0};
 		kinf_buf_puts(&row, "\"rows\":[");
-		rc = serve_table_row(c, obj, w->include, &row);
+		rc = serve_table_row(c, obj, w->include, &row, NULL);
 		kinf_buf_puts(&row, "]}}\n");
 		rc = rc < 0 ? rc : serve_stream_write_buf(w->req, &row);
 		kinf_buf_release(&row);

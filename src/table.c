@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gofloat.h"
+#include "jsonnum.h"
 #include "kindcols.h"
 #include "list.h"
 #include "object.h"
@@ -209,12 +210,14 @@ static char *cell_text(json_t *v) {
 }
 
 /*
- * A row's "cells" as a jansson array, or NULL. The pager keeps rows as
- * just their cells, and their objects when asked to: then *ret_obj is it
- * (a new reference, NULL when the row has none).
+ * A row's "cells" as a jansson array (numbers as jsonnum.h has them), or
+ * NULL (reterr says why when the row does not load). The pager keeps rows
+ * as just their cells, and their objects when asked to: then *ret_obj is
+ * it (a new reference, NULL when the row has none).
  */
-static json_t *row_cells(const char *row, size_t len, struct kinf_object **ret_obj) {
-	json_t *whole = json_loadb(row, len, 0, NULL);
+static json_t *row_cells(const char *row, size_t len, struct kinf_object **ret_obj,
+		struct kinf_error *reterr) {
+	json_t *whole = kinf_jsonnum_load(row, len, 0, reterr);
 	json_t *cells = json_incref(json_object_get(whole, "cells"));
 	json_t *obj = ret_obj ? json_object_get(whole, "object") : NULL;
 	char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
@@ -250,7 +253,7 @@ void kinf_server_table_free(struct kinf_server_table *st) {
 
 int kinf_server_table_new(const char *columns_json, const struct kinf_table_server_opts *opts,
 		struct kinf_server_table **ret, struct kinf_error *reterr) {
-	json_error_t jerr;
+	struct kinf_error cols_err = {0};
 	struct kinf_server_table *st = calloc(1, sizeof(*st));
 	int rc = 0;
 
@@ -258,10 +261,11 @@ int kinf_server_table_new(const char *columns_json, const struct kinf_table_serv
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
 	st->opts = *opts;
-	st->cols = json_loads(columns_json ? columns_json : "[]", 0, &jerr);
+	st->cols = kinf_jsonnum_load(columns_json ? columns_json : "[]",
+			columns_json ? strlen(columns_json) : 2, 0, &cols_err);
 	if (!json_is_array(st->cols)) {
 		rc = kinf_error_set(reterr, KINF_EJSON, "table columns: %s",
-				st->cols ? "not an array" : jerr.text);
+				st->cols ? "not an array" : cols_err.message);
 		goto out;
 	}
 	st->shown = calloc(json_array_size(st->cols) + 1, sizeof(*st->shown));
@@ -314,12 +318,20 @@ int kinf_server_table_header(const struct kinf_server_table *st, struct kinf_str
 }
 
 int kinf_server_table_row(const struct kinf_server_table *st, const char *row, size_t len,
-		const char *key, const char *context, struct kinf_strv *ret) {
+		const char *key, const char *context, struct kinf_strv *ret,
+		struct kinf_error *reterr) {
 	const char *name_prefix = st->opts.name_prefix;
 	struct kinf_object *obj = NULL;
-	json_t *cells = row_cells(row, len, st->opts.labels ? &obj : NULL);
+	struct kinf_error row_err = {0};
+	json_t *cells = row_cells(row, len, st->opts.labels ? &obj : NULL, &row_err);
 	size_t first = ret->n;
 	int rc = 0;
+
+	if (!cells && row_err.code) {
+		/* A number beyond float64: no cells to show, the object named. */
+		kinf_error_prefix(&row_err, "object \"%s\"", key);
+		return kinf_error_set(reterr, row_err.code, "%s", row_err.message);
+	}
 
 	if (st->opts.contexts) {
 		kinf_strv_put_str(ret, context ? context : "");
@@ -380,7 +392,7 @@ int kinf_table_print_server(FILE *out, const char *columns_json,
 	for (size_t r = 0; r < n_rows; r++) {
 		kinf_strv_reset(&cells);
 		rc = kinf_server_table_row(st, rows[r].json, rows[r].len, rows[r].key,
-				opts->contexts ? opts->contexts[r] : NULL, &cells);
+				opts->contexts ? opts->contexts[r] : NULL, &cells, reterr);
 		if (rc < 0 || (rc = kinf_table_add_row(t, (const char *const *)cells.v)) < 0) {
 			goto out;
 		}

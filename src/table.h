@@ -82,9 +82,12 @@ int kinf_server_table_header(const struct kinf_server_table *st, struct kinf_str
 /*
  * Append the cells of one row (its JSON: {"cells":[...],"object":{...}}),
  * key (namespace/name) for NAMESPACE and context for CONTEXT when opts ask
- * for them. 0 or -KINF_ENOMEM.
+ * for them. 0, -KINF_ENOMEM, or -KINF_ETOOBIG with reterr naming the
+ * object and the field of a number beyond float64's range (nothing
+ * appended).
  */
 int kinf_server_table_row(const struct kinf_server_table *st, const char *row, size_t len,
-		const char *key, const char *context, struct kinf_strv *ret);
+		const char *key, const char *context, struct kinf_strv *ret,
+		struct kinf_error *reterr);
 
 #endif

@@ -1077,7 +1077,8 @@ int cli_finish_stdout(int status) {
 }
 
 int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
-		json_t *(*json_of)(const void *elem, void *userdata), void *userdata) {
+		json_t *(*json_of)(const void *elem, void *userdata, struct kinf_error *reterr),
+		void *userdata) {
 	struct kinf_error err = {0};
 	if (!cli->sort_by || n == 0) {
 		return EXIT_OK;
@@ -1086,7 +1087,12 @@ int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
 	char *sorted = calloc(n, size);
 	int status = items && sorted ? EXIT_OK : cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 	for (size_t i = 0; status == EXIT_OK && i < n; i++) {
-		json_t *o = json_of((char *)v + i * size, userdata);
+		struct kinf_error oerr = {0};
+		json_t *o = json_of((char *)v + i * size, userdata, &oerr);
+		if (!o && oerr.code) {
+			/* No value to sort it by (a number beyond float64): said, not guessed. */
+			status = cli_error(cli, -oerr.code, &oerr, "--sort-by");
+		}
 		items[i] = (struct kinf_sortby_item){
 			.key = o ? kinf_sortby_key(cli->sort_by, o) : NULL, .index = i };
 		json_decref(o);
@@ -1110,11 +1116,9 @@ int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
 	return status;
 }
 
-static json_t *object_json(const void *elem, void *userdata) {
+static json_t *object_json(const void *elem, void *userdata, struct kinf_error *reterr) {
 	(void)userdata;
-	size_t len;
-	const char *json = kinf_object_json(*(struct kinf_object *const *)elem, &len);
-	return json_loadb(json, len, 0, NULL);
+	return kinf_object_tree(*(struct kinf_object *const *)elem, reterr);
 }
 
 int cli_sort_objects(const struct cli *cli, struct kinf_object **v, size_t n) {
@@ -1128,14 +1132,16 @@ int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
 	int status = EXIT_OK;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t len;
-		const char *json = kinf_object_json(objs[i], &len);
-		json_t *o = json_loadb(json, len, 0, NULL);
-		if (o) {
-			json_array_append_new(items, o);
+		struct kinf_error oerr = {0};
+		json_t *o = kinf_object_tree(objs[i], &oerr);
+		if (!o || json_array_append_new(items, o) < 0) {
+			/* Named on stderr (a number beyond float64), never left out unseen. */
+			status = cli_error(cli, o ? -KINF_ENOMEM : -oerr.code, &oerr, NULL);
 		}
 	}
-	if (cli->format != KINF_OUTPUT_CUSTOM_COLUMNS) {
+	if (single && n == 1 && json_array_size(items) == 0) {
+		/* The one object could not be read: its error line says so. */
+	} else if (cli->format != KINF_OUTPUT_CUSTOM_COLUMNS) {
 		struct kinf_jsonpath *jp = NULL;
 		struct kinf_buf b = {0};
 		json_t *data = single && json_array_size(items) == 1 ?

@@ -352,11 +352,14 @@ int cli_sort_objects(const struct cli *cli, struct kinf_object **v, size_t n);
 
 /*
  * --sort-by over any array: v[0..n) of size bytes each, each one's JSON
- * (its object) given by json_of (a new reference, NULL for none), sorted
- * as cli_sort_objects() sorts. The exit status (errors printed).
+ * (its object) given by json_of (a new reference, NULL for none; NULL
+ * with reterr set when it has no value to sort by: a number beyond
+ * float64, printed, exit 1), sorted as cli_sort_objects() sorts. The exit
+ * status (errors printed).
  */
 int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
-		json_t *(*json_of)(const void *elem, void *userdata), void *userdata);
+		json_t *(*json_of)(const void *elem, void *userdata, struct kinf_error *reterr),
+		void *userdata);
 
 /* "pod/web-1" or "deployment.apps/web", as kubectl -o name. */
 void cli_print_name(const struct kinf_resource *res, const struct kinf_object *obj,

@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "indexfuncs.h"
+#include "jsonnum.h"
 #include "session.h"
 #include "termsafe.h"
 
@@ -295,7 +296,7 @@ static void offer_listed_names(struct comp *c, const char *type, bool namespaced
 		if (next) {
 			*next++ = '\0';
 		}
-		json_t *obj = json_loads(line, 0, NULL);
+		json_t *obj = kinf_jsonnum_load(line, strlen(line), 0, NULL);
 		const char *name = json_string_value(json_object_get(
 				json_object_get(obj, "metadata"), "name"));
 		if (name) {

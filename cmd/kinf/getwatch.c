@@ -11,10 +11,12 @@
 #include "customcolumns.h"
 #include "getwatch.h"
 #include "http.h"
+#include "jsonnum.h"
 #include "jsonpath.h"
 #include "kindcols.h"
 #include "list.h"
 #include "listpage.h"
+#include "object.h"
 #include "table.h"
 #include "toyaml.h"
 #include "urlquery.h"
@@ -109,9 +111,9 @@ static int table_start(struct getwatch *g, const char *columns_json) {
 		if (g->cli->all_namespaces && res->namespaced) {
 			kinf_strv_put_str(&h, "NAMESPACE");
 		}
-		kinf_kindcols_append(res->kind, NULL, &h);
+		kinf_kindcols_append(res->kind, NULL, &h, NULL);
 		if (g->cli->format == KINF_OUTPUT_WIDE) {
-			kinf_kindcols_append_wide(res->kind, NULL, &h);
+			kinf_kindcols_append_wide(res->kind, NULL, &h, NULL);
 		}
 		if (g->opts->labels) {
 			kinf_kindcols_append_labels(g->opts->labels, NULL, &h);
@@ -158,9 +160,16 @@ static int local_row(struct getwatch *g, const struct kinf_object *obj, const ch
 	if (g->cli->all_namespaces && res->namespaced) {
 		kinf_strv_put_str(&cells, kinf_object_namespace(obj));
 	}
-	int rc = kinf_kindcols_append(res->kind, obj, &cells);
+	struct kinf_error err = {0};
+	int rc = kinf_kindcols_append(res->kind, obj, &cells, &err);
 	if (rc == 0 && g->cli->format == KINF_OUTPUT_WIDE) {
-		rc = kinf_kindcols_append_wide(res->kind, obj, &cells);
+		rc = kinf_kindcols_append_wide(res->kind, obj, &cells, &err);
+	}
+	if (rc < 0 && rc != -KINF_ENOMEM) {
+		/* A number beyond float64: the object named, the watch goes on, exit 1. */
+		g->status = cli_error(g->cli, rc, &err, NULL);
+		kinf_strv_release(&cells);
+		return 0;
 	}
 	if (rc == 0 && g->opts->labels) {
 		rc = kinf_kindcols_append_labels(g->opts->labels, obj, &cells);
@@ -179,8 +188,12 @@ static int local_row(struct getwatch *g, const struct kinf_object *obj, const ch
 static int server_row(struct getwatch *g, const char *row, size_t len, const char *key,
 		const char *event) {
 	struct kinf_strv cells = {0};
-	int rc = kinf_server_table_row(g->st, row, len, key, NULL, &cells);
-	if (rc == 0) {
+	struct kinf_error err = {0};
+	int rc = kinf_server_table_row(g->st, row, len, key, NULL, &cells, &err);
+	if (rc < 0 && rc != -KINF_ENOMEM) {
+		g->status = cli_error(g->cli, rc, &err, NULL);	/* named; the rest goes on */
+		rc = 0;
+	} else if (rc == 0) {
 		rc = table_row(g, event, &cells);
 	}
 	kinf_strv_release(&cells);
@@ -243,9 +256,18 @@ static int print_object(struct getwatch *g, struct kinf_object *obj, const char 
 		}
 	} else if (rc == 0) {
 		/* jsonpath, jsonpath-as-json, custom-columns: over what is printed */
-		json_t *data = json_loadb(doc.data, doc.len, 0, NULL);
+		struct kinf_error derr = {0};
+		json_t *data = kinf_jsonnum_load(doc.data, doc.len, 0, &derr);
 		struct kinf_buf out = {0};
-		if (!data) {
+		if (!data && derr.code != KINF_ENOMEM) {
+			/* A number beyond float64: no values to print, the object named. */
+			struct kinf_buf q = {0};
+			kinf_error_prefix(&derr, "object %s", kinf_object_key_quoted(&q,
+					kinf_object_namespace(obj), strlen(kinf_object_namespace(obj)),
+					kinf_object_name(obj), strlen(kinf_object_name(obj))));
+			kinf_buf_release(&q);
+			g->status = cli_error(cli, -derr.code, &derr, NULL);
+		} else if (!data) {
 			rc = -KINF_ENOMEM;
 		} else if (cli->format == KINF_OUTPUT_CUSTOM_COLUMNS) {
 			struct kinf_strv cells = {0};
@@ -377,10 +399,13 @@ static int handle_line(struct getwatch *g, const char *line, size_t len) {
 		return 0;
 	}
 	g->events++;
-	json_t *ev = json_loadb(line, len, 0, NULL);
-	const char *type = json_string_value(json_object_get(ev, "type"));
+	struct kinf_error perr = {0};
+	json_t *ev = kinf_jsonnum_load(line, len, 0, &perr);
+	/* A number beyond float64 in an object: read it below as any object. */
+	bool unvalued = !ev && perr.code == KINF_ETOOBIG;
+	const char *type = unvalued ? "" : json_string_value(json_object_get(ev, "type"));
 	json_t *object = json_object_get(ev, "object");
-	if (!type || !json_is_object(object)) {
+	if (!unvalued && (!type || !json_is_object(object))) {
 		json_decref(ev);
 		cli_printf_safe(stderr, "kinf: watch: an event that is not one (%.*s)",
 				len > 80 ? 80 : (int)len, line);
@@ -405,6 +430,13 @@ static int handle_line(struct getwatch *g, const char *line, size_t len) {
 		struct kinf_watch_event wev = {0};
 		if (kinf_watch_event_decode(line, len, &cli->limits, &wev, &err) < 0) {
 			status = cli_error(cli, -KINF_EJSON, &err, "watch");
+		} else if (unvalued && wev.obj) {
+			/* The tree had none: the object's own (it goes before rv is read). */
+			free(g->rv);
+			g->rv = strdup(kinf_object_resource_version(wev.obj));
+		}
+		if (status != EXIT_OK || !wev.obj) {
+			/* said above, or an event without an object */
 		} else if (wev.obj && g->table) {
 			if (!g->t) {
 				status = table_start(g, NULL);

@@ -258,7 +258,8 @@ static int cmp_match(const void *a, const void *b) {
  * columns with kind/name in NAME when there are several types, and its
  * wide columns for -o wide, as list -o wide prints them.
  */
-static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv *cells) {
+static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv *cells,
+		struct kinf_error *reterr) {
 	bool several_types = session_several_types(q->session);
 	int rc = 0;
 
@@ -269,7 +270,11 @@ static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv
 		rc |= kinf_strv_push_str(cells, kinf_object_namespace(obj));
 	}
 	size_t name_at = cells->n;
-	rc |= kinf_kindcols_append(kinf_object_kind(obj), obj, cells);
+	int data = kinf_kindcols_append(kinf_object_kind(obj), obj, cells, reterr);
+	if (data < 0 && data != -KINF_ENOMEM) {
+		return data;	/* the object's data: reterr names it */
+	}
+	rc |= data;
 	if (several_types && rc == 0 && cells->n > name_at) {
 		struct kinf_buf ref = {0};
 		rc = session_append_ref(q->session, kinf_object_name(obj), &ref);
@@ -281,7 +286,11 @@ static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv
 	}
 	if (q->cli.format == KINF_OUTPUT_WIDE) {
 		/* The kind's wide columns, as list -o wide (and kubectl get) print them. */
-		rc |= kinf_kindcols_append_wide(kinf_object_kind(obj), obj, cells);
+		data = kinf_kindcols_append_wide(kinf_object_kind(obj), obj, cells, reterr);
+		if (data < 0 && data != -KINF_ENOMEM) {
+			return data;
+		}
+		rc |= data;
 	}
 	/* -L and --show-labels, last */
 	rc |= kinf_kindcols_append_labels(&q->cli.label_columns, obj, cells);
@@ -301,9 +310,9 @@ static struct kinf_table *type_table(struct query *q, struct kinf_object *first)
 	if (cli_namespace_column(&q->cli) || q->so.from) {
 		rc |= kinf_strv_push_str(&headers, "NAMESPACE");
 	}
-	kinf_kindcols_append(kind, NULL, &headers);
+	kinf_kindcols_append(kind, NULL, &headers, NULL);
 	if (q->cli.format == KINF_OUTPUT_WIDE) {
-		rc |= kinf_kindcols_append_wide(kind, NULL, &headers);
+		rc |= kinf_kindcols_append_wide(kind, NULL, &headers, NULL);
 	}
 	rc |= kinf_kindcols_append_labels(&q->cli.label_columns, NULL, &headers);
 	/* NULL (out of memory) when a title is missing, as when the table is. */
@@ -315,11 +324,16 @@ static struct kinf_table *type_table(struct query *q, struct kinf_object *first)
 	return table;
 }
 
-/* The matches as kubectl get prints several types: a table per type. */
+/*
+ * The matches as kubectl get prints several types: a table per type. 0,
+ * 1 when an object could not be shown (the error line names it), or
+ * -KINF_ENOMEM.
+ */
 static int print_tables(struct query *q, const struct match *v, size_t n) {
 	bool *done = calloc(n + 1, sizeof(*done));
 	bool printed = false;
 	int rc = done ? 0 : -KINF_ENOMEM;
+	int skipped = 0;
 
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		if (done[i]) {
@@ -342,11 +356,16 @@ static int print_tables(struct query *q, const struct match *v, size_t n) {
 			struct kinf_object *obj = cached ? session_typed(q->session, cached) : NULL;
 			kinf_object_unref(cached);
 			struct kinf_strv cells = {0};
+			struct kinf_error err = {0};
 			if (obj && !table && !(table = type_table(q, obj))) {
 				rc = -KINF_ENOMEM;
 			}
-			if (obj && rc == 0 && (rc = object_row(q, obj, &cells)) == 0) {
+			if (obj && rc == 0 && (rc = object_row(q, obj, &cells, &err)) == 0) {
 				rc = kinf_table_add_row(table, (const char *const *)cells.v);
+			} else if (obj && rc < 0 && rc != -KINF_ENOMEM) {
+				cli_error(&q->cli, rc, &err, NULL);
+				skipped = 1;
+				rc = 0;
 			}
 			kinf_strv_release(&cells);
 			kinf_object_unref(obj);
@@ -364,7 +383,7 @@ static int print_tables(struct query *q, const struct match *v, size_t n) {
 	if (rc == 0 && !printed) {
 		fprintf(stderr, "No resources found\n");
 	}
-	return rc;
+	return rc < 0 ? rc : skipped;
 }
 
 /* One match as -o json, yaml or name print it. */
@@ -610,14 +629,12 @@ static int all_matches(struct query *q, struct match **ret, size_t *ret_n) {
  * --sort-by: the matches in the field's order, stably (each type's table
  * keeps it; json, yaml, name and templates print in it).
  */
-static json_t *match_object(const void *elem, void *userdata) {
+static json_t *match_object(const void *elem, void *userdata, struct kinf_error *reterr) {
 	const struct match *m = elem;
 	struct query *q = userdata;
 	session_select(q->session, m->informer);
 	struct kinf_object *obj = kinf_indexer_get(session_indexer(q->session), m->key);
-	size_t len;
-	const char *json = obj ? kinf_object_json(obj, &len) : NULL;
-	json_t *o = json ? json_loadb(json, len, 0, NULL) : NULL;
+	json_t *o = obj ? kinf_object_tree(obj, reterr) : NULL;
 	kinf_object_unref(obj);
 	return o;
 }
@@ -646,8 +663,11 @@ static int answer(struct query *q) {
 	} else if (q->cli.templated) {
 		status = print_templated(q, v, n);
 	} else if (q->cli.format == KINF_OUTPUT_TABLE || q->cli.format == KINF_OUTPUT_WIDE) {
-		if (print_tables(q, v, n) < 0) {
+		int printed = print_tables(q, v, n);
+		if (printed < 0) {
 			status = cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL);
+		} else if (printed > 0) {
+			status = EXIT_ERROR;
 		}
 	} else {
 		for (size_t i = 0; i < n; i++) {

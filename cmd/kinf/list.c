@@ -7,6 +7,7 @@
 #include "common.h"
 #include "http.h"
 #include "kindcols.h"
+#include "jsonnum.h"
 #include "list.h"
 #include "getwatch.h"
 #include "session.h"
@@ -501,10 +502,13 @@ static const struct kinf_label_columns *label_columns(const struct cli *cli) {
  * asked for them whole, includeObject=Object, as kubectl does), stably
  * after their namespace/name order. The exit status (errors printed).
  */
-static json_t *row_object(const void *elem, void *userdata) {
+static json_t *row_object(const void *elem, void *userdata, struct kinf_error *reterr) {
 	const struct kinf_list_row *row = elem;
 	(void)userdata;
-	json_t *whole = json_loadb(row->json, row->len, 0, NULL);
+	json_t *whole = kinf_jsonnum_load(row->json, row->len, 0, reterr);
+	if (!whole) {
+		kinf_error_prefix(reterr, "object \"%s\"", row->key);
+	}
 	json_t *obj = json_incref(json_object_get(whole, "object"));
 	json_decref(whole);
 	return obj;
@@ -532,16 +536,17 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 	bool wide = cli->format == KINF_OUTPUT_WIDE;
 	struct kinf_strv cells = {0};
 	struct kinf_table *table = NULL;
+	int status = EXIT_OK;
 	int rc = 0;
 
 	if (with_ns) {
 		rc = kinf_strv_push_str(&cells, "NAMESPACE");
 	}
 	if (rc == 0) {
-		rc = kinf_kindcols_append(kind, NULL, &cells);
+		rc = kinf_kindcols_append(kind, NULL, &cells, NULL);
 	}
 	if (rc == 0 && wide) {
-		rc = kinf_kindcols_append_wide(kind, NULL, &cells);
+		rc = kinf_kindcols_append_wide(kind, NULL, &cells, NULL);
 	}
 	if (rc == 0 && label_columns(cli)) {
 		rc = kinf_kindcols_append_labels(label_columns(cli), NULL, &cells);
@@ -555,6 +560,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 	size_t n_cols = cells.n;
 	for (size_t i = 0; rc == 0 && i < res->items.n; i++) {
 		const struct kinf_object *obj = res->items.v[i];
+		struct kinf_error err = {0};
 		if (!name_wanted(p, kinf_object_name(obj))) {
 			continue;
 		}
@@ -563,7 +569,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 			rc = kinf_strv_push_str(&cells, kinf_object_namespace(obj));
 		}
 		if (rc == 0) {
-			rc = kinf_kindcols_append(kind, obj, &cells);
+			rc = kinf_kindcols_append(kind, obj, &cells, &err);
 		}
 		if (rc == 0 && multi.show_kind && cells.n > (with_ns ? 1u : 0u)) {
 			/* kind/name in NAME, the first of kinf's columns. */
@@ -583,7 +589,13 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 			}
 		}
 		if (rc == 0 && wide) {
-			rc = kinf_kindcols_append_wide(kind, obj, &cells);
+			rc = kinf_kindcols_append_wide(kind, obj, &cells, &err);
+		}
+		if (rc < 0 && rc != -KINF_ENOMEM) {
+			/* One object's data (a number beyond float64): name it, print the rest. */
+			status = cli_error(cli, rc, &err, NULL);
+			rc = 0;
+			continue;
 		}
 		while (rc == 0 && label_columns(cli) && cells.n < n_cols -
 				(label_columns(cli)->n_keys + label_columns(cli)->show_labels)) {
@@ -608,7 +620,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 	}
 	kinf_table_free(table);
 	kinf_strv_release(&cells);
-	return rc < 0 ? cli_print_failed(cli, rc, NULL) : EXIT_OK;
+	return rc < 0 ? cli_print_failed(cli, rc, NULL) : status;
 }
 
 static int print_table(struct item_printer *p, struct kinf_list_result *res) {

@@ -125,7 +125,18 @@ struct watch {
 	size_t block_rows;	/* rows held in the first block */
 	struct kinf_buf line;
 	unsigned long yaml_docs;	/* -o yaml documents printed */
+	bool data_error;	/* an object could not be shown: exit 1 at the end */
 };
+
+/*
+ * An object whose data cannot be shown (a number beyond float64): its line
+ * on stderr, naming it and the field, and exit status 1 at the end. The
+ * watch goes on.
+ */
+static void object_error(struct watch *w, int rc, const struct kinf_error *err) {
+	cli_error(&w->cli, rc, err, NULL);
+	w->data_error = true;
+}
 
 static void format_time(enum timestamps ts, char *buf, size_t size) {
 	struct timespec now;
@@ -309,9 +320,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		if (cli_namespace_column(&w->cli) || w->so.from) {
 			kinf_strv_put_str(&headers, "NAMESPACE");
 		}
-		kinf_kindcols_append(kind, NULL, &headers);
+		kinf_kindcols_append(kind, NULL, &headers, NULL);
 		if (w->cli.format == KINF_OUTPUT_WIDE) {
-			kinf_kindcols_append_wide(kind, NULL, &headers);
+			kinf_kindcols_append_wide(kind, NULL, &headers, NULL);
 		}
 		w->table = kinf_strv_error(&headers) ? NULL : kinf_table_new(headers.n);
 		w->kind = kind ? strdup(kind) : NULL;
@@ -350,9 +361,15 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		kinf_strv_put(&cells, ev->key, slash ? (size_t)(slash - ev->key) : 0);
 	}
 	if (ev->obj) {
-		rc = kinf_kindcols_append(w->kind, ev->obj, &cells);
+		struct kinf_error err = {0};
+		rc = kinf_kindcols_append(w->kind, ev->obj, &cells, &err);
 		if (rc == 0 && w->cli.format == KINF_OUTPUT_WIDE) {
-			rc = kinf_kindcols_append_wide(w->kind, ev->obj, &cells);
+			rc = kinf_kindcols_append_wide(w->kind, ev->obj, &cells, &err);
+		}
+		if (rc < 0 && rc != -KINF_ENOMEM) {
+			object_error(w, rc, &err);
+			kinf_strv_release(&cells);
+			return 0;
 		}
 	} else {
 		const char *slash = strchr(ev->key, '/');
@@ -360,9 +377,9 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	}
 	/* Pad or cut to the table's width (a tombstone without its object). */
 	struct kinf_strv headers = {0};
-	kinf_kindcols_append(w->kind, NULL, &headers);
+	kinf_kindcols_append(w->kind, NULL, &headers, NULL);
 	if (w->cli.format == KINF_OUTPUT_WIDE) {
-		kinf_kindcols_append_wide(w->kind, NULL, &headers);
+		kinf_kindcols_append_wide(w->kind, NULL, &headers, NULL);
 	}
 	size_t want = headers.n + 1 + (w->timestamps != TS_NONE) +
 		(session_context(w->session) != NULL) +
@@ -410,7 +427,9 @@ static int print_templated_event(struct watch *w, const struct kinf_informer_eve
 		return -KINF_ENOMEM;
 	}
 	if (w->cli.format != KINF_OUTPUT_CUSTOM_COLUMNS) {
-		cli_print_templated(&w->cli, &typed, 1, true, stdout);
+		if (cli_print_templated(&w->cli, &typed, 1, true, stdout) != EXIT_OK) {
+			w->data_error = true;	/* its line is out */
+		}
 		kinf_object_unref(typed);
 		return 0;
 	}
@@ -424,11 +443,12 @@ static int print_templated_event(struct watch *w, const struct kinf_informer_eve
 			kinf_table_add_row(w->table, (const char *const *)w->columns->names);
 		}
 	}
-	size_t len;
-	const char *json = kinf_object_json(typed, &len);
-	json_t *root = json_loadb(json, len, 0, NULL);
+	struct kinf_error err = {0};
+	json_t *root = kinf_object_tree(typed, &err);
 	struct kinf_strv cells = {0};
-	if (root && w->table && kinf_customcolumns_cells(w->columns, root, &cells) == 0) {
+	if (!root && err.code != KINF_ENOMEM) {
+		object_error(w, -err.code, &err);
+	} else if (root && w->table && kinf_customcolumns_cells(w->columns, root, &cells) == 0) {
 		table_row(w, (const char *const *)cells.v);
 	}
 	kinf_strv_release(&cells);
@@ -831,6 +851,9 @@ static int watch_run(struct watch *w) {
 	}
 	if (status == EXIT_OK) {
 		status = wait_result(w, watch_loop(w));
+	}
+	if (status == EXIT_OK && w->data_error) {
+		status = EXIT_ERROR;
 	}
 	table_stream(w, true);
 	status = session_end(w->session, status);

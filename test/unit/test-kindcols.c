@@ -48,9 +48,9 @@ static char *columns(const char *kind, const char *json, bool wide) {
 		return NULL;
 	}
 	if (!wide) {
-		rc = kinf_kindcols_append(kind, obj, &sv);
+		rc = kinf_kindcols_append(kind, obj, &sv, NULL);
 	} else {
-		rc = kinf_kindcols_append_wide(kind, obj, &sv);
+		rc = kinf_kindcols_append_wide(kind, obj, &sv, NULL);
 	}
 	char *s = rc == 0 ? joined(&sv) : NULL;
 	kinf_strv_release(&sv);
@@ -247,11 +247,45 @@ static void test_labels(void) {
 	kinf_object_unref(obj);
 }
 
+/*
+ * Numbers past int64 (a custom resource's, or anywhere in a Pod) never
+ * lose a row; one beyond float64 fails with the object and the field.
+ */
+static void test_numbers(void) {
+	char *s = columns("Widget", "{\"kind\":\"Widget\",\"metadata\":{\"name\":\"w\"},"
+			"\"spec\":{\"big\":12345678901234567890,\"e\":100000000000000000000,"
+			"\"huge\":1e400}}", false);
+	is_str(s, "w|<unknown>", "a custom resource: NAME and AGE from the record, whatever its numbers");
+	free(s);
+	s = columns("Deployment", "{\"kind\":\"Deployment\",\"metadata\":{\"name\":\"d\","
+			"\"annotations\":{}},\"spec\":{\"replicas\":3,\"x\":-99999999999999999999},"
+			"\"status\":{\"readyReplicas\":2,\"updatedReplicas\":3,\"availableReplicas\":2}}",
+			false);
+	is_str(s, "d|2/3|3|2|<unknown>", "a Deployment with a number past int64 elsewhere");
+	free(s);
+
+	struct kinf_object *obj = parse("{\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\","
+			"\"namespace\":\"ns\"},\"spec\":{\"x\":[1e400]}}");
+	struct kinf_strv sv = {0};
+	struct kinf_error err = {0};
+	is_int(kinf_kindcols_append("Pod", obj, &sv, &err), -KINF_ETOOBIG,
+			"a Pod with a number beyond float64 has no columns");
+	is_str(err.message, "object \"ns/p\": field .spec.x[0]: number 1e400 is beyond "
+			"float64's range", "the error names the object and the field");
+	kinf_strv_release(&sv);
+	kinf_error_clear(&err);
+	is_int(kinf_kindcols_append_wide("Pod", obj, &sv, &err), -KINF_ETOOBIG,
+			"nor wide ones");
+	kinf_strv_release(&sv);
+	kinf_object_unref(obj);
+}
+
 int main(void) {
 	test_labels();
 	test_human_duration();
 	test_headers();
 	test_pods();
 	test_other_kinds();
+	test_numbers();
 	return tap_done();
 }

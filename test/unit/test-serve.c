@@ -829,6 +829,26 @@ int main(void) {
 	free(s);
 #undef SIE
 
+	/*
+	 * A pod holding a number beyond float64's range (no API server sends
+	 * one): its JSON as it came; no Table cells for it, so a 500 naming
+	 * it and the field, never "out of memory".
+	 */
+	static const char huge[] = "{\"metadata\":{\"name\":\"h\",\"namespace\":\"h\","
+		"\"resourceVersion\":\"35\"},\"spec\":{\"x\":[12345678901234567890,1e400]}}";
+	struct kinf_object *hobj = NULL;
+	is_int(kinf_object_parse(huge, strlen(huge), NULL, &hobj, NULL), 0, "a pod holding 1e400");
+	publish(srv, KINF_INFORMER_ADD, hobj, NULL, false);
+	expect("/api/v1/namespaces/h/pods", NULL, "  its list: the literals as they came",
+		"\"x\":[12345678901234567890,1e400]", NULL);
+#define TABLE "Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json\r\n"
+	expect("/api/v1/namespaces/h/pods", TABLE, "  its Table: a 500 naming it and the field",
+		"500 Internal Server Error", "\"message\":\"Internal error occurred: object "
+		"\\\"h/h\\\": field .spec.x[1]: number 1e400 is beyond float64's range\"", NULL);
+	expect("/api/v1/namespaces/h/pods/h", TABLE, "  its Table row: the same",
+		"500 Internal Server Error", "field .spec.x[1]: number 1e400", NULL);
+#undef TABLE
+
 	kinf_serve_stop(srv);
 	pthread_join(th, NULL);
 	kinf_serve_free(srv);
