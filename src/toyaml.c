@@ -1,11 +1,15 @@
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
+#include "json.h"
+#include "jsonnum.h"
 #include "toyaml.h"
+
+/* kinf's objects nest no deeper (KINF_OBJECT_DEFAULT_MAX_DEPTH). */
+#define MAX_DEPTH 512
 
 static int write_handler(void *data, unsigned char *buffer, size_t size) {
 	return fwrite(buffer, 1, size, (FILE *)data) == size;
@@ -212,54 +216,16 @@ static int string_scalar(yaml_emitter_t *em, const char *s, size_t len) {
 }
 
 /* A number, boolean or null: always plain. */
-static int plain_scalar(yaml_emitter_t *em, const char *s) {
+static int plain_scalar(yaml_emitter_t *em, const char *s, size_t len) {
 	yaml_event_t ev;
 	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
-			(int)strlen(s), 1, 1, YAML_PLAIN_SCALAR_STYLE)) {
+			(int)len, 1, 1, YAML_PLAIN_SCALAR_STYLE)) {
 		return -KINF_ENOMEM;
 	}
 	return emit(em, &ev);
 }
 
-/*
- * A float as kubectl writes it: a whole number in int64's range as an
- * integer (encoding/json writes it so and go-yaml reads an int), else as
- * Go's strconv.FormatFloat(f, 'g', -1, 64) (the
- * shortest digits that read back the same; an exponent below 1e-4 and from
- * 1e6 on), with ".0" before a bare exponent so that YAML 1.1 readers, whose
- * floats need a '.', read a float too.
- */
-static void format_float(double d, char *buf, size_t size) {
-	char e[40];
-	int prec;
-
-	/* kubectl writes JSON first: a whole number then reads back as an int. */
-	if (d == (double)(long long)d && d >= -9.2e18 && d <= 9.2e18) {
-		snprintf(buf, size, "%lld", (long long)d);
-		return;
-	}
-	for (prec = 1; prec < 17; prec++) {
-		snprintf(e, sizeof(e), "%.*e", prec - 1, d);
-		if (strtod(e, NULL) == d) {
-			break;
-		}
-	}
-	snprintf(e, sizeof(e), "%.*e", prec - 1, d);
-	int exp = atoi(strchr(e, 'e') + 1);
-	if (exp < -4 || exp >= 6) {
-		char *x = strchr(e, 'e');
-		if (!memchr(e, '.', (size_t)(x - e))) {
-			snprintf(buf, size, "%.*s.0%s", (int)(x - e), e, x);
-		} else {
-			snprintf(buf, size, "%s", e);
-		}
-		return;
-	}
-	int decimals = prec - 1 - exp;
-	snprintf(buf, size, "%.*f", decimals > 0 ? decimals : 0, d);
-}
-
-/* The code point at s (UTF-8, already validated by jansson); *n its length. */
+/* The code point at s (UTF-8, already validated by the reader); *n its length. */
 static unsigned long rune_at(const unsigned char *s, size_t *n) {
 	if (s[0] < 0x80) {
 		*n = 1;
@@ -357,50 +323,120 @@ static int cmp_keys(const void *pa, const void *pb) {
 	return a[i] ? 1 : b[j] ? -1 : 0;
 }
 
-static int emit_value(yaml_emitter_t *em, json_t *v) {
-	yaml_event_t ev;
-	char num[64];
-	int rc;
+/* One member of an object: its decoded key and its value's bytes. */
+struct member {
+	const char *key;	/* NUL-terminated (a key may hold a NUL too) */
+	size_t key_len;
+	const char *value;
+	size_t value_len;
+	size_t order;		/* as written: the last of equal keys wins */
+};
 
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: {
-		size_t n = json_object_size(v), i = 0;
-		const char **keys = malloc((n ? n : 1) * sizeof(*keys));
-		const char *k;
-		json_t *child;
-		if (!keys) {
-			return -KINF_ENOMEM;
+static int cmp_members(const void *pa, const void *pb) {
+	const struct member *a = pa, *b = pb;
+	const char *ka = a->key, *kb = b->key;
+	int c = cmp_keys(&ka, &kb);
+	return c ? c : (a->order > b->order) - (a->order < b->order);
+}
+
+static bool same_key(const struct member *a, const struct member *b) {
+	return a->key_len == b->key_len && memcmp(a->key, b->key, a->key_len) == 0;
+}
+
+static int emit_value(yaml_emitter_t *em, struct kinf_json_reader *r);
+
+/*
+ * An object: members sorted as go-yaml sorts map keys, each value read
+ * again from its bytes. Of equal keys the last one counts, as a Go map
+ * decoded from the JSON has it.
+ */
+static int emit_object(yaml_emitter_t *em, struct kinf_json_reader *r) {
+	struct kinf_buf keys = {0};
+	struct member *m = NULL;
+	size_t n = 0, cap = 0, *key_at = NULL;
+	struct kinf_json_span key;
+	yaml_event_t ev;
+	int rc = kinf_json_object_begin(r);
+
+	while (rc == 0 && (rc = kinf_json_member(r, &key)) == 1) {
+		rc = 0;
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 16;
+			struct member *nm = realloc(m, c * sizeof(*m));
+			size_t *nk = realloc(key_at, c * sizeof(*key_at));
+			m = nm ? nm : m;
+			key_at = nk ? nk : key_at;
+			if (!nm || !nk) {
+				rc = -KINF_ENOMEM;
+				break;
+			}
+			cap = c;
 		}
-		json_object_foreach(v, k, child) {
-			keys[i++] = k;
+		key_at[n] = keys.len;
+		if (kinf_json_span_decode(&key, &keys) < 0 ||
+				kinf_buf_append_char(&keys, '\0') < 0) {
+			rc = -KINF_ENOMEM;
+			break;
 		}
-		qsort(keys, n, sizeof(*keys), cmp_keys);
+		m[n].key_len = keys.len - key_at[n] - 1;
+		m[n].order = n;
+		rc = kinf_json_skip_span(r, &m[n].value, &m[n].value_len);
+		n++;
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		m[i].key = keys.data + key_at[i];	/* keys is complete: no more moves */
+	}
+	if (rc == 0) {
+		if (n > 1) {
+			qsort(m, n, sizeof(*m), cmp_members);	/* m is NULL for {} */
+		}
 		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
 				n ? YAML_BLOCK_MAPPING_STYLE : YAML_FLOW_MAPPING_STYLE);
 		rc = emit(em, &ev);
-		for (i = 0; rc == 0 && i < n; i++) {
-			rc = string_scalar(em, keys[i], strlen(keys[i]));
-			if (rc == 0) {
-				rc = emit_value(em, json_object_get(v, keys[i]));
-			}
-		}
-		free(keys);
-		if (rc == 0) {
-			yaml_mapping_end_event_initialize(&ev);
-			rc = emit(em, &ev);
-		}
-		return rc;
 	}
-	case JSON_ARRAY: {
-		size_t i;
-		json_t *child;
-		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
-				json_array_size(v) ? YAML_BLOCK_SEQUENCE_STYLE : YAML_FLOW_SEQUENCE_STYLE);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (i + 1 < n && same_key(&m[i], &m[i + 1])) {
+			continue;
+		}
+		struct kinf_json_reader sub;
+		kinf_json_reader_init(&sub, m[i].value, m[i].value_len, r->max_depth);
+		sub.depth = r->depth;
+		rc = string_scalar(em, m[i].key, m[i].key_len);
+		if (rc == 0) {
+			rc = emit_value(em, &sub);
+		}
+	}
+	if (rc == 0) {
+		yaml_mapping_end_event_initialize(&ev);
 		rc = emit(em, &ev);
-		json_array_foreach(v, i, child) {
-			if (rc == 0) {
-				rc = emit_value(em, child);
-			}
+	}
+	free(m);
+	free(key_at);
+	kinf_buf_release(&keys);
+	return rc;
+}
+
+static int emit_value(yaml_emitter_t *em, struct kinf_json_reader *r) {
+	struct kinf_buf b = {0};
+	yaml_event_t ev;
+	const char *s;
+	size_t len;
+	int rc;
+
+	switch (kinf_json_peek(r)) {
+	case KINF_JSON_OBJECT:
+		return emit_object(em, r);
+	case KINF_JSON_ARRAY: {
+		if ((rc = kinf_json_array_begin(r)) < 0) {
+			return rc;
+		}
+		bool empty = kinf_json_peek(r) == KINF_JSON_INVALID && r->p < r->end &&
+			*r->p == ']';
+		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
+				empty ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE);
+		rc = emit(em, &ev);
+		while (rc == 0 && (rc = kinf_json_element(r)) == 1) {
+			rc = emit_value(em, r);
 		}
 		if (rc == 0) {
 			yaml_sequence_end_event_initialize(&ev);
@@ -408,47 +444,46 @@ static int emit_value(yaml_emitter_t *em, json_t *v) {
 		}
 		return rc;
 	}
-	case JSON_STRING:
-		return string_scalar(em, json_string_value(v), json_string_length(v));
-	case JSON_INTEGER:
-		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		return plain_scalar(em, num);
-	case JSON_REAL:
-		format_float(json_real_value(v), num, sizeof(num));
-		return plain_scalar(em, num);
-	case JSON_TRUE:
-		return plain_scalar(em, "true");
-	case JSON_FALSE:
-		return plain_scalar(em, "false");
-	case JSON_NULL:
-		return plain_scalar(em, "null");
+	case KINF_JSON_STRING:
+		if ((rc = kinf_json_string(r, &b)) == 0) {
+			rc = string_scalar(em, b.data ? b.data : "", b.len);
+		}
+		kinf_buf_release(&b);
+		return rc;
+	case KINF_JSON_NUMBER:
+		/* The literal as the server sent it, never through a double. */
+		if ((rc = kinf_json_skip_span(r, &s, &len)) < 0) {
+			return rc;
+		}
+		kinf_jsonnum_append_yaml(&b, s, len);
+		rc = kinf_buf_error(&b) ? -KINF_ENOMEM : plain_scalar(em, b.data, b.len);
+		kinf_buf_release(&b);
+		return rc;
+	case KINF_JSON_TRUE:
+	case KINF_JSON_FALSE:
+	case KINF_JSON_NULL:
+		if ((rc = kinf_json_skip_span(r, &s, &len)) < 0) {
+			return rc;
+		}
+		return plain_scalar(em, s, len);
+	default:
+		return kinf_json_skip(r);	/* the error */
 	}
-	return -KINF_EINVAL;
 }
 
 int kinf_toyaml_write(FILE *out, const char *json, size_t len,
 		struct kinf_error *reterr) {
 	yaml_emitter_t em;
 	yaml_event_t ev;
-	json_error_t jerr;
-	const size_t flags = JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL;
-	json_t *root = json_loadb(json, len, flags, &jerr);
+	struct kinf_json_reader r;
 	int rc;
 
-	if (!root && json_error_code(&jerr) == json_error_numeric_overflow) {
-		/*
-		 * An integer past int64 (a custom resource may hold one): every
-		 * number as a double then, as go-yaml reads one past uint64;
-		 * format_float() writes whole ones as integers again, exact up
-		 * to 2^53. Better than no YAML at all.
-		 */
-		root = json_loadb(json, len, flags | JSON_DECODE_INT_AS_REAL, &jerr);
+	/* Whole and valid before the first line goes out. */
+	if ((rc = kinf_json_validate(json, len, MAX_DEPTH, reterr)) < 0) {
+		return rc;
 	}
-	if (!root) {
-		return kinf_error_set(reterr, KINF_EJSON, "line %d: %s", jerr.line, jerr.text);
-	}
+	kinf_json_reader_init(&r, json, len, MAX_DEPTH);
 	if (!yaml_emitter_initialize(&em)) {
-		json_decref(root);
 		return -KINF_ENOMEM;
 	}
 	yaml_emitter_set_output(&em, write_handler, out);
@@ -461,7 +496,7 @@ int kinf_toyaml_write(FILE *out, const char *json, size_t len,
 		rc = emit(&em, &ev);
 	}
 	if (rc == 0) {
-		rc = emit_value(&em, root);
+		rc = emit_value(&em, &r);
 	}
 	if (rc == 0) {
 		yaml_document_end_event_initialize(&ev, 1);
@@ -480,6 +515,5 @@ int kinf_toyaml_write(FILE *out, const char *json, size_t len,
 				em.problem ? em.problem : kinf_strerror(rc));
 	}
 	yaml_emitter_delete(&em);
-	json_decref(root);
 	return rc;
 }
