@@ -11,8 +11,9 @@
  * (one per line, appended to out, each starting with indent; keys and
  * values escaped for the terminal), or with as_json a JSON array of
  * {"path","old","new"}. metadata.managedFields and
- * metadata.resourceVersion are skipped unless all. -KINF_EJSON when
- * either document does not parse.
+ * metadata.resourceVersion are skipped unless all. Numbers are equal when
+ * their exact values are (kinf_jsonnum_cmp) and print as written; strings
+ * compare by their text. -KINF_EJSON when either document does not parse.
  */
 int kinf_jsondiff_append(const char *old_json, size_t old_len, const char *new_json,
 		size_t new_len, bool all, bool as_json, const char *indent,

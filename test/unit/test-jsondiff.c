@@ -63,6 +63,24 @@ int main(void) {
 	is_str(s, "  .: {\"a\":1} \xe2\x86\x92 [1]\n", "the root is '.'");
 	free(s);
 
+	s = diff("{\"a\":12345678901234567890,\"b\":1.0,\"c\":\"x\\u003c\",\"d\":-0,"
+			"\"e\":[1e20]}",
+			"{\"a\":12345678901234567891,\"b\":1,\"c\":\"x<\",\"d\":0,"
+			"\"e\":[100000000000000000000]}", false, false, &rc);
+	is_str(s, "  .a: 12345678901234567890 \xe2\x86\x92 12345678901234567891\n",
+			"numbers by exact value (one float64 apart is a change, 1.0 is 1), "
+			"strings by their text");
+	free(s);
+	s = diff("{\"a\":100000000000000000000,\"b\":[1.50,2]}",
+			"{\"a\":1e+21,\"b\":[1.50,2,3]}", false, true, &rc);
+	is_str(s, "[{\"path\":\".a\",\"old\":100000000000000000000,\"new\":1e+21},"
+			"{\"path\":\".b\",\"old\":[1.50,2],\"new\":[1.50,2,3]}]",
+			"JSON: the literals as written");
+	free(s);
+	s = diff("{\"a\":1,\"a\":2}", "{\"a\":2}", false, false, &rc);
+	is_str(s, "", "a key twice: the last one counts");
+	free(s);
+
 	s = diff("{", "{}", false, false, &rc);
 	ok(rc == -KINF_EJSON, "bad JSON: -KINF_EJSON");
 	free(s);
