@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "auth.h"
+#include "base64.h"
 #include "buf.h"
 #include "clock.h"
 #include "err.h"
@@ -331,33 +332,6 @@ fail:
 
 /* ---- exec plugin ---- */
 
-static const char b64chars[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static char *b64_encode(const char *in, size_t len) {
-	const unsigned char *p = (const unsigned char *)in;
-	char *out = malloc((len + 2) / 3 * 4 + 1), *o = out;
-
-	if (!out) {
-		return NULL;
-	}
-	for (size_t i = 0; i < len; i += 3) {
-		unsigned v = (unsigned)p[i] << 16;
-		if (i + 1 < len) {
-			v |= (unsigned)p[i + 1] << 8;
-		}
-		if (i + 2 < len) {
-			v |= p[i + 2];
-		}
-		*o++ = b64chars[(v >> 18) & 63];
-		*o++ = b64chars[(v >> 12) & 63];
-		*o++ = i + 1 < len ? b64chars[(v >> 6) & 63] : '=';
-		*o++ = i + 2 < len ? b64chars[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
-
 /* The KUBERNETES_EXEC_INFO value: an ExecCredential with only a spec. */
 static char *exec_info(const struct kinf_rest_config *c, bool interactive) {
 	json_t *root = json_object(), *spec = json_object(), *cluster = NULL;
@@ -380,7 +354,7 @@ static char *exec_info(const struct kinf_rest_config *c, bool interactive) {
 					json_true()) < 0;
 		}
 		if (c->ca_pem && c->ca_pem_len) {
-			char *b64 = b64_encode(c->ca_pem, c->ca_pem_len);
+			char *b64 = kinf_base64_encode(c->ca_pem, c->ca_pem_len, KINF_BASE64_STD);
 			bad |= !b64 || json_object_set_new(cluster, "certificate-authority-data",
 					json_string(b64)) < 0;
 			free(b64);

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <yaml.h>
 
+#include "base64.h"
 #include "buf.h"
 #include "err.h"
 #include "header.h"
@@ -438,75 +439,6 @@ static const char *env_get(const struct kinf_kubeconfig_opts *opts, const char *
 	return getenv(name);
 }
 
-/* ---- base64 ---- */
-
-static int b64_value(unsigned char c) {
-	if (c >= 'A' && c <= 'Z') {
-		return c - 'A';
-	}
-	if (c >= 'a' && c <= 'z') {
-		return c - 'a' + 26;
-	}
-	if (c >= '0' && c <= '9') {
-		return c - '0' + 52;
-	}
-	if (c == '+') {
-		return 62;
-	}
-	if (c == '/') {
-		return 63;
-	}
-	return -1;
-}
-
-/*
- * Standard base64 as Go's encoding/base64 decodes []byte fields: line
- * breaks are ignored, padding is accepted (and may be left out).
- */
-static int b64_decode(const char *in, size_t len, char **ret, size_t *ret_len) {
-	char *out = malloc(len / 4 * 3 + 4);
-	size_t n = 0, pad = 0;
-	unsigned acc = 0;
-	int bits = 0;
-
-	if (!out) {
-		return -KINF_ENOMEM;
-	}
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)in[i];
-		int v;
-		if (c == '\n' || c == '\r' || c == ' ' || c == '\t') {
-			continue;
-		}
-		if (c == '=') {
-			pad++;
-			continue;
-		}
-		v = b64_value(c);
-		if (v < 0 || pad > 0) {
-			goto bad;
-		}
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	/* 6 leftover bits can't be a byte; padding must fit what is missing */
-	if (bits >= 6 || pad > 2 || (pad > 0 && (bits / 2) != (int)pad)) {
-		goto bad;
-	}
-	out[n] = '\0';
-	*ret = out;
-	*ret_len = n;
-	return 0;
-bad:
-	kinf_explicit_bzero(out, n);
-	free(out);
-	return -KINF_EINVAL;
-}
-
 /* ---- YAML access ---- */
 
 static int node_error(struct parse *p, const yaml_node_t *node, const char *fmt, ...)
@@ -660,8 +592,8 @@ static int get_data(struct parse *p, const yaml_node_t *n, const char *key,
 			return node_error(p, n, "\"%s\" must be a string", key);
 		}
 		if (n->data.scalar.length > 0) {
-			r = b64_decode((const char *)n->data.scalar.value, n->data.scalar.length,
-					&data, &len);
+			r = kinf_base64_decode((const char *)n->data.scalar.value,
+					n->data.scalar.length, &data, &len);
 			if (r == -KINF_ENOMEM) {
 				return r;
 			}

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/evp.h>
 #include <yaml.h>
 
+#include "base64.h"
 #include "buf.h"
 #include "kubeconfig_write.h"
 
@@ -277,13 +277,11 @@ int kinf_kubeconfig_write(const char *path, const struct kinf_kubeconfig_write_o
 		return rc;
 	}
 	/* certificate-authority-data: standard base64 of the PEM, one line. */
-	size_t b64len = 4 * ((opts->ca_pem_len + 2) / 3);
-	unsigned char *b64 = malloc(b64len + 1);
+	char *b64 = kinf_base64_encode(opts->ca_pem, opts->ca_pem_len, KINF_BASE64_STD);
 	if (!b64) {
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
-	EVP_EncodeBlock(b64, (const unsigned char *)opts->ca_pem, (int)opts->ca_pem_len);
-	rc = render(opts, (const char *)b64, &out, reterr);
+	rc = render(opts, b64, &out, reterr);
 	free(b64);
 	if (rc == 0) {
 		rc = write_atomic(path, out.data, out.len, reterr);

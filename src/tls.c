@@ -18,6 +18,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "base64.h"
 #include "buf.h"
 #include "tls.h"
 
@@ -401,24 +402,12 @@ const char *kinf_tls_cert_pem(const struct kinf_tls *tls, size_t *ret_len) {
 
 int kinf_tls_token_new(char **ret_token) {
 	unsigned char raw[32];
-	unsigned char b64[4 * ((sizeof(raw) + 2) / 3) + 1];
 	if (RAND_bytes(raw, sizeof(raw)) != 1) {
 		ERR_clear_error();
 		return -KINF_ETLS;
 	}
-	int n = EVP_EncodeBlock(b64, raw, sizeof(raw));
+	char *tok = kinf_base64_encode(raw, sizeof(raw), KINF_BASE64_URL_RAW);
 	kinf_explicit_bzero(raw, sizeof(raw));
-	while (n > 0 && b64[n - 1] == '=') {
-		n--;
-	}
-	char *tok = malloc((size_t)n + 1);
-	if (tok) {
-		for (int i = 0; i < n; i++) {
-			tok[i] = b64[i] == '+' ? '-' : b64[i] == '/' ? '_' : (char)b64[i];
-		}
-		tok[n] = '\0';
-	}
-	kinf_explicit_bzero(b64, sizeof(b64));
 	if (!tok) {
 		return -KINF_ENOMEM;
 	}
