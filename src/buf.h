@@ -4,6 +4,8 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 
 /* curl's dynbuf does the same: an append that fails must not go unseen. */
 #define KINF_MUST_CHECK __attribute__((warn_unused_result))
@@ -98,6 +100,28 @@ bool kinf_strv_sorted_contains(const struct kinf_strv *sv, const char *s);
 void kinf_strv_sort_unique(struct kinf_strv *sv);
 void kinf_strv_reset(struct kinf_strv *sv);
 void kinf_strv_release(struct kinf_strv *sv);
+
+/*
+ * An array v of n elements of size bytes, cap allocated, with room for
+ * one more: v itself, v moved (cap doubled, 8 at first), or NULL when out
+ * of memory or the size would overflow (v and cap unchanged, v still the
+ * caller's). The one growable array; inline, since parsers call it per
+ * element.
+ */
+KINF_MUST_CHECK static inline void *kinf_grow(void *v, size_t *cap, size_t n, size_t size) {
+	if (n < *cap) {
+		return v;
+	}
+	if (*cap > SIZE_MAX / 2 / size) {
+		return NULL;
+	}
+	size_t want = *cap ? *cap * 2 : 8;
+	void *nv = realloc(v, want * size);
+	if (nv) {
+		*cap = want;
+	}
+	return nv;
+}
 
 /* Overwrite len bytes with zeros in a way the compiler keeps (secrets). */
 void kinf_explicit_bzero(void *p, size_t len);

@@ -79,26 +79,6 @@ struct pctx {
 	struct kinf_error *reterr;
 };
 
-/* Make room for one more element; returns the (maybe moved) array or NULL. */
-static void *grow(void *p, size_t *cap, size_t n, size_t size) {
-	size_t ncap;
-	void *np;
-
-	if (n < *cap) {
-		return p;
-	}
-	ncap = *cap ? *cap * 2 : 8;
-	if (ncap > SIZE_MAX / size) {
-		return NULL;
-	}
-	np = realloc(p, ncap * size);
-	if (!np) {
-		return NULL;
-	}
-	*cap = ncap;
-	return np;
-}
-
 static void strv_free(char **v) {
 	if (!v) {
 		return;
@@ -167,7 +147,7 @@ static struct version *find_version(struct group *g, const char *name) {
 static struct group *add_group(struct kinf_discovery *d, const char *name) {
 	struct group *groups, *g;
 
-	groups = grow(d->groups, &d->cap_groups, d->n_groups, sizeof(*groups));
+	groups = kinf_grow(d->groups, &d->cap_groups, d->n_groups, sizeof(*groups));
 	if (!groups) {
 		return NULL;
 	}
@@ -196,7 +176,7 @@ static void remove_group(struct kinf_discovery *d, size_t i) {
 static struct version *add_version(struct group *g, const char *name) {
 	struct version *versions, *v;
 
-	versions = grow(g->versions, &g->cap_versions, g->n_versions,
+	versions = kinf_grow(g->versions, &g->cap_versions, g->n_versions,
 			sizeof(*versions));
 	if (!versions) {
 		return NULL;
@@ -410,7 +390,7 @@ static int add_resource(struct version *v, const char *name,
 			goto out;
 		}
 	}
-	if (!(arr = grow(v->res, &v->cap_res, v->n_res, sizeof(*arr)))) {
+	if (!(arr = kinf_grow(v->res, &v->cap_res, v->n_res, sizeof(*arr)))) {
 		goto out;
 	}
 	v->res = arr;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "json.h"
 #include "jsonnum.h"
 #include "object.h"
@@ -129,22 +130,6 @@ static int read_string_field(struct kinf_json_reader *r, struct scratch *s,
 	return 0;
 }
 
-/*
- * v (n elements of size, cap allocated) with room for one more: v itself,
- * or v moved, or NULL for out of memory (v unchanged).
- */
-static void *grow(void *v, size_t *cap, size_t n, size_t size) {
-	if (n < *cap) {
-		return v;
-	}
-	size_t want = *cap ? *cap * 2 : 8;
-	void *nv = realloc(v, want * size);
-	if (nv) {
-		*cap = want;
-	}
-	return nv;
-}
-
 static int read_labels(struct kinf_json_reader *r, struct scratch *s) {
 	struct kinf_json_span k, v;
 	int rc;
@@ -159,7 +144,7 @@ static int read_labels(struct kinf_json_reader *r, struct scratch *s) {
 				(rc = arena_add_meta(s, &v, &offs.value, "metadata.labels")) < 0) {
 			return rc;
 		}
-		struct label_offs *lv = grow(s->labels.v, &s->labels.cap, s->labels.n,
+		struct label_offs *lv = kinf_grow(s->labels.v, &s->labels.cap, s->labels.n,
 				sizeof(*lv));
 		if (!lv) {
 			return -KINF_ENOMEM;
@@ -205,7 +190,7 @@ static int read_owners(struct kinf_json_reader *r, struct scratch *s) {
 			return rc;
 		}
 		if (rec.kind != SIZE_MAX && rec.name != SIZE_MAX) {
-			struct owner_offs *ov = grow(s->owners.v, &s->owners.cap,
+			struct owner_offs *ov = kinf_grow(s->owners.v, &s->owners.cap,
 					s->owners.n, sizeof(*ov));
 			if (!ov) {
 				return -KINF_ENOMEM;

@@ -110,7 +110,30 @@ static void test_strv_failure_sticks(void) {
 	kinf_strv_release(&sv);
 }
 
+/* kinf_grow: room for one more, doubling; an overflowing size fails and leaves v alone. */
+static void test_grow(void) {
+	int *v = NULL;
+	size_t cap = 0, n = 0, moves = 0;
+	for (int i = 0; i < 100; i++) {
+		int *nv = kinf_grow(v, &cap, n, sizeof(*v));
+		if (!nv) {
+			break;
+		}
+		moves += nv != v || n == 0;
+		v = nv;
+		v[n++] = i;
+	}
+	ok(n == 100 && cap == 128 && v[99] == 99, "100 elements: capacity 8, 16, ..., 128");
+	ok(moves <= 5, "  grown five times at most (%zu)", moves);
+	size_t huge = SIZE_MAX / 2;
+	ok(kinf_grow(v, &huge, huge, 16) == NULL && huge == SIZE_MAX / 2,
+		"a size that would overflow: NULL, capacity unchanged");
+	ok(kinf_grow(v, &cap, 3, sizeof(*v)) == v && cap == 128, "room left: v itself");
+	free(v);
+}
+
 int main(void) {
+	test_grow();
 	test_strv_failure_sticks();
 	test_appends();
 	test_failure_sticks();
