@@ -25,6 +25,7 @@
 #include "kubeconfig.h"
 #include "log.h"
 #include "rfc3339.h"
+#include "trim.h"
 
 /*
  * Credentials for requests (client-go's transport config and the exec
@@ -177,25 +178,6 @@ void kinf_auth_set_exec_timeout(struct kinf_auth *auth, long timeout_ms) {
 	pthread_mutex_unlock(&auth->lock);
 }
 
-/* s without leading and trailing white space (Go's strings.TrimSpace); NULs kept. */
-static char *trim_dup(const char *s, size_t len, size_t *ret_len) {
-	char *out;
-	while (len > 0 && strchr(" \t\r\n\v\f", s[0])) {
-		s++;
-		len--;
-	}
-	while (len > 0 && strchr(" \t\r\n\v\f", s[len - 1])) {
-		len--;
-	}
-	out = malloc(len + 1);
-	if (out) {
-		memcpy(out, s, len);
-		out[len] = '\0';
-		*ret_len = len;
-	}
-	return out;
-}
-
 static bool same_str(const char *a, const char *b) {
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
@@ -277,7 +259,7 @@ static int refresh_token_file(struct kinf_auth *auth, struct kinf_error *reterr)
 		goto fail;
 	}
 	close(fd);
-	token = trim_dup(b.data ? b.data : "", b.len, &token_len);
+	token = kinf_trim_space_dup(b.data ? b.data : "", b.len, &token_len);
 	if (b.data) {
 		kinf_explicit_bzero(b.data, b.len);
 	}

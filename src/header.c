@@ -5,6 +5,7 @@
 #include "buf.h"
 
 #include "header.h"
+#include "trim.h"
 
 ptrdiff_t kinf_header_value_bad_byte(const char *value, size_t len) {
 	for (size_t i = 0; i < len; i++) {
@@ -45,18 +46,9 @@ int kinf_header_value_check(const char *value, size_t len, const char *what, int
 			"cannot carry", what, name, at + 1);
 }
 
-/* Go's strings.TrimSpace for what a header holds: ASCII white space. */
+/* White space between the warnings of a value and before a date (ASCII only). */
 static bool is_space(char c) {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static void trim(const char **p, const char **end) {
-	while (*p < *end && is_space(**p)) {
-		(*p)++;
-	}
-	while (*end > *p && is_space((*end)[-1])) {
-		(*end)--;
-	}
 }
 
 /* The agent: at least one byte, no control character (UTF-8 is not checked). */
@@ -72,11 +64,12 @@ static bool agent_ok(const char *a, size_t len) {
 
 int kinf_header_warnings(const char *value, size_t len, kinf_header_warning_func fn,
 		void *userdata) {
-	const char *p = value, *end = value + len;
 	struct kinf_buf text = {0};
 	int n = 0;
+	size_t start;
+	size_t trimmed = kinf_trim_space(value, len, &start);
+	const char *p = value + start, *end = p + trimmed;
 
-	trim(&p, &end);
 	while (p < end) {
 		/* strings.SplitN(header, " ", 3): code, agent, the rest */
 		const char *sp1 = memchr(p, ' ', (size_t)(end - p));

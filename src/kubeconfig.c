@@ -17,6 +17,7 @@
 #include "header.h"
 #include "kubeconfig.h"
 #include "log.h"
+#include "trim.h"
 
 /*
  * clientcmd semantics in one file: loading (loader.go), the v1 kubeconfig
@@ -2083,17 +2084,6 @@ static bool in_cluster_possible(const struct kinf_kubeconfig_opts *opts, char **
 	return ok;
 }
 
-static char *trim_dup(const char *s, size_t len) {
-	while (len > 0 && strchr(" \t\r\n", s[0])) {
-		s++;
-		len--;
-	}
-	while (len > 0 && strchr(" \t\r\n", s[len - 1])) {
-		len--;
-	}
-	return memdup0(s, len);
-}
-
 /* rest.InClusterConfig plus inClusterClientConfig's overrides and Namespace(). */
 static int in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char *dir,
 		struct kinf_rest_config *c, struct kinf_error *reterr) {
@@ -2172,7 +2162,7 @@ static int in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char
 			return -KINF_ENOMEM;
 		}
 		if (read_file(path, &data, &len, &err) == 0) {
-			c->namespace = trim_dup(data, len);
+			c->namespace = kinf_trim_space_dup(data, len, NULL);
 			if (c->namespace && !*c->namespace) {
 				free(c->namespace);
 				c->namespace = NULL;

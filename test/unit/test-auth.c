@@ -608,6 +608,29 @@ static void test_header_values(void) {
 	snprintf(want, sizeof(want), "the token in file %s holds a carriage return (byte 4), "
 			"which an HTTP header cannot carry", path);
 	is_str(e.message, want, "token file with CR LF: message");
+	kinf_auth_free(auth);
+	kinf_rest_config_free(c);
+
+	/*
+	 * A NUL is not white space: Go's strings.TrimSpace keeps a trailing
+	 * one, and net/http refuses the header. So does kinf (it once trimmed
+	 * NULs, as strchr(set, '\0') matches the set's terminator).
+	 */
+	FILE *f = fopen(path, "w");
+	ok(f && fwrite("nul-token\0\n", 1, 11, f) == 11 && fclose(f) == 0,
+			"a token file ending in NUL, newline");
+	c = load(yaml);
+	auth = c ? kinf_auth_new(c) : NULL;
+	r = auth ? get(auth, &cr, &e) : -1;
+	is_int(r, -KINF_EAUTH, "token file ending in NUL: error");
+	snprintf(want, sizeof(want), "the token in file %s holds a NUL byte (byte 10), "
+			"which an HTTP header cannot carry", path);
+	is_str(e.message, want, "token file ending in NUL: the NUL was not trimmed");
+	write_file(path, "\xc2\xa0 spaced-token\xe2\x80\x83\n");
+	r = auth ? get(auth, &cr, &e) : -1;
+	is_str(r == 0 ? cr->token : NULL, "spaced-token",
+			"token file: Unicode spaces trimmed as strings.TrimSpace does");
+
 	/* one read well before keeps being used, as for an unreadable file */
 	write_file(path, "good-token\n");
 	r = auth ? get(auth, &cr, &e) : -1;
