@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "bytepipe.h"
+#include "hashtab.h"
 #include "http.h"
 #include "json.h"
 #include "list.h"
@@ -117,8 +118,7 @@ struct lister {
 	unsigned failed_page;		/* the page, */
 	struct kinf_error lanes_err;	/* and why */
 	/* under lock (when threaded): the continue tokens asked with so far */
-	struct seen_token *tokens;	/* open addressing, a power of two */
-	size_t n_tokens, tokens_cap;
+	struct kinf_hashtab tokens;	/* of struct seen_token, by h1 */
 };
 
 /*
@@ -131,15 +131,19 @@ struct seen_token {
 	unsigned page;
 };
 
-static void hash_token(const char *t, uint64_t *h1, uint64_t *h2) {
-	uint64_t a = UINT64_C(0xcbf29ce484222325), b = UINT64_C(0x9e3779b97f4a7c15);
+/* The second hash, independent of the table's FNV-1a. */
+static uint64_t token_hash2(const char *t) {
+	uint64_t b = UINT64_C(0x9e3779b97f4a7c15);
 	for (const unsigned char *p = (const unsigned char *)t; *p; p++) {
-		a = (a ^ *p) * UINT64_C(0x100000001b3);
 		b = (b + *p) * UINT64_C(0xff51afd7ed558ccd);
 		b ^= b >> 29;
 	}
-	*h1 = a | 1;	/* never 0: 0 is an empty slot */
-	*h2 = b;
+	return b;
+}
+
+static bool same_token(const void *value, const void *ctx) {
+	const struct seen_token *t = value, *want = ctx;
+	return t->h2 == want->h2;
 }
 
 /*
@@ -151,44 +155,30 @@ static void hash_token(const char *t, uint64_t *h1, uint64_t *h2) {
 static int note_token(struct lister *ls, const char *token, unsigned page,
 		struct kinf_error *err) {
 	size_t max = kinf_listpage_max_items(ls->opts);
-	uint64_t h1, h2;
 
 	if (page > max) {
 		kinf_error_clear(err);
 		return kinf_error_set(err, KINF_ETOOBIG, "the list runs to more than %zu "
 				"pages (--max-list-items)", max);
 	}
-	if (2 * (ls->n_tokens + 1) > ls->tokens_cap) {
-		size_t cap = ls->tokens_cap ? 2 * ls->tokens_cap : 64;
-		struct seen_token *t = calloc(cap, sizeof(*t));
-		if (!t) {
-			return kinf_error_set(err, KINF_ENOMEM, "out of memory");
-		}
-		for (size_t i = 0; i < ls->tokens_cap; i++) {
-			if (ls->tokens[i].h1) {
-				size_t j = ls->tokens[i].h1 & (cap - 1);
-				while (t[j].h1) {
-					j = (j + 1) & (cap - 1);
-				}
-				t[j] = ls->tokens[i];
-			}
-		}
-		free(ls->tokens);
-		ls->tokens = t;
-		ls->tokens_cap = cap;
+	uint64_t h1 = kinf_hashtab_hash_str(token);
+	struct seen_token want = { h1, token_hash2(token), 0 };
+	struct kinf_hashtab_slot *seen = kinf_hashtab_find(&ls->tokens, h1, same_token, &want);
+	if (seen) {
+		kinf_error_clear(err);
+		return kinf_error_set(err, KINF_EHTTP, "list page %u repeats the "
+				"continue token that asked for page %u: the server's "
+				"pages go round in a circle", page - 1,
+				((const struct seen_token *)seen->value)->page);
 	}
-	hash_token(token, &h1, &h2);
-	size_t j = h1 & (ls->tokens_cap - 1);
-	for (; ls->tokens[j].h1; j = (j + 1) & (ls->tokens_cap - 1)) {
-		if (ls->tokens[j].h1 == h1 && ls->tokens[j].h2 == h2) {
-			kinf_error_clear(err);
-			return kinf_error_set(err, KINF_EHTTP, "list page %u repeats the "
-					"continue token that asked for page %u: the server's "
-					"pages go round in a circle", page - 1, ls->tokens[j].page);
-		}
+	struct seen_token *t = malloc(sizeof(*t));
+	if (!t || kinf_hashtab_reserve(&ls->tokens, 1) < 0) {
+		free(t);
+		return kinf_error_set(err, KINF_ENOMEM, "out of memory");
 	}
-	ls->tokens[j] = (struct seen_token){ h1, h2, page };
-	ls->n_tokens++;
+	*t = want;
+	t->page = page;
+	kinf_hashtab_insert(&ls->tokens, h1, t);
 	return 0;
 }
 
@@ -823,7 +813,10 @@ out:
 		stop_parser(&ls, rc, NULL);
 	}
 	kinf_buf_release(&ls.head_buf);
-	free(ls.tokens);
+	for (size_t i = 0; i < kinf_hashtab_span(&ls.tokens); i++) {
+		free(ls.tokens.slots[i].value);
+	}
+	kinf_hashtab_release(&ls.tokens);
 	kinf_http_free(ls.lanes[1].http);
 	pthread_cond_destroy(&ls.cond);
 	pthread_cond_destroy(&ls.lane_cond);
