@@ -123,7 +123,6 @@ struct kinf_informer {
 	struct kinf_indexer *idx;
 	struct kinf_deltafifo *fifo;
 	struct kinf_reflector *reflector;
-	struct kinf_reflector_opts ropts;
 	struct kinf_buf type_prefix;	/* kinf_informer_append_typed()'s */
 	atomic_bool stopping;		/* stop() was called; ends the replay */
 	long long deadline_ms;		/* 0: none */
@@ -182,7 +181,7 @@ int kinf_informer_new(const struct kinf_informer_opts *opts,
 		struct kinf_informer **ret, struct kinf_error *reterr) {
 	struct kinf_informer *inf;
 
-	if (opts->http && !opts->path) {
+	if (opts->reflector.http && !opts->reflector.path) {
 		return kinf_error_set(reterr, KINF_EINVAL, "informer: no collection path");
 	}
 	inf = calloc(1, sizeof(*inf));
@@ -193,16 +192,19 @@ int kinf_informer_new(const struct kinf_informer_opts *opts,
 	pthread_mutex_init(&inf->lock, NULL);
 	pthread_mutex_init(&inf->replay_stats_lock, NULL);
 	atomic_init(&inf->stopping, false);
-	if (!dup_opt(&inf->path, opts->path) ||
-			!dup_opt(&inf->label_selector, opts->label_selector) ||
-			!dup_opt(&inf->field_selector, opts->field_selector) ||
+	if (!dup_opt(&inf->path, opts->reflector.path) ||
+			!dup_opt(&inf->label_selector, opts->reflector.label_selector) ||
+			!dup_opt(&inf->field_selector, opts->reflector.field_selector) ||
 			!dup_opt(&inf->api_version, opts->api_version) ||
 			!dup_opt(&inf->kind, opts->kind)) {
 		goto nomem;
 	}
-	inf->opts.path = inf->path;
-	inf->opts.label_selector = inf->label_selector;
-	inf->opts.field_selector = inf->field_selector;
+	inf->opts.reflector.path = inf->path;
+	inf->opts.reflector.label_selector = inf->label_selector;
+	inf->opts.reflector.field_selector = inf->field_selector;
+	inf->opts.reflector.on_error = on_reflector_error;
+	inf->opts.reflector.on_list_page = on_list_page;
+	inf->opts.reflector.userdata = inf;
 	inf->opts.api_version = inf->api_version;
 	inf->opts.kind = inf->kind;
 	inf->idx = kinf_indexer_new();
@@ -210,23 +212,8 @@ int kinf_informer_new(const struct kinf_informer_opts *opts,
 	if (!inf->fifo) {
 		goto nomem;
 	}
-	if (opts->http) {
-		inf->ropts = (struct kinf_reflector_opts){
-			.http = opts->http,
-			.path = inf->path,
-			.label_selector = inf->label_selector,
-			.field_selector = inf->field_selector,
-			.page_size = opts->page_size,
-			.page_always = opts->page_always,
-			.watch_list = opts->watch_list,
-			.resync_ms = opts->resync_ms,
-			.watch_timeout_s = opts->watch_timeout_s,
-			.limits = opts->limits,
-			.on_error = on_reflector_error,
-			.on_list_page = on_list_page,
-			.userdata = inf,
-		};
-		inf->reflector = kinf_reflector_new(&inf->ropts, inf->fifo);
+	if (opts->reflector.http) {
+		inf->reflector = kinf_reflector_new(&inf->opts.reflector, inf->fifo);
 		if (!inf->reflector) {
 			goto nomem;
 		}
@@ -250,7 +237,7 @@ static bool replay_canceled(void *userdata) {
 static void *replay(void *userdata) {
 	struct kinf_informer *inf = userdata;
 	inf->replay_rc = kinf_replay_fd(inf->opts.replay_fd, inf->fifo,
-			&inf->opts.limits, inf->opts.labels, inf->opts.fields,
+			&inf->opts.reflector.limits, inf->opts.labels, inf->opts.fields,
 			replay_canceled, inf, &inf->replay_stats, &inf->replay_stats_lock,
 			&inf->replay_err);
 	if (inf->replay_rc == -KINF_ECANCELED) {

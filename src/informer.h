@@ -75,30 +75,21 @@ struct kinf_informer;
 
 struct kinf_informer_opts {
 	/*
-	 * A server: the reflector lists and watches path through http
-	 * (borrowed: it must outlive the informer, and nobody else may use it
-	 * between start and stop). The strings are copied.
+	 * A server: the reflector lists and watches reflector.path through
+	 * reflector.http (borrowed: it must outlive the informer, and nobody
+	 * else may use it between start and stop), with the reflector's
+	 * options as reflector.h has them; the strings are copied. Its
+	 * on_error, on_list_page and userdata are the informer's own (set by
+	 * kinf_informer_new): the caller's callbacks are on_retry and
+	 * on_list_page below. reflector.limits bound a recorded stream's
+	 * objects too.
 	 */
-	struct kinf_http *http;
-	const char *path;		/* collection path, without query */
-	const char *label_selector;	/* or NULL */
-	const char *field_selector;	/* or NULL */
-	long page_size;			/* 0: no paging */
-	/*
-	 * Page every list, one at a known resourceVersion too, as client-go's
-	 * reflector with WatchListPageSize set (--chunk-size given); else
-	 * such a list is asked for whole, so the watch cache can answer it.
-	 */
-	bool page_always;
-	bool watch_list;		/* streaming initial list, with fallback */
-	long resync_ms;			/* 0: no resync */
-	long watch_timeout_s;		/* 0: client-go's random 5-10 min */
-	struct kinf_object_limits limits;
+	struct kinf_reflector_opts reflector;
 
 	/*
-	 * Or, with http NULL, a recorded stream read from replay_fd (borrowed,
-	 * not closed), filtered by the borrowed selectors (NULL: none), which
-	 * must outlive the informer.
+	 * Or, with reflector.http NULL, a recorded stream read from
+	 * replay_fd (borrowed, not closed), filtered by the borrowed
+	 * selectors (NULL: none), which must outlive the informer.
 	 */
 	int replay_fd;
 	const struct kinf_selector *labels;

@@ -181,10 +181,10 @@ static void on_list_page(unsigned pages, size_t items, void *userdata) {
 static struct kinf_informer_opts informer_opts(struct session *s, struct member *m) {
 	struct cli *cli = s->cli;
 	struct kinf_informer_opts o = {
+		.reflector.limits = cli->limits,
 		.replay_fd = s->from_fd,
 		.labels = cli->labels,
 		.fields = cli->fields,
-		.limits = cli->limits,
 		.emit_replaced = s->so.emit_replaced,
 		.timeout_ms = s->so.timeout_ms,
 		.exit_after_sync = s->so.exit_after_sync,
@@ -193,15 +193,16 @@ static struct kinf_informer_opts informer_opts(struct session *s, struct member 
 		.userdata = m,
 	};
 	if (m->res) {
-		o.http = m->http ? m->http : m->cli->http;
-		o.path = m->path;
-		o.label_selector = m->label_selector ? m->label_selector : cli->label_selector;
-		o.field_selector = m->field_selector ? m->field_selector : cli->field_selector;
-		o.page_size = cli->chunk_size;
-		o.page_always = cli->chunk_size_set;
-		o.watch_list = s->so.watch_list;
-		o.resync_ms = s->so.resync_ms;
-		o.watch_timeout_s = s->so.watch_timeout_s;
+		struct kinf_reflector_opts *r = &o.reflector;
+		r->http = m->http ? m->http : m->cli->http;
+		r->path = m->path;
+		r->label_selector = m->label_selector ? m->label_selector : cli->label_selector;
+		r->field_selector = m->field_selector ? m->field_selector : cli->field_selector;
+		r->page_size = cli->chunk_size;
+		r->page_always = cli->chunk_size_set;
+		r->watch_list = s->so.watch_list;
+		r->resync_ms = s->so.resync_ms;
+		r->watch_timeout_s = s->so.watch_timeout_s;
 		o.api_version = m->api_version;
 		o.kind = m->res->kind;
 	}

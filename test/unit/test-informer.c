@@ -403,7 +403,7 @@ static void test_typed(void) {
 static void test_bad_opts(void) {
 	struct kinf_informer *inf = NULL;
 	struct kinf_error err = {0};
-	struct kinf_informer_opts o = { .http = (struct kinf_http *)&err };
+	struct kinf_informer_opts o = { .reflector.http = (struct kinf_http *)&err };
 	is_int(kinf_informer_new(&o, &inf, &err), -KINF_EINVAL, "a server without a path");
 	ok(inf == NULL, "no informer");
 	kinf_informer_free(NULL);
