@@ -71,6 +71,8 @@ struct kinf_discovery {
 	size_t n_flat;
 	bool partial;		/* a group version could not be read */
 	bool from_cache;
+	/* What a refresh replaced: resources resolved there are still in use. */
+	struct kinf_discovery *replaced;
 };
 
 /* Context for error messages while walking one document. */
@@ -123,6 +125,7 @@ void kinf_discovery_free(struct kinf_discovery *disc) {
 	}
 	free(disc->groups);
 	free(disc->flat);
+	kinf_discovery_free(disc->replaced);
 	free(disc);
 }
 
@@ -1805,6 +1808,39 @@ out:
 	kinf_discovery_free(d);
 	free(dir);
 	return rc;
+}
+
+int kinf_discovery_resolve_deferred_with(struct kinf_discovery **disc,
+		kinf_discovery_fetch_func fetch, void *userdata, const char *server,
+		const struct kinf_discovery_opts *opts, const char *name,
+		const struct kinf_resource **ret, struct kinf_error *reterr) {
+	int rc = kinf_discovery_resolve(*disc, name, ret, reterr);
+	if (rc != -KINF_ENOTFOUND || !(*disc)->from_cache) {
+		return rc;
+	}
+	struct kinf_discovery_opts fresh = {0};
+	struct kinf_discovery *d = NULL;
+	if (opts) {
+		fresh = *opts;
+	}
+	fresh.refresh = true;
+	kinf_log(1, "\"%s\" is not in the discovery cache: asking the server", name);
+	kinf_error_clear(reterr);
+	rc = kinf_discovery_load_with(fetch, userdata, server, &fresh, &d, reterr);
+	if (rc < 0) {
+		kinf_error_prefix(reterr, "discovery");
+		return rc;
+	}
+	d->replaced = *disc;
+	*disc = d;
+	return kinf_discovery_resolve(d, name, ret, reterr);
+}
+
+int kinf_discovery_resolve_deferred(struct kinf_discovery **disc, struct kinf_http *http,
+		const struct kinf_discovery_opts *opts, const char *name,
+		const struct kinf_resource **ret, struct kinf_error *reterr) {
+	return kinf_discovery_resolve_deferred_with(disc, http_fetch, http,
+			kinf_http_server(http), opts, name, ret, reterr);
 }
 
 int kinf_discovery_load(struct kinf_http *http,

@@ -84,8 +84,7 @@ void kinf_discovery_free(struct kinf_discovery *disc);
 
 /*
  * True when disc came from the disk cache: a name that does not resolve may
- * be a new CRD, so load again with refresh (kubectl's DeferredDiscovery
- * RESTMapper does the same).
+ * be a new CRD (kinf_discovery_resolve_deferred() loads again).
  */
 bool kinf_discovery_from_cache(const struct kinf_discovery *disc);
 
@@ -106,6 +105,25 @@ bool kinf_discovery_partial(const struct kinf_discovery *disc);
  * find the requested resource", as kubectl says there.
  */
 int kinf_discovery_resolve(const struct kinf_discovery *disc, const char *name,
+		const struct kinf_resource **ret, struct kinf_error *reterr);
+
+/*
+ * Resolve name as client-go's DeferredDiscoveryRESTMapper does: in *disc,
+ * and when it is not there and *disc came from the disk cache (a CRD
+ * made since, say), in discovery loaded again from the server through
+ * http (opts as kinf_discovery_load() had them; the cache is refreshed).
+ * *disc is then the new discovery; the one it replaced lives on inside
+ * it, so the resources resolved there stay valid until *disc is freed.
+ * Errors as kinf_discovery_resolve(), or the reload's, prefixed
+ * "discovery".
+ */
+int kinf_discovery_resolve_deferred(struct kinf_discovery **disc, struct kinf_http *http,
+		const struct kinf_discovery_opts *opts, const char *name,
+		const struct kinf_resource **ret, struct kinf_error *reterr);
+/* The same with the requests through fetch, as kinf_discovery_load_with(). */
+int kinf_discovery_resolve_deferred_with(struct kinf_discovery **disc,
+		kinf_discovery_fetch_func fetch, void *userdata, const char *server,
+		const struct kinf_discovery_opts *opts, const char *name,
 		const struct kinf_resource **ret, struct kinf_error *reterr);
 
 /* Every resource (preferred versions only), for completion. */

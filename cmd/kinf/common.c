@@ -950,18 +950,8 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 	if (rc < 0) {
 		return cli_error(cli, rc, &err, "discovery");
 	}
-	rc = kinf_discovery_resolve(cli->disc, resource_name, &cli->res, &err);
-	if (rc == -KINF_ENOTFOUND && kinf_discovery_from_cache(cli->disc)) {
-		/* A new CRD may be missing from a fresh cache: ask the server. */
-		kinf_discovery_free(cli->disc);
-		cli->disc = NULL;
-		dopts.refresh = true;
-		rc = kinf_discovery_load(cli->http, &dopts, &cli->disc, &err);
-		if (rc < 0) {
-			return cli_error(cli, rc, &err, "discovery");
-		}
-		rc = kinf_discovery_resolve(cli->disc, resource_name, &cli->res, &err);
-	}
+	rc = kinf_discovery_resolve_deferred(&cli->disc, cli->http, &dopts, resource_name,
+			&cli->res, &err);
 	if (rc < 0) {
 		char what[300] = "";
 		if (cli->serve && rc == -KINF_ENOTFOUND) {

@@ -83,9 +83,6 @@ struct session {
 	struct kinf_strv contexts;	/* --context, the same */
 	struct cli **clis;		/* one per context: clis[0] is cli */
 	size_t n_clis;
-	/* Discoveries replaced by a refresh: the types resolved there point into them. */
-	struct kinf_discovery **stale_discs;
-	size_t n_stale_discs;
 	/*
 	 * -A --accessible, per context: the types watched namespace by
 	 * namespace (their cluster-wide list or watch is forbidden), and a
@@ -241,31 +238,14 @@ static int expand_list(struct cli *cli, const char *const *args, size_t n_args,
 }
 
 /*
- * Resolve one resource type in cli's discovery. A type missing from a
- * fresh cache is asked of the server (a new CRD): the types resolved so
- * far point into the old discovery, so it stays until the end. Returns 0
- * or the error (not printed) in err.
+ * Resolve one resource type in cli's discovery, asking the server again
+ * when a cached discovery lacks it (a new CRD). Returns 0 or the error
+ * (not printed) in err.
  */
-static int resolve(struct session *s, struct cli *cli, const char *name,
-		const struct kinf_resource **ret, struct kinf_error *err) {
-	int rc = kinf_discovery_resolve(cli->disc, name, ret, err);
-	if (rc == -KINF_ENOTFOUND && kinf_discovery_from_cache(cli->disc)) {
-		struct kinf_discovery_opts dopts = { .refresh = true };
-		struct kinf_discovery **v = realloc(s->stale_discs,
-				(s->n_stale_discs + 1) * sizeof(*v));
-		if (!v) {
-			return kinf_error_set(err, KINF_ENOMEM, "out of memory");
-		}
-		s->stale_discs = v;
-		s->stale_discs[s->n_stale_discs++] = cli->disc;
-		cli->disc = NULL;
-		rc = kinf_discovery_load(cli->http, &dopts, &cli->disc, err);
-		if (rc < 0) {
-			return rc;
-		}
-		rc = kinf_discovery_resolve(cli->disc, name, ret, err);
-	}
-	return rc;
+static int resolve(struct cli *cli, const char *name, const struct kinf_resource **ret,
+		struct kinf_error *err) {
+	struct kinf_discovery_opts dopts = { .refresh = cli->refresh };
+	return kinf_discovery_resolve_deferred(&cli->disc, cli->http, &dopts, name, ret, err);
 }
 
 /* "deployments.apps" (caller frees), or NULL when out of memory. */
@@ -463,7 +443,7 @@ static int resolve_one(const char *type, void *userdata) {
 	struct resolving *r = userdata;
 	const struct kinf_resource *res = NULL;
 	struct kinf_error err = {0};
-	int rc = resolve(r->s, r->cli, type, &res, &err);
+	int rc = resolve(r->cli, type, &res, &err);
 	if (rc == -KINF_ENOTFOUND) {
 		return kinf_strv_push_str(r->missing, type) < 0 ?
 			cli_error(r->cli, -KINF_ENOMEM, NULL, NULL) : EXIT_OK;
@@ -740,7 +720,7 @@ static int review_cluster_wide(struct session *s, size_t c, const struct want *w
 static int watch_namespaces(struct session *s, size_t c) {
 	const struct kinf_resource *res = NULL;
 	struct kinf_error err = {0};
-	int rc = resolve(s, s->clis[c], "namespaces", &res, &err);
+	int rc = resolve(s->clis[c], "namespaces", &res, &err);
 	if (rc < 0) {
 		return cli_error(s->cli, rc, &err, "namespaces");
 	}
@@ -1660,10 +1640,6 @@ int session_end(struct session *s, int status) {
 		free(s->clis[i]);
 	}
 	free(s->clis);
-	for (size_t i = 0; i < s->n_stale_discs; i++) {
-		kinf_discovery_free(s->stale_discs[i]);
-	}
-	free(s->stale_discs);
 	kinf_strv_release(&s->contexts);
 	if (s->from_fd > STDIN_FILENO) {
 		close(s->from_fd);
