@@ -367,6 +367,36 @@ int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
 	}
 }
 
+int kinf_informer_forget_all(struct kinf_informer *inf) {
+	return kinf_deltafifo_replace(inf->fifo, NULL, 0);
+}
+
+int kinf_informer_drain(struct kinf_informer *inf, struct kinf_informer_batch *ret_batch,
+		struct kinf_deltas **ret_deltas, struct kinf_error *reterr) {
+	int rc = kinf_informer_pop(inf->fifo, inf->idx, 0, ret_batch, ret_deltas);
+	if (rc == -KINF_ETIMEDOUT || rc == -KINF_ECLOSED) {
+		return 0;
+	}
+	if (rc < 0) {
+		return kinf_error_set(reterr, -rc, "informer: %s", kinf_strerror(rc));
+	}
+	atomic_fetch_add_explicit(&inf->pops, 1, memory_order_relaxed);
+	return 1;
+}
+
+int kinf_informer_load(struct kinf_informer *inf, struct kinf_object *const *objs,
+		size_t n, struct kinf_error *reterr) {
+	struct kinf_informer_batch batch = {0};
+	int rc = kinf_deltafifo_replace(inf->fifo, objs, n);
+	while (rc == 0 && (rc = kinf_informer_pop(inf->fifo, inf->idx, 0, &batch, NULL)) == 0) {
+		kinf_informer_batch_release(&batch);
+	}
+	if (rc == -KINF_ETIMEDOUT) {
+		return 0;
+	}
+	return kinf_error_set(reterr, -rc, "informer: %s", kinf_strerror(rc));
+}
+
 void kinf_informer_stop(struct kinf_informer *inf) {
 	atomic_store(&inf->stopping, true);
 	/* Wakes a next() waiting in Pop: it sees stopping and returns 0. */

@@ -166,6 +166,33 @@ bool kinf_informer_has_synced(struct kinf_informer *inf);
  */
 void kinf_informer_stop(struct kinf_informer *inf);
 
+/*
+ * After stop: forget every object as a relist that finds none would
+ * (client-go's DeltaFIFO.Replace with an empty list): each object the
+ * indexer holds, and each key still queued, gets a Deleted delta with a
+ * DeletedFinalStateUnknown tombstone, for kinf_informer_drain() to pop.
+ * 0 or -KINF_ENOMEM.
+ */
+int kinf_informer_forget_all(struct kinf_informer *inf);
+
+/*
+ * After stop: pop what is still queued, without waiting, as next() does
+ * (the indexer changes with each pop). 1 with an event, 0 when nothing
+ * is left, or the indexer's error (-KINF_ENOMEM) with reterr.
+ */
+int kinf_informer_drain(struct kinf_informer *inf, struct kinf_informer_batch *ret_batch,
+		struct kinf_deltas **ret_deltas, struct kinf_error *reterr);
+
+/*
+ * Instead of start: fill the cache from a list fetched elsewhere (kinf
+ * index asks kinf serve's index path for the matching objects), as the
+ * initial list of a reflector would (Replace, then every key popped into
+ * the indexer, the notifications dropped). The informer has synced
+ * then. 0 or -KINF_ENOMEM with reterr.
+ */
+int kinf_informer_load(struct kinf_informer *inf, struct kinf_object *const *objs,
+		size_t n, struct kinf_error *reterr);
+
 /* Stop (if running) and free everything. NULL is fine. */
 void kinf_informer_free(struct kinf_informer *inf);
 

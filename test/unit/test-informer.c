@@ -3,7 +3,8 @@
  * streams, without a network: new, start, next, stop, free; sync
  * detection with exit_after_sync; the deadline (timeout_ms); stop from
  * another thread while next() waits on a pipe that stays open; a decode
- * error at the end of a stream; typed JSON.
+ * error at the end of a stream; typed JSON; forgetting every object on
+ * leave (tombstones) and a cache loaded from a list.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -410,6 +411,79 @@ static void test_bad_opts(void) {
 	ok(1, "free(NULL)");
 }
 
+/*
+ * Forgetting on leave (a namespace of -A --accessible went away): after
+ * stop, every object cached and every key still queued becomes a
+ * DeletedFinalStateUnknown delete, as a relist that found nothing would
+ * make it; the indexer ends empty.
+ */
+static void test_forget_all(void) {
+	struct kinf_informer_opts o = { .replay_fd = file_with(LIST) };
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_informer_batch batch;
+	struct kinf_deltas *d = NULL;
+	struct kinf_buf got = {0};
+
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_start(inf, &err) == 0,
+			"forget: new and start");
+	ok(kinf_informer_next(inf, 1000, &batch, NULL, &err) == 1 && batch.n == 1,
+			"one of the two listed objects popped, one still queued");
+	kinf_informer_batch_release(&batch);
+	kinf_informer_stop(inf);
+	is_int(kinf_informer_forget_all(inf), 0, "stopped, then forget_all");
+	int rc;
+	while ((rc = kinf_informer_drain(inf, &batch, &d, &err)) == 1) {
+		for (size_t i = 0; i < batch.n; i++) {
+			must(kinf_buf_printf(&got, "%s%s %s%s", got.len ? "; " : "",
+					type_name(batch.v[i].type), batch.v[i].key,
+					batch.v[i].final_state_unknown ? " (unknown)" : ""));
+		}
+		ok(d && d->n >= 1 && d->v[d->n - 1].type == KINF_DELTA_DELETED &&
+				d->v[d->n - 1].final_state_unknown, "  %s: its last delta a tombstone",
+				d ? d->key : "?");
+		kinf_informer_batch_release(&batch);
+		kinf_deltas_free(d);
+	}
+	is_int(rc, 0, "drained");
+	is_str(got.data, "add ns/b; delete ns/b (unknown); delete ns/a (unknown)",
+			"the queued one added then deleted, then the cached one deleted, both "
+			"of unknown final state (Replace's order)");
+	is_int(kinf_indexer_len(kinf_informer_indexer(inf)), 0, "the indexer is empty");
+	ok(kinf_informer_drain(inf, &batch, NULL, &err) == 0, "nothing more");
+	kinf_informer_free(inf);
+	kinf_buf_release(&got);
+	close(o.replay_fd);
+}
+
+/* A cache filled from a list fetched elsewhere (kinf index from kinf serve). */
+static void test_load(void) {
+	struct kinf_informer_opts o = { .replay_fd = -1 };
+	struct kinf_informer *inf = NULL;
+	struct kinf_error err = {0};
+	struct kinf_object *objs[2] = {0};
+	const char *json[2] = {
+		"{\"metadata\":{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"5\"}}",
+		"{\"metadata\":{\"name\":\"b\",\"namespace\":\"ns\",\"resourceVersion\":\"6\"}}",
+	};
+	for (int i = 0; i < 2; i++) {
+		must(kinf_object_parse(json[i], strlen(json[i]), NULL, &objs[i], NULL));
+	}
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && !kinf_informer_has_synced(inf),
+			"load: a new informer, not synced");
+	is_int(kinf_informer_load(inf, objs, 2, &err), 0, "load two objects");
+	struct kinf_object *b = kinf_indexer_get(kinf_informer_indexer(inf), "ns/b");
+	ok(kinf_indexer_len(kinf_informer_indexer(inf)) == 2 && b, "both in the indexer");
+	ok(kinf_informer_has_synced(inf), "synced");
+	kinf_object_unref(b);
+	kinf_informer_free(inf);
+	ok(kinf_informer_new(&o, &inf, &err) == 0 && kinf_informer_load(inf, NULL, 0, &err) == 0 &&
+			kinf_informer_has_synced(inf), "an empty list: synced, empty");
+	kinf_informer_free(inf);
+	kinf_object_unref(objs[0]);
+	kinf_object_unref(objs[1]);
+}
+
 int main(void) {
 	test_file_lifecycle();
 	test_exit_after_sync();
@@ -422,5 +496,7 @@ int main(void) {
 	test_decode_error();
 	test_typed();
 	test_bad_opts();
+	test_forget_all();
+	test_load();
 	return tap_done();
 }
