@@ -57,6 +57,22 @@ struct member {
 	struct kinf_error err;		/* why it failed; written once, before its item */
 	/* the caller's thread only */
 	size_t taken;			/* its pops next() returned */
+	/* a follower: its informer's namespaces come and go (its pops stay in here) */
+	bool follower;
+	struct kinf_informerset_follow follow;
+	/* a member in a follower's namespace (follows: the follower's index + 1) */
+	size_t follows;
+	char *namespace;
+};
+
+/*
+ * What next() hands out before anything else: the pops of members that
+ * left (read ahead before they left), and the tombstones of a member that
+ * forgot its objects (drain: popped from its informer one by one).
+ */
+struct pending {
+	struct item it;
+	bool drain;
 };
 
 struct kinf_informerset {
@@ -78,6 +94,9 @@ struct kinf_informerset {
 	/* the caller's thread only: the pops taken out of the ring at once */
 	struct item took[TAKE_MAX];
 	size_t took_head, took_len;
+	/* the caller's thread only: what left members still hand out, in order */
+	struct pending *pending;
+	size_t pending_head, n_pending, pending_cap;
 };
 
 void kinf_informerset_event_release(struct kinf_informerset_event *ev) {
@@ -115,15 +134,30 @@ struct kinf_informerset *kinf_informerset_new(bool want_deltas) {
 /* Start m's informer and pump. */
 static int start_member(struct member *m, struct kinf_error *reterr);
 
-int kinf_informerset_add(struct kinf_informerset *set,
-		const struct kinf_informer_opts *opts, size_t *ret_member,
-		struct kinf_error *reterr) {
+static void member_free(struct member *m) {
+	kinf_informer_free(m->inf);
+	pthread_cond_destroy(&m->room);
+	free(m->namespace);
+	free(m);
+}
+
+/* Add a member, set up as proto says (a follower, or a member in a namespace). */
+static int add_member(struct kinf_informerset *set, const struct kinf_informer_opts *opts,
+		const struct member *proto, size_t *ret_member, struct kinf_error *reterr) {
 	struct member *m = calloc(1, sizeof(*m));
 	if (!m) {
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
+	m->follower = proto->follower;
+	m->follow = proto->follow;
+	m->follows = proto->follows;
+	if (proto->namespace && !(m->namespace = strdup(proto->namespace))) {
+		free(m);
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
 	int rc = kinf_informer_new(opts, &m->inf, reterr);
 	if (rc < 0) {
+		free(m->namespace);
 		free(m);
 		return rc;
 	}
@@ -143,9 +177,7 @@ int kinf_informerset_add(struct kinf_informerset *set,
 	struct item *q = v ? malloc(cap * sizeof(*q)) : NULL;
 	if (!q) {
 		pthread_mutex_unlock(&set->lock);
-		pthread_cond_destroy(&m->room);
-		kinf_informer_free(m->inf);
-		free(m);
+		member_free(m);
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
 	/* The ring grows: its entries in order, from the start. */
@@ -164,6 +196,31 @@ int kinf_informerset_add(struct kinf_informerset *set,
 		*ret_member = m->i;
 	}
 	return 0;
+}
+
+int kinf_informerset_add(struct kinf_informerset *set,
+		const struct kinf_informer_opts *opts, size_t *ret_member,
+		struct kinf_error *reterr) {
+	static const struct member plain = {0};
+	return add_member(set, opts, &plain, ret_member, reterr);
+}
+
+int kinf_informerset_follow(struct kinf_informerset *set,
+		const struct kinf_informer_opts *opts, const struct kinf_informerset_follow *follow,
+		size_t *ret_member, struct kinf_error *reterr) {
+	struct member proto = { .follower = true, .follow = *follow };
+	return add_member(set, opts, &proto, ret_member, reterr);
+}
+
+int kinf_informerset_add_in(struct kinf_informerset *set,
+		const struct kinf_informer_opts *opts, size_t follower, const char *namespace,
+		size_t *ret_member, struct kinf_error *reterr) {
+	if (follower >= set->n || !set->v[follower]->follower) {
+		return kinf_error_set(reterr, KINF_EINVAL, "member %zu is not a follower",
+				follower);
+	}
+	struct member proto = { .follows = follower + 1, .namespace = (char *)namespace };
+	return add_member(set, opts, &proto, ret_member, reterr);
 }
 
 void kinf_informerset_allow_growth(struct kinf_informerset *set) {
@@ -217,14 +274,31 @@ static void event_of(struct kinf_informerset_event *ret, const struct item *it,
 	}
 }
 
-int kinf_informerset_remove(struct kinf_informerset *set, size_t i,
-		struct kinf_informerset_event **ret_left, size_t *ret_n) {
-	if (i >= set->n || set->direct) {
-		if (ret_left) {
-			*ret_left = NULL;
-			*ret_n = 0;
-		}
+/* Room in set->pending for n more entries. 0 or -KINF_ENOMEM. */
+static int pending_reserve(struct kinf_informerset *set, size_t n) {
+	if (set->pending_head == set->n_pending) {
+		set->pending_head = set->n_pending = 0;
+	}
+	size_t want = set->n_pending + n;
+	if (want <= set->pending_cap) {
 		return 0;
+	}
+	struct pending *v = realloc(set->pending, want * sizeof(*v));
+	if (!v) {
+		return -KINF_ENOMEM;
+	}
+	set->pending = v;
+	set->pending_cap = want;
+	return 0;
+}
+
+int kinf_informerset_remove(struct kinf_informerset *set, size_t i, bool tombstones) {
+	if (i >= set->n || set->direct || set->v[i]->left) {
+		return 0;
+	}
+	/* At most READ_AHEAD and a failure in the queue, TAKE_MAX taken; the drain. */
+	if (pending_reserve(set, READ_AHEAD + 1 + TAKE_MAX + 1) < 0) {
+		return -KINF_ENOMEM;	/* it stays */
 	}
 	struct member *m = set->v[i];
 	/* A pump waiting in next() wakes with 0; one waiting for room, below. */
@@ -243,13 +317,13 @@ int kinf_informerset_remove(struct kinf_informerset *set, size_t i,
 	if (running) {
 		pthread_join(m->pump, NULL);
 	}
-	/* At most READ_AHEAD and a failure in the queue, TAKE_MAX taken. */
-	struct item *left = malloc((READ_AHEAD + 1 + TAKE_MAX) * sizeof(*left));
+	/*
+	 * Its pops read ahead (taken out of the queue first, then those
+	 * still in it) come out of next() before the rest: its indexer
+	 * holds their changes, and the tombstones come after them.
+	 */
 	size_t n = 0;
-	if (!left) {
-		return -KINF_ENOMEM;	/* they stay, for next() */
-	}
-	/* Those the caller took out of the queue came before the rest. */
+	struct item left[READ_AHEAD + 1 + TAKE_MAX];
 	set->took_len = take_member(set->took, set->took_head, set->took_len, TAKE_MAX, i,
 			left, &n);
 	pthread_mutex_lock(&set->lock);
@@ -259,23 +333,17 @@ int kinf_informerset_remove(struct kinf_informerset *set, size_t i,
 		pthread_cond_signal(&set->reader);
 	}
 	pthread_mutex_unlock(&set->lock);
-	struct kinf_informerset_event *v = ret_left && n ? calloc(n, sizeof(*v)) : NULL;
 	for (size_t k = 0; k < n; k++) {
-		if (v) {
-			event_of(&v[k], &left[k], m);
-		} else {
-			item_release(&left[k]);
-		}
+		set->pending[set->n_pending++] = (struct pending){ .it = left[k] };
 	}
-	free(left);
-	if (ret_left && n && !v) {
-		return -KINF_ENOMEM;	/* released */
+	int rc = 0;
+	if (tombstones) {
+		rc = kinf_informer_forget_all(m->inf);
+		set->pending[set->n_pending++] = (struct pending){
+			.it = { .member = i }, .drain = true,
+		};
 	}
-	if (ret_left) {
-		*ret_left = v;
-		*ret_n = n;
-	}
-	return 0;
+	return rc;
 }
 
 size_t kinf_informerset_len(const struct kinf_informerset *set) {
@@ -497,28 +565,96 @@ static int take(struct kinf_informerset *set, int wait_ms) {
 	return rc;
 }
 
+/*
+ * The next of set->pending into ret: 1, or 0 when there is none left.
+ * A drain entry hands out its member's tombstones one pop at a time.
+ */
+static int next_pending(struct kinf_informerset *set, struct kinf_informerset_event *ret) {
+	while (set->pending_head < set->n_pending) {
+		struct pending *p = &set->pending[set->pending_head];
+		struct member *m = set->v[p->it.member];
+		if (!p->drain) {
+			set->pending_head++;
+			event_of(ret, &p->it, m);
+			return 1;
+		}
+		memset(ret, 0, sizeof(*ret));
+		ret->member = p->it.member;
+		int rc = kinf_informer_drain(m->inf, &ret->batch,
+				set->want_deltas ? &ret->deltas : NULL, &ret->err);
+		if (rc == 1) {
+			return 1;
+		}
+		set->pending_head++;
+		if (rc < 0) {
+			ret->rc = rc;	/* the rest of its tombstones are lost: say so */
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A follower's pop: each namespace added calls its joined callback (which
+ * may add members); each one deleted makes the members in it leave, with
+ * tombstones, and calls left for each.
+ */
+static void follow(struct kinf_informerset *set, struct member *f,
+		const struct kinf_informer_batch *batch) {
+	for (size_t k = 0; k < batch->n; k++) {
+		const struct kinf_informer_event *ev = &batch->v[k];
+		if (ev->type == KINF_INFORMER_ADD && f->follow.joined) {
+			f->follow.joined(set, f->i, ev->key, f->follow.userdata);
+			continue;
+		}
+		if (ev->type != KINF_INFORMER_DELETE) {
+			continue;
+		}
+		/* (joined may add members: set->v moves, set->n grows) */
+		for (size_t j = 0; j < set->n; j++) {
+			struct member *m = set->v[j];
+			if (m->follows != f->i + 1 || m->left || strcmp(m->namespace, ev->key) != 0) {
+				continue;
+			}
+			int rc = kinf_informerset_remove(set, j, true);
+			if (f->follow.left) {
+				f->follow.left(set, j, rc, f->follow.userdata);
+			}
+		}
+	}
+}
+
 int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
 		struct kinf_informerset_event *ret) {
 	if (set->direct) {
 		return next_direct(set, wait_ms, ret);
 	}
-	if (atomic_load(&set->stopping)) {
-		drop_taken(set);
-		return 0;
-	}
-	if (set->took_len == 0) {
-		int rc = take(set, wait_ms);
-		if (rc <= 0) {
-			return rc;
+	for (;;) {
+		if (atomic_load(&set->stopping)) {
+			drop_taken(set);
+			return 0;
 		}
+		if (next_pending(set, ret)) {
+			return 1;
+		}
+		if (set->took_len == 0) {
+			int rc = take(set, wait_ms);
+			if (rc <= 0) {
+				return rc;
+			}
+		}
+		struct item *it = &set->took[set->took_head];
+		struct member *m = set->v[it->member];
+		set->took_head = (set->took_head + 1) % TAKE_MAX;
+		set->took_len--;
+		event_of(ret, it, m);
+		m->taken += it->rc == 0;
+		if (!m->follower || ret->rc < 0) {
+			return 1;
+		}
+		follow(set, m, &ret->batch);
+		kinf_informerset_event_release(ret);
 	}
-	struct item *it = &set->took[set->took_head];
-	struct member *m = set->v[it->member];
-	set->took_head = (set->took_head + 1) % TAKE_MAX;
-	set->took_len--;
-	event_of(ret, it, m);
-	m->taken += it->rc == 0;
-	return 1;
 }
 
 /* Synced as the caller sees it: every pop up to the sync taken. */
@@ -602,10 +738,12 @@ void kinf_informerset_free(struct kinf_informerset *set) {
 	}
 	kinf_informerset_stop(set);
 	drop_taken(set);
+	for (size_t k = set->pending_head; k < set->n_pending; k++) {
+		item_release(&set->pending[k].it);
+	}
+	free(set->pending);
 	for (size_t i = 0; i < set->n; i++) {
-		kinf_informer_free(set->v[i]->inf);
-		pthread_cond_destroy(&set->v[i]->room);
-		free(set->v[i]);
+		member_free(set->v[i]);
 	}
 	free(set->v);
 	free(set->q);

@@ -101,16 +101,50 @@ int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
 
 /*
  * Member i leaves: its informer stops and its pump ends (waited for). Its
- * pops that next() has not returned yet (it read ahead) are handed back
- * in *ret_left, *ret_n of them, in their order (the caller releases each
- * and frees the array), for the caller to hand out before anything it
- * makes of the member's indexer, which holds their changes; with ret_left
- * NULL they are released. It counts as over, not failed; its indexer
- * stays readable. Caller's thread. 0, or -KINF_ENOMEM (the pops then
- * come from next(), or are released).
+ * pops that next() has not returned yet (it read ahead) still come out of
+ * next(), before anything else and in their order (the member's indexer
+ * holds their changes). With tombstones, what it still holds then comes
+ * out too: a DELETED event of unknown final state (a
+ * DeletedFinalStateUnknown tombstone, as a relist that finds nothing
+ * makes) for each object in its indexer and each key still queued, and
+ * its indexer ends empty. It counts as over, not failed; its indexer
+ * stays readable. A set that may grow, caller's thread; a member that
+ * left already is left alone. 0, or -KINF_ENOMEM: before anything
+ * happened (the member stays), or some of its tombstones are missing.
  */
-int kinf_informerset_remove(struct kinf_informerset *set, size_t i,
-		struct kinf_informerset_event **ret_left, size_t *ret_n);
+int kinf_informerset_remove(struct kinf_informerset *set, size_t i, bool tombstones);
+
+/*
+ * Members that follow namespaces as they come and go (-A --accessible: a
+ * type watched namespace by namespace where the cluster-wide list is
+ * forbidden). A follower is a member over namespaces whose pops the set
+ * reads itself (next() never returns them, only its failure): for each
+ * namespace added it calls joined, which may add members in it
+ * (kinf_informerset_add_in) and start them; when a namespace is deleted
+ * each member in it leaves with tombstones (kinf_informerset_remove), and
+ * left is called with its index and what remove returned. Both run in
+ * next(), in the caller's thread, and may call the set (not next()).
+ */
+struct kinf_informerset_follow {
+	void (*joined)(struct kinf_informerset *set, size_t follower, const char *namespace,
+			void *userdata);
+	void (*left)(struct kinf_informerset *set, size_t member, int rc, void *userdata);
+	void *userdata;
+};
+
+/* kinf_informerset_add() of a follower (opts: an informer over namespaces). */
+int kinf_informerset_follow(struct kinf_informerset *set,
+		const struct kinf_informer_opts *opts, const struct kinf_informerset_follow *follow,
+		size_t *ret_member, struct kinf_error *reterr);
+
+/*
+ * kinf_informerset_add() of a member in namespace (copied) of follower:
+ * it leaves when the follower sees the namespace go. -KINF_EINVAL when
+ * follower is not one.
+ */
+int kinf_informerset_add_in(struct kinf_informerset *set,
+		const struct kinf_informer_opts *opts, size_t follower, const char *namespace,
+		size_t *ret_member, struct kinf_error *reterr);
 
 size_t kinf_informerset_len(const struct kinf_informerset *set);
 /* Member i's informer (borrowed; for its indexer, typed JSON, stats). */

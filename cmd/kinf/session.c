@@ -62,6 +62,7 @@ struct member {
 	bool hidden;			/* the namespaces watched for --accessible */
 	bool left;			/* its namespace went away (--accessible) */
 	char *own_namespace;		/* namespace, when it joined later */
+	size_t follower;		/* then: the hidden member it joined through */
 };
 
 /* A resource type resolved in one context, with the names given for it. */
@@ -90,9 +91,6 @@ struct session {
 	 */
 	struct wants *dyn;
 	struct kinf_http **review_http;
-	/* The deletes of a namespace that left, handed out before any pop. */
-	struct pending *pending;
-	size_t n_pending, pending_head;
 	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
 	int from_fd;			/* --from */
 	atomic_bool progress_shown;	/* written by the reflector thread */
@@ -857,12 +855,27 @@ out:
 	return status;
 }
 
-/* Member i into the set, prepared by the command (its indexes). */
+static void namespace_joined(struct kinf_informerset *set, size_t follower,
+		const char *ns, void *userdata);
+static void namespace_left(struct kinf_informerset *set, size_t member, int rc,
+		void *userdata);
+
+/*
+ * Member i into the set, prepared by the command (its indexes): the
+ * namespaces watched for --accessible as a follower, a member that joined
+ * in its namespace.
+ */
 static int add_to_set(struct session *s, size_t i) {
 	struct kinf_error err = {0};
 	struct member *m = s->members[i];
 	struct kinf_informer_opts io = informer_opts(s, m);
-	int rc = kinf_informerset_add(s->set, &io, NULL, &err);
+	struct kinf_informerset_follow follow = {
+		.joined = namespace_joined, .left = namespace_left, .userdata = s,
+	};
+	int rc = m->hidden ? kinf_informerset_follow(s->set, &io, &follow, NULL, &err) :
+		m->own_namespace ? kinf_informerset_add_in(s->set, &io, m->follower,
+				m->own_namespace, NULL, &err) :
+		kinf_informerset_add(s->set, &io, NULL, &err);
 	if (rc < 0) {
 		return cli_error(s->cli, rc, &err, NULL);
 	}
@@ -1150,79 +1163,6 @@ static int member_failed(struct session *s, const struct kinf_informerset_event 
 	return cli_error(s->cli, ev->rc, &ev->err, s->n_members > 1 || m->hidden ? m->label : NULL);
 }
 
-/* One made-up pop: an object of a namespace that left, deleted. */
-struct pending {
-	size_t member;
-	struct kinf_informer_batch batch;
-	struct kinf_deltas *deltas;
-};
-
-/*
- * The objects member j still has: each a DELETED event whose final state
- * is unknown, as a relist that no longer finds it makes one; the indexer
- * is emptied. Out of memory leaves the rest where they are.
- */
-static void deleted_with_namespace(struct session *s, size_t j) {
-	struct kinf_indexer *idx = kinf_informer_indexer(kinf_informerset_get(s->set, j));
-	struct kinf_object_list list = {0};
-	if (kinf_indexer_list(idx, &list) < 0) {
-		return;
-	}
-	struct pending *v = realloc(s->pending, (s->n_pending + list.n + 1) * sizeof(*v));
-	if (v) {
-		s->pending = v;
-	}
-	for (size_t i = 0; v && i < list.n; i++) {
-		struct pending *p = &s->pending[s->n_pending];
-		const char *key = kinf_object_key(list.v[i]);
-		*p = (struct pending){ .member = j };
-		p->batch.v = calloc(1, sizeof(*p->batch.v));
-		p->deltas = calloc(1, sizeof(*p->deltas));
-		if (p->deltas) {
-			p->deltas->v = calloc(1, sizeof(*p->deltas->v));
-			p->deltas->key = strdup(key);
-		}
-		if (!p->batch.v || !p->deltas || !p->deltas->v || !p->deltas->key ||
-				!(p->batch.v[0].key = strdup(key))) {
-			kinf_informer_batch_release(&p->batch);
-			kinf_deltas_free(p->deltas);
-			break;
-		}
-		p->batch.n = 1;
-		p->batch.v[0].type = KINF_INFORMER_DELETE;
-		p->batch.v[0].obj = kinf_object_ref(list.v[i]);
-		p->batch.v[0].final_state_unknown = true;
-		p->batch.v[0].delta_type = KINF_DELTA_DELETED;
-		p->deltas->n = 1;
-		p->deltas->v[0] = (struct kinf_delta){
-			.type = KINF_DELTA_DELETED, .obj = kinf_object_ref(list.v[i]),
-			.final_state_unknown = true,
-		};
-		kinf_indexer_delete(idx, key);
-		s->n_pending++;
-	}
-	kinf_object_list_release(&list);
-}
-
-/* The next made-up pop into ret (0), or -1 when there is none. */
-static int next_pending(struct session *s, struct kinf_informer_batch *ret_batch,
-		struct kinf_deltas **ret_deltas) {
-	if (s->pending_head == s->n_pending) {
-		return -1;
-	}
-	struct pending *p = &s->pending[s->pending_head++];
-	s->cur = p->member;
-	*ret_batch = p->batch;
-	if (ret_deltas) {
-		*ret_deltas = p->deltas;
-	} else {
-		kinf_deltas_free(p->deltas);
-	}
-	p->batch = (struct kinf_informer_batch){0};
-	p->deltas = NULL;
-	return 0;
-}
-
 /* The last member, not in the set, goes (what it holds with it). */
 static void drop_last_member(struct session *s) {
 	struct member *m = s->members[--s->n_members];
@@ -1240,21 +1180,18 @@ static void drop_last_member(struct session *s) {
 }
 
 /*
- * -A --accessible: namespace ns of context c appeared; each type watched
- * namespace by namespace there gets an informer when the user may list
- * and watch it in ns.
+ * -A --accessible: namespace ns appeared in the context of the namespaces
+ * member follower watches; each type watched namespace by namespace there
+ * gets an informer when the user may list and watch it in ns.
  */
-static void namespace_joined(struct session *s, size_t c, const char *ns) {
+static void namespace_joined(struct kinf_informerset *set, size_t follower,
+		const char *ns, void *userdata) {
+	struct session *s = userdata;
+	size_t c = s->members[follower]->ctx;
 	const struct wants *d = &s->dyn[c];
 	for (size_t i = 0; i < d->n; i++) {
 		const struct want *w = &d->v[i];
-		bool there = false;
-		for (size_t j = 0; j < s->n_members && !there; j++) {
-			const struct member *o = s->members[j];
-			there = !o->hidden && !o->left && o->ctx == c && o->res == w->res &&
-				o->namespace && strcmp(o->namespace, ns) == 0;
-		}
-		if (there || !may_list_watch(s, c, w->res, ns)) {
+		if (!may_list_watch(s, c, w->res, ns)) {
 			continue;
 		}
 		struct kinf_error err = {0};
@@ -1264,6 +1201,7 @@ static void namespace_joined(struct session *s, size_t c, const char *ns) {
 			m->cli = s->clis[c];
 			m->ctx = c;
 			m->res = w->res;
+			m->follower = follower;
 			m->namespace = m->own_namespace = strdup(ns);
 			m->names = w->n_names ? malloc(w->n_names * sizeof(*m->names)) : NULL;
 			if (!m->own_namespace || (w->n_names && !m->names)) {
@@ -1278,15 +1216,15 @@ static void namespace_joined(struct session *s, size_t c, const char *ns) {
 			status = cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
 		}
 		if (status == EXIT_OK && (status = add_to_set(s, s->n_members - 1)) == EXIT_OK) {
-			int rc = kinf_informerset_start_member(s->set, s->n_members - 1, &err);
+			int rc = kinf_informerset_start_member(set, s->n_members - 1, &err);
 			status = rc < 0 ? cli_error(s->cli, rc, &err, m->label) : EXIT_OK;
 		}
 		if (status != EXIT_OK) {
 			/* Reported; the others go on. */
-			if (m && s->n_members > kinf_informerset_len(s->set)) {
+			if (m && s->n_members > kinf_informerset_len(set)) {
 				drop_last_member(s);	/* never in the set */
 			} else if (m) {
-				kinf_informerset_remove(s->set, s->n_members - 1, NULL, NULL);
+				kinf_informerset_remove(set, s->n_members - 1, false);
 				m->left = true;
 			}
 			s->failed_status = s->failed_status ? s->failed_status : status;
@@ -1296,61 +1234,16 @@ static void namespace_joined(struct session *s, size_t c, const char *ns) {
 	}
 }
 
-/*
- * Member j's pops the set had read ahead, handed back on its removal:
- * handed out before the deletes of what its indexer still has (their
- * changes are in it). A failure among them is reported now.
- */
-static void pending_left(struct session *s, size_t j, struct kinf_informerset_event *v,
-		size_t n) {
-	struct pending *p = realloc(s->pending, (s->n_pending + n + 1) * sizeof(*p));
-	if (p) {
-		s->pending = p;
-	} else if (n) {
-		int status = cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
+/* -A --accessible: member's namespace went away (the set's tombstones follow). */
+static void namespace_left(struct kinf_informerset *set, size_t member, int rc,
+		void *userdata) {
+	struct session *s = userdata;
+	struct member *m = s->members[member];
+	m->left = true;
+	kinf_log(1, "%s leaves", m->label);
+	if (rc < 0) {
+		int status = cli_error(s->cli, rc, NULL, m->label);
 		s->failed_status = s->failed_status ? s->failed_status : status;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].rc < 0 || !p) {
-			int status = v[i].rc < 0 ? member_failed(s, &v[i]) : EXIT_OK;
-			s->failed_status = s->failed_status ? s->failed_status : status;
-			kinf_informerset_event_release(&v[i]);
-			continue;
-		}
-		s->pending[s->n_pending++] = (struct pending){
-			.member = j, .batch = v[i].batch, .deltas = v[i].deltas,
-		};
-	}
-	free(v);
-}
-
-/* Namespace ns of context c went away: its informers leave. */
-static void namespace_left(struct session *s, size_t c, const char *ns) {
-	for (size_t j = 0; j < s->n_members; j++) {
-		struct member *m = s->members[j];
-		if (!m->hidden && !m->left && m->ctx == c && m->own_namespace &&
-				strcmp(m->own_namespace, ns) == 0 && j < kinf_informerset_len(s->set)) {
-			struct kinf_informerset_event *v = NULL;
-			size_t n = 0;
-			kinf_informerset_remove(s->set, j, &v, &n);
-			m->left = true;
-			pending_left(s, j, v, n);
-			deleted_with_namespace(s, j);
-			kinf_log(1, "%s leaves", m->label);
-		}
-	}
-}
-
-/* An event of the namespaces watched for --accessible. */
-static void namespaces_changed(struct session *s, const struct member *nsm,
-		const struct kinf_informer_batch *batch) {
-	for (size_t i = 0; i < batch->n; i++) {
-		const struct kinf_informer_event *ev = &batch->v[i];
-		if (ev->type == KINF_INFORMER_ADD) {
-			namespace_joined(s, nsm->ctx, ev->key);
-		} else if (ev->type == KINF_INFORMER_DELETE) {
-			namespace_left(s, nsm->ctx, ev->key);
-		}
 	}
 }
 
@@ -1363,9 +1256,6 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		}
 		if (s->so.count > 0 && s->printed >= s->so.count) {
 			return 0;
-		}
-		if (next_pending(s, ret_batch, ret_deltas) == 0) {
-			return 1;
 		}
 		/* Short waits: a signal or a closed stdout is noticed soon. */
 		int rc = kinf_informerset_next(s->set, 200, &ev);
@@ -1394,11 +1284,6 @@ int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		}
 		if (rc == 0) {
 			return 0;
-		}
-		if (s->members[ev.member]->hidden && ev.rc == 0) {
-			namespaces_changed(s, s->members[ev.member], &ev.batch);
-			kinf_informerset_event_release(&ev);
-			continue;
 		}
 		if (!s->members[ev.member]->hidden) {
 			s->cur = ev.member;
@@ -1630,11 +1515,6 @@ int session_end(struct session *s, int status) {
 		kinf_http_free(s->review_http[c]);
 	}
 	free(s->review_http);
-	for (size_t i = s->pending_head; i < s->n_pending; i++) {
-		kinf_informer_batch_release(&s->pending[i].batch);
-		kinf_deltas_free(s->pending[i].deltas);
-	}
-	free(s->pending);
 	for (size_t i = 1; i < s->n_clis; i++) {
 		cli_release(s->clis[i]);
 		free(s->clis[i]);

@@ -4,7 +4,8 @@
  * tagged with their member; exit_after_sync waiting for every member; one
  * member failing for good reported once while the others go on; stop
  * while a reader waits; how far a member reads ahead, the sync as the
- * reader sees it, and a removed member's pops handed back.
+ * reader sees it, a removed member's pops handed out first, and members
+ * that follow namespaces, one of which leaves with its tombstones.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -19,7 +20,10 @@
 #include "informerset.h"
 #include "tap.h"
 
-/* A List of pods named names (space separated) in namespace ns. */
+/*
+ * A List of pods named names (space separated) in namespace ns, or with
+ * ns NULL of namespaces.
+ */
 static char *list_of(const char *ns, const char *names) {
 	struct kinf_buf b = {0};
 	char *copy = strdup(names);
@@ -28,8 +32,9 @@ static char *list_of(const char *ns, const char *names) {
 	must(kinf_buf_append_str(&b, "{\"apiVersion\":\"v1\",\"kind\":\"List\","
 			"\"metadata\":{\"resourceVersion\":\"10\"},\"items\":["));
 	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-		must(kinf_buf_printf(&b, "%s{\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\","
-				"\"resourceVersion\":\"%d\"}}", n ? "," : "", t, ns, n + 1));
+		must(kinf_buf_printf(&b, "%s{\"metadata\":{\"name\":\"%s\",%s%s%s"
+				"\"resourceVersion\":\"%d\"}}", n ? "," : "", t,
+				ns ? "\"namespace\":\"" : "", ns ? ns : "", ns ? "\"," : "", n + 1));
 		n++;
 	}
 	must(kinf_buf_append_str(&b, "]}\n"));
@@ -319,8 +324,8 @@ static void test_grow_and_remove(void) {
 	is_str(got.data, "1:b/q1 1:b/q2", "grow: the added member's events, in order");
 	ok(kinf_informerset_has_synced(set), "grow: both synced");
 	/* Both pipes stay open: only remove ends them. */
-	ok(kinf_informerset_remove(set, 0, NULL, NULL) == 0, "grow: remove member 0");
-	ok(kinf_informerset_remove(set, 1, NULL, NULL) == 0, "grow: remove member 1");
+	ok(kinf_informerset_remove(set, 0, false) == 0, "grow: remove member 0");
+	ok(kinf_informerset_remove(set, 1, false) == 0, "grow: remove member 1");
 	long long t0 = kinf_clock_now_ms();
 	is_int(kinf_informerset_next(set, 3000, &ev), 0, "grow: over once both left");
 	ok(kinf_clock_now_ms() - t0 < 2000, "grow: soon (%lld ms)", kinf_clock_now_ms() - t0);
@@ -416,8 +421,8 @@ static void test_read_ahead(void) {
 
 /*
  * A member removed: the pops it read ahead and the reader did not take,
- * in the queue and in what the reader took out of it, are handed back in
- * their order, and next() has none of them.
+ * in the queue and in what the reader took out of it, come out of next()
+ * first, in their order; nothing of it after them.
  */
 static void test_remove_hands_back(void) {
 	struct kinf_informerset *set = kinf_informerset_new(false);
@@ -432,42 +437,37 @@ static void test_remove_hands_back(void) {
 	wait_pops(set, 0, KINF_INFORMERSET_READ_AHEAD);
 	wait_pops(set, 1, 1);
 	struct kinf_informerset_event ev;
-	int taken0 = 0, after = 0, taken1 = 0;
+	int taken0 = 0, taken1 = 0;
 	/* Take until one of member 0's came, so the reader holds a batch too. */
 	while (taken0 == 0 && kinf_informerset_next(set, 3000, &ev) == 1) {
 		taken0 += ev.member == 0;
 		taken1 += ev.member == 1;
 		kinf_informerset_event_release(&ev);
 	}
-	struct kinf_informerset_event *left = NULL;
-	size_t n_left = 0;
-	ok(kinf_informerset_remove(set, 0, &left, &n_left) == 0, "remove: member 0");
+	ok(kinf_informerset_remove(set, 0, false) == 0, "remove: member 0");
 	unsigned long popped = pops_of(set, 0);
-	is_int((int)(taken0 + n_left), (int)popped,
-			"remove: what was taken and what is handed back are all it popped (%lu)",
-			popped);
-	int order = 0, others = 0;
-	for (size_t i = 0; i < n_left; i++) {
-		char key[16];
-		snprintf(key, sizeof(key), "a/p%03d", taken0 + (int)i);
-		others += left[i].member != 0 || left[i].rc != 0;
-		order += left[i].batch.n != 1 || strcmp(left[i].batch.v[0].key, key) != 0;
-		kinf_informerset_event_release(&left[i]);
-	}
-	free(left);
-	is_int(others, 0, "remove: member 0's pops only");
-	is_int(order, 0, "remove: in their order");
-	int rc;
+	int rc, left = 0, order = 0, late = 0, others_first = 0;
 	while ((rc = kinf_informerset_next(set, 300, &ev)) == 1) {
-		after += ev.member == 0;
-		taken1 += ev.member == 1;
+		if (ev.member == 0) {
+			char key[16];
+			snprintf(key, sizeof(key), "a/p%03d", taken0 + left);
+			order += ev.rc != 0 || ev.batch.n != 1 || strcmp(ev.batch.v[0].key, key) != 0;
+			late += others_first;
+			left++;
+		} else {
+			others_first = 1;
+			taken1++;
+		}
 		kinf_informerset_event_release(&ev);
 	}
+	is_int(taken0 + left, (int)popped, "remove: what was taken and what came after "
+			"are all it popped (%lu)", popped);
+	is_int(order, 0, "remove: its pops read ahead in their order");
+	is_int(late, 0, "remove: before anything else");
 	is_int(rc, -KINF_ETIMEDOUT, "remove: member 1 goes on");
-	is_int(after, 0, "remove: none of member 0's from next() after its removal");
 	is_int(taken1, 1, "remove: member 1's event all the same");
 	ok(kinf_informerset_has_synced(set), "remove: synced (member 0 left)");
-	ok(kinf_informerset_remove(set, 1, NULL, NULL) == 0, "remove: member 1");
+	ok(kinf_informerset_remove(set, 1, false) == 0, "remove: member 1");
 	is_int(kinf_informerset_next(set, 3000, &ev), 0, "remove: over once both left");
 	kinf_informerset_free(set);	/* nothing leaks (ASan) */
 	close_src(&s[0]);
@@ -475,6 +475,121 @@ static void test_remove_hands_back(void) {
 	free(names);
 	free(l0);
 	free(l1);
+}
+
+/* The followed namespaces' test: one member per namespace, three pods each. */
+struct following {
+	struct src pods[4];
+	char *lists[4];
+	size_t members[4];		/* set index of namespace i's member */
+	size_t n;
+	struct kinf_buf log;		/* "+ns" joined, "-member" left */
+};
+
+static void joined(struct kinf_informerset *set, size_t follower, const char *ns,
+		void *userdata) {
+	struct following *f = userdata;
+	struct kinf_error err = {0};
+	size_t i = f->n++;
+	must(kinf_buf_printf(&f->log, "%s+%s", f->log.len ? " " : "", ns));
+	f->lists[i] = list_of(ns, "p1 p2 p3");
+	f->pods[i].rd = pipe_with(f->lists[i], &f->pods[i].wr);
+	struct kinf_informer_opts o = { .replay_fd = f->pods[i].rd };
+	if (kinf_informerset_add_in(set, &o, follower, ns, &f->members[i], &err) < 0 ||
+			kinf_informerset_start_member(set, f->members[i], &err) < 0) {
+		printf("# joining %s: %s\n", ns, err.message);
+	}
+}
+
+static void left(struct kinf_informerset *set, size_t member, int rc, void *userdata) {
+	struct following *f = userdata;
+	must(kinf_buf_printf(&f->log, " -%zu%s", member, rc < 0 ? "!" : ""));
+}
+
+/*
+ * -A --accessible's membership: a follower over namespaces; each namespace
+ * that appears gets a member through joined; one that goes makes its
+ * member leave with tombstones: a DELETED of unknown final state for each
+ * object it held, its indexer empty, the others going on. The follower's
+ * own pops never come out of next().
+ */
+static void test_namespace_leaves(void) {
+	struct kinf_informerset *set = kinf_informerset_new(true);
+	struct following f = {0};
+	struct kinf_informerset_follow fo = { .joined = joined, .left = left, .userdata = &f };
+	struct kinf_error err = {0};
+	struct kinf_informerset_event ev;
+	struct src ns;
+	char *nsl = list_of(NULL, "a b");
+	size_t follower = 99;
+
+	kinf_informerset_allow_growth(set);
+	ns.rd = pipe_with(nsl, &ns.wr);
+	struct kinf_informer_opts o = { .replay_fd = ns.rd };
+	struct kinf_informer_opts plain = { .replay_fd = ns.rd };
+	is_int(kinf_informerset_add_in(set, &plain, 0, "a", NULL, &err), -KINF_EINVAL,
+			"follow: no member in a namespace before a follower");
+	ok(kinf_informerset_follow(set, &o, &fo, &follower, &err) == 0 && follower == 0,
+			"follow: a follower over namespaces a and b");
+	ok(kinf_informerset_start(set, &err) == 0, "follow: started");
+	int per_ns[2] = {0}, other = 0;
+	while (per_ns[0] + per_ns[1] + other < 6 && kinf_informerset_next(set, 3000, &ev) == 1) {
+		for (size_t i = 0; i < f.n && i < 2; i++) {
+			per_ns[i] += ev.member == f.members[i] && ev.batch.n == 1 &&
+				ev.batch.v[0].type == KINF_INFORMER_ADD;
+		}
+		other += ev.member != f.members[0] && ev.member != f.members[1];
+		kinf_informerset_event_release(&ev);
+	}
+	is_str(f.log.data, "+a +b", "follow: joined for a, then b");
+	ok(per_ns[0] == 3 && per_ns[1] == 3 && other == 0,
+			"follow: each namespace's member added its three pods; none of the "
+			"follower's pops came out");
+	ok(kinf_informerset_has_synced(set), "follow: synced");
+
+	/* Namespace a goes away. */
+	const char *gone = "{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":\"a\","
+		"\"resourceVersion\":\"20\"}}}\n";
+	ok(write(ns.wr, gone, strlen(gone)) == (ssize_t)strlen(gone), "follow: namespace a deleted");
+	struct kinf_buf got = {0};
+	int bad = 0, rc;
+	while ((rc = kinf_informerset_next(set, 500, &ev)) == 1) {
+		bad += ev.member != f.members[0] || ev.rc != 0 || ev.batch.n != 1 || !ev.deltas;
+		for (size_t i = 0; i < ev.batch.n; i++) {
+			const struct kinf_informer_event *e = &ev.batch.v[i];
+			bad += e->type != KINF_INFORMER_DELETE || !e->final_state_unknown || !e->obj;
+			must(kinf_buf_printf(&got, "%s%s", got.len ? " " : "", e->key));
+		}
+		bad += ev.deltas && (ev.deltas->n != 1 || ev.deltas->v[0].type != KINF_DELTA_DELETED ||
+			!ev.deltas->v[0].final_state_unknown);
+		kinf_informerset_event_release(&ev);
+	}
+	is_int(rc, -KINF_ETIMEDOUT, "follow: then quiet, b's member going on");
+	struct kinf_strv keys = {0};
+	char *save = NULL;
+	for (char *t = strtok_r(got.data, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		must(kinf_strv_push_str(&keys, t));
+	}
+	kinf_strv_sort(&keys);
+	ok(keys.n == 3 && strcmp(keys.v[0], "a/p1") == 0 && strcmp(keys.v[2], "a/p3") == 0,
+			"follow: a DELETED for each of a's three pods (%zu)", keys.n);
+	is_int(bad, 0, "follow: each from a's member, of unknown final state, its delta a tombstone");
+	is_str(f.log.data, "+a +b -1", "follow: left called for a's member");
+	is_int(kinf_indexer_len(kinf_informer_indexer(kinf_informerset_get(set, f.members[0]))),
+			0, "follow: a's indexer is empty");
+	is_int(kinf_indexer_len(kinf_informer_indexer(kinf_informerset_get(set, f.members[1]))),
+			3, "follow: b's holds its three");
+	is_int(kinf_informerset_failed(set), 0, "follow: leaving is not failing");
+	kinf_informerset_free(set);
+	close_src(&ns);
+	for (size_t i = 0; i < f.n; i++) {
+		close_src(&f.pods[i]);
+		free(f.lists[i]);
+	}
+	free(nsl);
+	kinf_strv_release(&keys);
+	kinf_buf_release(&got);
+	kinf_buf_release(&f.log);
 }
 
 int main(void) {
@@ -486,5 +601,6 @@ int main(void) {
 	test_grow_and_remove();
 	test_read_ahead();
 	test_remove_hands_back();
+	test_namespace_leaves();
 	return tap_done();
 }
