@@ -748,9 +748,9 @@ out:
 /*
  * With --server naming a kinf serve, ask its index path (src/serveindex.c)
  * instead of listing everything into a cache of our own: O(answer). --by
- * brings back the matching objects, which go into the session's indexer,
- * so answer() prints them exactly as it does in direct mode; --values
- * brings back the counts.
+ * brings back the matching objects, which the session's informer loads
+ * as its list, so answer() prints them exactly as it does in direct
+ * mode; --values brings back the counts.
  */
 static int ask_serve(struct query *q) {
 	struct session_member_info mi;
@@ -791,9 +791,8 @@ static int ask_serve(struct query *q) {
 	struct kinf_list_opts lo = { .path = path.data, .limits = q->cli.limits };
 	struct kinf_list_result res = {0};
 	int rc = kinf_list(q->cli.http, &lo, &res, &err);
-	struct kinf_indexer *idx = session_indexer(q->session);
-	for (size_t i = 0; rc == 0 && i < res.items.n; i++) {
-		rc = kinf_indexer_add(idx, res.items.v[i]);
+	if (rc == 0) {
+		rc = session_load(q->session, &res.items, &err);
 	}
 	kinf_list_result_release(&res);
 	status = rc < 0 ? cli_error(&q->cli, rc, &err, "kinf serve's index") : answer(q);

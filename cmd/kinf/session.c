@@ -1142,6 +1142,11 @@ int session_start(struct session *s) {
 	return EXIT_OK;
 }
 
+int session_load(struct session *s, const struct kinf_object_list *objs,
+		struct kinf_error *reterr) {
+	return kinf_informer_load(current(s), objs->v, objs->n, reterr);
+}
+
 bool session_synced(struct session *s) {
 	return kinf_informerset_has_synced(s->set);
 }

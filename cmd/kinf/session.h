@@ -214,6 +214,13 @@ size_t session_context_index(struct session *s);
 /* Whether the informers are of more than one resource type. */
 bool session_several_types(const struct session *s);
 int session_start(struct session *s);
+/*
+ * Instead of session_start(): the current informer's cache is objs, a list
+ * fetched elsewhere (index from kinf serve's index path), as its initial
+ * list. 0, or -KINF_ENOMEM with reterr (not printed).
+ */
+int session_load(struct session *s, const struct kinf_object_list *objs,
+		struct kinf_error *reterr);
 
 /*
  * Pop the next key's deltas and notifications, of any informer, in arrival
