@@ -13,6 +13,7 @@
 #include "json.h"
 #include "list.h"
 #include "session.h"
+#include "session_int.h"
 
 const char session_usage[] =
 	"Informer options:\n"
@@ -40,63 +41,6 @@ static void on_signal(int sig) {
 int session_stop_signal(void) {
 	return stop_signal;
 }
-
-/* One informer of the session: a resource in a namespace (or all) of a context. */
-struct member {
-	struct session *s;
-	size_t i;			/* its place in s->members and the set */
-	struct cli *cli;			/* its context's connection */
-	const struct kinf_resource *res;	/* NULL with --from */
-	const char *namespace;		/* s->namespaces', or NULL */
-	char *path;
-	char *api_version;
-	char *resource_name;		/* "pods", "deployments.apps" */
-	char *label;			/* for messages: pods in namespace "a" */
-	struct kinf_http *http;		/* a clone of cli->http, or NULL */
-	char *failed;			/* why it failed for good, or NULL */
-	char **names;			/* the names of its type (borrowed strings) */
-	size_t n_names;
-	char *field_selector;		/* NULL: --field-selector as given */
-	char *label_selector;		/* NULL: -l as given */
-	size_t ctx;			/* its context: s->clis[ctx] */
-	bool hidden;			/* the namespaces watched for --accessible */
-	bool left;			/* its namespace went away (--accessible) */
-	char *own_namespace;		/* namespace, when it joined later */
-	size_t follower;		/* then: the hidden member it joined through */
-};
-
-/* A resource type resolved in one context, with the names given for it. */
-struct want {
-	const struct kinf_resource *res;
-	char **names;			/* the strings are the targets' */
-	size_t n_names;
-};
-
-struct session {
-	struct cli *cli;
-	struct session_opts so;
-	bool woke;			/* the wake_on_sync return was made */
-	struct kinf_informerset *set;
-	struct member **members;	/* each its own: callbacks hold them */
-	size_t n_members;
-	size_t cur;			/* the member of the last event */
-	struct kinf_strv namespaces;	/* -n, expanded and without repeats */
-	struct kinf_strv contexts;	/* --context, the same */
-	struct cli **clis;		/* one per context: clis[0] is cli */
-	size_t n_clis;
-	/*
-	 * -A --accessible, per context: the types watched namespace by
-	 * namespace (their cluster-wide list or watch is forbidden), and a
-	 * client for the access reviews.
-	 */
-	struct wants *dyn;
-	struct kinf_http **review_http;
-	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
-	int from_fd;			/* --from */
-	atomic_bool progress_shown;	/* written by the reflector thread */
-	long printed;
-	int failed_status;		/* the first member that failed for good */
-};
 
 int session_option(struct cli *cli, struct session_opts *so, int opt,
 		const char *arg) {
@@ -208,7 +152,7 @@ static struct kinf_informer_opts informer_opts(struct session *s, struct member 
  * -n a,b and -n a -n b (--context the same): the names in the order
  * given, each once. Prints a usage error for an empty name.
  */
-static int expand_list(struct cli *cli, const char *const *args, size_t n_args,
+int session_expand_list(struct cli *cli, const char *const *args, size_t n_args,
 		const char *what, struct kinf_strv *ret) {
 	for (size_t i = 0; i < n_args; i++) {
 		const char *arg = args[i];
@@ -240,21 +184,21 @@ static int expand_list(struct cli *cli, const char *const *args, size_t n_args,
  * when a cached discovery lacks it (a new CRD). Returns 0 or the error
  * (not printed) in err.
  */
-static int resolve(struct cli *cli, const char *name, const struct kinf_resource **ret,
+int session_resolve(struct cli *cli, const char *name, const struct kinf_resource **ret,
 		struct kinf_error *err) {
 	struct kinf_discovery_opts dopts = { .refresh = cli->refresh };
 	return kinf_discovery_resolve_deferred(&cli->disc, cli->http, &dopts, name, ret, err);
 }
 
 /* "deployments.apps" (caller frees), or NULL when out of memory. */
-static char *resource_name_of(const struct kinf_resource *res) {
+char *session_resource_name_of(const struct kinf_resource *res) {
 	struct kinf_buf b = {0};
 	kinf_buf_putf(&b, "%s%s%s", res->resource, res->group[0] ? "." : "", res->group);
 	return kinf_buf_take(&b);
 }
 
 /* A new, empty member at the end of s->members; NULL when out of memory. */
-static struct member *new_member(struct session *s) {
+struct member *session_new_member(struct session *s) {
 	struct member **v = realloc(s->members, (s->n_members + 1) * sizeof(*v));
 	if (!v) {
 		return NULL;
@@ -276,7 +220,7 @@ static void member_warning(const char *text, size_t len, void *userdata) {
 }
 
 /* Fill m (cli, res and namespace set) with its path, names and HTTP client. */
-static int member_init(struct session *s, struct member *m, bool clone_http) {
+int session_member_init(struct session *s, struct member *m, bool clone_http) {
 	struct kinf_buf b = {0};
 	const struct kinf_resource *res = m->res;
 	const char *context = m->cli->config->context_name;
@@ -289,7 +233,7 @@ static int member_init(struct session *s, struct member *m, bool clone_http) {
 		kinf_buf_puts(&b, res->version);
 	}
 	m->api_version = kinf_buf_take(&b);
-	m->resource_name = resource_name_of(res);
+	m->resource_name = session_resource_name_of(res);
 	if (m->namespace) {
 		kinf_buf_putf(&b, "%s in namespace \"%s\"", m->resource_name, m->namespace);
 	} else {
@@ -317,7 +261,7 @@ static int member_init(struct session *s, struct member *m, bool clone_http) {
  * ANDed with metadata.name=NAME (one name of its type) and what
  * so.pushdown adds for its resource. NULL when there is nothing to add.
  */
-static int member_selectors(struct session *s, struct member *m) {
+int session_member_selectors(struct session *s, struct member *m) {
 	struct cli *cli = s->cli;
 	struct kinf_buf b = {0};
 	struct kinf_buf push_labels = {0}, push_fields = {0};
@@ -359,13 +303,7 @@ static int member_selectors(struct session *s, struct member *m) {
 	return rc;
 }
 
-/* The wants of one context; names arrays are the wants' own. */
-struct wants {
-	struct want *v;
-	size_t n;
-};
-
-static void wants_release(struct wants *w) {
+void session_wants_release(struct wants *w) {
 	for (size_t i = 0; i < w->n; i++) {
 		free(w->v[i].names);
 	}
@@ -441,7 +379,7 @@ static int resolve_one(const char *type, void *userdata) {
 	struct resolving *r = userdata;
 	const struct kinf_resource *res = NULL;
 	struct kinf_error err = {0};
-	int rc = resolve(r->cli, type, &res, &err);
+	int rc = session_resolve(r->cli, type, &res, &err);
 	if (rc == -KINF_ENOTFOUND) {
 		return kinf_strv_push_str(r->missing, type) < 0 ?
 			cli_error(r->cli, -KINF_ENOMEM, NULL, NULL) : EXIT_OK;
@@ -494,7 +432,7 @@ static char *resolved_name(struct session *s, const char *type) {
 	for (size_t c = 0; c < s->n_clis; c++) {
 		const struct kinf_resource *res = NULL;
 		if (kinf_discovery_resolve(s->clis[c]->disc, type, &res, NULL) == 0) {
-			return resource_name_of(res);
+			return session_resource_name_of(res);
 		}
 	}
 	return NULL;
@@ -557,7 +495,7 @@ static int resolve_contexts(struct session *s, const struct session_target *targ
 }
 
 /* -A --accessible: a client per context for the access reviews. */
-static int accessible_init(struct session *s, size_t n_ctx) {
+int session_accessible_init(struct session *s, size_t n_ctx) {
 	s->dyn = calloc(n_ctx, sizeof(*s->dyn));
 	s->review_http = calloc(n_ctx, sizeof(*s->review_http));
 	for (size_t c = 0; s->dyn && s->review_http && c < n_ctx; c++) {
@@ -690,7 +628,7 @@ int session_check_accessible(struct cli *cli, const struct session_opts *so) {
  * when the user may list and watch it cluster-wide; else *ret_by_namespace
  * and w is kept, for the namespaces to come (s->dyn[c]).
  */
-static int review_cluster_wide(struct session *s, size_t c, const struct want *w,
+int session_review_cluster_wide(struct session *s, size_t c, const struct want *w,
 		bool *ret_by_namespace) {
 	if (may_list_watch(s, c, w->res, NULL)) {
 		return EXIT_OK;
@@ -715,14 +653,14 @@ static int review_cluster_wide(struct session *s, size_t c, const struct want *w
 }
 
 /* The namespaces of context c, watched by an informer of the session's own. */
-static int watch_namespaces(struct session *s, size_t c) {
+int session_watch_namespaces(struct session *s, size_t c) {
 	const struct kinf_resource *res = NULL;
 	struct kinf_error err = {0};
-	int rc = resolve(s->clis[c], "namespaces", &res, &err);
+	int rc = session_resolve(s->clis[c], "namespaces", &res, &err);
 	if (rc < 0) {
 		return cli_error(s->cli, rc, &err, "namespaces");
 	}
-	struct member *m = new_member(s);
+	struct member *m = session_new_member(s);
 	if (!m) {
 		return cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
 	}
@@ -730,7 +668,7 @@ static int watch_namespaces(struct session *s, size_t c) {
 	m->ctx = c;
 	m->res = res;
 	m->hidden = true;
-	int status = member_init(s, m, true);
+	int status = session_member_init(s, m, true);
 	if (status == EXIT_OK) {
 		/* Named in its messages: the user did not ask for namespaces. */
 		struct kinf_buf b = {0};
@@ -748,7 +686,7 @@ static int watch_namespaces(struct session *s, size_t c) {
  * resource once per namespace (the context's when none was given, all
  * with -A), a cluster-scoped one once, in each context.
  */
-static int connect_members(struct session *s, const struct session_target *targets,
+int session_connect_members(struct session *s, const struct session_target *targets,
 		size_t n_targets) {
 	struct cli *cli = s->cli;
 	size_t n_ctx = s->contexts.n > 0 ? s->contexts.n : 1;
@@ -795,7 +733,7 @@ static int connect_members(struct session *s, const struct session_target *targe
 				"name, jsonpath or custom-columns (a table takes one type)");
 		goto out;
 	}
-	if (s->so.accessible && (status = accessible_init(s, n_ctx)) != EXIT_OK) {
+	if (s->so.accessible && (status = session_accessible_init(s, n_ctx)) != EXIT_OK) {
 		goto out;
 	}
 	for (size_t c = 0; c < n_ctx; c++) {
@@ -805,11 +743,11 @@ static int connect_members(struct session *s, const struct session_target *targe
 			bool per_ns = w->res->namespaced && !cli->all_namespaces;
 			bool by_namespace = false;
 			if (s->so.accessible && w->res->namespaced && cli->all_namespaces &&
-					(status = review_cluster_wide(s, c, w, &by_namespace)) != EXIT_OK) {
+					(status = session_review_cluster_wide(s, c, w, &by_namespace)) != EXIT_OK) {
 				goto out;
 			}
 			for (size_t j = 0; j < (per_ns ? n_ns : 1) && !by_namespace; j++) {
-				struct member *m = new_member(s);
+				struct member *m = session_new_member(s);
 				if (!m) {
 					status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 					goto out;
@@ -830,9 +768,9 @@ static int connect_members(struct session *s, const struct session_target *targe
 				}
 				m->n_names = w->n_names;
 				/* (every member has a client of its own when its warnings go to so.on_warning) */
-				status = member_init(s, m, !first_of_context || s->so.on_warning);
+				status = session_member_init(s, m, !first_of_context || s->so.on_warning);
 				first_of_context = false;
-				if (status == EXIT_OK && member_selectors(s, m) < 0) {
+				if (status == EXIT_OK && session_member_selectors(s, m) < 0) {
 					status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 				}
 				if (status != EXIT_OK) {
@@ -843,34 +781,29 @@ static int connect_members(struct session *s, const struct session_target *targe
 	}
 	for (size_t c = 0; s->dyn && c < n_ctx && status == EXIT_OK; c++) {
 		if (s->dyn[c].n > 0) {
-			status = watch_namespaces(s, c);
+			status = session_watch_namespaces(s, c);
 		}
 	}
 	cli->several_namespaces = s->namespaces.n > 1 && !cli->all_namespaces;
 out:
 	for (size_t c = 0; wants && c < n_ctx; c++) {
-		wants_release(&wants[c]);
+		session_wants_release(&wants[c]);
 	}
 	free(wants);
 	return status;
 }
-
-static void namespace_joined(struct kinf_informerset *set, size_t follower,
-		const char *ns, void *userdata);
-static void namespace_left(struct kinf_informerset *set, size_t member, int rc,
-		void *userdata);
 
 /*
  * Member i into the set, prepared by the command (its indexes): the
  * namespaces watched for --accessible as a follower, a member that joined
  * in its namespace.
  */
-static int add_to_set(struct session *s, size_t i) {
+int session_add_to_set(struct session *s, size_t i) {
 	struct kinf_error err = {0};
 	struct member *m = s->members[i];
 	struct kinf_informer_opts io = informer_opts(s, m);
 	struct kinf_informerset_follow follow = {
-		.joined = namespace_joined, .left = namespace_left, .userdata = s,
+		.joined = session_namespace_joined, .left = session_namespace_left, .userdata = s,
 	};
 	int rc = m->hidden ? kinf_informerset_follow(s->set, &io, &follow, NULL, &err) :
 		m->own_namespace ? kinf_informerset_add_in(s->set, &io, m->follower,
@@ -908,9 +841,9 @@ int session_new_targets(struct cli *cli, const struct session_opts *so,
 	if ((status = cli_parse_selectors(cli)) != EXIT_OK) {
 		goto fail;
 	}
-	if ((status = expand_list(cli, cli->namespace_args, cli->n_namespace_args,
+	if ((status = session_expand_list(cli, cli->namespace_args, cli->n_namespace_args,
 			"namespace", &s->namespaces)) != EXIT_OK ||
-			(status = expand_list(cli, cli->context_args, cli->n_context_args,
+			(status = session_expand_list(cli, cli->context_args, cli->n_context_args,
 			"context", &s->contexts)) != EXIT_OK) {
 		goto fail;
 	}
@@ -929,7 +862,7 @@ int session_new_targets(struct cli *cli, const struct session_opts *so,
 				goto fail;
 			}
 		}
-		if (!new_member(s)) {
+		if (!session_new_member(s)) {
 			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 			goto fail;
 		}
@@ -950,7 +883,7 @@ int session_new_targets(struct cli *cli, const struct session_opts *so,
 					cli->cmd->name);
 			goto fail;
 		}
-		if ((status = connect_members(s, targets, n_targets)) != EXIT_OK) {
+		if ((status = session_connect_members(s, targets, n_targets)) != EXIT_OK) {
 			goto fail;
 		}
 	}
@@ -963,7 +896,7 @@ int session_new_targets(struct cli *cli, const struct session_opts *so,
 		kinf_informerset_allow_growth(s->set);	/* namespaces join and leave */
 	}
 	for (size_t i = 0; i < s->n_members; i++) {
-		if ((status = add_to_set(s, i)) != EXIT_OK) {
+		if ((status = session_add_to_set(s, i)) != EXIT_OK) {
 			goto fail;
 		}
 	}
@@ -1169,7 +1102,7 @@ static int member_failed(struct session *s, const struct kinf_informerset_event 
 }
 
 /* The last member, not in the set, goes (what it holds with it). */
-static void drop_last_member(struct session *s) {
+void session_drop_last_member(struct session *s) {
 	struct member *m = s->members[--s->n_members];
 	kinf_http_free(m->http);
 	free(m->path);
@@ -1189,7 +1122,7 @@ static void drop_last_member(struct session *s) {
  * member follower watches; each type watched namespace by namespace there
  * gets an informer when the user may list and watch it in ns.
  */
-static void namespace_joined(struct kinf_informerset *set, size_t follower,
+void session_namespace_joined(struct kinf_informerset *set, size_t follower,
 		const char *ns, void *userdata) {
 	struct session *s = userdata;
 	size_t c = s->members[follower]->ctx;
@@ -1200,7 +1133,7 @@ static void namespace_joined(struct kinf_informerset *set, size_t follower,
 			continue;
 		}
 		struct kinf_error err = {0};
-		struct member *m = new_member(s);
+		struct member *m = session_new_member(s);
 		int status = m ? EXIT_OK : cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
 		if (m) {
 			m->cli = s->clis[c];
@@ -1216,18 +1149,18 @@ static void namespace_joined(struct kinf_informerset *set, size_t follower,
 				m->n_names = w->n_names;
 			}
 		}
-		if (status == EXIT_OK && (status = member_init(s, m, true)) == EXIT_OK &&
-				member_selectors(s, m) < 0) {
+		if (status == EXIT_OK && (status = session_member_init(s, m, true)) == EXIT_OK &&
+				session_member_selectors(s, m) < 0) {
 			status = cli_error(s->cli, -KINF_ENOMEM, NULL, NULL);
 		}
-		if (status == EXIT_OK && (status = add_to_set(s, s->n_members - 1)) == EXIT_OK) {
+		if (status == EXIT_OK && (status = session_add_to_set(s, s->n_members - 1)) == EXIT_OK) {
 			int rc = kinf_informerset_start_member(set, s->n_members - 1, &err);
 			status = rc < 0 ? cli_error(s->cli, rc, &err, m->label) : EXIT_OK;
 		}
 		if (status != EXIT_OK) {
 			/* Reported; the others go on. */
 			if (m && s->n_members > kinf_informerset_len(set)) {
-				drop_last_member(s);	/* never in the set */
+				session_drop_last_member(s);	/* never in the set */
 			} else if (m) {
 				kinf_informerset_remove(set, s->n_members - 1, false);
 				m->left = true;
@@ -1240,7 +1173,7 @@ static void namespace_joined(struct kinf_informerset *set, size_t follower,
 }
 
 /* -A --accessible: member's namespace went away (the set's tombstones follow). */
-static void namespace_left(struct kinf_informerset *set, size_t member, int rc,
+void session_namespace_left(struct kinf_informerset *set, size_t member, int rc,
 		void *userdata) {
 	struct session *s = userdata;
 	struct member *m = s->members[member];
@@ -1509,11 +1442,11 @@ int session_end(struct session *s, int status) {
 	}
 	kinf_informerset_free(s->set);
 	while (s->n_members > 0) {
-		drop_last_member(s);
+		session_drop_last_member(s);
 	}
 	free(s->members);
 	for (size_t c = 0; s->dyn && c < s->n_clis; c++) {
-		wants_release(&s->dyn[c]);
+		session_wants_release(&s->dyn[c]);
 	}
 	free(s->dyn);
 	for (size_t c = 0; s->review_http && c < s->n_clis; c++) {

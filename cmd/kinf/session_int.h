@@ -1,0 +1,112 @@
+#ifndef KINF_CMD_SESSION_INT_H
+#define KINF_CMD_SESSION_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common.h"
+#include "informerset.h"
+#include "session.h"
+
+/*
+ * The session's parts (session.h is what the commands see):
+ *   session.c             the informers built into a set, started, popped
+ *                         until the end; stats and --dump-on-exit
+ *   session_targets.c     the command line's types, names, namespaces and
+ *                         contexts resolved into members
+ *   session_accessible.c  -A --accessible: the access reviews, and the
+ *                         members of namespaces as they join
+ */
+
+/* One informer of the session: a resource in a namespace (or all) of a context. */
+struct member {
+	struct session *s;
+	size_t i;			/* its place in s->members and the set */
+	struct cli *cli;			/* its context's connection */
+	const struct kinf_resource *res;	/* NULL with --from */
+	const char *namespace;		/* s->namespaces', or NULL */
+	char *path;
+	char *api_version;
+	char *resource_name;		/* "pods", "deployments.apps" */
+	char *label;			/* for messages: pods in namespace "a" */
+	struct kinf_http *http;		/* a clone of cli->http, or NULL */
+	char *failed;			/* why it failed for good, or NULL */
+	char **names;			/* the names of its type (borrowed strings) */
+	size_t n_names;
+	char *field_selector;		/* NULL: --field-selector as given */
+	char *label_selector;		/* NULL: -l as given */
+	size_t ctx;			/* its context: s->clis[ctx] */
+	bool hidden;			/* the namespaces watched for --accessible */
+	bool left;			/* its namespace went away (--accessible) */
+	char *own_namespace;		/* namespace, when it joined later */
+	size_t follower;		/* then: the hidden member it joined through */
+};
+
+/* A resource type resolved in one context, with the names given for it. */
+struct want {
+	const struct kinf_resource *res;
+	char **names;			/* the strings are the targets' */
+	size_t n_names;
+};
+
+struct session {
+	struct cli *cli;
+	struct session_opts so;
+	bool woke;			/* the wake_on_sync return was made */
+	struct kinf_informerset *set;
+	struct member **members;	/* each its own: callbacks hold them */
+	size_t n_members;
+	size_t cur;			/* the member of the last event */
+	struct kinf_strv namespaces;	/* -n, expanded and without repeats */
+	struct kinf_strv contexts;	/* --context, the same */
+	struct cli **clis;		/* one per context: clis[0] is cli */
+	size_t n_clis;
+	/*
+	 * -A --accessible, per context: the types watched namespace by
+	 * namespace (their cluster-wide list or watch is forbidden), and a
+	 * client for the access reviews.
+	 */
+	struct wants *dyn;
+	struct kinf_http **review_http;
+	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
+	int from_fd;			/* --from */
+	atomic_bool progress_shown;	/* written by the reflector thread */
+	long printed;
+	int failed_status;		/* the first member that failed for good */
+};
+
+/* The wants of one context; names arrays are the wants' own. */
+struct wants {
+	struct want *v;
+	size_t n;
+};
+
+/* session.c */
+struct member *session_new_member(struct session *s);
+int session_member_init(struct session *s, struct member *m, bool clone_http);
+int session_member_selectors(struct session *s, struct member *m);
+int session_add_to_set(struct session *s, size_t i);
+void session_drop_last_member(struct session *s);
+char *session_resource_name_of(const struct kinf_resource *res);
+
+/* session_targets.c */
+int session_expand_list(struct cli *cli, const char *const *args, size_t n_args,
+		const char *what, struct kinf_strv *ret);
+int session_resolve(struct cli *cli, const char *name, const struct kinf_resource **ret,
+		struct kinf_error *err);
+void session_wants_release(struct wants *w);
+int session_connect_members(struct session *s, const struct session_target *targets,
+		size_t n_targets);
+
+/* session_accessible.c */
+int session_accessible_init(struct session *s, size_t n_ctx);
+int session_review_cluster_wide(struct session *s, size_t c, const struct want *w,
+		bool *ret_by_namespace);
+int session_watch_namespaces(struct session *s, size_t c);
+void session_namespace_joined(struct kinf_informerset *set, size_t follower,
+		const char *ns, void *userdata);
+void session_namespace_left(struct kinf_informerset *set, size_t member, int rc,
+		void *userdata);
+
+#endif
