@@ -11,12 +11,15 @@
 #include "reflector.h"
 
 /*
- * What watch, deltas and index share: the command line of an informer
- * (src/informer.h: indexer, DeltaFIFO, and a reflector against the server
- * or a recorded stream with --from), a loop that pops until a signal,
- * --timeout, --count or --exit-after-sync ends it, and --stats /
- * --dump-on-exit at the end. The informer does the work; this file keeps
- * the flags, signals and printing.
+ * A session: the informers one command line asks for, from start to end
+ * (src/informerset.h: an informer per type, namespace and context, or one
+ * over a recorded stream with --from), popped in one loop until a signal,
+ * --timeout, --count or --exit-after-sync ends it, with --stats and
+ * --dump-on-exit at the end. watch, deltas, index and serve each run one;
+ * list borrows its -A --accessible reviews. The informers do the work
+ * (what is queued, stored and tombstoned is src/'s); a session keeps the
+ * flags, the messages and what the commands print with. Its parts are in
+ * session_int.h.
  */
 struct session_opts {
 	const char *from;		/* --from FILE or "-" */
