@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <time.h>
 
 #include "clock.h"
@@ -22,4 +23,18 @@ void kinf_clock_deadline(struct timespec *ret, long ms) {
 		ret->tv_sec++;
 		ret->tv_nsec -= 1000000000L;
 	}
+}
+
+int kinf_clock_cond_init(pthread_cond_t *cond) {
+	pthread_condattr_t attr;
+	int rc = pthread_condattr_init(&attr);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	if (rc == 0) {
+		rc = pthread_cond_init(cond, &attr);
+	}
+	pthread_condattr_destroy(&attr);
+	return rc;
 }

@@ -1,6 +1,7 @@
 #ifndef KINF_CLOCK_H
 #define KINF_CLOCK_H
 
+#include <pthread.h>
 #include <time.h>
 
 /*
@@ -18,5 +19,11 @@ long long kinf_clock_now_us(void);
  * on a condition variable set to CLOCK_MONOTONIC.
  */
 void kinf_clock_deadline(struct timespec *ret, long ms);
+
+/*
+ * Initialise cond on the monotonic clock, for those deadlines: every timed
+ * wait in kinf is on one. 0, or the pthread error (nothing to destroy).
+ */
+int kinf_clock_cond_init(pthread_cond_t *cond);
 
 #endif

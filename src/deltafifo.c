@@ -245,7 +245,6 @@ static bool queued(const struct kinf_deltafifo *fifo, const char *key) {
 
 struct kinf_deltafifo *kinf_deltafifo_new(struct kinf_indexer *known,
 		bool emit_replaced) {
-	pthread_condattr_t attr;
 	struct kinf_deltafifo *fifo = calloc(1, sizeof(*fifo));
 
 	if (!fifo) {
@@ -257,15 +256,9 @@ struct kinf_deltafifo *kinf_deltafifo_new(struct kinf_indexer *known,
 		free(fifo);
 		return NULL;
 	}
-	if (pthread_condattr_init(&attr) != 0) {
+	if (kinf_clock_cond_init(&fifo->cond) != 0) {
 		goto fail_mutex;
 	}
-	if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
-			pthread_cond_init(&fifo->cond, &attr) != 0) {
-		pthread_condattr_destroy(&attr);
-		goto fail_mutex;
-	}
-	pthread_condattr_destroy(&attr);
 	return fifo;
 
 fail_mutex:

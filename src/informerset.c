@@ -111,14 +111,6 @@ static void item_release(struct item *it) {
 	it->deltas = NULL;
 }
 
-static void cond_init_monotonic(pthread_cond_t *cond) {
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(cond, &attr);
-	pthread_condattr_destroy(&attr);
-}
-
 struct kinf_informerset *kinf_informerset_new(bool want_deltas) {
 	struct kinf_informerset *set = calloc(1, sizeof(*set));
 	if (!set) {
@@ -127,7 +119,7 @@ struct kinf_informerset *kinf_informerset_new(bool want_deltas) {
 	set->want_deltas = want_deltas;
 	atomic_init(&set->stopping, false);
 	pthread_mutex_init(&set->lock, NULL);
-	cond_init_monotonic(&set->reader);
+	kinf_clock_cond_init(&set->reader);
 	return set;
 }
 
@@ -274,6 +266,17 @@ static void event_of(struct kinf_informerset_event *ret, const struct item *it,
 	}
 }
 
+/* Wait for m's pump to end, if it runs (it was told to stop). */
+static void join_pump(struct kinf_informerset *set, struct member *m) {
+	pthread_mutex_lock(&set->lock);
+	bool running = m->pump_running;
+	m->pump_running = false;
+	pthread_mutex_unlock(&set->lock);
+	if (running) {
+		pthread_join(m->pump, NULL);
+	}
+}
+
 /* Room in set->pending for n more entries. 0 or -KINF_ENOMEM. */
 static int pending_reserve(struct kinf_informerset *set, size_t n) {
 	if (set->pending_head == set->n_pending) {
@@ -310,13 +313,9 @@ int kinf_informerset_remove(struct kinf_informerset *set, size_t i, bool tombsto
 		set->over++;
 	}
 	pthread_cond_signal(&m->room);
-	bool running = m->pump_running;
-	m->pump_running = false;
 	pthread_mutex_unlock(&set->lock);
 	/* Once it ended, every pop it made is in the queue. */
-	if (running) {
-		pthread_join(m->pump, NULL);
-	}
+	join_pump(set, m);
 	/*
 	 * Its pops read ahead (taken out of the queue first, then those
 	 * still in it) come out of next() before the rest: its indexer
@@ -714,14 +713,7 @@ void kinf_informerset_stop(struct kinf_informerset *set) {
 		kinf_informer_stop(set->v[i]->inf);
 	}
 	for (size_t i = 0; i < set->n; i++) {
-		struct member *m = set->v[i];
-		pthread_mutex_lock(&set->lock);
-		bool running = m->pump_running;
-		m->pump_running = false;
-		pthread_mutex_unlock(&set->lock);
-		if (running) {
-			pthread_join(m->pump, NULL);
-		}
+		join_pump(set, set->v[i]);
 	}
 	/* Pops handed over and never taken (those taken: next() or free). */
 	pthread_mutex_lock(&set->lock);

@@ -675,11 +675,7 @@ struct kinf_reflector *kinf_reflector_new(const struct kinf_reflector_opts *opts
 	r->rv_cap = 1;
 	r->rand_state = (unsigned)time(NULL) ^ (unsigned)getpid();
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_condattr_t attr;
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->wake, &attr);
-	pthread_condattr_destroy(&attr);
+	kinf_clock_cond_init(&r->wake);
 	atomic_init(&r->stop, false);
 	atomic_init(&r->stopped_by_itself, false);
 	if (!r->last_sync_rv) {

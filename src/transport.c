@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "log.h"
 #include "transport.h"
 
@@ -255,11 +256,7 @@ struct kinf_transport_stream *kinf_transport_stream_new(struct kinf_transport *t
 	if (!s) {
 		return NULL;
 	}
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&s->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	kinf_clock_cond_init(&s->cond);
 	pthread_mutex_init(&s->lock, NULL);
 	s->t = kinf_transport_ref(t);
 	s->easy = easy;
