@@ -18,117 +18,11 @@
 #include "kubeconfig.h"
 #include "log.h"
 #include "trim.h"
-
-/*
- * clientcmd semantics in one file: loading (loader.go), the v1 kubeconfig
- * schema, merging, selection with overrides (client_config.go) and
- * validation (validation.go). Each file is parsed into a struct kc of its
- * own (relative paths already resolved against the file's directory), then
- * merged into the result: first file to name a cluster, user or context
- * wins with its whole entry.
- */
-
-#define EXEC_EXTENSION "client.authentication.k8s.io/exec"
-#define EXEC_API_V1 "client.authentication.k8s.io/v1"
-#define EXEC_API_V1BETA1 "client.authentication.k8s.io/v1beta1"
-#define SERVICEACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
-#define MAX_KUBECONFIG_SIZE (64u << 20)
-
-struct kc_cluster {
-	char *name;
-	const char *file;	/* borrowed from struct kc.files */
-	bool empty;		/* the entry sets no field at all */
-	char *server;
-	char *tls_server_name;
-	bool insecure;
-	char *ca_file;
-	char *ca_data;
-	size_t ca_data_len;
-	char *proxy_url;
-	bool disable_compression;
-	char *exec_extension;	/* JSON */
-};
-
-/* A string as written (NULs included) and where, for messages; s NULL: unset. */
-struct kc_value {
-	char *s;
-	size_t len;
-	size_t line;	/* 1-based */
-	size_t column;
-};
-
-/* One key of as-user-extra and its values. */
-struct kc_extra {
-	char *key;
-	size_t key_len;
-	struct kc_value *values;
-	size_t n_values;
-};
-
-struct kc_user {
-	char *name;
-	const char *file;
-	char *token;
-	size_t token_len;	/* NULs included, for the header check */
-	size_t token_line;	/* where it was written (1-based), for messages */
-	size_t token_column;
-	char *token_file;
-	char *cert_file;
-	char *cert_data;
-	size_t cert_data_len;
-	char *key_file;
-	char *key_data;
-	size_t key_data_len;
-	char *username;
-	char *password;
-	struct kinf_exec_config *exec;
-	bool has_auth_provider;
-	char *auth_provider;	/* its name, or NULL */
-	/* Impersonation: as, as-uid, as-groups, as-user-extra */
-	struct kc_value imp_user;
-	struct kc_value imp_uid;
-	struct kc_value *imp_groups;
-	size_t n_imp_groups;
-	struct kc_extra *imp_extra;
-	size_t n_imp_extra;
-	/* --as, --as-uid, --as-group where given (borrowed; apply_overrides) */
-	const char *flag_as;
-	const char *flag_as_uid;
-	const char *const *flag_as_groups;
-	size_t n_flag_as_groups;
-};
-
-struct kc_context {
-	char *name;
-	const char *file;
-	char *cluster;
-	char *user;
-	char *namespace;
-};
-
-struct ptrv {
-	void **v;
-	size_t n;
-	size_t cap;
-};
-
-struct kc {
-	struct ptrv clusters;
-	struct ptrv users;
-	struct ptrv contexts;
-	char *current_context;
-	struct kinf_strv files;	/* absolute paths of the files read */
-};
-
-struct parse {
-	yaml_document_t *doc;
-	const char *file;	/* absolute, for messages and relative paths */
-	struct kinf_error *reterr;
-};
+#include "kubeconfig/kubeconfig_int.h"
 
 /* ---- small helpers ---- */
 
-static int ptrv_push(struct ptrv *pv, void *p) {
+int kc_ptrv_push(struct ptrv *pv, void *p) {
 	if (pv->n == pv->cap) {
 		size_t cap = pv->cap ? pv->cap * 2 : 8;
 		void **v = realloc(pv->v, cap * sizeof(*v));
@@ -142,14 +36,7 @@ static int ptrv_push(struct ptrv *pv, void *p) {
 	return 0;
 }
 
-static void free_secret_len(char *s, size_t len) {
-	if (s) {
-		kinf_explicit_bzero(s, len);
-		free(s);
-	}
-}
-
-static void exec_config_free(struct kinf_exec_config *e) {
+void kc_exec_config_free(struct kinf_exec_config *e) {
 	if (!e) {
 		return;
 	}
@@ -218,10 +105,10 @@ static void user_free(struct kc_user *u) {
 	free(u->cert_file);
 	free(u->cert_data);
 	free(u->key_file);
-	free_secret_len(u->key_data, u->key_data_len);
+	kc_free_secret_len(u->key_data, u->key_data_len);
 	free(u->username);
 	kinf_free_secret(u->password);
-	exec_config_free(u->exec);
+	kc_exec_config_free(u->exec);
 	free(u->auth_provider);
 	impersonation_release(u);
 	free(u);
@@ -238,7 +125,7 @@ static void context_free(struct kc_context *c) {
 	free(c);
 }
 
-static void kc_release(struct kc *kc) {
+void kc_release(struct kc *kc) {
 	for (size_t i = 0; i < kc->clusters.n; i++) {
 		cluster_free(kc->clusters.v[i]);
 	}
@@ -257,7 +144,7 @@ static void kc_release(struct kc *kc) {
 }
 
 /* Entries are looked up by name; kubeconfigs hold a handful of them. */
-static void *find_named(const struct ptrv *pv, const char *name) {
+void *kc_find_named(const struct ptrv *pv, const char *name) {
 	if (!name) {
 		return NULL;
 	}
@@ -269,15 +156,6 @@ static void *find_named(const struct ptrv *pv, const char *name) {
 		}
 	}
 	return NULL;
-}
-
-static char *memdup0(const void *p, size_t len) {
-	char *s = malloc(len + 1);
-	if (s) {
-		memcpy(s, p, len);
-		s[len] = '\0';
-	}
-	return s;
 }
 
 static int dup_str(const char *s, char **ret) {
@@ -335,7 +213,7 @@ static void clean_path(char *path) {
 }
 
 /* base + "/" + rel, cleaned. rel absolute: a cleaned copy of it. */
-static char *join_path(const char *base, const char *rel) {
+char *kc_join_path(const char *base, const char *rel) {
 	struct kinf_buf b = { 0 };
 	if (rel[0] == '/') {
 		if (kinf_buf_append_str(&b, rel) < 0) {
@@ -351,12 +229,12 @@ fail:
 	return NULL;
 }
 
-static char *absolute_path(const char *path) {
+char *kc_absolute_path(const char *path) {
 	char *cwd, *abs;
 	long size;
 
 	if (path[0] == '/') {
-		return join_path("/", path);
+		return kc_join_path("/", path);
 	}
 	size = pathconf(".", _PC_PATH_MAX);
 	if (size <= 0) {
@@ -370,24 +248,24 @@ static char *absolute_path(const char *path) {
 		free(cwd);
 		return strdup(path);
 	}
-	abs = join_path(cwd, path);
+	abs = kc_join_path(cwd, path);
 	free(cwd);
 	return abs;
 }
 
-static char *dir_of(const char *abs_file) {
+char *kc_dir_of(const char *abs_file) {
 	const char *slash = strrchr(abs_file, '/');
 	if (!slash || slash == abs_file) {
 		return strdup("/");
 	}
-	return memdup0(abs_file, (size_t)(slash - abs_file));
+	return kc_memdup0(abs_file, (size_t)(slash - abs_file));
 }
 
 /*
  * Read a whole file. errno-style result in *ret_errno when it cannot be
  * read (so callers can skip missing files); -KINF_ENOMEM otherwise.
  */
-static int read_file(const char *path, char **ret, size_t *ret_len, int *ret_errno) {
+int kc_read_file(const char *path, char **ret, size_t *ret_len, int *ret_errno) {
 	struct kinf_buf b = { 0 };
 	FILE *f;
 	int r = 0;
@@ -433,7 +311,7 @@ static int read_file(const char *path, char **ret, size_t *ret_len, int *ret_err
 	return *ret ? 0 : -KINF_ENOMEM;
 }
 
-static const char *env_get(const struct kinf_kubeconfig_opts *opts, const char *name) {
+const char *kc_env_get(const struct kinf_kubeconfig_opts *opts, const char *name) {
 	if (opts->getenv) {
 		return opts->getenv(name);
 	}
@@ -442,9 +320,7 @@ static const char *env_get(const struct kinf_kubeconfig_opts *opts, const char *
 
 /* ---- YAML access ---- */
 
-static int node_error(struct parse *p, const yaml_node_t *node, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int node_error(struct parse *p, const yaml_node_t *node, const char *fmt, ...) {
+int kc_node_error(struct parse *p, const yaml_node_t *node, const char *fmt, ...) {
 	char msg[384];
 	va_list ap;
 
@@ -455,11 +331,11 @@ static int node_error(struct parse *p, const yaml_node_t *node, const char *fmt,
 			p->file, node->start_mark.line + 1, node->start_mark.column + 1, msg);
 }
 
-static yaml_node_t *node_at(struct parse *p, int id) {
+yaml_node_t *kc_node_at(struct parse *p, int id) {
 	return yaml_document_get_node(p->doc, id);
 }
 
-static bool is_null(const yaml_node_t *n) {
+bool kc_is_null(const yaml_node_t *n) {
 	const char *v;
 	if (!n) {
 		return true;
@@ -472,35 +348,35 @@ static bool is_null(const yaml_node_t *n) {
 		strcmp(v, "Null") == 0 || strcmp(v, "NULL") == 0;
 }
 
-static bool key_is(const yaml_node_t *key, const char *name) {
+bool kc_key_is(const yaml_node_t *key, const char *name) {
 	return key && key->type == YAML_SCALAR_NODE &&
 		strcmp((const char *)key->data.scalar.value, name) == 0;
 }
 
-static int want_mapping(struct parse *p, const yaml_node_t *n, const char *what) {
+int kc_want_mapping(struct parse *p, const yaml_node_t *n, const char *what) {
 	if (n->type != YAML_MAPPING_NODE) {
-		return node_error(p, n, "\"%s\" must be a mapping", what);
+		return kc_node_error(p, n, "\"%s\" must be a mapping", what);
 	}
 	return 0;
 }
 
-static int want_sequence(struct parse *p, const yaml_node_t *n, const char *what) {
+int kc_want_sequence(struct parse *p, const yaml_node_t *n, const char *what) {
 	if (n->type != YAML_SEQUENCE_NODE) {
-		return node_error(p, n, "\"%s\" must be a sequence", what);
+		return kc_node_error(p, n, "\"%s\" must be a sequence", what);
 	}
 	return 0;
 }
 
 /* A string field; null leaves it unset. secret: zero what it replaces. */
-static int get_string(struct parse *p, const yaml_node_t *n, const char *key,
+int kc_get_string(struct parse *p, const yaml_node_t *n, const char *key,
 		bool secret, char **out) {
 	char *s = NULL;
 
-	if (!is_null(n)) {
+	if (!kc_is_null(n)) {
 		if (n->type != YAML_SCALAR_NODE) {
-			return node_error(p, n, "\"%s\" must be a string", key);
+			return kc_node_error(p, n, "\"%s\" must be a string", key);
 		}
-		s = memdup0(n->data.scalar.value, n->data.scalar.length);
+		s = kc_memdup0(n->data.scalar.value, n->data.scalar.length);
 		if (!s) {
 			return -KINF_ENOMEM;
 		}
@@ -518,14 +394,14 @@ static int get_string(struct parse *p, const yaml_node_t *n, const char *key,
  * YAML booleans as sigs.k8s.io/yaml reads them (YAML 1.1 words when
  * plain), plus the quoted strings "true" and "false".
  */
-static int get_bool(struct parse *p, const yaml_node_t *n, const char *key, bool *out) {
+int kc_get_bool(struct parse *p, const yaml_node_t *n, const char *key, bool *out) {
 	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "YES",
 		"on", "On", "ON", "y", "Y" };
 	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "NO",
 		"off", "Off", "OFF", "n", "N" };
 	const char *v;
 
-	if (is_null(n)) {
+	if (kc_is_null(n)) {
 		*out = false;
 		return 0;
 	}
@@ -551,13 +427,13 @@ static int get_bool(struct parse *p, const yaml_node_t *n, const char *key, bool
 		}
 	}
 bad:
-	return node_error(p, n, "\"%s\" must be a boolean", key);
+	return kc_node_error(p, n, "\"%s\" must be a boolean", key);
 }
 
 /* A path field, resolved against the directory of the file naming it. */
-static int get_path(struct parse *p, const yaml_node_t *n, const char *key, char **out) {
+int kc_get_path(struct parse *p, const yaml_node_t *n, const char *key, char **out) {
 	char *s = NULL, *dir, *abs;
-	int r = get_string(p, n, key, false, &s);
+	int r = kc_get_string(p, n, key, false, &s);
 
 	if (r < 0 || !s) {
 		free(*out);
@@ -570,8 +446,8 @@ static int get_path(struct parse *p, const yaml_node_t *n, const char *key, char
 		free(s);
 		return 0;
 	}
-	dir = dir_of(p->file);
-	abs = dir ? join_path(dir, s) : NULL;
+	dir = kc_dir_of(p->file);
+	abs = dir ? kc_join_path(dir, s) : NULL;
 	free(dir);
 	free(s);
 	if (!abs) {
@@ -582,15 +458,15 @@ static int get_path(struct parse *p, const yaml_node_t *n, const char *key, char
 	return 0;
 }
 
-static int get_data(struct parse *p, const yaml_node_t *n, const char *key,
+int kc_get_data(struct parse *p, const yaml_node_t *n, const char *key,
 		bool secret, char **out, size_t *out_len) {
 	char *data = NULL;
 	size_t len = 0;
 	int r;
 
-	if (!is_null(n)) {
+	if (!kc_is_null(n)) {
 		if (n->type != YAML_SCALAR_NODE) {
-			return node_error(p, n, "\"%s\" must be a string", key);
+			return kc_node_error(p, n, "\"%s\" must be a string", key);
 		}
 		if (n->data.scalar.length > 0) {
 			r = kinf_base64_decode((const char *)n->data.scalar.value,
@@ -599,12 +475,12 @@ static int get_data(struct parse *p, const yaml_node_t *n, const char *key,
 				return r;
 			}
 			if (r < 0) {
-				return node_error(p, n, "\"%s\" is not valid base64", key);
+				return kc_node_error(p, n, "\"%s\" is not valid base64", key);
 			}
 		}
 	}
 	if (secret) {
-		free_secret_len(*out, *out_len);
+		kc_free_secret_len(*out, *out_len);
 	} else {
 		free(*out);
 	}
@@ -614,10 +490,10 @@ static int get_data(struct parse *p, const yaml_node_t *n, const char *key,
 }
 
 /* A YAML node as JSON, resolving plain scalars as YAML 1.1 core types. */
-static json_t *node_to_json(struct parse *p, const yaml_node_t *n, int depth) {
+json_t *kc_node_to_json(struct parse *p, const yaml_node_t *n, int depth) {
 	json_t *j = NULL;
 
-	/* (check_bounds keeps nesting, aliases expanded, within the limit) */
+	/* (kc_check_bounds keeps nesting, aliases expanded, within the limit) */
 	if (depth > KINF_KUBECONFIG_MAX_DEPTH) {
 		return NULL;
 	}
@@ -627,7 +503,7 @@ static json_t *node_to_json(struct parse *p, const yaml_node_t *n, int depth) {
 		char *end;
 		if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
 			bool b;
-			if (is_null(n)) {
+			if (kc_is_null(n)) {
 				return json_null();
 			}
 			if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0 ||
@@ -654,7 +530,7 @@ static json_t *node_to_json(struct parse *p, const yaml_node_t *n, int depth) {
 		}
 		for (yaml_node_item_t *it = n->data.sequence.items.start;
 				it < n->data.sequence.items.top; it++) {
-			json_t *item = node_to_json(p, node_at(p, *it), depth + 1);
+			json_t *item = kc_node_to_json(p, kc_node_at(p, *it), depth + 1);
 			if (!item || json_array_append_new(j, item) < 0) {
 				json_decref(j);
 				return NULL;
@@ -668,12 +544,12 @@ static json_t *node_to_json(struct parse *p, const yaml_node_t *n, int depth) {
 		}
 		for (yaml_node_pair_t *pr = n->data.mapping.pairs.start;
 				pr < n->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = node_at(p, pr->key);
+			yaml_node_t *k = kc_node_at(p, pr->key);
 			json_t *v;
 			if (!k || k->type != YAML_SCALAR_NODE) {
 				continue;
 			}
-			v = node_to_json(p, node_at(p, pr->value), depth + 1);
+			v = kc_node_to_json(p, kc_node_at(p, pr->value), depth + 1);
 			if (!v || json_object_setn_new(j, (const char *)k->data.scalar.value,
 					k->data.scalar.length, v) < 0) {
 				json_decref(j);
@@ -686,52 +562,41 @@ static json_t *node_to_json(struct parse *p, const yaml_node_t *n, int depth) {
 	}
 }
 
-#define FOR_PAIRS(p, map, kvar, vvar) \
-	for (yaml_node_pair_t *pr_ = (map)->data.mapping.pairs.start; \
-			pr_ < (map)->data.mapping.pairs.top && \
-			((kvar) = node_at((p), pr_->key), (vvar) = node_at((p), pr_->value), 1); \
-			pr_++)
-
-#define FOR_ITEMS(p, seq, ivar) \
-	for (yaml_node_item_t *it_ = (seq)->data.sequence.items.start; \
-			it_ < (seq)->data.sequence.items.top && ((ivar) = node_at((p), *it_), 1); \
-			it_++)
-
 /* ---- schema ---- */
 
 static int parse_extensions(struct parse *p, const yaml_node_t *seq, struct kc_cluster *c) {
 	yaml_node_t *item, *k, *v;
 	int r;
 
-	if (is_null(seq)) {
+	if (kc_is_null(seq)) {
 		return 0;
 	}
-	if ((r = want_sequence(p, seq, "extensions")) < 0) {
+	if ((r = kc_want_sequence(p, seq, "extensions")) < 0) {
 		return r;
 	}
 	FOR_ITEMS(p, seq, item) {
 		const yaml_node_t *ext = NULL;
 		char *name = NULL;
 		json_t *j;
-		if ((r = want_mapping(p, item, "extensions[]")) < 0) {
+		if ((r = kc_want_mapping(p, item, "extensions[]")) < 0) {
 			return r;
 		}
 		FOR_PAIRS(p, item, k, v) {
-			if (key_is(k, "name")) {
-				if ((r = get_string(p, v, "name", false, &name)) < 0) {
+			if (kc_key_is(k, "name")) {
+				if ((r = kc_get_string(p, v, "name", false, &name)) < 0) {
 					free(name);	/* a name before a bad duplicate */
 					return r;
 				}
-			} else if (key_is(k, "extension")) {
+			} else if (kc_key_is(k, "extension")) {
 				ext = v;
 			}
 		}
-		if (!name || strcmp(name, EXEC_EXTENSION) != 0 || !ext || is_null(ext)) {
+		if (!name || strcmp(name, EXEC_EXTENSION) != 0 || !ext || kc_is_null(ext)) {
 			free(name);
 			continue;
 		}
 		free(name);
-		j = node_to_json(p, ext, 0);
+		j = kc_node_to_json(p, ext, 0);
 		free(c->exec_extension);
 		c->exec_extension = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 		json_decref(j);
@@ -747,29 +612,29 @@ static int parse_cluster(struct parse *p, const yaml_node_t *map, struct kc_clus
 	int r = 0;
 
 	c->empty = true;
-	if (is_null(map)) {
+	if (kc_is_null(map)) {
 		return 0;
 	}
-	if ((r = want_mapping(p, map, "cluster")) < 0) {
+	if ((r = kc_want_mapping(p, map, "cluster")) < 0) {
 		return r;
 	}
 	FOR_PAIRS(p, map, k, v) {
-		if (key_is(k, "server")) {
-			r = get_string(p, v, "server", false, &c->server);
-		} else if (key_is(k, "tls-server-name")) {
-			r = get_string(p, v, "tls-server-name", false, &c->tls_server_name);
-		} else if (key_is(k, "insecure-skip-tls-verify")) {
-			r = get_bool(p, v, "insecure-skip-tls-verify", &c->insecure);
-		} else if (key_is(k, "certificate-authority")) {
-			r = get_path(p, v, "certificate-authority", &c->ca_file);
-		} else if (key_is(k, "certificate-authority-data")) {
-			r = get_data(p, v, "certificate-authority-data", false,
+		if (kc_key_is(k, "server")) {
+			r = kc_get_string(p, v, "server", false, &c->server);
+		} else if (kc_key_is(k, "tls-server-name")) {
+			r = kc_get_string(p, v, "tls-server-name", false, &c->tls_server_name);
+		} else if (kc_key_is(k, "insecure-skip-tls-verify")) {
+			r = kc_get_bool(p, v, "insecure-skip-tls-verify", &c->insecure);
+		} else if (kc_key_is(k, "certificate-authority")) {
+			r = kc_get_path(p, v, "certificate-authority", &c->ca_file);
+		} else if (kc_key_is(k, "certificate-authority-data")) {
+			r = kc_get_data(p, v, "certificate-authority-data", false,
 					&c->ca_data, &c->ca_data_len);
-		} else if (key_is(k, "proxy-url")) {
-			r = get_string(p, v, "proxy-url", false, &c->proxy_url);
-		} else if (key_is(k, "disable-compression")) {
-			r = get_bool(p, v, "disable-compression", &c->disable_compression);
-		} else if (key_is(k, "extensions")) {
+		} else if (kc_key_is(k, "proxy-url")) {
+			r = kc_get_string(p, v, "proxy-url", false, &c->proxy_url);
+		} else if (kc_key_is(k, "disable-compression")) {
+			r = kc_get_bool(p, v, "disable-compression", &c->disable_compression);
+		} else if (kc_key_is(k, "extensions")) {
 			r = parse_extensions(p, v, c);
 		} else {
 			continue;	/* unknown keys are ignored, as client-go does */
@@ -788,10 +653,10 @@ static int parse_exec_env(struct parse *p, const yaml_node_t *seq, struct kinf_e
 	size_t n;
 	int r;
 
-	if (is_null(seq)) {
+	if (kc_is_null(seq)) {
 		return 0;
 	}
-	if ((r = want_sequence(p, seq, "env")) < 0) {
+	if ((r = kc_want_sequence(p, seq, "env")) < 0) {
 		return r;
 	}
 	for (size_t i = 0; i < e->n_env; i++) {
@@ -807,14 +672,14 @@ static int parse_exec_env(struct parse *p, const yaml_node_t *seq, struct kinf_e
 	}
 	FOR_ITEMS(p, seq, item) {
 		struct kinf_exec_env *ev = &e->env[e->n_env++];
-		if ((r = want_mapping(p, item, "env[]")) < 0) {
+		if ((r = kc_want_mapping(p, item, "env[]")) < 0) {
 			return r;
 		}
 		FOR_PAIRS(p, item, k, v) {
-			if (key_is(k, "name")) {
-				r = get_string(p, v, "name", false, &ev->name);
-			} else if (key_is(k, "value")) {
-				r = get_string(p, v, "value", true, &ev->value);
+			if (kc_key_is(k, "name")) {
+				r = kc_get_string(p, v, "name", false, &ev->name);
+			} else if (kc_key_is(k, "value")) {
+				r = kc_get_string(p, v, "value", true, &ev->value);
 			} else {
 				continue;
 			}
@@ -834,10 +699,10 @@ static int parse_exec_args(struct parse *p, const yaml_node_t *seq, struct kinf_
 	size_t n = 0;
 	int r;
 
-	if (is_null(seq)) {
+	if (kc_is_null(seq)) {
 		return 0;
 	}
-	if ((r = want_sequence(p, seq, "args")) < 0) {
+	if ((r = kc_want_sequence(p, seq, "args")) < 0) {
 		return r;
 	}
 	for (char **a = e->args; a && *a; a++) {
@@ -851,9 +716,9 @@ static int parse_exec_args(struct parse *p, const yaml_node_t *seq, struct kinf_
 	}
 	FOR_ITEMS(p, seq, item) {
 		if (item->type != YAML_SCALAR_NODE) {
-			return node_error(p, item, "\"args\" must be a sequence of strings");
+			return kc_node_error(p, item, "\"args\" must be a sequence of strings");
 		}
-		e->args[n] = memdup0(item->data.scalar.value, item->data.scalar.length);
+		e->args[n] = kc_memdup0(item->data.scalar.value, item->data.scalar.length);
 		if (!e->args[n++]) {
 			return -KINF_ENOMEM;
 		}
@@ -896,12 +761,12 @@ static int parse_exec(struct parse *p, const yaml_node_t *map, struct kc_user *u
 	yaml_node_t *k, *v;
 	int r = 0;
 
-	exec_config_free(u->exec);
+	kc_exec_config_free(u->exec);
 	u->exec = NULL;
-	if (is_null(map)) {
+	if (kc_is_null(map)) {
 		return 0;
 	}
-	if ((r = want_mapping(p, map, "exec")) < 0) {
+	if ((r = kc_want_mapping(p, map, "exec")) < 0) {
 		return r;
 	}
 	e = u->exec = calloc(1, sizeof(*e));
@@ -909,20 +774,20 @@ static int parse_exec(struct parse *p, const yaml_node_t *map, struct kc_user *u
 		return -KINF_ENOMEM;
 	}
 	FOR_PAIRS(p, map, k, v) {
-		if (key_is(k, "apiVersion")) {
-			r = get_string(p, v, "apiVersion", false, &e->api_version);
-		} else if (key_is(k, "command")) {
-			r = get_string(p, v, "command", false, &e->command);
-		} else if (key_is(k, "args")) {
+		if (kc_key_is(k, "apiVersion")) {
+			r = kc_get_string(p, v, "apiVersion", false, &e->api_version);
+		} else if (kc_key_is(k, "command")) {
+			r = kc_get_string(p, v, "command", false, &e->command);
+		} else if (kc_key_is(k, "args")) {
 			r = parse_exec_args(p, v, e);
-		} else if (key_is(k, "env")) {
+		} else if (kc_key_is(k, "env")) {
 			r = parse_exec_env(p, v, e);
-		} else if (key_is(k, "interactiveMode")) {
-			r = get_string(p, v, "interactiveMode", false, &e->interactive_mode);
-		} else if (key_is(k, "provideClusterInfo")) {
-			r = get_bool(p, v, "provideClusterInfo", &e->provide_cluster_info);
-		} else if (key_is(k, "installHint")) {
-			r = get_string(p, v, "installHint", false, &e->install_hint);
+		} else if (kc_key_is(k, "interactiveMode")) {
+			r = kc_get_string(p, v, "interactiveMode", false, &e->interactive_mode);
+		} else if (kc_key_is(k, "provideClusterInfo")) {
+			r = kc_get_bool(p, v, "provideClusterInfo", &e->provide_cluster_info);
+		} else if (kc_key_is(k, "installHint")) {
+			r = kc_get_string(p, v, "installHint", false, &e->install_hint);
 		} else {
 			continue;
 		}
@@ -938,8 +803,8 @@ static int parse_exec(struct parse *p, const yaml_node_t *map, struct kc_user *u
 	}
 	/* Only a command with a path separator is relative to the file (loader.go). */
 	if (e->command && strchr(e->command, '/') && e->command[0] != '/') {
-		char *dir = dir_of(p->file);
-		char *abs = dir ? join_path(dir, e->command) : NULL;
+		char *dir = kc_dir_of(p->file);
+		char *abs = dir ? kc_join_path(dir, e->command) : NULL;
 		free(dir);
 		if (!abs) {
 			return -KINF_ENOMEM;
@@ -964,15 +829,15 @@ static int parse_auth_provider(struct parse *p, const yaml_node_t *map, struct k
 
 	free(u->auth_provider);
 	u->auth_provider = NULL;
-	u->has_auth_provider = !is_null(map);
+	u->has_auth_provider = !kc_is_null(map);
 	if (!u->has_auth_provider) {
 		return 0;
 	}
-	if ((r = want_mapping(p, map, "auth-provider")) < 0) {
+	if ((r = kc_want_mapping(p, map, "auth-provider")) < 0) {
 		return r;
 	}
 	FOR_PAIRS(p, map, k, v) {
-		if (key_is(k, "name") && (r = get_string(p, v, "name", false, &u->auth_provider)) < 0) {
+		if (kc_key_is(k, "name") && (r = kc_get_string(p, v, "name", false, &u->auth_provider)) < 0) {
 			return r;
 		}
 	}
@@ -984,13 +849,13 @@ static int get_value(struct parse *p, const yaml_node_t *n, const char *key,
 		struct kc_value *out) {
 	free(out->s);
 	memset(out, 0, sizeof(*out));
-	if (is_null(n)) {
+	if (kc_is_null(n)) {
 		return 0;
 	}
 	if (n->type != YAML_SCALAR_NODE) {
-		return node_error(p, n, "\"%s\" must be a string", key);
+		return kc_node_error(p, n, "\"%s\" must be a string", key);
 	}
-	if (!(out->s = memdup0(n->data.scalar.value, n->data.scalar.length))) {
+	if (!(out->s = kc_memdup0(n->data.scalar.value, n->data.scalar.length))) {
 		return -KINF_ENOMEM;
 	}
 	out->len = n->data.scalar.length;
@@ -1007,10 +872,10 @@ static int get_values(struct parse *p, const yaml_node_t *seq, const char *key,
 	size_t n = 0;
 	int r;
 
-	if (is_null(seq)) {
+	if (kc_is_null(seq)) {
 		return 0;
 	}
-	if ((r = want_sequence(p, seq, key)) < 0) {
+	if ((r = kc_want_sequence(p, seq, key)) < 0) {
 		return r;
 	}
 	v = calloc((size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start) + 1,
@@ -1020,14 +885,14 @@ static int get_values(struct parse *p, const yaml_node_t *seq, const char *key,
 	}
 	FOR_ITEMS(p, seq, item) {
 		if (item->type != YAML_SCALAR_NODE) {
-			r = node_error(p, item, "\"%s\" must be a sequence of strings", key);
+			r = kc_node_error(p, item, "\"%s\" must be a sequence of strings", key);
 			goto fail;
 		}
-		if (is_null(item)) {
+		if (kc_is_null(item)) {
 			v[n].s = strdup("");
 			v[n].len = 0;
 		} else {
-			v[n].s = memdup0(item->data.scalar.value, item->data.scalar.length);
+			v[n].s = kc_memdup0(item->data.scalar.value, item->data.scalar.length);
 			v[n].len = item->data.scalar.length;
 		}
 		v[n].line = item->start_mark.line + 1;
@@ -1057,10 +922,10 @@ static int parse_as_user_extra(struct parse *p, const yaml_node_t *map, struct k
 	free(u->imp_extra);
 	u->imp_extra = NULL;
 	u->n_imp_extra = 0;
-	if (is_null(map)) {
+	if (kc_is_null(map)) {
 		return 0;
 	}
-	if ((r = want_mapping(p, map, "as-user-extra")) < 0) {
+	if ((r = kc_want_mapping(p, map, "as-user-extra")) < 0) {
 		return r;
 	}
 	u->imp_extra = calloc((size_t)(map->data.mapping.pairs.top -
@@ -1071,9 +936,9 @@ static int parse_as_user_extra(struct parse *p, const yaml_node_t *map, struct k
 	FOR_PAIRS(p, map, k, v) {
 		struct kc_extra *e = &u->imp_extra[u->n_imp_extra];
 		if (k->type != YAML_SCALAR_NODE) {
-			return node_error(p, k, "the keys of \"as-user-extra\" must be strings");
+			return kc_node_error(p, k, "the keys of \"as-user-extra\" must be strings");
 		}
-		if (!(e->key = memdup0(k->data.scalar.value, k->data.scalar.length))) {
+		if (!(e->key = kc_memdup0(k->data.scalar.value, k->data.scalar.length))) {
 			return -KINF_ENOMEM;
 		}
 		e->key_len = k->data.scalar.length;
@@ -1089,47 +954,47 @@ static int parse_user(struct parse *p, const yaml_node_t *map, struct kc_user *u
 	yaml_node_t *k, *v;
 	int r = 0;
 
-	if (is_null(map)) {
+	if (kc_is_null(map)) {
 		return 0;
 	}
-	if ((r = want_mapping(p, map, "user")) < 0) {
+	if ((r = kc_want_mapping(p, map, "user")) < 0) {
 		return r;
 	}
 	FOR_PAIRS(p, map, k, v) {
-		if (key_is(k, "token")) {
-			r = get_string(p, v, "token", true, &u->token);
+		if (kc_key_is(k, "token")) {
+			r = kc_get_string(p, v, "token", true, &u->token);
 			u->token_len = u->token ? v->data.scalar.length : 0;
 			u->token_line = v->start_mark.line + 1;
 			u->token_column = v->start_mark.column + 1;
-		} else if (key_is(k, "tokenFile")) {
-			r = get_path(p, v, "tokenFile", &u->token_file);
-		} else if (key_is(k, "client-certificate")) {
-			r = get_path(p, v, "client-certificate", &u->cert_file);
-		} else if (key_is(k, "client-certificate-data")) {
-			r = get_data(p, v, "client-certificate-data", false,
+		} else if (kc_key_is(k, "tokenFile")) {
+			r = kc_get_path(p, v, "tokenFile", &u->token_file);
+		} else if (kc_key_is(k, "client-certificate")) {
+			r = kc_get_path(p, v, "client-certificate", &u->cert_file);
+		} else if (kc_key_is(k, "client-certificate-data")) {
+			r = kc_get_data(p, v, "client-certificate-data", false,
 					&u->cert_data, &u->cert_data_len);
-		} else if (key_is(k, "client-key")) {
-			r = get_path(p, v, "client-key", &u->key_file);
-		} else if (key_is(k, "client-key-data")) {
-			r = get_data(p, v, "client-key-data", true, &u->key_data, &u->key_data_len);
-		} else if (key_is(k, "username")) {
-			r = get_string(p, v, "username", false, &u->username);
-		} else if (key_is(k, "password")) {
-			r = get_string(p, v, "password", true, &u->password);
-		} else if (key_is(k, "exec")) {
+		} else if (kc_key_is(k, "client-key")) {
+			r = kc_get_path(p, v, "client-key", &u->key_file);
+		} else if (kc_key_is(k, "client-key-data")) {
+			r = kc_get_data(p, v, "client-key-data", true, &u->key_data, &u->key_data_len);
+		} else if (kc_key_is(k, "username")) {
+			r = kc_get_string(p, v, "username", false, &u->username);
+		} else if (kc_key_is(k, "password")) {
+			r = kc_get_string(p, v, "password", true, &u->password);
+		} else if (kc_key_is(k, "exec")) {
 			r = parse_exec(p, v, u);
-		} else if (key_is(k, "auth-provider")) {
+		} else if (kc_key_is(k, "auth-provider")) {
 			r = parse_auth_provider(p, v, u);
-		} else if (key_is(k, "as")) {
+		} else if (kc_key_is(k, "as")) {
 			r = get_value(p, v, "as", &u->imp_user);
-		} else if (key_is(k, "as-uid")) {
+		} else if (kc_key_is(k, "as-uid")) {
 			r = get_value(p, v, "as-uid", &u->imp_uid);
-		} else if (key_is(k, "as-groups")) {
+		} else if (kc_key_is(k, "as-groups")) {
 			values_free(u->imp_groups, u->n_imp_groups);
 			u->imp_groups = NULL;
 			u->n_imp_groups = 0;
 			r = get_values(p, v, "as-groups", &u->imp_groups, &u->n_imp_groups);
-		} else if (key_is(k, "as-user-extra")) {
+		} else if (kc_key_is(k, "as-user-extra")) {
 			r = parse_as_user_extra(p, v, u);
 		} else {
 			continue;
@@ -1158,19 +1023,19 @@ static int parse_context(struct parse *p, const yaml_node_t *map, struct kc_cont
 	yaml_node_t *k, *v;
 	int r = 0;
 
-	if (is_null(map)) {
+	if (kc_is_null(map)) {
 		return 0;
 	}
-	if ((r = want_mapping(p, map, "context")) < 0) {
+	if ((r = kc_want_mapping(p, map, "context")) < 0) {
 		return r;
 	}
 	FOR_PAIRS(p, map, k, v) {
-		if (key_is(k, "cluster")) {
-			r = get_string(p, v, "cluster", false, &c->cluster);
-		} else if (key_is(k, "user")) {
-			r = get_string(p, v, "user", false, &c->user);
-		} else if (key_is(k, "namespace")) {
-			r = get_string(p, v, "namespace", false, &c->namespace);
+		if (kc_key_is(k, "cluster")) {
+			r = kc_get_string(p, v, "cluster", false, &c->cluster);
+		} else if (kc_key_is(k, "user")) {
+			r = kc_get_string(p, v, "user", false, &c->user);
+		} else if (kc_key_is(k, "namespace")) {
+			r = kc_get_string(p, v, "namespace", false, &c->namespace);
 		} else {
 			continue;
 		}
@@ -1181,12 +1046,10 @@ static int parse_context(struct parse *p, const yaml_node_t *map, struct kc_cont
 	return 0;
 }
 
-enum kind { KIND_CLUSTER, KIND_USER, KIND_CONTEXT };
-
 static const char *const kind_list[] = { "clusters", "users", "contexts" };
 static const char *const kind_body[] = { "cluster", "user", "context" };
 
-static void entry_free(enum kind kind, void *e) {
+void kc_entry_free(enum kind kind, void *e) {
 	switch (kind) {
 	case KIND_CLUSTER:
 		cluster_free(e);
@@ -1209,10 +1072,10 @@ static int parse_named_list(struct parse *p, const yaml_node_t *seq, enum kind k
 	yaml_node_t *item, *k, *v;
 	int r;
 
-	if (is_null(seq)) {
+	if (kc_is_null(seq)) {
 		return 0;
 	}
-	if ((r = want_sequence(p, seq, kind_list[kind])) < 0) {
+	if ((r = kc_want_sequence(p, seq, kind_list[kind])) < 0) {
 		return r;
 	}
 	FOR_ITEMS(p, seq, item) {
@@ -1221,23 +1084,23 @@ static int parse_named_list(struct parse *p, const yaml_node_t *seq, enum kind k
 		void *e;
 
 		if (item->type != YAML_MAPPING_NODE) {
-			return node_error(p, item, "\"%s\" entries must be mappings", kind_list[kind]);
+			return kc_node_error(p, item, "\"%s\" entries must be mappings", kind_list[kind]);
 		}
 		FOR_PAIRS(p, item, k, v) {
-			if (key_is(k, "name")) {
-				if ((r = get_string(p, v, "name", false, &name)) < 0) {
+			if (kc_key_is(k, "name")) {
+				if ((r = kc_get_string(p, v, "name", false, &name)) < 0) {
 					free(name);	/* a name before a bad duplicate */
 					return r;
 				}
-			} else if (key_is(k, kind_body[kind])) {
+			} else if (kc_key_is(k, kind_body[kind])) {
 				body = v;
 			}
 		}
 		if (!name && !(name = strdup(""))) {
 			return -KINF_ENOMEM;
 		}
-		if (find_named(out, name)) {
-			r = node_error(p, item, "duplicate name \"%s\" in \"%s\"", name,
+		if (kc_find_named(out, name)) {
+			r = kc_node_error(p, item, "duplicate name \"%s\" in \"%s\"", name,
 					kind_list[kind]);
 			free(name);
 			return r;
@@ -1262,34 +1125,34 @@ static int parse_named_list(struct parse *p, const yaml_node_t *seq, enum kind k
 			r = parse_context(p, body, e);
 			break;
 		}
-		if (r < 0 || (r = ptrv_push(out, e)) < 0) {
-			entry_free(kind, e);
+		if (r < 0 || (r = kc_ptrv_push(out, e)) < 0) {
+			kc_entry_free(kind, e);
 			return r;
 		}
 	}
 	return 0;
 }
 
-static int parse_root(struct parse *p, struct kc *kc) {
+int kc_parse_root(struct parse *p, struct kc *kc) {
 	yaml_node_t *root = yaml_document_get_root_node(p->doc);
 	yaml_node_t *k, *v;
 	int r = 0;
 
-	if (!root || is_null(root)) {
+	if (!root || kc_is_null(root)) {
 		return 0;
 	}
 	if (root->type != YAML_MAPPING_NODE) {
-		return node_error(p, root, "a kubeconfig must be a mapping");
+		return kc_node_error(p, root, "a kubeconfig must be a mapping");
 	}
 	FOR_PAIRS(p, root, k, v) {
-		if (key_is(k, "clusters")) {
+		if (kc_key_is(k, "clusters")) {
 			r = parse_named_list(p, v, KIND_CLUSTER, &kc->clusters);
-		} else if (key_is(k, "users")) {
+		} else if (kc_key_is(k, "users")) {
 			r = parse_named_list(p, v, KIND_USER, &kc->users);
-		} else if (key_is(k, "contexts")) {
+		} else if (kc_key_is(k, "contexts")) {
 			r = parse_named_list(p, v, KIND_CONTEXT, &kc->contexts);
-		} else if (key_is(k, "current-context")) {
-			r = get_string(p, v, "current-context", false, &kc->current_context);
+		} else if (kc_key_is(k, "current-context")) {
+			r = kc_get_string(p, v, "current-context", false, &kc->current_context);
 		} else {
 			continue;
 		}
@@ -1301,7 +1164,7 @@ static int parse_root(struct parse *p, struct kc *kc) {
 }
 
 /* Zero libyaml's copies of the file (tokens, keys) before freeing them. */
-static void yaml_wipe(yaml_parser_t *parser, yaml_document_t *doc) {
+void kc_yaml_wipe(yaml_parser_t *parser, yaml_document_t *doc) {
 	if (doc) {
 		for (yaml_node_t *n = doc->nodes.start; n && n < doc->nodes.top; n++) {
 			if (n->type == YAML_SCALAR_NODE && n->data.scalar.value) {
@@ -1495,7 +1358,7 @@ static int bounds_event(struct bounds *b, const yaml_event_t *ev, const char *fi
  * nesting depth for every token, and its document keeps every node, so
  * neither may run unchecked. A YAML error is left for the load to report.
  */
-static int check_bounds(const char *file, const char *data, size_t len,
+int kc_check_bounds(const char *file, const char *data, size_t len,
 		struct kinf_error *reterr) {
 	struct bounds b = { 0 };
 	yaml_parser_t parser;
@@ -1523,7 +1386,7 @@ static int check_bounds(const char *file, const char *data, size_t len,
 		free(b.anchors[i].name);
 	}
 	free(b.anchors);
-	yaml_wipe(&parser, NULL);
+	kc_yaml_wipe(&parser, NULL);
 	yaml_parser_delete(&parser);
 	return r;
 }
@@ -1535,7 +1398,7 @@ static int parse_yaml(const char *file, const char *data, size_t len, struct kc 
 	struct parse p = { .doc = &doc, .file = file, .reterr = reterr };
 	int r;
 
-	if ((r = check_bounds(file, data, len, reterr)) < 0) {
+	if ((r = kc_check_bounds(file, data, len, reterr)) < 0) {
 		return r;
 	}
 	if (!yaml_parser_initialize(&parser)) {
@@ -1555,12 +1418,12 @@ static int parse_yaml(const char *file, const char *data, size_t len, struct kc 
 					parser.problem_mark.column + 1,
 					parser.problem ? parser.problem : "invalid YAML");
 		}
-		yaml_wipe(&parser, NULL);
+		kc_yaml_wipe(&parser, NULL);
 		yaml_parser_delete(&parser);
 		return r;
 	}
-	r = parse_root(&p, kc);
-	yaml_wipe(&parser, &doc);
+	r = kc_parse_root(&p, kc);
+	kc_yaml_wipe(&parser, &doc);
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);
 	return r;
@@ -1579,13 +1442,13 @@ static int merge_into(struct kc *dst, struct kc *src) {
 	for (int kind = 0; kind < 3; kind++) {
 		for (size_t i = 0; i < sl[kind]->n; i++) {
 			void *e = sl[kind]->v[i];
-			if (r == 0 && !find_named(dl[kind], *(char **)e)) {
-				r = ptrv_push(dl[kind], e);
+			if (r == 0 && !kc_find_named(dl[kind], *(char **)e)) {
+				r = kc_ptrv_push(dl[kind], e);
 				if (r == 0) {
 					continue;
 				}
 			}
-			entry_free((enum kind)kind, e);
+			kc_entry_free((enum kind)kind, e);
 		}
 		sl[kind]->n = 0;
 	}
@@ -1608,11 +1471,11 @@ static int load_file(struct kc *kc, const char *path, bool missing_ok,
 	size_t len = 0;
 	int err, r;
 
-	abs = absolute_path(path);
+	abs = kc_absolute_path(path);
 	if (!abs) {
 		return -KINF_ENOMEM;
 	}
-	r = read_file(abs, &data, &len, &err);
+	r = kc_read_file(abs, &data, &len, &err);
 	if (r == -KINF_EIO && err == ENOENT && missing_ok) {
 		kinf_log(2, "kubeconfig %s does not exist, skipped", abs);
 		free(abs);
@@ -1645,7 +1508,7 @@ out:
 	return r;
 }
 
-static int load_files(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
+int kc_load_files(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
 		struct kinf_error *reterr) {
 	const char *env;
 	int r;
@@ -1654,7 +1517,7 @@ static int load_files(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
 		r = load_file(kc, opts->kubeconfig, false, reterr);
 		return r < 0 ? r : 0;
 	}
-	env = env_get(opts, "KUBECONFIG");
+	env = kc_env_get(opts, "KUBECONFIG");
 	if (env && *env) {
 		struct kinf_strv seen = { 0 };
 		size_t missing = 0;
@@ -1664,7 +1527,7 @@ static int load_files(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
 			const char *colon = strchr(p, ':');
 			size_t n = colon ? (size_t)(colon - p) : strlen(p);
 			if (n > 0) {
-				char *one = memdup0(p, n);
+				char *one = kc_memdup0(p, n);
 				if (!one) {
 					r = -KINF_ENOMEM;
 					break;
@@ -1690,9 +1553,9 @@ static int load_files(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
 		kinf_strv_release(&seen);
 		return r;
 	}
-	env = env_get(opts, "HOME");
+	env = kc_env_get(opts, "HOME");
 	if (env && *env) {
-		char *path = join_path(env, ".kube/config");
+		char *path = kc_join_path(env, ".kube/config");
 		if (!path) {
 			return -KINF_ENOMEM;
 		}
@@ -1751,7 +1614,7 @@ static int errlist_finish(struct errlist *el, struct kinf_error *reterr) {
 	return r;
 }
 
-static bool file_readable(const char *path, int *ret_errno) {
+bool kc_file_readable(const char *path, int *ret_errno) {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		*ret_errno = errno;
@@ -1879,7 +1742,7 @@ static void validate_cluster(struct errlist *el, const char *name, const struct 
 		errlist_add(el, "certificate-authority-data and certificate-authority are both "
 				"specified for %s. certificate-authority-data will override.", name);
 	}
-	if (c->ca_file && !file_readable(c->ca_file, &err)) {
+	if (c->ca_file && !kc_file_readable(c->ca_file, &err)) {
 		errlist_add(el, "unable to read certificate-authority %s for %s due to %s",
 				c->ca_file, name, strerror(err));
 	}
@@ -1908,11 +1771,11 @@ static void validate_user(struct errlist *el, const char *name, const struct kc_
 			errlist_add(el, "client-key-data or client-key must be specified for %s to "
 					"use the clientCert authentication method.", name);
 		}
-		if (u->cert_file && !file_readable(u->cert_file, &err)) {
+		if (u->cert_file && !kc_file_readable(u->cert_file, &err)) {
 			errlist_add(el, "unable to read client-cert %s for %s due to %s",
 					u->cert_file, name, strerror(err));
 		}
-		if (u->key_file && !file_readable(u->key_file, &err)) {
+		if (u->key_file && !kc_file_readable(u->key_file, &err)) {
 			errlist_add(el, "unable to read client-key %s for %s due to %s",
 					u->key_file, name, strerror(err));
 		}
@@ -1921,7 +1784,7 @@ static void validate_user(struct errlist *el, const char *name, const struct kc_
 		errlist_add(el, "client-certificate-data or client-certificate must be specified "
 				"for %s to use the clientCert authentication method.", name);
 	}
-	if (u->token_file && !u->token && !file_readable(u->token_file, &err)) {
+	if (u->token_file && !u->token && !kc_file_readable(u->token_file, &err)) {
 		errlist_add(el, "unable to read tokenFile %s for %s due to %s",
 				u->token_file, name, strerror(err));
 	}
@@ -2017,7 +1880,7 @@ static int copy_exec(const struct kinf_exec_config *src, const char *extension,
 	*ret = e;
 	return 0;
 oom:
-	exec_config_free(e);
+	kc_exec_config_free(e);
 	return -KINF_ENOMEM;
 }
 
@@ -2025,9 +1888,9 @@ oom:
  * Read a file the config names into memory (CA, certificate, key). The
  * validation above checked readability; a race still gets a clear message.
  */
-static int slurp(const char *what, const char *path, char **ret, size_t *ret_len,
+int kc_slurp(const char *what, const char *path, char **ret, size_t *ret_len,
 		struct kinf_error *reterr) {
-	int err, r = read_file(path, ret, ret_len, &err);
+	int err, r = kc_read_file(path, ret, ret_len, &err);
 
 	if (r == -KINF_EIO) {
 		return kinf_error_set(reterr, KINF_ECONFIG, "unable to read %s %s: %s", what, path,
@@ -2037,7 +1900,7 @@ static int slurp(const char *what, const char *path, char **ret, size_t *ret_len
 }
 
 /* "host:8443" gets a scheme as rest.DefaultServerURL would give it. */
-static char *normalize_server(const char *server, bool tls_hint) {
+char *kc_normalize_server(const char *server, bool tls_hint) {
 	struct kinf_buf b = { 0 };
 	int r;
 
@@ -2062,9 +1925,9 @@ static char *normalize_server(const char *server, bool tls_hint) {
 	return kinf_buf_take(&b);
 }
 
-static bool in_cluster_possible(const struct kinf_kubeconfig_opts *opts, char **ret_dir) {
-	const char *host = env_get(opts, "KUBERNETES_SERVICE_HOST");
-	const char *port = env_get(opts, "KUBERNETES_SERVICE_PORT");
+bool kc_in_cluster_possible(const struct kinf_kubeconfig_opts *opts, char **ret_dir) {
+	const char *host = kc_env_get(opts, "KUBERNETES_SERVICE_HOST");
+	const char *port = kc_env_get(opts, "KUBERNETES_SERVICE_PORT");
 	const char *dir = opts->serviceaccount_dir ? opts->serviceaccount_dir : SERVICEACCOUNT_DIR;
 	struct stat st;
 	char *token;
@@ -2074,7 +1937,7 @@ static bool in_cluster_possible(const struct kinf_kubeconfig_opts *opts, char **
 	if (!host || !*host || !port || !*port) {
 		return false;
 	}
-	token = join_path(dir, "token");
+	token = kc_join_path(dir, "token");
 	ok = token && stat(token, &st) == 0 && !S_ISDIR(st.st_mode);
 	free(token);
 	if (ok) {
@@ -2085,11 +1948,11 @@ static bool in_cluster_possible(const struct kinf_kubeconfig_opts *opts, char **
 }
 
 /* rest.InClusterConfig plus inClusterClientConfig's overrides and Namespace(). */
-static int in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char *dir,
+int kc_in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char *dir,
 		struct kinf_rest_config *c, struct kinf_error *reterr) {
-	const char *host = env_get(opts, "KUBERNETES_SERVICE_HOST");
-	const char *port = env_get(opts, "KUBERNETES_SERVICE_PORT");
-	const char *ns = env_get(opts, "POD_NAMESPACE");
+	const char *host = kc_env_get(opts, "KUBERNETES_SERVICE_HOST");
+	const char *port = kc_env_get(opts, "KUBERNETES_SERVICE_PORT");
+	const char *ns = kc_env_get(opts, "POD_NAMESPACE");
 	struct kinf_buf b = { 0 };
 	char *path = NULL, *data = NULL;
 	size_t len = 0;
@@ -2097,7 +1960,7 @@ static int in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char
 
 	c->in_cluster = true;
 	if (opts->server && *opts->server) {
-		c->server = normalize_server(opts->server, true);
+		c->server = kc_normalize_server(opts->server, true);
 	} else if (strchr(host, ':')) {
 		/* net.JoinHostPort brackets IPv6 literals */
 		r = kinf_buf_printf(&b, "https://[%s]:%s", host, port);
@@ -2116,11 +1979,11 @@ static int in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char
 			return -KINF_ENOMEM;
 		}
 	} else {
-		c->token_file = join_path(dir, "token");
+		c->token_file = kc_join_path(dir, "token");
 		if (!c->token_file) {
 			return -KINF_ENOMEM;
 		}
-		if (!file_readable(c->token_file, &err)) {
+		if (!kc_file_readable(c->token_file, &err)) {
 			return kinf_error_set(reterr, KINF_ECONFIG,
 					"in-cluster configuration: unable to read %s: %s",
 					c->token_file, strerror(err));
@@ -2128,17 +1991,17 @@ static int in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char
 	}
 
 	if (opts->certificate_authority && *opts->certificate_authority) {
-		r = slurp("certificate-authority", opts->certificate_authority,
+		r = kc_slurp("certificate-authority", opts->certificate_authority,
 				&c->ca_pem, &c->ca_pem_len, reterr);
 		if (r < 0) {
 			return r;
 		}
 	} else {
-		path = join_path(dir, "ca.crt");
+		path = kc_join_path(dir, "ca.crt");
 		if (!path) {
 			return -KINF_ENOMEM;
 		}
-		r = read_file(path, &c->ca_pem, &c->ca_pem_len, &err);
+		r = kc_read_file(path, &c->ca_pem, &c->ca_pem_len, &err);
 		if (r == -KINF_EIO) {
 			/* only logged, as rest.InClusterConfig does */
 			kinf_log(1, "expected to load root CA config from %s, but got err: %s",
@@ -2157,11 +2020,11 @@ static int in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char
 	} else if (ns && *ns) {
 		c->namespace = strdup(ns);
 	} else {
-		path = join_path(dir, "namespace");
+		path = kc_join_path(dir, "namespace");
 		if (!path) {
 			return -KINF_ENOMEM;
 		}
-		if (read_file(path, &data, &len, &err) == 0) {
+		if (kc_read_file(path, &data, &len, &err) == 0) {
 			c->namespace = kinf_trim_space_dup(data, len, NULL);
 			if (c->namespace && !*c->namespace) {
 				free(c->namespace);
@@ -2197,13 +2060,13 @@ static int select_entries(const struct kinf_kubeconfig_opts *opts, const struct 
 	const struct kc_user *u;
 
 	s->context_name = opts->context && *opts->context ? opts->context : kc->current_context;
-	s->context = find_named(&kc->contexts, s->context_name);
+	s->context = kc_find_named(&kc->contexts, s->context_name);
 	s->user_name = opts->user && *opts->user ? opts->user :
 		(s->context ? s->context->user : NULL);
 	s->cluster_name = opts->cluster && *opts->cluster ? opts->cluster :
 		(s->context ? s->context->cluster : NULL);
 
-	u = find_named(&kc->users, s->user_name);
+	u = kc_find_named(&kc->users, s->user_name);
 	if (!u && opts->user && *opts->user) {
 		return kinf_error_set(reterr, KINF_ECONFIG, "auth info \"%s\" does not exist",
 				opts->user);
@@ -2212,7 +2075,7 @@ static int select_entries(const struct kinf_kubeconfig_opts *opts, const struct 
 		return kinf_error_set(reterr, KINF_ECONFIG, "context \"%s\" does not exist",
 				opts->context);
 	}
-	cl = find_named(&kc->clusters, s->cluster_name);
+	cl = kc_find_named(&kc->clusters, s->cluster_name);
 	if (!cl && opts->cluster && *opts->cluster) {
 		return kinf_error_set(reterr, KINF_ECONFIG, "cluster \"%s\" does not exist",
 				opts->cluster);
@@ -2390,7 +2253,7 @@ static int build_rest_config(const struct kinf_kubeconfig_opts *opts, struct sel
 	int r;
 
 	tls_hint = cl->insecure || cl->ca_file || cl->ca_data || u->cert_file || u->cert_data;
-	c->server = normalize_server(cl->server, tls_hint);
+	c->server = kc_normalize_server(cl->server, tls_hint);
 	if (!c->server ||
 			dup_str(cl->tls_server_name, &c->tls_server_name) < 0 ||
 			dup_str(cl->proxy_url && *cl->proxy_url ? cl->proxy_url : NULL,
@@ -2420,12 +2283,12 @@ static int build_rest_config(const struct kinf_kubeconfig_opts *opts, struct sel
 
 	/* certificate-authority-data wins over certificate-authority */
 	if (cl->ca_data) {
-		if (!(c->ca_pem = memdup0(cl->ca_data, cl->ca_data_len))) {
+		if (!(c->ca_pem = kc_memdup0(cl->ca_data, cl->ca_data_len))) {
 			return -KINF_ENOMEM;
 		}
 		c->ca_pem_len = cl->ca_data_len;
 	} else if (cl->ca_file) {
-		r = slurp("certificate-authority", cl->ca_file, &c->ca_pem, &c->ca_pem_len,
+		r = kc_slurp("certificate-authority", cl->ca_file, &c->ca_pem, &c->ca_pem_len,
 				reterr);
 		if (r < 0) {
 			return r;
@@ -2439,20 +2302,20 @@ static int build_rest_config(const struct kinf_kubeconfig_opts *opts, struct sel
 	}
 	if (u->cert_data || u->cert_file) {
 		if (u->cert_data) {
-			if (!(c->client_cert_pem = memdup0(u->cert_data, u->cert_data_len))) {
+			if (!(c->client_cert_pem = kc_memdup0(u->cert_data, u->cert_data_len))) {
 				return -KINF_ENOMEM;
 			}
 			c->client_cert_pem_len = u->cert_data_len;
-		} else if ((r = slurp("client-cert", u->cert_file, &c->client_cert_pem,
+		} else if ((r = kc_slurp("client-cert", u->cert_file, &c->client_cert_pem,
 				&c->client_cert_pem_len, reterr)) < 0) {
 			return r;
 		}
 		if (u->key_data) {
-			if (!(c->client_key_pem = memdup0(u->key_data, u->key_data_len))) {
+			if (!(c->client_key_pem = kc_memdup0(u->key_data, u->key_data_len))) {
 				return -KINF_ENOMEM;
 			}
 			c->client_key_pem_len = u->key_data_len;
-		} else if ((r = slurp("client-key", u->key_file, &c->client_key_pem,
+		} else if ((r = kc_slurp("client-key", u->key_file, &c->client_key_pem,
 				&c->client_key_pem_len, reterr)) < 0) {
 			return r;
 		}
@@ -2493,7 +2356,7 @@ static int in_cluster_impersonation(const struct kinf_kubeconfig_opts *opts,
 static int load_merged(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
 		struct kinf_error *reterr) {
 	static const struct kinf_kubeconfig_opts none = { .insecure_skip_tls_verify = -1 };
-	return load_files(opts ? opts : &none, kc, reterr);
+	return kc_load_files(opts ? opts : &none, kc, reterr);
 }
 
 int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
@@ -2548,7 +2411,7 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 		goto out;
 	}
 	if (opts->certificate_authority && *opts->certificate_authority) {
-		ca_override = absolute_path(opts->certificate_authority);
+		ca_override = kc_absolute_path(opts->certificate_authority);
 		if (!ca_override) {
 			r = -KINF_ENOMEM;
 			goto out;
@@ -2562,9 +2425,9 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 	empty_selection = !s.context && s.cluster.empty && !(opts->server && *opts->server) &&
 		!(s.context_name && *s.context_name);
 	if (empty_selection && !(opts->cluster && *opts->cluster)) {
-		if (in_cluster_possible(opts, &sa_dir)) {
+		if (kc_in_cluster_possible(opts, &sa_dir)) {
 			c = calloc(1, sizeof(*c));
-			r = c ? in_cluster_config(opts, sa_dir, c, reterr) : -KINF_ENOMEM;
+			r = c ? kc_in_cluster_config(opts, sa_dir, c, reterr) : -KINF_ENOMEM;
 			if (r == 0) {
 				r = in_cluster_impersonation(opts, c, reterr);
 			}
@@ -2587,7 +2450,7 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 		errlist_add(&el, "context was not found for specified context: %s", s.context_name);
 	}
 	if (s.context && !(opts->user && *opts->user) && s.context->user && *s.context->user &&
-			!find_named(&kc.users, s.context->user)) {
+			!kc_find_named(&kc.users, s.context->user)) {
 		errlist_add(&el, "user \"%s\" was not found for context \"%s\"", s.context->user,
 				s.context_name);
 	}
@@ -2597,7 +2460,7 @@ int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 				errlist_add(&el, "cluster was not specified for context \"%s\"",
 						s.context_name);
 			}
-		} else if (!find_named(&kc.clusters, s.context->cluster)) {
+		} else if (!kc_find_named(&kc.clusters, s.context->cluster)) {
 			errlist_add(&el, "cluster \"%s\" was not found for context \"%s\"",
 					s.context->cluster, s.context_name);
 		}
@@ -2654,10 +2517,10 @@ void kinf_rest_config_free(struct kinf_rest_config *c) {
 	kinf_free_secret(c->token);
 	free(c->token_file);
 	free(c->client_cert_pem);
-	free_secret_len(c->client_key_pem, c->client_key_pem_len);
+	kc_free_secret_len(c->client_key_pem, c->client_key_pem_len);
 	free(c->username);
 	kinf_free_secret(c->password);
-	exec_config_free(c->exec);
+	kc_exec_config_free(c->exec);
 	free(c->impersonate_user);
 	free(c->impersonate_uid);
 	for (char **g = c->impersonate_groups; g && *g; g++) {
