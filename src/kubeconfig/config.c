@@ -18,7 +18,7 @@
 #include "kubeconfig.h"
 #include "log.h"
 #include "trim.h"
-#include "kubeconfig/kubeconfig_int.h"
+#include "kubeconfig_int.h"
 
 /* ---- small helpers ---- */
 
