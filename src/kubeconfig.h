@@ -10,6 +10,7 @@
  * kubeconfig loading, merging and selection as client-go's clientcmd does
  * it (loader.go, client_config.go, validation.go), plus in-cluster config.
  * The result is a flat struct kinf_rest_config the HTTP layer consumes.
+ * Implemented in src/kubeconfig/ (its file map: kubeconfig_int.h).
  */
 
 /*

@@ -1,23 +1,14 @@
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <jansson.h>
-#include <yaml.h>
-
-#include "base64.h"
 #include "buf.h"
 #include "err.h"
 #include "header.h"
 #include "kubeconfig.h"
-#include "log.h"
-#include "trim.h"
 #include "kubeconfig_int.h"
 
 static int dup_str(const char *s, char **ret) {

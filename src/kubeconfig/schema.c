@@ -10,7 +10,7 @@
 #include "kubeconfig.h"
 #include "kubeconfig_int.h"
 
-/* ---- small helpers ---- */
+/* ---- the model: its lists and what frees it ---- */
 
 int kc_ptrv_push(struct ptrv *pv, void *p) {
 	if (pv->n == pv->cap) {
