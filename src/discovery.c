@@ -20,68 +20,9 @@
 #include "err.h"
 #include "http.h"
 #include "log.h"
+#include "discovery/discovery_int.h"
 
-/*
- * Discovery as client-go's discovery and restmapper packages do it. The model
- * is groups in priority order (core first, then /apis in the order the server
- * listed them), each with its versions in preference order (the preferred one
- * first) and each version with its resources, subresources left out. The
- * disk cache is one file holding the whole model as an aggregated
- * APIGroupDiscoveryList, so the aggregated parser reads it back.
- */
-
-#define CACHE_FILE "discovery.json"
-#define CACHE_KIND "KinfDiscoveryCache"
-#define CACHE_VERSION 1
-#define DEFAULT_TTL_S (6L * 60 * 60)
-#define MAX_CACHE_BYTES ((off_t)64 << 20)
-#define JSON_FLAGS JSON_REJECT_DUPLICATES
-#define LEGACY_ACCEPT "application/json"
-
-struct res {
-	struct kinf_resource pub;	/* filled in by finish() */
-	char *name;
-	char *singular;
-	char *kind;
-	bool namespaced;
-	char **short_names;		/* NULL-terminated, never NULL */
-	char **verbs;			/* NULL-terminated, never NULL */
-	char **categories;		/* NULL-terminated, never NULL */
-};
-
-struct version {
-	char *name;
-	struct res *res;
-	size_t n_res;
-	size_t cap_res;
-};
-
-struct group {
-	char *name;			/* "" for core */
-	struct version *versions;	/* [0] is the preferred version */
-	size_t n_versions;
-	size_t cap_versions;
-};
-
-struct kinf_discovery {
-	struct group *groups;
-	size_t n_groups;
-	size_t cap_groups;
-	const struct kinf_resource **flat;	/* preferred, for _count/_at */
-	size_t n_flat;
-	bool partial;		/* a group version could not be read */
-	bool from_cache;
-	/* What a refresh replaced: resources resolved there are still in use. */
-	struct kinf_discovery *replaced;
-};
-
-/* Context for error messages while walking one document. */
-struct pctx {
-	const char *doc;	/* "/apis", "cache" */
-	struct kinf_error *reterr;
-};
-
-static void strv_free(char **v) {
+void disc_strv_free(char **v) {
 	if (!v) {
 		return;
 	}
@@ -95,9 +36,9 @@ static void res_release(struct res *r) {
 	free(r->name);
 	free(r->singular);
 	free(r->kind);
-	strv_free(r->short_names);
-	strv_free(r->verbs);
-	strv_free(r->categories);
+	disc_strv_free(r->short_names);
+	disc_strv_free(r->verbs);
+	disc_strv_free(r->categories);
 }
 
 static void version_release(struct version *v) {
@@ -129,7 +70,7 @@ void kinf_discovery_free(struct kinf_discovery *disc) {
 	free(disc);
 }
 
-static struct group *find_group(const struct kinf_discovery *d, const char *name) {
+struct group *disc_find_group(const struct kinf_discovery *d, const char *name) {
 	for (size_t i = 0; i < d->n_groups; i++) {
 		if (strcmp(d->groups[i].name, name) == 0) {
 			return &d->groups[i];
@@ -138,7 +79,7 @@ static struct group *find_group(const struct kinf_discovery *d, const char *name
 	return NULL;
 }
 
-static struct version *find_version(struct group *g, const char *name) {
+struct version *disc_find_version(struct group *g, const char *name) {
 	for (size_t i = 0; i < g->n_versions; i++) {
 		if (strcmp(g->versions[i].name, name) == 0) {
 			return &g->versions[i];
@@ -147,7 +88,7 @@ static struct version *find_version(struct group *g, const char *name) {
 	return NULL;
 }
 
-static struct group *add_group(struct kinf_discovery *d, const char *name) {
+struct group *disc_add_group(struct kinf_discovery *d, const char *name) {
 	struct group *groups, *g;
 
 	groups = kinf_grow(d->groups, &d->cap_groups, d->n_groups, sizeof(*groups));
@@ -165,18 +106,18 @@ static struct group *add_group(struct kinf_discovery *d, const char *name) {
 }
 
 /* Drop the last group added (it turned out to have no versions). */
-static void pop_group(struct kinf_discovery *d) {
+void disc_pop_group(struct kinf_discovery *d) {
 	group_release(&d->groups[--d->n_groups]);
 }
 
-static void remove_group(struct kinf_discovery *d, size_t i) {
+void disc_remove_group(struct kinf_discovery *d, size_t i) {
 	group_release(&d->groups[i]);
 	memmove(&d->groups[i], &d->groups[i + 1],
 			(d->n_groups - i - 1) * sizeof(d->groups[0]));
 	d->n_groups--;
 }
 
-static struct version *add_version(struct group *g, const char *name) {
+struct version *disc_add_version(struct group *g, const char *name) {
 	struct version *versions, *v;
 
 	versions = kinf_grow(g->versions, &g->cap_versions, g->n_versions,
@@ -194,7 +135,7 @@ static struct version *add_version(struct group *g, const char *name) {
 	return v;
 }
 
-static void remove_version(struct group *g, size_t i) {
+void disc_remove_version(struct group *g, size_t i) {
 	version_release(&g->versions[i]);
 	memmove(&g->versions[i], &g->versions[i + 1],
 			(g->n_versions - i - 1) * sizeof(g->versions[0]));
@@ -204,9 +145,7 @@ static void remove_version(struct group *g, size_t i) {
 /* ---- JSON helpers: absent and null read as "not there", wrong types fail */
 
 /* Where in a document, for error messages (truncated when very deep). */
-static void at_path(char *out, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void at_path(char *out, size_t size, const char *fmt, ...) {
+void disc_at_path(char *out, size_t size, const char *fmt, ...) {
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -214,14 +153,12 @@ static void at_path(char *out, size_t size, const char *fmt, ...) {
 	va_end(ap);
 }
 
-enum jtype { J_OBJECT, J_ARRAY, J_STRING, J_BOOL };
-
-static int type_error(struct pctx *c, const char *where, const char *what) {
+int disc_type_error(struct pctx *c, const char *where, const char *what) {
 	return kinf_error_set(c->reterr, KINF_EJSON, "%s: %s: %s expected",
 			c->doc, where, what);
 }
 
-static int member(struct pctx *c, json_t *obj, const char *where,
+int disc_member(struct pctx *c, json_t *obj, const char *where,
 		const char *key, enum jtype type, json_t **ret) {
 	static const char *const names[] = {
 		[J_OBJECT] = "object", [J_ARRAY] = "array",
@@ -250,42 +187,42 @@ static int member(struct pctx *c, json_t *obj, const char *where,
 	}
 	if (!okay) {
 		char at[256];
-		at_path(at, sizeof(at), "%s%s%s", where, *where ? "." : "", key);
-		return type_error(c, at, names[type]);
+		disc_at_path(at, sizeof(at), "%s%s%s", where, *where ? "." : "", key);
+		return disc_type_error(c, at, names[type]);
 	}
 	*ret = v;
 	return 0;
 }
 
 /* A string member, "" when absent or null. */
-static int member_str(struct pctx *c, json_t *obj, const char *where,
+int disc_member_str(struct pctx *c, json_t *obj, const char *where,
 		const char *key, const char **ret) {
 	json_t *v;
-	int rc = member(c, obj, where, key, J_STRING, &v);
+	int rc = disc_member(c, obj, where, key, J_STRING, &v);
 
 	*ret = v ? json_string_value(v) : "";
 	return rc;
 }
 
 /* -KINF_EJSON, "WHERE.KEY: non-empty string expected", when value is "". */
-static int check_nonempty(struct pctx *c, const char *where, const char *key,
+int disc_check_nonempty(struct pctx *c, const char *where, const char *key,
 		const char *value) {
 	char at[256];
 
 	if (*value) {
 		return 0;
 	}
-	at_path(at, sizeof(at), "%s.%s", where, key);
-	return type_error(c, at, "non-empty string");
+	disc_at_path(at, sizeof(at), "%s.%s", where, key);
+	return disc_type_error(c, at, "non-empty string");
 }
 
 /* An array of strings as a NULL-terminated vector (empty when absent). */
-static int member_strv(struct pctx *c, json_t *obj, const char *where,
+int disc_member_strv(struct pctx *c, json_t *obj, const char *where,
 		const char *key, char ***ret) {
 	json_t *arr, *e;
 	size_t i, n;
 	char **v;
-	int rc = member(c, obj, where, key, J_ARRAY, &arr);
+	int rc = disc_member(c, obj, where, key, J_ARRAY, &arr);
 
 	if (rc < 0) {
 		return rc;
@@ -297,12 +234,12 @@ static int member_strv(struct pctx *c, json_t *obj, const char *where,
 	json_array_foreach(arr, i, e) {
 		if (!json_is_string(e)) {
 			char at[256];
-			at_path(at, sizeof(at), "%s.%s[%zu]", where, key, i);
-			strv_free(v);
-			return type_error(c, at, "string");
+			disc_at_path(at, sizeof(at), "%s.%s[%zu]", where, key, i);
+			disc_strv_free(v);
+			return disc_type_error(c, at, "string");
 		}
 		if (!(v[i] = strdup(json_string_value(e)))) {
-			strv_free(v);
+			disc_strv_free(v);
 			return -KINF_ENOMEM;
 		}
 	}
@@ -311,9 +248,9 @@ static int member_strv(struct pctx *c, json_t *obj, const char *where,
 }
 
 /* Check an optional "kind" names the document type we expect. */
-static int check_kind(struct pctx *c, json_t *root, const char *kind) {
+int disc_check_kind(struct pctx *c, json_t *root, const char *kind) {
 	const char *got;
-	int rc = member_str(c, root, "", "kind", &got);
+	int rc = disc_member_str(c, root, "", "kind", &got);
 
 	if (rc < 0) {
 		return rc;
@@ -325,7 +262,7 @@ static int check_kind(struct pctx *c, json_t *root, const char *kind) {
 	return 0;
 }
 
-static json_t *load_json(struct pctx *c, const char *data, size_t len) {
+json_t *disc_load_json(struct pctx *c, const char *data, size_t len) {
 	json_error_t jerr;
 	json_t *root;
 
@@ -340,7 +277,7 @@ static json_t *load_json(struct pctx *c, const char *data, size_t len) {
 		return NULL;
 	}
 	if (!json_is_object(root)) {
-		type_error(c, "document", "object");
+		disc_type_error(c, "document", "object");
 		json_decref(root);
 		return NULL;
 	}
@@ -351,21 +288,21 @@ static json_t *load_json(struct pctx *c, const char *data, size_t len) {
  * The array member key of a document whose (optional) kind must be kind,
  * into *ret (NULL when absent or null): the list each discovery document is.
  */
-static int list_member(struct pctx *c, json_t *root, const char *kind,
+int disc_list_member(struct pctx *c, json_t *root, const char *kind,
 		const char *key, json_t **ret) {
-	int rc = check_kind(c, root, kind);
-	return rc < 0 ? rc : member(c, root, "", key, J_ARRAY, ret);
+	int rc = disc_check_kind(c, root, kind);
+	return rc < 0 ? rc : disc_member(c, root, "", key, J_ARRAY, ret);
 }
 
 /*
  * load_json, then list_member: the document, which the caller frees, or
  * NULL with c->reterr set (KINF_EJSON).
  */
-static json_t *load_list(struct pctx *c, const char *data, size_t len,
+json_t *disc_load_list(struct pctx *c, const char *data, size_t len,
 		const char *kind, const char *key, json_t **ret) {
-	json_t *root = load_json(c, data, len);
+	json_t *root = disc_load_json(c, data, len);
 
-	if (root && list_member(c, root, kind, key, ret) < 0) {
+	if (root && disc_list_member(c, root, kind, key, ret) < 0) {
 		json_decref(root);
 		return NULL;
 	}
@@ -377,7 +314,7 @@ static json_t *load_list(struct pctx *c, const char *data, size_t len,
  * format; subresources ("pods/status") and resources without a kind are
  * skipped, as client-go's NewDiscoveryRESTMapper and convertAPIResource do.
  */
-static int add_resource(struct version *v, const char *name,
+int disc_add_resource(struct version *v, const char *name,
 		const char *singular, const char *kind, bool namespaced,
 		char **short_names, char **verbs, char **categories) {
 	struct res *arr, *r;
@@ -420,9 +357,9 @@ static int add_resource(struct version *v, const char *name,
 	v->n_res++;
 	rc = 0;
 out:
-	strv_free(short_names);
-	strv_free(verbs);
-	strv_free(categories);
+	disc_strv_free(short_names);
+	disc_strv_free(verbs);
+	disc_strv_free(categories);
 	return rc;
 }
 
@@ -436,46 +373,46 @@ static int parse_agg_resource(struct pctx *c, struct version *v, json_t *obj,
 	int rc;
 
 	if (!json_is_object(obj)) {
-		return type_error(c, where, "object");
+		return disc_type_error(c, where, "object");
 	}
-	if ((rc = member_str(c, obj, where, "resource", &name)) < 0) {
+	if ((rc = disc_member_str(c, obj, where, "resource", &name)) < 0) {
 		return rc;
 	}
-	if ((rc = check_nonempty(c, where, "resource", name)) < 0) {
+	if ((rc = disc_check_nonempty(c, where, "resource", name)) < 0) {
 		return rc;
 	}
-	if ((rc = member(c, obj, where, "responseKind", J_OBJECT, &rk)) < 0 ||
-			(rc = member_str(c, obj, where, "scope", &scope)) < 0 ||
-			(rc = member_str(c, obj, where, "singularResource",
+	if ((rc = disc_member(c, obj, where, "responseKind", J_OBJECT, &rk)) < 0 ||
+			(rc = disc_member_str(c, obj, where, "scope", &scope)) < 0 ||
+			(rc = disc_member_str(c, obj, where, "singularResource",
 				&singular)) < 0 ||
-			(rc = member(c, obj, where, "subresources", J_ARRAY,
+			(rc = disc_member(c, obj, where, "subresources", J_ARRAY,
 				&subs)) < 0) {
 		return rc;
 	}
 	if (rk) {
 		char at[256];
-		at_path(at, sizeof(at), "%s.responseKind", where);
-		if ((rc = member_str(c, rk, at, "kind", &kind)) < 0) {
+		disc_at_path(at, sizeof(at), "%s.responseKind", where);
+		if ((rc = disc_member_str(c, rk, at, "kind", &kind)) < 0) {
 			return rc;
 		}
 	}
-	if ((rc = member_strv(c, obj, where, "verbs", &verbs)) < 0) {
+	if ((rc = disc_member_strv(c, obj, where, "verbs", &verbs)) < 0) {
 		return rc;
 	}
-	if ((rc = member_strv(c, obj, where, "shortNames", &short_names)) < 0) {
-		strv_free(verbs);
+	if ((rc = disc_member_strv(c, obj, where, "shortNames", &short_names)) < 0) {
+		disc_strv_free(verbs);
 		return rc;
 	}
-	if ((rc = member_strv(c, obj, where, "categories", &categories)) < 0) {
-		strv_free(verbs);
-		strv_free(short_names);
+	if ((rc = disc_member_strv(c, obj, where, "categories", &categories)) < 0) {
+		disc_strv_free(verbs);
+		disc_strv_free(short_names);
 		return rc;
 	}
 	if (!*kind) {
 		kinf_log(3, "discovery: %s: resource %s has no responseKind, skipped",
 				c->doc, name);
 	}
-	return add_resource(v, name, singular, kind,
+	return disc_add_resource(v, name, singular, kind,
 			strcmp(scope, "Namespaced") == 0, short_names, verbs, categories);
 }
 
@@ -488,15 +425,15 @@ static int parse_agg_version(struct pctx *c, struct kinf_discovery *d,
 	int rc;
 
 	if (!json_is_object(obj)) {
-		return type_error(c, where, "object");
+		return disc_type_error(c, where, "object");
 	}
-	if ((rc = member_str(c, obj, where, "version", &name)) < 0 ||
-			(rc = member_str(c, obj, where, "freshness", &freshness)) < 0 ||
-			(rc = member(c, obj, where, "resources", J_ARRAY,
+	if ((rc = disc_member_str(c, obj, where, "version", &name)) < 0 ||
+			(rc = disc_member_str(c, obj, where, "freshness", &freshness)) < 0 ||
+			(rc = disc_member(c, obj, where, "resources", J_ARRAY,
 				&resources)) < 0) {
 		return rc;
 	}
-	if ((rc = check_nonempty(c, where, "version", name)) < 0) {
+	if ((rc = disc_check_nonempty(c, where, "version", name)) < 0) {
 		return rc;
 	}
 	if (strcmp(freshness, "Stale") == 0) {
@@ -506,15 +443,15 @@ static int parse_agg_version(struct pctx *c, struct kinf_discovery *d,
 		d->partial = true;
 		return 0;
 	}
-	if (find_version(g, name)) {
+	if (disc_find_version(g, name)) {
 		return 0;
 	}
-	if (!(v = add_version(g, name))) {
+	if (!(v = disc_add_version(g, name))) {
 		return -KINF_ENOMEM;
 	}
 	json_array_foreach(resources, i, e) {
 		char at[256];
-		at_path(at, sizeof(at), "%s.resources[%zu]", where, i);
+		disc_at_path(at, sizeof(at), "%s.resources[%zu]", where, i);
 		if ((rc = parse_agg_resource(c, v, e, at)) < 0) {
 			return rc;
 		}
@@ -531,54 +468,54 @@ static int parse_agg_group(struct pctx *c, struct kinf_discovery *d,
 	int rc;
 
 	if (!json_is_object(obj)) {
-		return type_error(c, where, "object");
+		return disc_type_error(c, where, "object");
 	}
-	if ((rc = member(c, obj, where, "metadata", J_OBJECT, &meta)) < 0 ||
-			(rc = member(c, obj, where, "versions", J_ARRAY,
+	if ((rc = disc_member(c, obj, where, "metadata", J_OBJECT, &meta)) < 0 ||
+			(rc = disc_member(c, obj, where, "versions", J_ARRAY,
 				&versions)) < 0) {
 		return rc;
 	}
 	if (meta) {
 		char at[256];
-		at_path(at, sizeof(at), "%s.metadata", where);
-		if ((rc = member_str(c, meta, at, "name", &name)) < 0) {
+		disc_at_path(at, sizeof(at), "%s.metadata", where);
+		if ((rc = disc_member_str(c, meta, at, "name", &name)) < 0) {
 			return rc;
 		}
 	}
-	if (find_group(d, name)) {
+	if (disc_find_group(d, name)) {
 		kinf_log(2, "discovery: %s: group \"%s\" listed twice", c->doc, name);
 		return 0;
 	}
-	if (!(g = add_group(d, name))) {
+	if (!(g = disc_add_group(d, name))) {
 		return -KINF_ENOMEM;
 	}
 	json_array_foreach(versions, i, e) {
 		char at[256];
-		at_path(at, sizeof(at), "%s.versions[%zu]", where, i);
+		disc_at_path(at, sizeof(at), "%s.versions[%zu]", where, i);
 		if ((rc = parse_agg_version(c, d, g, e, at)) < 0) {
 			return rc;
 		}
 	}
 	if (g->n_versions == 0) {
-		pop_group(d);
+		disc_pop_group(d);
 	}
 	return 0;
 }
 
 /* Walk an APIGroupDiscoveryList already loaded. */
-static int parse_agg_list(struct pctx *c, struct kinf_discovery *d,
+int disc_parse_agg_list(struct pctx *c, struct kinf_discovery *d,
 		json_t *root) {
 	json_t *items, *e;
 	size_t i;
 	int rc;
 
-	if ((rc = list_member(c, root, "APIGroupDiscoveryList", "items",
+	if ((rc = disc_list_member(c, root, "APIGroupDiscoveryList", "items",
 			&items)) < 0) {
 		return rc;
 	}
 	json_array_foreach(items, i, e) {
 		char at[64];
-		at_path(at, sizeof(at), "items[%zu]", i);
+		disc_at_path(at, sizeof(at), "items[%zu]", i);
 		if ((rc = parse_agg_group(c, d, e, at)) < 0) {
 			return rc;
 		}
@@ -586,16 +523,16 @@ static int parse_agg_list(struct pctx *c, struct kinf_discovery *d,
 	return 0;
 }
 
-static int parse_aggregated(struct kinf_discovery *d, const char *doc,
+int disc_parse_aggregated(struct kinf_discovery *d, const char *doc,
 		const char *data, size_t len, struct kinf_error *reterr) {
 	struct pctx c = { doc, reterr };
-	json_t *root = load_json(&c, data, len);
+	json_t *root = disc_load_json(&c, data, len);
 	int rc;
 
 	if (!root) {
 		return -KINF_EJSON;
 	}
-	rc = parse_agg_list(&c, d, root);
+	rc = disc_parse_agg_list(&c, d, root);
 	json_decref(root);
 	return rc;
 }
@@ -603,10 +540,10 @@ static int parse_aggregated(struct kinf_discovery *d, const char *doc,
 /* ---- legacy discovery (APIVersions, APIGroupList, APIResourceList) ---- */
 
 /* /api: APIVersions. Adds the core group with its versions, no resources. */
-static int parse_api_versions(struct kinf_discovery *d, const char *data,
+int disc_parse_api_versions(struct kinf_discovery *d, const char *data,
 		size_t len, struct kinf_error *reterr) {
 	struct pctx c = { "/api", reterr };
-	json_t *versions, *e, *root = load_list(&c, data, len, "APIVersions",
+	json_t *versions, *e, *root = disc_load_list(&c, data, len, "APIVersions",
 			"versions", &versions);
 	struct group *g = NULL;
 	size_t i;
@@ -619,17 +556,17 @@ static int parse_api_versions(struct kinf_discovery *d, const char *data,
 		const char *name = json_string_value(e);
 		if (!name || !*name) {
 			char at[64];
-			at_path(at, sizeof(at), "versions[%zu]", i);
-			rc = type_error(&c, at, "non-empty string");
+			disc_at_path(at, sizeof(at), "versions[%zu]", i);
+			rc = disc_type_error(&c, at, "non-empty string");
 			goto out;
 		}
-		if (!g && !(g = find_group(d, ""))) {
-			if (!(g = add_group(d, ""))) {
+		if (!g && !(g = disc_find_group(d, ""))) {
+			if (!(g = disc_add_group(d, ""))) {
 				rc = -KINF_ENOMEM;
 				goto out;
 			}
 		}
-		if (!find_version(g, name) && !add_version(g, name)) {
+		if (!disc_find_version(g, name) && !disc_add_version(g, name)) {
 			rc = -KINF_ENOMEM;
 			goto out;
 		}
@@ -643,10 +580,10 @@ out:
  * /apis: APIGroupList. Adds each group with the preferred version first,
  * then the others in the order listed (client-go's resource priority).
  */
-static int parse_group_list(struct kinf_discovery *d, const char *data,
+int disc_parse_group_list(struct kinf_discovery *d, const char *data,
 		size_t len, struct kinf_error *reterr) {
 	struct pctx c = { "/apis", reterr };
-	json_t *groups, *e, *root = load_list(&c, data, len, "APIGroupList",
+	json_t *groups, *e, *root = disc_load_list(&c, data, len, "APIGroupList",
 			"groups", &groups);
 	size_t i;
 	int rc = 0;
@@ -661,32 +598,32 @@ static int parse_group_list(struct kinf_discovery *d, const char *data,
 		char at[64];
 		size_t j;
 
-		at_path(at, sizeof(at), "groups[%zu]", i);
+		disc_at_path(at, sizeof(at), "groups[%zu]", i);
 		if (!json_is_object(e)) {
-			rc = type_error(&c, at, "object");
+			rc = disc_type_error(&c, at, "object");
 			goto out;
 		}
-		if ((rc = member_str(&c, e, at, "name", &name)) < 0 ||
-				(rc = member(&c, e, at, "versions", J_ARRAY,
+		if ((rc = disc_member_str(&c, e, at, "name", &name)) < 0 ||
+				(rc = disc_member(&c, e, at, "versions", J_ARRAY,
 					&versions)) < 0 ||
-				(rc = member(&c, e, at, "preferredVersion", J_OBJECT,
+				(rc = disc_member(&c, e, at, "preferredVersion", J_OBJECT,
 					&pv)) < 0) {
 			goto out;
 		}
-		if ((rc = check_nonempty(&c, at, "name", name)) < 0) {
+		if ((rc = disc_check_nonempty(&c, at, "name", name)) < 0) {
 			goto out;
 		}
 		if (pv) {
 			char pat[96];
-			at_path(pat, sizeof(pat), "%s.preferredVersion", at);
-			if ((rc = member_str(&c, pv, pat, "version", &preferred)) < 0) {
+			disc_at_path(pat, sizeof(pat), "%s.preferredVersion", at);
+			if ((rc = disc_member_str(&c, pv, pat, "version", &preferred)) < 0) {
 				goto out;
 			}
 		}
-		if (find_group(d, name)) {
+		if (disc_find_group(d, name)) {
 			continue;
 		}
-		if (!(g = add_group(d, name))) {
+		if (!(g = disc_add_group(d, name))) {
 			rc = -KINF_ENOMEM;
 			goto out;
 		}
@@ -695,30 +632,30 @@ static int parse_group_list(struct kinf_discovery *d, const char *data,
 			json_array_foreach(versions, j, ve) {
 				char vat[96];
 				const char *vname;
-				at_path(vat, sizeof(vat), "%s.versions[%zu]", at, j);
+				disc_at_path(vat, sizeof(vat), "%s.versions[%zu]", at, j);
 				if (!json_is_object(ve)) {
-					rc = type_error(&c, vat, "object");
+					rc = disc_type_error(&c, vat, "object");
 					goto out;
 				}
-				if ((rc = member_str(&c, ve, vat, "version", &vname)) < 0) {
+				if ((rc = disc_member_str(&c, ve, vat, "version", &vname)) < 0) {
 					goto out;
 				}
 				if (!*vname) {
-					rc = type_error(&c, vat, "version");
+					rc = disc_type_error(&c, vat, "version");
 					goto out;
 				}
 				if ((pass == 0) != (strcmp(vname, preferred) == 0) ||
-						find_version(g, vname)) {
+						disc_find_version(g, vname)) {
 					continue;
 				}
-				if (!add_version(g, vname)) {
+				if (!disc_add_version(g, vname)) {
 					rc = -KINF_ENOMEM;
 					goto out;
 				}
 			}
 		}
 		if (g->n_versions == 0) {
-			pop_group(d);
+			disc_pop_group(d);
 		}
 	}
 out:
@@ -727,10 +664,10 @@ out:
 }
 
 /* /api/V or /apis/G/V: APIResourceList, into v. */
-static int parse_resource_list(struct version *v, const char *doc,
+int disc_parse_resource_list(struct version *v, const char *doc,
 		const char *data, size_t len, struct kinf_error *reterr) {
 	struct pctx c = { doc, reterr };
-	json_t *resources, *e, *root = load_list(&c, data, len,
+	json_t *resources, *e, *root = disc_load_list(&c, data, len,
 			"APIResourceList", "resources", &resources);
 	size_t i;
 	int rc = 0;
@@ -744,34 +681,34 @@ static int parse_resource_list(struct version *v, const char *doc,
 		json_t *ns;
 		char at[64];
 
-		at_path(at, sizeof(at), "resources[%zu]", i);
+		disc_at_path(at, sizeof(at), "resources[%zu]", i);
 		if (!json_is_object(e)) {
-			rc = type_error(&c, at, "object");
+			rc = disc_type_error(&c, at, "object");
 			goto out;
 		}
-		if ((rc = member_str(&c, e, at, "name", &name)) < 0 ||
-				(rc = member_str(&c, e, at, "singularName",
+		if ((rc = disc_member_str(&c, e, at, "name", &name)) < 0 ||
+				(rc = disc_member_str(&c, e, at, "singularName",
 					&singular)) < 0 ||
-				(rc = member_str(&c, e, at, "kind", &kind)) < 0 ||
-				(rc = member(&c, e, at, "namespaced", J_BOOL, &ns)) < 0) {
+				(rc = disc_member_str(&c, e, at, "kind", &kind)) < 0 ||
+				(rc = disc_member(&c, e, at, "namespaced", J_BOOL, &ns)) < 0) {
 			goto out;
 		}
-		if ((rc = check_nonempty(&c, at, "name", name)) < 0) {
+		if ((rc = disc_check_nonempty(&c, at, "name", name)) < 0) {
 			goto out;
 		}
-		if ((rc = member_strv(&c, e, at, "verbs", &verbs)) < 0) {
+		if ((rc = disc_member_strv(&c, e, at, "verbs", &verbs)) < 0) {
 			goto out;
 		}
-		if ((rc = member_strv(&c, e, at, "shortNames", &short_names)) < 0) {
-			strv_free(verbs);
+		if ((rc = disc_member_strv(&c, e, at, "shortNames", &short_names)) < 0) {
+			disc_strv_free(verbs);
 			goto out;
 		}
-		if ((rc = member_strv(&c, e, at, "categories", &categories)) < 0) {
-			strv_free(verbs);
-			strv_free(short_names);
+		if ((rc = disc_member_strv(&c, e, at, "categories", &categories)) < 0) {
+			disc_strv_free(verbs);
+			disc_strv_free(short_names);
 			goto out;
 		}
-		rc = add_resource(v, name, singular, kind, ns && json_is_true(ns),
+		rc = disc_add_resource(v, name, singular, kind, ns && json_is_true(ns),
 				short_names, verbs, categories);
 		if (rc < 0) {
 			goto out;
@@ -784,23 +721,6 @@ out:
 
 /* ---- walking the model ---- */
 
-/*
- * A walk over the resources in priority order: each group in turn, each of
- * its versions (the preferred one first), each version's resources. group
- * (exact, or a prefix of the group's name when prefix is set) and version
- * restrict it when not NULL. Start one as (struct walk){ .d = d, filters };
- * g and v are the group and version of the resource walk_next last returned.
- */
-struct walk {
-	const struct kinf_discovery *d;
-	const char *group;
-	const char *version;
-	bool prefix;
-	size_t i, j, k;
-	struct group *g;
-	struct version *v;
-};
-
 static bool walk_group_matches(const struct walk *w, const char *name) {
 	if (!w->group) {
 		return true;
@@ -810,7 +730,7 @@ static bool walk_group_matches(const struct walk *w, const char *name) {
 }
 
 /* The next resource of the walk, or NULL at its end. */
-static struct res *walk_next(struct walk *w) {
+struct res *disc_walk_next(struct walk *w) {
 	for (; w->i < w->d->n_groups; w->i++, w->j = 0) {
 		struct group *g = &w->d->groups[w->i];
 		if (!walk_group_matches(w, g->name)) {
@@ -838,7 +758,7 @@ static struct res *walk_next(struct walk *w) {
  * structs at the strings, and list each resource once per group in its
  * preferred version for _count/_at (as ServerPreferredResources does).
  */
-static int finish(struct kinf_discovery *d) {
+int disc_finish(struct kinf_discovery *d) {
 	size_t total = 0, n = 0, first = 0;
 	const struct group *group = NULL;
 	struct walk w;
@@ -853,7 +773,7 @@ static int finish(struct kinf_discovery *d) {
 		}
 	}
 	w = (struct walk){ .d = d };
-	while ((r = walk_next(&w))) {
+	while ((r = disc_walk_next(&w))) {
 		r->pub.group = w.g->name;
 		r->pub.version = w.v->name;
 		r->pub.resource = r->name;
@@ -876,7 +796,7 @@ static int finish(struct kinf_discovery *d) {
 	}
 	/* Once per group: a later version's resource of the same name is left out. */
 	w = (struct walk){ .d = d };
-	while ((r = walk_next(&w))) {
+	while ((r = disc_walk_next(&w))) {
 		bool seen = false;
 		if (w.g != group) {
 			group = w.g;
@@ -903,15 +823,15 @@ int kinf_discovery_from_aggregated(const char *api_json, size_t api_len,
 		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
 	if (api_json &&
-			(rc = parse_aggregated(d, "/api", api_json, api_len, reterr)) < 0) {
+			(rc = disc_parse_aggregated(d, "/api", api_json, api_len, reterr)) < 0) {
 		goto fail;
 	}
 	if (apis_json &&
-			(rc = parse_aggregated(d, "/apis", apis_json, apis_len,
+			(rc = disc_parse_aggregated(d, "/apis", apis_json, apis_len,
 				reterr)) < 0) {
 		goto fail;
 	}
-	if ((rc = finish(d)) < 0) {
+	if ((rc = disc_finish(d)) < 0) {
 		kinf_error_set(reterr, rc, "out of memory");
 		goto fail;
 	}
@@ -929,7 +849,7 @@ static const struct res *find_name(const struct kinf_discovery *d,
 	struct walk w = { .d = d, .group = group, .version = version };
 	const struct res *r;
 
-	while ((r = walk_next(&w))) {
+	while ((r = disc_walk_next(&w))) {
 		if (strcmp(r->name, name) == 0 || strcmp(r->singular, name) == 0) {
 			return r;
 		}
@@ -948,7 +868,7 @@ static const struct res *find_short(const struct kinf_discovery *d,
 	struct walk w = { .d = d, .group = group, .prefix = prefix };
 	const struct res *r;
 
-	while ((r = walk_next(&w))) {
+	while ((r = disc_walk_next(&w))) {
 		for (char **s = r->short_names; *s; s++) {
 			if (strcmp(*s, name) == 0) {
 				*ret_group = w.g->name;
@@ -999,7 +919,7 @@ static const struct res *lookup_kind(const struct kinf_discovery *d,
 	struct walk w = { .d = d, .group = group, .version = version };
 	const struct res *r;
 
-	while ((r = walk_next(&w))) {
+	while ((r = disc_walk_next(&w))) {
 		if (strcasecmp(r->kind, kind) == 0) {
 			return r;
 		}
@@ -1022,7 +942,7 @@ static const char *suggest(const struct kinf_discovery *d, const char *name,
 	if (len < 2) {
 		return NULL;
 	}
-	while ((r = walk_next(&w))) {
+	while ((r = disc_walk_next(&w))) {
 		const char *cands[2] = { r->name, r->singular };
 		for (size_t c = 0; c < 2; c++) {
 			size_t dist = kinf_editdist(name, cands[c], limit);
@@ -1059,7 +979,7 @@ static int not_found(const struct kinf_discovery *d, const char *name,
 			*p = (char)tolower((unsigned char)*p);
 		}
 		/* A group that does not exist gets no hint. */
-		if (!group || find_group(d, group)) {
+		if (!group || disc_find_group(d, group)) {
 			hint = suggest(d, lower, group);
 		}
 	}
@@ -1352,7 +1272,7 @@ fail:
  * Write the cache file atomically: a temporary file in the same directory
  * (mkstemp: mode 0600), then rename. Failures are logged, never fatal.
  */
-static void cache_write(const char *dir, const char *server,
+void disc_cache_write(const char *dir, const char *server,
 		const struct kinf_discovery *d) {
 	struct kinf_buf path = {0}, tmp = {0};
 	json_t *root = json_object();
@@ -1481,7 +1401,7 @@ out:
  * Read a fresh cache for server. 0 with *ret set, or 1 for a miss (absent,
  * stale, another server's, or unreadable: a corrupt file is only logged).
  */
-static int cache_read(const char *dir, const char *server, long ttl_s,
+int disc_cache_read(const char *dir, const char *server, long ttl_s,
 		struct kinf_discovery **ret) {
 	struct kinf_buf path = {0}, data = {0};
 	struct kinf_error err = {0};
@@ -1506,10 +1426,10 @@ static int cache_read(const char *dir, const char *server, long ttl_s,
 		goto out;
 	}
 	rc = 1;
-	if (!(root = load_json(&c, data.data, data.len))) {
+	if (!(root = disc_load_json(&c, data.data, data.len))) {
 		goto corrupt;
 	}
-	if (check_kind(&c, root, CACHE_KIND) < 0) {
+	if (disc_check_kind(&c, root, CACHE_KIND) < 0) {
 		goto corrupt;
 	}
 	v = json_object_get(root, "version");
@@ -1520,11 +1440,11 @@ static int cache_read(const char *dir, const char *server, long ttl_s,
 	}
 	v = json_object_get(root, "fetchTime");
 	if (!json_is_integer(v)) {
-		type_error(&c, "fetchTime", "integer");
+		disc_type_error(&c, "fetchTime", "integer");
 		goto corrupt;
 	}
 	fetched = json_integer_value(v);
-	if (member_str(&c, root, "", "server", &s) < 0) {
+	if (disc_member_str(&c, root, "", "server", &s) < 0) {
 		goto corrupt;
 	}
 	if (strcmp(s, server) != 0) {
@@ -1536,17 +1456,17 @@ static int cache_read(const char *dir, const char *server, long ttl_s,
 		kinf_log(2, "discovery: cache %s is stale", path.data);
 		goto out;
 	}
-	if (member(&c, root, "", "discovery", J_OBJECT, &model) < 0) {
+	if (disc_member(&c, root, "", "discovery", J_OBJECT, &model) < 0) {
 		goto corrupt;
 	}
 	if (!model) {
-		type_error(&c, "discovery", "object");
+		disc_type_error(&c, "discovery", "object");
 		goto corrupt;
 	}
 	if (!(d = calloc(1, sizeof(*d)))) {
 		goto out;
 	}
-	if (parse_agg_list(&c, d, model) < 0 || finish(d) < 0) {
+	if (disc_parse_agg_list(&c, d, model) < 0 || disc_finish(d) < 0) {
 		goto corrupt;
 	}
 	d->from_cache = true;
@@ -1696,12 +1616,12 @@ static int fetch_versions(struct fetcher *f, struct kinf_discovery *d,
 					rc == 1 ? "not found" : err.message);
 			kinf_http_response_release(&resp);
 			d->partial = true;
-			remove_version(g, i);
+			disc_remove_version(g, i);
 			rc = 0;
 			continue;
 		}
 		if (rc == 0) {
-			rc = parse_resource_list(v, path.data, resp.body.data,
+			rc = disc_parse_resource_list(v, path.data, resp.body.data,
 					resp.body.len, &err);
 		}
 		kinf_http_response_release(&resp);
@@ -1731,22 +1651,22 @@ static int fetch_all(struct fetcher *f, struct kinf_discovery *d,
 			kinf_log(2, "discovery: %s not served", docs[i]);
 			rc = 0;
 		} else if (rc == 0 && kinf_discovery_is_aggregated(resp.content_type)) {
-			rc = parse_aggregated(d, docs[i], resp.body.data, resp.body.len,
+			rc = disc_parse_aggregated(d, docs[i], resp.body.data, resp.body.len,
 					reterr);
 		} else if (rc == 0) {
 			kinf_log(2, "discovery: %s is not aggregated (%s)", docs[i],
 					resp.content_type ? resp.content_type : "no type");
 			if (i == 0) {
-				rc = parse_api_versions(d, resp.body.data, resp.body.len,
+				rc = disc_parse_api_versions(d, resp.body.data, resp.body.len,
 						reterr);
 			} else {
-				rc = parse_group_list(d, resp.body.data, resp.body.len,
+				rc = disc_parse_group_list(d, resp.body.data, resp.body.len,
 						reterr);
 			}
 			for (size_t j = first; j < d->n_groups && rc == 0; ) {
 				rc = fetch_versions(f, d, &d->groups[j], reterr);
 				if (rc == 0 && d->groups[j].n_versions == 0) {
-					remove_group(d, j);
+					disc_remove_group(d, j);
 				} else {
 					j++;
 				}
@@ -1757,7 +1677,7 @@ static int fetch_all(struct fetcher *f, struct kinf_discovery *d,
 	return rc;
 }
 
-static int http_fetch(const char *path, const char *accept,
+int disc_http_fetch(const char *path, const char *accept,
 		struct kinf_http_response *ret_resp, struct kinf_error *reterr,
 		void *userdata) {
 	struct kinf_http_request req = {
@@ -1783,7 +1703,7 @@ int kinf_discovery_load_with(kinf_discovery_fetch_func fetch, void *userdata,
 	}
 	ttl = opts->ttl_s > 0 ? opts->ttl_s : DEFAULT_TTL_S;
 	dir = server ? kinf_discovery_cache_dir(server, opts) : NULL;
-	if (dir && !opts->refresh && cache_read(dir, server, ttl, &d) == 0) {
+	if (dir && !opts->refresh && disc_cache_read(dir, server, ttl, &d) == 0) {
 		*ret = d;
 		free(dir);
 		return 0;
@@ -1795,12 +1715,12 @@ int kinf_discovery_load_with(kinf_discovery_fetch_func fetch, void *userdata,
 	if ((rc = fetch_all(&f, d, reterr)) < 0) {
 		goto out;
 	}
-	if ((rc = finish(d)) < 0) {
+	if ((rc = disc_finish(d)) < 0) {
 		kinf_error_set(reterr, rc, "out of memory");
 		goto out;
 	}
 	if (dir && !d->partial) {
-		cache_write(dir, server, d);
+		disc_cache_write(dir, server, d);
 	}
 	*ret = d;
 	d = NULL;
@@ -1839,13 +1759,13 @@ int kinf_discovery_resolve_deferred_with(struct kinf_discovery **disc,
 int kinf_discovery_resolve_deferred(struct kinf_discovery **disc, struct kinf_http *http,
 		const struct kinf_discovery_opts *opts, const char *name,
 		const struct kinf_resource **ret, struct kinf_error *reterr) {
-	return kinf_discovery_resolve_deferred_with(disc, http_fetch, http,
+	return kinf_discovery_resolve_deferred_with(disc, disc_http_fetch, http,
 			kinf_http_server(http), opts, name, ret, reterr);
 }
 
 int kinf_discovery_load(struct kinf_http *http,
 		const struct kinf_discovery_opts *opts,
 		struct kinf_discovery **ret, struct kinf_error *reterr) {
-	return kinf_discovery_load_with(http_fetch, http, kinf_http_server(http),
+	return kinf_discovery_load_with(disc_http_fetch, http, kinf_http_server(http),
 			opts, ret, reterr);
 }
