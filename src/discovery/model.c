@@ -20,7 +20,7 @@
 #include "err.h"
 #include "http.h"
 #include "log.h"
-#include "discovery/discovery_int.h"
+#include "discovery_int.h"
 
 void disc_strv_free(char **v) {
 	if (!v) {
