@@ -19,7 +19,8 @@ struct kinf_http_response;
  * API discovery and resource-name resolution as kubectl does them:
  * aggregated discovery (/api and /apis with apidiscovery.k8s.io/v2) with a
  * fallback to the legacy per-group documents, cached on disk under
- * $XDG_CACHE_HOME/kinf/discovery/<server>/ with a TTL.
+ * $XDG_CACHE_HOME/kinf/discovery/<server>/ with a TTL. Implemented in
+ * src/discovery/ (its file map: discovery_int.h).
  */
 struct kinf_discovery;
 

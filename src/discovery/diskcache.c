@@ -11,10 +11,10 @@
 
 #include <jansson.h>
 
+#include "buf.h"
 #include "discovery.h"
 #include "discovery_int.h"
 #include "err.h"
-#include "buf.h"
 #include "log.h"
 
 /* ---- the disk cache ---- */

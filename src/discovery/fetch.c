@@ -1,13 +1,12 @@
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "buf.h"
 #include "discovery.h"
 #include "discovery_int.h"
 #include "err.h"
-#include "buf.h"
 #include "http.h"
 #include "log.h"
 

@@ -1,26 +1,16 @@
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
-#include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "buf.h"
 #include "discovery.h"
-#include "editdist.h"
-#include "err.h"
-#include "http.h"
-#include "log.h"
 #include "discovery_int.h"
+#include "err.h"
 
 void disc_strv_free(char **v) {
 	if (!v) {

@@ -4,11 +4,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "buf.h"
 #include "discovery.h"
 #include "discovery_int.h"
-#include "err.h"
-#include "buf.h"
 #include "editdist.h"
+#include "err.h"
+#include "http.h"
 #include "log.h"
 
 /* ---- resolution ---- */
