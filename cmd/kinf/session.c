@@ -268,10 +268,7 @@ int session_add_to_set(struct session *s, size_t i) {
 	struct kinf_error err = {0};
 	struct member *m = s->members[i];
 	struct kinf_informer_opts io = informer_opts(s, m);
-	struct kinf_informerset_follow follow = {
-		.joined = session_namespace_joined, .left = session_namespace_left, .userdata = s,
-	};
-	int rc = m->hidden ? kinf_informerset_follow(s->set, &io, &follow, NULL, &err) :
+	int rc = m->hidden ? kinf_informerset_follow(s->set, &io, &s->follow, NULL, &err) :
 		m->own_namespace ? kinf_informerset_add_in(s->set, &io, m->follower,
 				m->own_namespace, NULL, &err) :
 		kinf_informerset_add(s->set, &io, NULL, &err);

@@ -190,6 +190,9 @@ int session_watch_namespaces(struct session *s, size_t c) {
 	m->ctx = c;
 	m->res = res;
 	m->hidden = true;
+	s->follow = (struct kinf_informerset_follow){
+		.joined = session_namespace_joined, .left = session_namespace_left, .userdata = s,
+	};
 	int status = session_member_init(s, m, true);
 	if (status == EXIT_OK) {
 		/* Named in its messages: the user did not ask for namespaces. */

@@ -69,6 +69,8 @@ struct session {
 	 */
 	struct wants *dyn;
 	struct kinf_http **review_http;
+	/* How the namespaces watched for --accessible are followed (the set's joined, left). */
+	struct kinf_informerset_follow follow;
 	bool strip_managed_fields;	/* kept, but not for -o json or yaml */
 	int from_fd;			/* --from */
 	atomic_bool progress_shown;	/* written by the reflector thread */
