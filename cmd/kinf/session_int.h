@@ -10,13 +10,16 @@
 #include "session.h"
 
 /*
- * The session's parts (session.h is what the commands see):
- *   session.c             the informers built into a set, started, popped
- *                         until the end; stats and --dump-on-exit
+ * The session's parts (session.h is what the commands see), each calling
+ * only those below it:
+ *   session.c             the session: its members into a set, started,
+ *                         popped until the end; stats and --dump-on-exit
  *   session_targets.c     the command line's types, names, namespaces and
  *                         contexts resolved into members
  *   session_accessible.c  -A --accessible: the access reviews, and the
  *                         members of namespaces as they join
+ *   session_members.c     one member: made, named, its informer's options,
+ *                         into the set
  */
 
 /* One informer of the session: a resource in a namespace (or all) of a context. */
@@ -84,19 +87,9 @@ struct wants {
 	size_t n;
 };
 
-/* session.c */
-struct member *session_new_member(struct session *s);
-int session_member_init(struct session *s, struct member *m, bool clone_http);
-int session_member_selectors(struct session *s, struct member *m);
-int session_add_to_set(struct session *s, size_t i);
-void session_drop_last_member(struct session *s);
-char *session_resource_name_of(const struct kinf_resource *res);
-
 /* session_targets.c */
 int session_expand_list(struct cli *cli, const char *const *args, size_t n_args,
 		const char *what, struct kinf_strv *ret);
-int session_resolve(struct cli *cli, const char *name, const struct kinf_resource **ret,
-		struct kinf_error *err);
 void session_wants_release(struct wants *w);
 int session_connect_members(struct session *s, const struct session_target *targets,
 		size_t n_targets);
@@ -110,5 +103,19 @@ void session_namespace_joined(struct kinf_informerset *set, size_t follower,
 		const char *ns, void *userdata);
 void session_namespace_left(struct kinf_informerset *set, size_t member, int rc,
 		void *userdata);
+
+/* session_members.c */
+int session_resolve(struct cli *cli, const char *name, const struct kinf_resource **ret,
+		struct kinf_error *err);
+/* A new, empty member at the end of s->members; NULL when out of memory. */
+struct member *session_new_member(struct session *s);
+/* Fill m (cli, res and namespace set) with its path, names and HTTP client. */
+int session_member_init(struct session *s, struct member *m, bool clone_http);
+int session_member_selectors(struct session *s, struct member *m);
+int session_add_to_set(struct session *s, size_t i);
+/* The last member, not in the set, goes (what it holds with it). */
+void session_drop_last_member(struct session *s);
+/* "deployments.apps" (caller frees), or NULL when out of memory. */
+char *session_resource_name_of(const struct kinf_resource *res);
 
 #endif

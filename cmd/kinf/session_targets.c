@@ -42,17 +42,6 @@ int session_expand_list(struct cli *cli, const char *const *args, size_t n_args,
 	return EXIT_OK;
 }
 
-/*
- * Resolve one resource type in cli's discovery, asking the server again
- * when a cached discovery lacks it (a new CRD). Returns 0 or the error
- * (not printed) in err.
- */
-int session_resolve(struct cli *cli, const char *name, const struct kinf_resource **ret,
-		struct kinf_error *err) {
-	struct kinf_discovery_opts dopts = { .refresh = cli->refresh };
-	return kinf_discovery_resolve_deferred(&cli->disc, cli->http, &dopts, name, ret, err);
-}
-
 void session_wants_release(struct wants *w) {
 	for (size_t i = 0; i < w->n; i++) {
 		free(w->v[i].names);
