@@ -106,17 +106,20 @@ static bool sleep_ms(struct kinf_reflector *r, long ms) {
 /*
  * client-go's exponential backoff manager with jitter 1.0: each delay is
  * d + rand * d, d doubling from 800 ms to 30 s, back to 800 ms when no
- * backoff was needed for 2 minutes.
+ * backoff was needed for 2 minutes (or as the options say).
  */
 static bool backoff(struct kinf_reflector *r, const char *why) {
+	long init = r->opts.backoff_init_ms > 0 ? r->opts.backoff_init_ms : BACKOFF_INIT_MS;
+	long max = r->opts.backoff_max_ms > 0 ? r->opts.backoff_max_ms : BACKOFF_MAX_MS;
+	long reset = r->opts.backoff_reset_ms > 0 ? r->opts.backoff_reset_ms : BACKOFF_RESET_MS;
 	long long now = kinf_clock_now_ms();
 	long long since = now - r->last_backoff_ms;
-	if (r->backoff_ms == 0 || since > BACKOFF_RESET_MS) {
-		r->backoff_ms = BACKOFF_INIT_MS;
+	if (r->backoff_ms == 0 || since > reset) {
+		r->backoff_ms = init;
 	} else {
 		r->backoff_ms *= 2;
-		if (r->backoff_ms > BACKOFF_MAX_MS) {
-			r->backoff_ms = BACKOFF_MAX_MS;
+		if (r->backoff_ms > max) {
+			r->backoff_ms = max;
 		}
 	}
 	r->last_backoff_ms = now;

@@ -37,6 +37,16 @@ struct kinf_reflector_opts {
 	bool watch_list;		/* try sendInitialEvents first */
 	long resync_ms;			/* 0: no resync */
 	long watch_timeout_s;		/* 0: random in [300, 600) as client-go */
+	/*
+	 * The backoff between failed attempts (the backoff manager a
+	 * client-go caller may give NewReflectorWithOptions): the first
+	 * delay, the longest, and how long without one puts it back to the
+	 * first; each delay gets up to as much again as jitter. 0: client-go's
+	 * 800 ms, 30 s and 2 minutes.
+	 */
+	long backoff_init_ms;
+	long backoff_max_ms;
+	long backoff_reset_ms;
 	struct kinf_object_limits limits;
 	/*
 	 * Called from the reflector thread after each failed ListAndWatch

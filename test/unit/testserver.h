@@ -6,7 +6,9 @@
  * it answers each request with the next of a script of raw responses (then
  * 599 "Script Ended") and keeps the request heads, in order. One
  * connection at a time, kept alive until the client closes it: scripts for
- * clients that open several connections say "Connection: close".
+ * clients that open several connections say "Connection: close". A
+ * response that starts with "DELAY <ms>\n" is sent that long after the
+ * request (a server that thinks, or a watch that stays quiet).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -71,6 +73,14 @@ static void *server_main(void *userdata) {
 			const char *resp = s->script[s->next] ? s->script[s->next++] :
 				"HTTP/1.1 599 Script Ended\r\nContent-Length: 0\r\n\r\n";
 			pthread_mutex_unlock(&s->lock);
+			if (strncmp(resp, "DELAY ", 6) == 0) {
+				long ms = strtol(resp + 6, NULL, 10);
+				for (long waited = 0; waited < ms && !atomic_load(&s->stop);
+						waited += 10) {
+					poll(NULL, 0, 10);
+				}
+				resp = strchr(resp, '\n') + 1;
+			}
 			size_t off = 0, len = strlen(resp);
 			while (off < len) {
 				ssize_t n = write(c, resp + off, len - off);
