@@ -858,22 +858,23 @@ static int run_nodes(const struct kinf_jsonpath *jp, size_t from, size_t to,
 	return rc;
 }
 
-int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
+static int execute(const struct kinf_jsonpath *jp, json_t *data, bool as_json,
 		struct kinf_buf *out, struct kinf_error *reterr) {
-	int rc = run_nodes(jp, 0, jp->n, data, data, false, out);
+	int rc = run_nodes(jp, 0, jp->n, data, data, as_json, out);
 	if (rc < 0) {
 		return kinf_error_set(reterr, -rc, "out of memory");
 	}
 	return 0;
 }
 
+int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
+		struct kinf_buf *out, struct kinf_error *reterr) {
+	return execute(jp, data, false, out, reterr);
+}
+
 int kinf_jsonpath_execute_json(const struct kinf_jsonpath *jp, json_t *data,
 		struct kinf_buf *out, struct kinf_error *reterr) {
-	int rc = run_nodes(jp, 0, jp->n, data, data, true, out);
-	if (rc < 0) {
-		return kinf_error_set(reterr, -rc, "out of memory");
-	}
-	return 0;
+	return execute(jp, data, true, out, reterr);
 }
 
 json_t *kinf_jsonpath_values(const char *expression, json_t *data,
