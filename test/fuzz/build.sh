@@ -28,13 +28,20 @@ cflags=(-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L "-DKINF_VERSION=\"${version:-0
 	-Wall -Wextra -Wno-unused-parameter -Werror
 	-fno-omit-frame-pointer -fno-sanitize-recover=undefined
 	-I"$srcdir" $(pkg-config --cflags $pkgs))
+# Every layer's folder on the include path, as meson has them (src/meson.build).
+for dir in "$srcdir"/*/; do
+	cflags+=(-I"${dir%/}")
+done
 libs=($(pkg-config --libs $pkgs) -lpthread)
 
-# The library: every src/*.c, instrumented for coverage but without main().
+# The library: every .c below src/, instrumented for coverage but without
+# main(); src/client/kubeconfig/load.c is obj/client_kubeconfig_load.o.
 objs=()
 pids=()
-for src in "$srcdir"/*.c; do
-	obj=$out/obj/$(basename "$src" .c).o
+while IFS= read -r src; do
+	rel=${src#"$srcdir"/}
+	obj=$out/obj/${rel//\//_}
+	obj=${obj%.c}.o
 	objs+=("$obj")
 	if [[ ! -e $obj || $src -nt $obj || -n $(find "$srcdir" -name '*.h' -newer "$obj") ]]; then
 		# buf.c's byte loops (zeroing secrets) are not worth coverage
@@ -44,7 +51,7 @@ for src in "$srcdir"/*.c; do
 		"$CC" "${cflags[@]}" -fsanitize=$san -c "$src" -o "$obj" &
 		pids+=($!)
 	fi
-done
+done < <(find "$srcdir" -name '*.c' | sort)
 for p in "${pids[@]}"; do
 	wait "$p"
 done
