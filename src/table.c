@@ -187,12 +187,24 @@ static char *upper(const char *s) {
 	return u;
 }
 
-/* A cell as kubectl prints it: fmt's %v of the decoded JSON value. */
+/*
+ * A cell as kubectl's printTable prints it: a string up to its first line
+ * break, then "..."; null as nothing; anything else fmt's %v of the
+ * decoded JSON value.
+ */
 static char *cell_text(json_t *v) {
 	char num[64];
 	switch (json_typeof(v)) {
-	case JSON_STRING:
-		return strdup(json_string_value(v));
+	case JSON_STRING: {
+		const char *s = json_string_value(v);
+		size_t n = strcspn(s, "\f\n\r");
+		char *t = malloc(n + 4);
+		if (t) {
+			memcpy(t, s, n);
+			strcpy(t + n, s[n] ? "..." : "");
+		}
+		return t;
+	}
 	case JSON_INTEGER:
 		snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		return strdup(num);
@@ -203,7 +215,7 @@ static char *cell_text(json_t *v) {
 	case JSON_FALSE:
 		return strdup("false");
 	case JSON_NULL:
-		return strdup("<none>");
+		return strdup("");
 	default:
 		return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	}

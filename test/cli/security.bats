@@ -518,6 +518,9 @@ BAD_BYTES=(
 # 0 ; title BEL, ESC [ 2 J, CR LF, DEL, U+0085, U+202E, U+2066), and what
 # kinf must print for it.
 EVIL_SHOWN='^[]0;pwned^G^[[2J\r\nkinf: fake line^?\u0085\u202eevil\u2066'
+# In a Table's cell, as kubectl's printTable prints one: up to its first
+# line break, then "...".
+EVIL_CELL='^[]0;pwned^G^[[2J...'
 
 # terminal_safe FILE...: each FILE is valid UTF-8 and holds no control
 # character but newline, no DEL, no C1 control and no bidi control.
@@ -561,14 +564,14 @@ shown() {
 	assert_success
 	[[ ${#lines[@]} -eq 2 ]]	# a header and one row: no line from a CR LF
 	assert_line --index 0 --regexp '^NAME +STATUS\^\[\]0;PWNED\^G\^\[\[2J\\r\\nKINF: FAKE LINE\^\?\\u0085\\u202eEVIL\\u2066$'
-	assert_line --index 1 "p$EVIL_SHOWN   Running$EVIL_SHOWN"
+	assert_line --index 1 "p$EVIL_CELL   Running$EVIL_CELL"
 	shown list pods -o wide
 	assert_success
-	assert_line --index 1 --partial "   n$EVIL_SHOWN"
+	assert_line --index 1 --partial "   n$EVIL_CELL"
 	shown list pods -A
 	assert_success
 	assert_line --index 1 --regexp "^ns"
-	assert_line --index 1 --partial "ns$EVIL_SHOWN   p$EVIL_SHOWN   "
+	assert_line --index 1 --partial "ns$EVIL_SHOWN   p$EVIL_CELL   "
 	shown list pods -o name
 	assert_success
 	assert_output "pod/p$EVIL_SHOWN"
@@ -623,7 +626,7 @@ print(json.dumps({"type": "ADDED", "object": {"kind": "Pod", "apiVersion": "v1",
 ' > "$BATS_TEST_TMPDIR/s"
 	shown watch --from "$BATS_TEST_TMPDIR/s"
 	assert_success
-	assert_line --index 1 --partial "ns$EVIL_SHOWN   p$EVIL_SHOWN   "
+	assert_line --index 1 --partial "ns$EVIL_SHOWN   p$EVIL_CELL   "
 	shown index pods --from "$BATS_TEST_TMPDIR/s" --by namespace --keys
 	assert_success
 	assert_output "ns$EVIL_SHOWN/p$EVIL_SHOWN"

@@ -127,7 +127,7 @@ static const char columns[] =
 static char *server_table(const struct kinf_table_server_opts *opts,
 		const char *cols, int *ret_rc) {
 	static char k1[] = "default/web-1", j1[] = "{\"cells\":[\"web-1\",\"1/1\",0,\"10.0.0.1\"]}";
-	static char k2[] = "kube-system/dns", j2[] = "{\"cells\":[\"dns\",\"0/1\",1234567.0,null]}";
+	static char k2[] = "kube-system/dns", j2[] = "{\"cells\":[\"dns\\nmore\",\"0/1\",1234567.0,null]}";
 	const struct kinf_list_row rows[] = {
 		{ k1, j1, sizeof(j1) - 1 },
 		{ k2, j2, sizeof(j2) - 1 },
@@ -146,28 +146,29 @@ static void test_server_table(void) {
 	struct kinf_table_server_opts opts = {0};
 	int rc;
 	char *s = server_table(&opts, columns, &rc);
-	is_str(s, "NAME    READY   RESTARTS\nweb-1   1/1     0\ndns     0/1     1.234567e+06\n",
-			"headers upper-cased, priority 1 hidden, cells as Go's %%v (a float too)");
+	is_str(s, "NAME     READY   RESTARTS\nweb-1    1/1     0\ndns...   0/1     1.234567e+06\n",
+			"headers upper-cased, priority 1 hidden, cells as Go's %%v (a float too), "
+			"a string to its first line break");
 	free(s);
 
 	opts.wide = true;
 	s = server_table(&opts, columns, &rc);
-	is_str(s, "NAME    READY   RESTARTS       IP\nweb-1   1/1     0              10.0.0.1\n"
-			"dns     0/1     1.234567e+06   <none>\n", "-o wide: priority 1 too, null <none>");
+	is_str(s, "NAME     READY   RESTARTS       IP\nweb-1    1/1     0              10.0.0.1\n"
+			"dns...   0/1     1.234567e+06   \n", "-o wide: priority 1 too, null as nothing");
 	free(s);
 
 	opts = (struct kinf_table_server_opts){ .with_namespace = true, .no_headers = true,
 		.name_prefix = "pod/" };
 	s = server_table(&opts, columns, &rc);
-	is_str(s, "default       pod/web-1   1/1   0\nkube-system   pod/dns     0/1   1.234567e+06\n",
+	is_str(s, "default       pod/web-1    1/1   0\nkube-system   pod/dns...   0/1   1.234567e+06\n",
 			"NAMESPACE from the key, kind/name in NAME, no headers");
 	free(s);
 
 	const char *const contexts[] = { "kind-a", "kind-b" };
 	opts = (struct kinf_table_server_opts){ .contexts = contexts };
 	s = server_table(&opts, columns, &rc);
-	is_str(s, "CONTEXT   NAME    READY   RESTARTS\nkind-a    web-1   1/1     0\n"
-			"kind-b    dns     0/1     1.234567e+06\n", "a CONTEXT column first");
+	is_str(s, "CONTEXT   NAME     READY   RESTARTS\nkind-a    web-1    1/1     0\n"
+			"kind-b    dns...   0/1     1.234567e+06\n", "a CONTEXT column first");
 	free(s);
 
 	opts = (struct kinf_table_server_opts){0};
