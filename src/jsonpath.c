@@ -877,6 +877,13 @@ int kinf_jsonpath_execute_json(const struct kinf_jsonpath *jp, json_t *data,
 	return execute(jp, data, true, out, reterr);
 }
 
+json_t *kinf_jsonpath_find(const struct kinf_jsonpath *jp, json_t *data) {
+	if (jp->n != 1 || jp->nodes[0].kind != NODE_EXPR) {
+		return NULL;
+	}
+	return eval_expr(jp->nodes[0].expr, data, data);
+}
+
 json_t *kinf_jsonpath_values(const char *expression, json_t *data,
 		struct kinf_error *reterr) {
 	struct kinf_buf t = {0};
@@ -906,13 +913,9 @@ json_t *kinf_jsonpath_values(const char *expression, json_t *data,
 	}
 	if (kinf_buf_printf(&t, "{.%.*s}", (int)len, inner) < 0) {
 		kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
-	} else if (kinf_jsonpath_parse(t.data, &jp, reterr) == 0) {
-		if (jp->n == 1 && jp->nodes[0].kind == NODE_EXPR) {
-			out = eval_expr(jp->nodes[0].expr, data, data);
-		} else {
-			kinf_error_set(reterr, KINF_EINVAL,
-					"\"%s\": one expression expected", expression);
-		}
+	} else if (kinf_jsonpath_parse(t.data, &jp, reterr) == 0 &&
+			!(out = kinf_jsonpath_find(jp, data))) {
+		kinf_error_set(reterr, KINF_EINVAL, "\"%s\": one expression expected", expression);
 	}
 	kinf_jsonpath_free(jp);
 	kinf_buf_release(&t);

@@ -37,6 +37,14 @@ int kinf_jsonpath_execute_json(const struct kinf_jsonpath *jp, json_t *data,
 		struct kinf_buf *out, struct kinf_error *reterr);
 
 /*
+ * The values a template of one expression ("{.spec.x}") reaches in data,
+ * as a new JSON array (caller decrefs): client-go's FindResults, as the
+ * apiserver's CRD printer columns take it. NULL for a template of text
+ * or several expressions.
+ */
+json_t *kinf_jsonpath_find(const struct kinf_jsonpath *jp, json_t *data);
+
+/*
  * Evaluate one expression as kubectl's custom-columns and wait --for take
  * it (RelaxedJSONPathExpression: "status.phase", ".status.phase",
  * "{status.phase}" or "{.status.phase}", no brace inside) and return every value it reaches as a new JSON array

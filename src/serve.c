@@ -10,6 +10,7 @@
 #include "http.h"
 #include "indexfuncs.h"
 #include "json.h"
+#include "kindcols.h"
 #include "serveint.h"
 
 /*
@@ -144,6 +145,7 @@ static void coll_free(struct serve_coll *c) {
 	kinf_strv_release(&c->short_names);
 	kinf_strv_release(&c->categories);
 	kinf_strv_release(&c->namespaces);
+	kinf_kindcols_unref(c->columns);
 	serve_coll_warnings_release(c);
 	for (size_t i = 0; i < sizeof(c->snap_cache) / sizeof(c->snap_cache[0]); i++) {
 		serve_snap_unref(c->snap_cache[i]);
@@ -254,6 +256,7 @@ static struct serve_coll *coll_new(struct kinf_serve *srv, size_t ctx,
 	c->singular = strdup(src->singular && src->singular[0] ? src->singular : "");
 	c->kind = strdup(src->kind);
 	c->namespaced = src->namespaced;
+	c->columns = kinf_kindcols_for(src->group, src->kind);
 	c->rv_numeric = true;
 	c->next_seq = 1;
 	c->cap = srv->opts.window;

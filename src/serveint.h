@@ -218,6 +218,7 @@ struct serve_coll {
 	struct kinf_strv short_names;
 	struct kinf_strv categories;
 	struct kinf_strv namespaces;	/* served namespaces; empty: all */
+	const struct kinf_kindcols *columns;	/* its Tables' (a reference) */
 	size_t n_label_indexes;		/* made on demand for label selectors */
 	size_t n_query_indexes;		/* made on demand by serveindex.c */
 	size_t n_sources, n_synced, n_failed;
@@ -391,14 +392,14 @@ void serve_list(struct serve_request *r, struct serve_coll *c);
  */
 int serve_list_head(struct kinf_buf *b, const struct serve_coll *c,
 		const struct serve_list_spec *spec);
-/* The Table's columnDefinitions JSON array for c's kind (wide columns priority 1). */
+/* The Table's columnDefinitions JSON array: c->columns' (kindcols.h). */
 int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out);
 /*
- * One Table row {"cells":[...],"object":...} of obj; include is "None",
- * "Metadata" or "Object". 0, -KINF_ENOMEM, or the error of
- * kinf_kindcols_append() with reterr naming the object and the field (a
- * number beyond float64's range: no cells for it, as the apiserver's
- * table convertor fails).
+ * One Table row {"cells":[...],"object":...} of obj (a finished pod's
+ * "conditions" too); include is "None", "Metadata" or "Object". 0,
+ * -KINF_ENOMEM, or the error of kinf_kindcols_row_json() with reterr
+ * naming the object and the field (a number beyond float64's range: no
+ * cells for it, as the apiserver's table convertor fails).
  */
 int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
 		const char *include, struct kinf_buf *out, struct kinf_error *reterr);

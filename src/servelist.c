@@ -432,39 +432,8 @@ int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj
 	return rc;
 }
 
-/* "NOMINATED NODE" -> "Nominated node": the apiserver's column names; kubectl upper-cases them. */
-static void column_name(const char *header, struct kinf_buf *out) {
-	for (const char *p = header; *p; p++) {
-		char ch = *p;
-		if (p != header && ch >= 'A' && ch <= 'Z') {
-			ch = (char)(ch - 'A' + 'a');
-		}
-		kinf_buf_putc(out, ch);
-	}
-}
-
 int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out) {
-	struct kinf_strv base = {0}, wide = {0};
-	int rc = kinf_kindcols_append(c->kind, NULL, &base, NULL);
-	if (rc == 0) {
-		rc = kinf_kindcols_append_wide(c->kind, NULL, &wide, NULL);
-	}
-	kinf_buf_putc(out, '[');
-	for (size_t i = 0; rc == 0 && i < base.n + wide.n; i++) {
-		const char *h = i < base.n ? base.v[i] : wide.v[i - base.n];
-		struct kinf_buf name = {0};
-		column_name(h, &name);
-		rc = kinf_buf_error(&name);
-		kinf_buf_puts(out, i ? ",{\"name\":" : "{\"name\":");
-		kinf_apistatus_quote(out, name.data ? name.data : "");
-		kinf_buf_putf(out, ",\"type\":\"string\",\"format\":\"%s\",\"description\":\"\","
-				"\"priority\":%d}", i == 0 ? "name" : "", i < base.n ? 0 : 1);
-		kinf_buf_release(&name);
-	}
-	kinf_buf_putc(out, ']');
-	kinf_strv_release(&base);
-	kinf_strv_release(&wide);
-	return rc < 0 ? rc : kinf_buf_error(out);
+	return kinf_kindcols_columns_json(c->columns, out);
 }
 
 /* The raw bytes of obj's "metadata" object, or "{}" when it has none. */
@@ -521,23 +490,12 @@ struct kinf_object *serve_with_rv(const struct kinf_object *obj, unsigned long l
 
 int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
 		const char *include, struct kinf_buf *out, struct kinf_error *reterr) {
-	struct kinf_strv cells = {0};
-	int rc = kinf_kindcols_append(c->kind, obj, &cells, reterr);
-	if (rc == 0) {
-		rc = kinf_kindcols_append_wide(c->kind, obj, &cells, reterr);
-	}
-	kinf_buf_puts(out, "{\"cells\":[");
-	for (size_t i = 0; rc == 0 && i < cells.n; i++) {
-		if (i) {
-			kinf_buf_putc(out, ',');
-		}
-		kinf_apistatus_quote(out, cells.v[i] ? cells.v[i] : "<none>");
-	}
-	kinf_buf_putc(out, ']');
-	if (strcmp(include, "Object") == 0) {
+	kinf_buf_putc(out, '{');
+	int rc = kinf_kindcols_row_json(c->columns, obj, NULL, out, reterr);
+	if (rc == 0 && strcmp(include, "Object") == 0) {
 		kinf_buf_puts(out, ",\"object\":");
 		rc = serve_append_typed(c, obj, out);
-	} else if (strcmp(include, "None") != 0) {
+	} else if (rc == 0 && strcmp(include, "None") != 0) {
 		const char *meta;
 		size_t len;
 		metadata_span(obj, &meta, &len);
@@ -547,7 +505,6 @@ int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
 		kinf_buf_putc(out, '}');
 	}
 	kinf_buf_putc(out, '}');
-	kinf_strv_release(&cells);
 	return rc < 0 ? rc : kinf_buf_error(out);
 }
 

@@ -111,10 +111,8 @@ static int table_start(struct getwatch *g, const char *columns_json) {
 		if (g->cli->all_namespaces && res->namespaced) {
 			kinf_strv_put_str(&h, "NAMESPACE");
 		}
-		kinf_kindcols_append(res->kind, NULL, &h, NULL);
-		if (g->cli->format == KINF_OUTPUT_WIDE) {
-			kinf_kindcols_append_wide(res->kind, NULL, &h, NULL);
-		}
+		kinf_kindcols_headers(kinf_kindcols_for(res->group, res->kind),
+				g->cli->format == KINF_OUTPUT_WIDE, &h);
 		if (g->opts->labels) {
 			kinf_kindcols_append_labels(g->opts->labels, NULL, &h);
 		}
@@ -161,10 +159,8 @@ static int local_row(struct getwatch *g, const struct kinf_object *obj, const ch
 		kinf_strv_put_str(&cells, kinf_object_namespace(obj));
 	}
 	struct kinf_error err = {0};
-	int rc = kinf_kindcols_append(res->kind, obj, &cells, &err);
-	if (rc == 0 && g->cli->format == KINF_OUTPUT_WIDE) {
-		rc = kinf_kindcols_append_wide(res->kind, obj, &cells, &err);
-	}
+	int rc = kinf_kindcols_cells(kinf_kindcols_for(res->group, res->kind), obj,
+			g->cli->format == KINF_OUTPUT_WIDE, NULL, &cells, &err);
 	if (rc < 0 && rc != -KINF_ENOMEM) {
 		/* A number beyond float64: the object named, the watch goes on, exit 1. */
 		g->status = cli_error(g->cli, rc, &err, NULL);

@@ -95,6 +95,7 @@ struct query {
 	bool help;			/* -h: print the usage, nothing else */
 	struct kinf_strv by_args;	/* --by as given */
 	const char *types;		/* RESOURCE[,RESOURCE...] */
+	const struct kinf_kindcols *kindcols;	/* the current table's kind's columns */
 	struct kinf_buf line;
 };
 
@@ -270,7 +271,8 @@ static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv
 		rc |= kinf_strv_push_str(cells, kinf_object_namespace(obj));
 	}
 	size_t name_at = cells->n;
-	int data = kinf_kindcols_append(kinf_object_kind(obj), obj, cells, reterr);
+	int data = kinf_kindcols_cells(q->kindcols, obj, q->cli.format == KINF_OUTPUT_WIDE, NULL,
+			cells, reterr);
 	if (data < 0 && data != -KINF_ENOMEM) {
 		return data;	/* the object's data: reterr names it */
 	}
@@ -284,14 +286,6 @@ static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv
 		}
 		kinf_buf_release(&ref);
 	}
-	if (q->cli.format == KINF_OUTPUT_WIDE) {
-		/* The kind's wide columns, as list -o wide (and kubectl get) print them. */
-		data = kinf_kindcols_append_wide(kinf_object_kind(obj), obj, cells, reterr);
-		if (data < 0 && data != -KINF_ENOMEM) {
-			return data;
-		}
-		rc |= data;
-	}
 	/* -L and --show-labels, last */
 	rc |= kinf_kindcols_append_labels(&q->cli.label_columns, obj, cells);
 	return rc < 0 ? -KINF_ENOMEM : 0;
@@ -301,7 +295,6 @@ static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv
 static struct kinf_table *type_table(struct query *q, struct kinf_object *first) {
 	struct kinf_strv headers = {0};
 	const struct kinf_resource *res = session_resource(q->session);
-	const char *kind = res ? res->kind : first ? kinf_object_kind(first) : NULL;
 
 	int rc = 0;
 	if (session_context(q->session)) {
@@ -310,10 +303,9 @@ static struct kinf_table *type_table(struct query *q, struct kinf_object *first)
 	if (cli_namespace_column(&q->cli) || q->so.from) {
 		rc |= kinf_strv_push_str(&headers, "NAMESPACE");
 	}
-	kinf_kindcols_append(kind, NULL, &headers, NULL);
-	if (q->cli.format == KINF_OUTPUT_WIDE) {
-		rc |= kinf_kindcols_append_wide(kind, NULL, &headers, NULL);
-	}
+	q->kindcols = res ? kinf_kindcols_for(res->group, res->kind) :
+		first ? kinf_kindcols_for_object(first) : kinf_kindcols_for("", "");
+	rc |= kinf_kindcols_headers(q->kindcols, q->cli.format == KINF_OUTPUT_WIDE, &headers);
 	rc |= kinf_kindcols_append_labels(&q->cli.label_columns, NULL, &headers);
 	/* NULL (out of memory) when a title is missing, as when the table is. */
 	struct kinf_table *table = rc == 0 ? kinf_table_new(headers.n) : NULL;

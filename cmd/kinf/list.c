@@ -531,7 +531,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 		return sorted;
 	}
 	const struct kinf_resource *res_type = cli->res;
-	const char *kind = cli->res->kind;
+	const struct kinf_kindcols *kc = kinf_kindcols_for(res_type->group, res_type->kind);
 	bool with_ns = cli->all_namespaces && cli->res->namespaced;
 	bool wide = cli->format == KINF_OUTPUT_WIDE;
 	struct kinf_strv cells = {0};
@@ -543,10 +543,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 		rc = kinf_strv_push_str(&cells, "NAMESPACE");
 	}
 	if (rc == 0) {
-		rc = kinf_kindcols_append(kind, NULL, &cells, NULL);
-	}
-	if (rc == 0 && wide) {
-		rc = kinf_kindcols_append_wide(kind, NULL, &cells, NULL);
+		rc = kinf_kindcols_headers(kc, wide, &cells);
 	}
 	if (rc == 0 && label_columns(cli)) {
 		rc = kinf_kindcols_append_labels(label_columns(cli), NULL, &cells);
@@ -569,7 +566,7 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 			rc = kinf_strv_push_str(&cells, kinf_object_namespace(obj));
 		}
 		if (rc == 0) {
-			rc = kinf_kindcols_append(kind, obj, &cells, &err);
+			rc = kinf_kindcols_cells(kc, obj, wide, NULL, &cells, &err);
 		}
 		if (rc == 0 && multi.show_kind && cells.n > (with_ns ? 1u : 0u)) {
 			/* kind/name in NAME, the first of kinf's columns. */
@@ -587,9 +584,6 @@ static int print_local_table(struct item_printer *p, struct kinf_list_result *re
 				free(cells.v[with_ns ? 1 : 0]);
 				cells.v[with_ns ? 1 : 0] = named;
 			}
-		}
-		if (rc == 0 && wide) {
-			rc = kinf_kindcols_append_wide(kind, obj, &cells, &err);
 		}
 		if (rc < 0 && rc != -KINF_ENOMEM) {
 			/* One object's data (a number beyond float64): name it, print the rest. */

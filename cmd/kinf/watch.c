@@ -110,7 +110,7 @@ struct watch {
 	bool timestamps_given;
 	struct kinf_table *table;
 	struct kinf_customcolumns *columns;	/* -o custom-columns */
-	char *kind;			/* the kind whose columns the table shows */
+	const struct kinf_kindcols *kindcols;	/* the kind whose columns the table shows */
 	struct kinf_condition *fors;	/* --for, ANDed */
 	size_t n_fors;
 	bool all;			/* --all */
@@ -299,16 +299,13 @@ static int table_row(struct watch *w, const char *const *cells) {
 
 static int print_table_line(struct watch *w, const struct kinf_informer_event *ev) {
 	struct kinf_strv cells = {0};
-	const char *kind = w->kind;
+	bool wide = w->cli.format == KINF_OUTPUT_WIDE;
 	int rc = 0;
 
-	if (!kind && session_resource(w->session)) {
-		kind = session_resource(w->session)->kind;
-	}
-	if (!kind && ev->obj) {
-		kind = kinf_object_kind(ev->obj);
-	}
 	if (!w->table) {
+		const struct kinf_resource *res = session_resource(w->session);
+		w->kindcols = res ? kinf_kindcols_for(res->group, res->kind) :
+			ev->obj ? kinf_kindcols_for_object(ev->obj) : kinf_kindcols_for("", "");
 		struct kinf_strv headers = {0};
 		if (w->timestamps != TS_NONE) {
 			kinf_strv_put_str(&headers, "TIME");
@@ -320,12 +317,8 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		if (cli_namespace_column(&w->cli) || w->so.from) {
 			kinf_strv_put_str(&headers, "NAMESPACE");
 		}
-		kinf_kindcols_append(kind, NULL, &headers, NULL);
-		if (w->cli.format == KINF_OUTPUT_WIDE) {
-			kinf_kindcols_append_wide(kind, NULL, &headers, NULL);
-		}
+		kinf_kindcols_headers(w->kindcols, wide, &headers);
 		w->table = kinf_strv_error(&headers) ? NULL : kinf_table_new(headers.n);
-		w->kind = kind ? strdup(kind) : NULL;
 		if (!w->table) {
 			kinf_strv_release(&headers);
 			return -KINF_ENOMEM;
@@ -362,10 +355,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	}
 	if (ev->obj) {
 		struct kinf_error err = {0};
-		rc = kinf_kindcols_append(w->kind, ev->obj, &cells, &err);
-		if (rc == 0 && w->cli.format == KINF_OUTPUT_WIDE) {
-			rc = kinf_kindcols_append_wide(w->kind, ev->obj, &cells, &err);
-		}
+		rc = kinf_kindcols_cells(w->kindcols, ev->obj, wide, NULL, &cells, &err);
 		if (rc < 0 && rc != -KINF_ENOMEM) {
 			object_error(w, rc, &err);
 			kinf_strv_release(&cells);
@@ -377,10 +367,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	}
 	/* Pad or cut to the table's width (a tombstone without its object). */
 	struct kinf_strv headers = {0};
-	kinf_kindcols_append(w->kind, NULL, &headers, NULL);
-	if (w->cli.format == KINF_OUTPUT_WIDE) {
-		kinf_kindcols_append_wide(w->kind, NULL, &headers, NULL);
-	}
+	kinf_kindcols_headers(w->kindcols, wide, &headers);
 	size_t want = headers.n + 1 + (w->timestamps != TS_NONE) +
 		(session_context(w->session) != NULL) +
 		(cli_namespace_column(&w->cli) || w->so.from);
@@ -880,7 +867,6 @@ static int run_watch(int argc, char **argv) {
 	free(w.fors);
 	session_targets_release(&w.targets);
 	kinf_table_free(w.table);
-	free(w.kind);
 	kinf_customcolumns_free(w.columns);
 	kinf_buf_release(&w.line);
 	kinf_buf_release(&w.why);

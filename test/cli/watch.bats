@@ -159,11 +159,11 @@ header_aligned() {	# header_aligned FILE: line 2's columns start under line 1's
 	assert_success
 	assert_output "$(cat <<-'EOF'
 	EVENT     NAMESPACE   NAME   READY   STATUS    RESTARTS   AGE
-	DELETED   default     a      0/0     Unknown   0          <unknown>
+	DELETED   default     a      0/0               0          <unknown>
 	UPDATED   default     b      0/1     Running   0          <unknown>
 	UPDATED   default     b      0/0     Running   0          <unknown>
-	ADDED     default     c      0/0     Unknown   0          <unknown>
-	DELETED   default     c      0/0     Unknown   0          <unknown>
+	ADDED     default     c      0/0               0          <unknown>
+	DELETED   default     c      0/0               0          <unknown>
 	  (final state unknown)
 	EOF
 	)"
