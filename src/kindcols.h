@@ -109,6 +109,16 @@ int kinf_kindcols_row_json(const struct kinf_kindcols *k, const struct kinf_obje
 		const struct timespec *now, struct kinf_buf *out, struct kinf_error *reterr);
 
 /*
+ * Sort a list's objects (n at objs) into the order the apiserver prints
+ * k's rows in when it is not the list's: FlowSchemas by
+ * matchingPrecedence, then name (printFlowSchemaList). Other kinds keep
+ * the list's order: false, nothing moved. 0 or -KINF_ENOMEM.
+ */
+bool kinf_kindcols_sorts_rows(const struct kinf_kindcols *k);
+int kinf_kindcols_sort_rows(const struct kinf_kindcols *k, const struct kinf_object **objs,
+		size_t n);
+
+/*
  * The header cells kubectl prints (the names upper-cased), appended to
  * ret: priority 0 columns, all with wide. 0 or -KINF_ENOMEM.
  */

@@ -256,7 +256,8 @@ static struct serve_coll *coll_new(struct kinf_serve *srv, size_t ctx,
 	c->singular = strdup(src->singular && src->singular[0] ? src->singular : "");
 	c->kind = strdup(src->kind);
 	c->namespaced = src->namespaced;
-	c->columns = kinf_kindcols_for(src->group, src->kind);
+	c->columns = src->columns ? kinf_kindcols_ref(src->columns) :
+		kinf_kindcols_for(src->group, src->kind);
 	c->rv_numeric = true;
 	c->next_seq = 1;
 	c->cap = srv->opts.window;

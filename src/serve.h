@@ -8,6 +8,7 @@
 #include "informer.h"
 
 struct kinf_http;
+struct kinf_kindcols;
 
 /*
  * `kinf serve`: informers' caches spoken as a read-only subset of the
@@ -117,6 +118,13 @@ struct kinf_serve_source {
 	const char *const *categories;	/* NULL-terminated or NULL: "all" (kubectl get all) */
 	const char *namespace;		/* NULL: all namespaces (or cluster-scoped) */
 	struct kinf_informer *informer;	/* borrowed, for /metrics; may be NULL */
+	/*
+	 * The columns of its Tables (kindcols.h; serve takes a reference):
+	 * a custom resource's from its CRD. NULL: kinf_kindcols_for(group,
+	 * kind), a built-in kind's, or Name and Age. The first source of a
+	 * type decides.
+	 */
+	const struct kinf_kindcols *columns;
 	/*
 	 * Its context's client (borrowed; it must outlive kinf_serve_run(),
 	 * which ends the requests on its clones): what is forwarded upstream

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "kindcols.h"
 #include "serveint.h"
 
 /*
@@ -199,6 +200,12 @@ struct list_stream {
 	struct serve_filter filter;
 	bool table;
 	const char *include;
+	/*
+	 * A Table whose kind prints its rows in an order of its own
+	 * (kinf_kindcols_sort_rows): the page's matching objects in that
+	 * order (borrowed from the snapshot), pos and end index them.
+	 */
+	const struct kinf_object **rows;
 	size_t pos, end;		/* the next candidate; one past the last of the page */
 	size_t written;			/* items written: a comma before the next */
 	struct kinf_error err;		/* a row without cells (a number beyond float64) */
@@ -209,6 +216,7 @@ static void list_stream_free(struct list_stream *ls) {
 	ls->srv->list_streams--;
 	serve_filter_release(&ls->filter);
 	serve_snap_unref(ls->snap);
+	free(ls->rows);
 	free(ls);
 }
 
@@ -229,8 +237,9 @@ static int list_slice(struct list_stream *ls, struct kinf_buf *out, bool first) 
 	size_t start = ls->pos;
 	int rc = 0;
 	while (rc == 0 && ls->pos < ls->end && out->len < SERVE_SLICE_BYTES) {
-		const struct kinf_object *obj = ls->snap->objs.v[ls->pos++];
-		if (serve_filter_matches(&ls->filter, obj)) {
+		const struct kinf_object *obj = ls->rows ? ls->rows[ls->pos++] :
+			ls->snap->objs.v[ls->pos++];
+		if (ls->rows || serve_filter_matches(&ls->filter, obj)) {
 			if (ls->written++) {
 				kinf_buf_putc(out, ',');
 			}
@@ -284,6 +293,26 @@ static bool list_stream_run(struct serve_task *t) {
 	return false;
 }
 
+/* The page's rows in the order their kind prints them, when it has one of its own. */
+static int sort_rows(struct list_stream *ls) {
+	if (!kinf_kindcols_sorts_rows(ls->coll->columns)) {
+		return 0;
+	}
+	size_t n = 0;
+	ls->rows = calloc(ls->end - ls->pos + 1, sizeof(*ls->rows));
+	if (!ls->rows) {
+		return -KINF_ENOMEM;
+	}
+	for (size_t i = ls->pos; i < ls->end; i++) {
+		if (serve_filter_matches(&ls->filter, ls->snap->objs.v[i])) {
+			ls->rows[n++] = ls->snap->objs.v[i];
+		}
+	}
+	ls->pos = 0;
+	ls->end = n;
+	return kinf_kindcols_sort_rows(ls->coll->columns, ls->rows, n);
+}
+
 void serve_list_stream(struct serve_request *r, struct serve_snap *snap, size_t from, size_t end,
 		struct serve_filter *f, const struct serve_list_spec *spec) {
 	struct list_stream *ls = calloc(1, sizeof(*ls));
@@ -306,7 +335,8 @@ void serve_list_stream(struct serve_request *r, struct serve_snap *snap, size_t 
 	ls->pos = from;
 	ls->end = end;
 	r->srv->list_streams++;
-	int rc = serve_list_head(&b, ls->coll, spec);
+	int rc = ls->table ? sort_rows(ls) : 0;
+	rc = rc < 0 ? rc : serve_list_head(&b, ls->coll, spec);
 	int done = rc < 0 ? rc : list_slice(ls, &b, true);
 	if (done < 0 && done != -KINF_ENOMEM && ls->err.code) {
 		/* An object without cells: say which, as the apiserver's table convertor fails. */

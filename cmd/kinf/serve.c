@@ -9,6 +9,8 @@
 
 #include "buildinfo.h"
 #include "clock.h"
+#include "http.h"
+#include "kindcols.h"
 #include "kubeconfig_write.h"
 #include "serve.h"
 #include "session.h"
@@ -363,6 +365,42 @@ static int parse_count(struct serve *sv, const char *opt, const char *arg, size_
 	return EXIT_OK;
 }
 
+/*
+ * The columns of member i's Tables when it is a custom resource: its CRD's
+ * printer columns, read once per type and context (NULL for a built-in
+ * kind, and for a later member of a type: the first decides). Without its
+ * CRD (forbidden, not found: an aggregated API's) serve's Tables of it
+ * have Name and Age, as the log says once.
+ */
+static struct kinf_kindcols *custom_columns(struct serve *sv, size_t i) {
+	struct session_member_info mi, other;
+	session_member_info(sv->session, i, &mi);
+	if (!mi.res || !mi.http || kinf_kindcols_is_builtin(mi.res->group, mi.res->kind)) {
+		return NULL;
+	}
+	for (size_t j = 0; j < i; j++) {
+		session_member_info(sv->session, j, &other);
+		if (other.res && other.http == mi.http &&
+				strcmp(other.res->group, mi.res->group) == 0 &&
+				strcmp(other.res->resource, mi.res->resource) == 0) {
+			return NULL;
+		}
+	}
+	struct kinf_kindcols *k = NULL;
+	struct kinf_error err = {0};
+	struct kinf_http *http = kinf_http_clone(mi.http);
+	int rc = http ? kinf_kindcols_fetch_crd(http, mi.res->group, mi.res->resource,
+			mi.res->version, &k, &err) : -KINF_ENOMEM;
+	kinf_http_free(http);
+	if (rc < 0) {
+		cli_printf_safe(stderr, "kinf: serve: %s%s%s%s.%s: its Tables have NAME and AGE only: "
+				"reading its CustomResourceDefinition: %s", mi.context ? "context \"" : "",
+				mi.context ? mi.context : "", mi.context ? "\": " : "", mi.res->resource,
+				mi.res->group, err.message[0] ? err.message : kinf_strerror(rc));
+	}
+	return k;
+}
+
 /* Set up the server over the session's informers; listeners opened. */
 /*
  * As Go's runtime does for every Go program (the apiserver included):
@@ -419,7 +457,11 @@ static int setup(struct serve *sv) {
 			.informer = mi.informer,
 			.http = mi.http,
 		};
-		if ((rc = kinf_serve_add_source(sv->srv, &src, NULL, &err)) < 0) {
+		struct kinf_kindcols *columns = custom_columns(sv, i);
+		src.columns = columns;
+		rc = kinf_serve_add_source(sv->srv, &src, NULL, &err);
+		kinf_kindcols_unref(columns);
+		if (rc < 0) {
 			return cli_error(&sv->cli, rc, &err, "serve");
 		}
 	}

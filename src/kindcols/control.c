@@ -211,6 +211,11 @@ static const struct kinf_kindcols_column flowschema_columns[] = {
 		"references a broken or non-existent PriorityLevelConfiguration" },
 };
 
+/* printFlowSchemaList's order (FlowSchemaSequence): by matchingPrecedence, then name. */
+static long long flowschema_order(json_t *fs) {
+	return num(json_object_get(fs, "spec"), "matchingPrecedence");
+}
+
 /* printFlowSchema: MissingPL is the Dangling condition's status, "?" without one. */
 static void flowschema_cells(struct row *r, json_t *fs) {
 	json_t *spec = json_object_get(fs, "spec"), *c, *dangling = NULL;
@@ -350,8 +355,10 @@ const struct kinf_kindcols kindcols_control[] = {
 		webhookconfiguration_columns, webhook_cells),
 	KIND("admissionregistration.k8s.io", "ValidatingWebhookConfiguration",
 		webhookconfiguration_columns, webhook_cells),
-	KIND("flowcontrol.apiserver.k8s.io", "FlowSchema", flowschema_columns,
-		flowschema_cells),
+	{ .group = "flowcontrol.apiserver.k8s.io", .kind = "FlowSchema",
+		.cols = flowschema_columns,
+		.n_cols = sizeof(flowschema_columns) / sizeof(*flowschema_columns),
+		.cells = flowschema_cells, .row_order = flowschema_order },
 	KIND("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration",
 		prioritylevelconfiguration_columns, prioritylevelconfiguration_cells),
 	KIND("apiregistration.k8s.io", "APIService", apiservice_columns, apiservice_cells),

@@ -182,6 +182,47 @@ int kinf_kindcols_row_json(const struct kinf_kindcols *k, const struct kinf_obje
 	return rc < 0 ? rc : kinf_buf_error(out);
 }
 
+bool kinf_kindcols_sorts_rows(const struct kinf_kindcols *k) {
+	return k->row_order != NULL;
+}
+
+struct ordered {
+	long long key;
+	const char *name;
+	const struct kinf_object *obj;
+};
+
+static int cmp_ordered(const void *a, const void *b) {
+	const struct ordered *x = a, *y = b;
+	if (x->key != y->key) {
+		return x->key < y->key ? -1 : 1;
+	}
+	return strcmp(x->name, y->name);
+}
+
+int kinf_kindcols_sort_rows(const struct kinf_kindcols *k, const struct kinf_object **objs,
+		size_t n) {
+	if (!k->row_order || n < 2) {
+		return 0;
+	}
+	struct ordered *v = calloc(n, sizeof(*v));
+	if (!v) {
+		return -KINF_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_t *root = kinf_object_tree(objs[i], NULL);	/* none: key 0 */
+		v[i] = (struct ordered){ root ? k->row_order(root) : 0, kinf_object_name(objs[i]),
+			objs[i] };
+		json_decref(root);
+	}
+	qsort(v, n, sizeof(*v), cmp_ordered);
+	for (size_t i = 0; i < n; i++) {
+		objs[i] = v[i].obj;
+	}
+	free(v);
+	return 0;
+}
+
 int kinf_kindcols_headers(const struct kinf_kindcols *k, bool wide, struct kinf_strv *ret) {
 	for (size_t i = 0; i < k->n_cols; i++) {
 		if (!wide && k->cols[i].priority != 0) {

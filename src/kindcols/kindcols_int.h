@@ -135,6 +135,8 @@ struct kinf_kindcols {
 	 * made, and no number in it can fail the row.
 	 */
 	bool from_record;
+	/* Rows not in the list's order: by this key, then by name (or NULL). */
+	long long (*row_order)(json_t *obj);
 };
 
 /* A built-in kind's entry in its file's table. */

@@ -13,13 +13,16 @@
 #include <time.h>
 
 #include "buf.h"
+#include "http.h"
 #include "json.h"
 #include "kindcols.h"
+#include "kubeconfig.h"
 #include "list.h"
 #include "object.h"
 #include "rfc3339.h"
 #include "table.h"
 #include "tap.h"
+#include "testserver.h"
 
 #define FIXTURE "../fixtures/kindcols/tables.jsonl"
 
@@ -536,6 +539,49 @@ static void test_numbers(void) {
 	kinf_object_unref(obj);
 }
 
+/* An HTTP/1.1 answer of status with body (JSON). */
+static char *answer(const char *status, const char *body) {
+	struct kinf_buf b = {0};
+	must(kinf_buf_printf(&b, "HTTP/1.1 %s\r\nContent-Type: application/json\r\n"
+			"Content-Length: %zu\r\n\r\n%s", status, strlen(body), body));
+	return kinf_buf_take(&b);
+}
+
+/* kinf_kindcols_fetch_crd: the GET it makes, and a CRD it may not read. */
+static void test_fetch_crd(void) {
+	char *ok_answer = answer("200 OK", "{\"metadata\":{\"name\":\"widgets.example.com\"},"
+		"\"spec\":{\"group\":\"example.com\",\"versions\":[{\"name\":\"v1\","
+		"\"additionalPrinterColumns\":[{\"name\":\"Color\",\"jsonPath\":\".spec.c\"}]}]}}");
+	char *forbidden = answer("403 Forbidden", "{\"kind\":\"Status\",\"apiVersion\":\"v1\","
+		"\"status\":\"Failure\",\"message\":\"nope\",\"reason\":\"Forbidden\",\"code\":403}");
+	const char *const script[] = { ok_answer, forbidden, NULL };
+	struct server s;
+	struct kinf_rest_config config = {0};
+	char url[64];
+	server_start(&s, script);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", s.port);
+	config.server = url;
+	struct kinf_http *http = kinf_http_new(&config, NULL, NULL);
+	struct kinf_kindcols *k = NULL;
+	struct kinf_error err = {0};
+	const struct kinf_kindcols_column *cols = NULL;
+	int rc = kinf_kindcols_fetch_crd(http, "example.com", "widgets", "v1", &k, &err);
+	ok(rc == 0 && kinf_kindcols_columns(k, &cols) == 2 && strcmp(cols[1].name, "Color") == 0,
+			"a CRD read: its printer columns");
+	kinf_kindcols_unref(k);
+	rc = kinf_kindcols_fetch_crd(http, "example.com", "widgets", "v1", &k, &err);
+	ok(rc < 0 && strstr(err.message, "nope"), "a CRD it may not read: the server's error");
+	kinf_http_free(http);
+	pthread_mutex_lock(&s.lock);
+	ok(s.heads.n == 2 && strncmp(s.heads.v[0], "GET /apis/apiextensions.k8s.io/v1/"
+			"customresourcedefinitions/widgets.example.com HTTP/1.1\r\n", 80) == 0,
+			"GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/RESOURCE.GROUP");
+	pthread_mutex_unlock(&s.lock);
+	server_stop(&s);
+	free(ok_answer);
+	free(forbidden);
+}
+
 int main(void) {
 	test_fixtures();
 	test_human_duration();
@@ -544,5 +590,6 @@ int main(void) {
 	test_crd_errors();
 	test_labels();
 	test_numbers();
+	test_fetch_crd();
 	return tap_done();
 }

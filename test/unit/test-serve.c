@@ -24,6 +24,7 @@
 #include "clock.h"
 #include "httpd.h"
 #include "informer.h"
+#include "kindcols.h"
 #include "object.h"
 #include "serve.h"
 #include "serveint.h"
@@ -476,6 +477,80 @@ static void stop(struct kinf_serve *srv, pthread_t th) {
 	unlink(sock_path);
 }
 
+/* An object of json, published to source as part of the initial list. */
+static void publish_json(struct kinf_serve *srv, size_t source, const char *json) {
+	struct kinf_object *obj = NULL;
+	kinf_object_parse(json, strlen(json), NULL, &obj, NULL);
+	struct kinf_informer_event ev = {
+		.type = KINF_INFORMER_ADD, .key = (char *)kinf_object_key(obj), .obj = obj,
+		.initial = true,
+	};
+	struct kinf_informer_batch batch = { .v = &ev, .n = 1, .in_initial_list = true };
+	kinf_serve_publish(srv, source, &batch);
+	kinf_object_unref(obj);
+}
+
+/*
+ * Tables of a custom resource carry its CRD's columns (the source's), and
+ * FlowSchemas come in the order the apiserver prints them, page by page.
+ */
+static void test_table_columns(const char *dir) {
+	static const char crd[] = "{\"metadata\":{\"name\":\"widgets.example.com\"},\"spec\":{"
+		"\"group\":\"example.com\",\"names\":{\"kind\":\"Widget\"},\"versions\":[{"
+		"\"name\":\"v1\",\"additionalPrinterColumns\":[{\"name\":\"Color\","
+		"\"type\":\"string\",\"jsonPath\":\".spec.color\"},{\"name\":\"Size\","
+		"\"type\":\"integer\",\"jsonPath\":\".spec.size\",\"priority\":1}]}]}}";
+	static const char table[] = "Accept: application/json;as=Table;v=v1;g=meta.k8s.io\r\n";
+	struct kinf_kindcols *cols = NULL;
+	struct kinf_serve *srv = NULL;
+	struct kinf_serve_opts o = { .version = "test" };
+	struct kinf_serve_source widgets = { .upstream = "https://up:6443", .group = "example.com",
+		.version = "v1", .resource = "widgets", .kind = "Widget", .namespaced = true };
+	struct kinf_serve_source flows = { .upstream = "https://up:6443",
+		.group = "flowcontrol.apiserver.k8s.io", .version = "v1beta3",
+		.resource = "flowschemas", .kind = "FlowSchema" };
+	char addr[160];
+	pthread_t th;
+
+	is_int(kinf_kindcols_from_crd(crd, sizeof(crd) - 1, "v1", &cols, NULL), 0,
+			"a printer from a CRD");
+	widgets.columns = cols;
+	kinf_serve_new(&o, &srv, NULL);
+	kinf_serve_add_source(srv, &widgets, NULL, NULL);
+	kinf_kindcols_unref(cols);	/* the server keeps its own */
+	kinf_serve_add_source(srv, &flows, NULL, NULL);
+	snprintf(sock_path, sizeof(sock_path), "%s/t.sock", dir);
+	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
+	kinf_serve_listen(srv, addr, NULL);
+	pthread_create(&th, NULL, run, srv);
+	publish_json(srv, 0, "{\"metadata\":{\"name\":\"w1\",\"namespace\":\"a\","
+			"\"resourceVersion\":\"5\"},\"spec\":{\"color\":\"blue\",\"size\":3}}");
+	static const char *const fs[][2] = { { "a", "500" }, { "b", "100" }, { "c", "1" } };
+	for (size_t i = 0; i < 3; i++) {
+		char json[256];
+		snprintf(json, sizeof(json), "{\"metadata\":{\"name\":\"%s\",\"resourceVersion\":"
+				"\"%zu\"},\"spec\":{\"matchingPrecedence\":%s}}", fs[i][0], 6 + i, fs[i][1]);
+		publish_json(srv, 1, json);
+	}
+	kinf_serve_synced(srv, 0);
+	kinf_serve_synced(srv, 1);
+
+	expect("/apis/example.com/v1/widgets", table, "a custom resource's Table has its CRD's columns",
+		"{\"name\":\"Color\",\"type\":\"string\",\"format\":\"\",\"description\":"
+		"\"Custom resource definition column (in JSONPath format): .spec.color\",\"priority\":0}",
+		"{\"name\":\"Size\",\"type\":\"integer\"", "{\"cells\":[\"w1\",\"blue\",3]", NULL);
+	char *s = get("/apis/flowcontrol.apiserver.k8s.io/v1beta3/flowschemas", table);
+	char *c = strstr(s, "[\"c\""), *b = strstr(s, "[\"b\""), *a = strstr(s, "[\"a\"");
+	ok(a && b && c && c < b && b < a, "FlowSchemas by matchingPrecedence, as the apiserver");
+	free(s);
+	s = get("/apis/flowcontrol.apiserver.k8s.io/v1beta3/flowschemas?limit=2", table);
+	b = strstr(s, "[\"b\"");
+	a = strstr(s, "[\"a\"");
+	ok(a && b && b < a && !strstr(s, "[\"c\""), "  each page in that order (a, b sorted)");
+	free(s);
+	stop(srv, th);
+}
+
 /*
  * The global budget: past max_inflight requests being answered, a
  * request gets the apiserver's 429 with Retry-After; probes never do.
@@ -629,6 +704,7 @@ int main(void) {
 	test_admission(dir);
 	test_pagination_budget(dir);
 	test_write_timeout(dir);
+	test_table_columns(dir);
 	snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
 	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
 	struct kinf_serve_opts o = { .token = "t0k", .window = 4, .max_lag = 4,
