@@ -3,13 +3,55 @@
 # read command prints the same stdout and stderr (server URLs aside) and
 # exits the same, its follow-up requests included (namespaces, /version,
 # OpenAPI); every write gets serve's 405 and no other error. Serve caches
-# every type fakeapi has but namespaces, whose reads it forwards.
+# every type fakeapi has but namespaces, whose reads it forwards. get of
+# every kind, -o wide too, prints each kind's columns as the apiserver's
+# printers do (serve's src/kindcols/, fakeapi's tables.py).
 
 load helpers
 
 setup_file() {
 	require_kubectl
 	fakeapi_start
+	# Objects of the kinds fakeapi has none of, with what their columns show.
+	kubectl_fake create -f - >/dev/null <<-'EOF'
+	apiVersion: v1
+	kind: Service
+	metadata: {name: web, namespace: default}
+	spec:
+	  selector: {app: web, tier: fe}
+	  ports: [{name: http, port: 80, targetPort: 8080}, {name: dns, port: 53, protocol: UDP}]
+	---
+	apiVersion: v1
+	kind: Service
+	metadata: {name: edge, namespace: default}
+	spec: {type: LoadBalancer, externalIPs: [198.51.100.7], ports: [{port: 443, nodePort: 30443}]}
+	---
+	apiVersion: v1
+	kind: Service
+	metadata: {name: db, namespace: viewer-ns}
+	spec: {type: ExternalName, externalName: db.example.com}
+	---
+	apiVersion: v1
+	kind: ServiceAccount
+	metadata: {name: robot, namespace: default}
+	secrets: [{name: a}, {name: b}]
+	---
+	apiVersion: rbac.authorization.k8s.io/v1
+	kind: ClusterRole
+	metadata: {name: reader}
+	rules: [{apiGroups: [""], resources: [pods], verbs: [get]}]
+	---
+	apiVersion: rbac.authorization.k8s.io/v1
+	kind: ClusterRoleBinding
+	metadata: {name: readers}
+	roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: reader}
+	subjects:
+	- {kind: User, name: alice, apiGroup: rbac.authorization.k8s.io}
+	- {kind: Group, name: devs, apiGroup: rbac.authorization.k8s.io}
+	- {kind: ServiceAccount, name: robot, namespace: default}
+	EOF
+	kubectl_fake patch service edge -n default --subresource=status --type=merge \
+		-p '{"status":{"loadBalancer":{"ingress":[{"ip":"203.0.113.10"},{"hostname":"lb.example.com"}]}}}' >/dev/null
 	SERVE_DIR=$BATS_FILE_TMPDIR/serve
 	serve_start_in "$SERVE_DIR" configmaps,events,nodes,pods,serviceaccounts,services,deployments,clusterroles,clusterrolebindings,widgets -A
 	SERVE_URL=$(sed -n 's/^ *server: "\(.*\)"/\1/p' "$SERVE_DIR/kubeconfig")
@@ -63,6 +105,9 @@ same_answer() {
 		"get pods -n default --show-labels --sort-by=.metadata.name"
 		"get pods -A -l app=web --field-selector status.phase=Running"
 		"get deployments,nodes,configmaps -A"
+		"get configmaps,events,nodes,pods,serviceaccounts,services,deployments,clusterroles,clusterrolebindings,widgets -A"
+		"get configmaps,events,nodes,pods,serviceaccounts,services,deployments,clusterroles,clusterrolebindings,widgets -A -o wide"
+		"get ns -o wide"
 		"get all -n default"
 		"get widgets -n default -o yaml"
 		"get ns"
@@ -124,6 +169,14 @@ same_answer() {
 	grep -q '^Server Version: v1\.' "${at[version]}/out" ||
 		fail "kubectl version through serve has no server version"
 	grep -q '^KIND: *Pod$' "${at[explain pods]}/out" || fail "kubectl explain pods printed no kind"
+	local all="get configmaps,events,nodes,pods,serviceaccounts,services,deployments,clusterroles,clusterrolebindings,widgets -A"
+	grep -Eq '^default +service/edge +LoadBalancer +10\.96\.[0-9.]+ +203\.0\.113\.10,lb\.example\.com,198\.51\.100\.7 +443:30443/TCP ' \
+		"${at[$all]}/out" || fail "services have not their own columns"
+	grep -Eq '^ +clusterrolebinding.rbac.authorization.k8s.io/readers +ClusterRole/reader +[0-9]+s +alice +devs +default/robot$' \
+		"${at[$all -o wide]}/out" || fail "-o wide has not a binding's subjects"
+	# fakeapi has no CustomResourceDefinitions: serve says so, and prints widgets as a CRD without columns.
+	grep -q '^kinf: serve: context "admin": widgets.example.com: its Tables have NAME and AGE only: reading its CustomResourceDefinition: ' \
+		"$SERVE_DIR/log" || fail "serve did not say it has no CRD for widgets"
 }
 
 @test "servekubectl: get -w prints through serve what it prints straight, a change upstream included" {

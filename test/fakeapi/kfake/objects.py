@@ -5,6 +5,7 @@ import collections
 import copy
 import random
 import re
+import zlib
 
 from . import catalog
 from . import jsonutil
@@ -221,6 +222,28 @@ def apply_defaults(rt, d):
     elif rt.kind == 'Node':
         d.setdefault('spec', {})
         d.setdefault('status', {})
+    elif rt.kind == 'Service':
+        _default_service(meta, d)
+
+
+def _default_service(meta, d):
+    """What the apiserver's defaulting and allocators give a Service (the
+    printer's fields): type, protocols, a cluster IP from 10.96.0.0/12 and
+    node ports, chosen from the name so a run repeats itself."""
+    spec = d.setdefault('spec', OD())
+    typ = spec.setdefault('type', 'ClusterIP')
+    h = zlib.crc32(('%s/%s' % (meta.get('namespace', ''), meta['name'])).encode())
+    for i, p in enumerate(spec.get('ports') or []):
+        p.setdefault('protocol', 'TCP')
+        p.setdefault('targetPort', p.get('port', 0))
+        if typ in ('NodePort', 'LoadBalancer') and not p.get('nodePort'):
+            p['nodePort'] = 30000 + (h + i) % 2768
+    if typ != 'ExternalName':
+        ip = spec.get('clusterIP') or '10.96.%d.%d' % ((h >> 8) % 256, h % 254 + 1)
+        spec['clusterIP'] = ip
+        spec.setdefault('clusterIPs', [ip])
+        spec.setdefault('sessionAffinity', 'None')
+    d.setdefault('status', OD([('loadBalancer', OD())]))
 
 
 # --- validation ------------------------------------------------------------------

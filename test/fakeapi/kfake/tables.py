@@ -1,9 +1,10 @@
 """Server-side printing: meta.k8s.io Tables as kube-apiserver builds them.
 
 Column definitions and cell values follow pkg/printers/internalversion/
-printers.go (the server always prints "wide") and, for custom resources
-without additionalPrinterColumns, the apiextensions table convertor (Name and
-Age).  Ages and "N (Xm ago)" restart counts are computed when the response is
+printers.go (the server always prints "wide"), rest's default table for
+kinds without a printer (ClusterRole: Name and Created At) and, for custom
+resources without additionalPrinterColumns, the apiextensions table
+convertor (Name and Age).  Ages and "N (Xm ago)" restart counts are computed when the response is
 written; everything else about a row is computed once per object version.
 """
 
@@ -135,6 +136,76 @@ COLUMNS = {
              'of server receipt is in TypeMeta.)', 1),
         _col('Count', 'string', 'The number of times this event has occurred.', 1),
         _col('Name', 'string', _NAME_DOC, 1, 'name'),
+    ],
+    'Service': [
+        _NAME,
+        _col('Type', 'string', 'type determines how the Service is exposed. Defaults to '
+             'ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and '
+             'LoadBalancer. "ClusterIP" allocates a cluster-internal IP address for '
+             'load-balancing to endpoints. Endpoints are determined by the selector or if that '
+             'is not specified, by manual construction of an Endpoints object or EndpointSlice '
+             'objects. If clusterIP is "None", no virtual IP is allocated and the endpoints are '
+             'published as a set of endpoints rather than a virtual IP. "NodePort" builds on '
+             'ClusterIP and allocates a port on every node which routes to the same endpoints '
+             'as the clusterIP. "LoadBalancer" builds on NodePort and creates an external '
+             'load-balancer (if supported in the current cloud) which routes to the same '
+             'endpoints as the clusterIP. "ExternalName" aliases this service to the specified '
+             'externalName. Several other fields do not apply to ExternalName services. More '
+             'info: https://kubernetes.io/docs/concepts/services-networking/service/'
+             '#publishing-services-service-types'),
+        _col('Cluster-IP', 'string', 'clusterIP is the IP address of the service and is '
+             'usually assigned randomly. If an address is specified manually, is in-range (as '
+             'per system configuration), and is not in use, it will be allocated to the '
+             'service; otherwise creation of the service will fail. This field may not be '
+             'changed through updates unless the type field is also being changed to '
+             'ExternalName (which requires this field to be blank) or the type field is being '
+             'changed from ExternalName (in which case this field may optionally be specified, '
+             'as describe above).  Valid values are "None", empty string (""), or a valid IP '
+             'address. Setting this to "None" makes a "headless service" (no virtual IP), which '
+             'is useful when direct endpoint connections are preferred and proxying is not '
+             'required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this '
+             'field is specified when creating a Service of type ExternalName, creation will '
+             'fail. This field will be wiped when updating a Service to type ExternalName. More '
+             'info: https://kubernetes.io/docs/concepts/services-networking/service/'
+             '#virtual-ips-and-service-proxies'),
+        _col('External-IP', 'string', 'externalIPs is a list of IP addresses for which nodes '
+             'in the cluster will also accept traffic for this service.  These IPs are not '
+             'managed by Kubernetes.  The user is responsible for ensuring that traffic arrives '
+             'at a node with this IP.  A common example is external load-balancers that are '
+             'not part of the Kubernetes system.'),
+        _col('Port(s)', 'string', 'The list of ports that are exposed by this service. More '
+             'info: https://kubernetes.io/docs/concepts/services-networking/service/'
+             '#virtual-ips-and-service-proxies'),
+        _AGE,
+        _col('Selector', 'string', 'Route service traffic to pods with label keys and values '
+             'matching this selector. If empty or not present, the service is assumed to have '
+             'an external process managing its endpoints, which Kubernetes will not modify. '
+             'Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is '
+             'ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/'
+             'service/', 1),
+    ],
+    'ServiceAccount': [
+        _NAME,
+        _col('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace '
+             'that pods running using this ServiceAccount are allowed to use. Pods are only '
+             'limited to this list if this service account has a '
+             '"kubernetes.io/enforce-mountable-secrets" annotation set to "true". This field '
+             'should not be used to find auto-generated service account token secrets for use '
+             'outside of pods. Instead, tokens can be requested directly using the TokenRequest '
+             'API, or service account token secrets can be manually created. More info: '
+             'https://kubernetes.io/docs/concepts/configuration/secret'),
+        _AGE],
+    # rest.NewDefaultTableConvertor: the creationTimestamp in RFC 3339.
+    'ClusterRole': [_NAME, _col('Created At', 'date', _AGE_DOC)],
+    'ClusterRoleBinding': [
+        _NAME,
+        _col('Role', 'string', 'RoleRef can only reference a ClusterRole in the global '
+             'namespace. If the RoleRef cannot be resolved, the Authorizer must return an '
+             'error.'),
+        _AGE,
+        _col('Users', 'string', 'Users in the clusterRoleBinding', 1),
+        _col('Groups', 'string', 'Groups in the clusterRoleBinding', 1),
+        _col('ServiceAccounts', 'string', 'ServiceAccounts in the clusterRoleBinding', 1),
     ],
     # A custom resource without additionalPrinterColumns (serveDefaultColumnsIfEmpty).
     'Widget': [_NAME, _col('Age', 'date', _AGE_DOC)],
@@ -377,6 +448,65 @@ def _event_cells(e):
             meta.get('name', '')], None
 
 
+def format_labels(labels):
+    """labels.FormatLabels: k=v sorted by key, "<none>" for none."""
+    return ','.join('%s=%s' % (k, labels[k]) for k in sorted(labels or {})) or '<none>'
+
+
+def _service_cells(svc):
+    """printService, wide (no load balancer clipped)."""
+    meta = svc.get('metadata') or {}
+    spec = svc.get('spec') or {}
+    typ = spec.get('type', '')
+    external = spec.get('externalIPs') or []
+    if typ in ('ClusterIP', 'NodePort'):
+        ext = ','.join(external) or '<none>'
+    elif typ == 'LoadBalancer':
+        ingress = ((svc.get('status') or {}).get('loadBalancer') or {}).get('ingress') or []
+        lb = sorted({i.get('ip') or i.get('hostname') for i in ingress
+                     if i.get('ip') or i.get('hostname')})
+        ext = ','.join(lb + external) or '<pending>'
+    elif typ == 'ExternalName':
+        ext = spec.get('externalName', '')
+    else:
+        ext = '<unknown>'
+    ports = []
+    for p in spec.get('ports') or []:
+        node = ':%d' % p['nodePort'] if p.get('nodePort', 0) > 0 else ''
+        ports.append('%d%s/%s' % (p.get('port', 0), node, p.get('protocol', '')))
+    ips = spec.get('clusterIPs') or []
+    return [meta.get('name', ''), typ, ips[0] if ips else '<none>', ext,
+            ','.join(ports) or '<none>', ('age', _created(meta)),
+            format_labels(spec.get('selector'))], None
+
+
+def _serviceaccount_cells(sa):
+    meta = sa.get('metadata') or {}
+    return [meta.get('name', ''), len(sa.get('secrets') or []), ('age', _created(meta))], None
+
+
+def _default_convertor_cells(o):
+    meta = o.get('metadata') or {}
+    t = _created(meta)
+    return [meta.get('name', ''), jsonutil.rfc3339(t) if t is not None else
+            '0001-01-01T00:00:00Z'], None
+
+
+def _binding_cells(b):
+    """printClusterRoleBinding, wide: rbac.SubjectsStrings joined with ", "."""
+    meta = b.get('metadata') or {}
+    ref = b.get('roleRef') or {}
+    subjects = b.get('subjects') or []
+
+    def names(kind):
+        return ', '.join(('%s/%s' % (s.get('namespace', ''), s.get('name', ''))
+                          if kind == 'ServiceAccount' else s.get('name', ''))
+                         for s in subjects if s.get('kind') == kind)
+    return [meta.get('name', ''), '%s/%s' % (ref.get('kind', ''), ref.get('name', '')),
+            ('age', _created(meta)), names('User'), names('Group'),
+            names('ServiceAccount')], None
+
+
 def _default_cells(o):
     meta = o.get('metadata') or {}
     return [meta.get('name', ''), ('age', _created(meta))], None
@@ -384,7 +514,9 @@ def _default_cells(o):
 
 _PRINTERS = {'Pod': _pod_cells, 'Deployment': _deployment_cells, 'Node': _node_cells,
              'Namespace': _namespace_cells, 'ConfigMap': _configmap_cells,
-             'Event': _event_cells}
+             'Event': _event_cells, 'Service': _service_cells,
+             'ServiceAccount': _serviceaccount_cells, 'ClusterRole': _default_convertor_cells,
+             'ClusterRoleBinding': _binding_cells}
 
 
 def _row_template(rt, obj):
