@@ -8,7 +8,8 @@
 struct kinf_object;
 
 /*
- * Label and field selectors with apimachinery's syntax (labels.Parse,
+ * Label and field selectors with apimachinery's syntax (labels.Parse, its
+ * lexer and parser ported: "x in ()" is x == "", "in" may be a key;
  * fields.ParseSelector): used to reject a malformed -l or --field-selector
  * before any request, and to filter recorded streams (--from) the way the
  * server would filter a list or watch.
@@ -19,7 +20,13 @@ struct kinf_object;
  */
 struct kinf_selector;
 
-/* Parse; NULL or "" selects everything. -KINF_EINVAL with a message. */
+/*
+ * Parse; NULL or "" selects everything. -KINF_EINVAL with a message: a
+ * label selector's as apimachinery's labels.Parse words it ("unable to
+ * parse requirement: found '=', expected: identifier": kinf serve's 400
+ * carries it as the apiserver's does; it does not name the selector), a
+ * field selector's naming the selector and the position.
+ */
 int kinf_label_selector_parse(const char *text, struct kinf_selector **ret,
 		struct kinf_error *reterr);
 int kinf_field_selector_parse(const char *text, struct kinf_selector **ret,

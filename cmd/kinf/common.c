@@ -646,7 +646,9 @@ void cli_setup_logging(int verbose) {
 int cli_parse_selectors(struct cli *cli) {
 	struct kinf_error err = {0};
 	if (!cli->labels && kinf_label_selector_parse(cli->label_selector, &cli->labels, &err) < 0) {
-		return cli_usage_error(cli, "-l: %s", err.message);
+		/* the apiserver's words for it, which do not name the selector */
+		return cli_usage_error(cli, "-l: invalid selector \"%s\": %s", cli->label_selector,
+				err.message);
 	}
 	if (!cli->fields && kinf_field_selector_parse(cli->field_selector, &cli->fields, &err) < 0) {
 		return cli_usage_error(cli, "--field-selector: %s", err.message);

@@ -116,6 +116,8 @@ same_answer() {
 		"get pod nope -n viewer-ns"
 		"get pod nope -n no-such-ns"
 		"get pods --field-selector spec.bogus=1"
+		"get pods -n default -l app===web"
+		"get pods -A -l tier=-web,app"
 		"get nosuchtype"
 		"describe $POD -n default"
 		"describe deployment web -n default"

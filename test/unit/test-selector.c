@@ -25,7 +25,9 @@ int main(void) {
 		{ "gen>5", 1 }, { "gen<5", 0 }, { "example.com/team=x", 1 }, { " app = web ", 1 },
 		{ "app in (web", -1 }, { "app in web", -1 }, { "app=", 0 }, { "=web", -1 },
 		{ "app=web,", -1 }, { ",app", -1 }, { "app=we b", -1 }, { "app=-web", -1 },
-		{ "a/b/c=x", -1 }, { "gen>x", -1 }, { "app===web", -1 }, { "app in ()", -1 },
+		{ "a/b/c=x", -1 }, { "gen>x", -1 }, { "app===web", -1 }, { "app in ()", 0 },
+		{ "app notin ()", 1 }, { "app in (,web)", 1 }, { "in=x", 0 }, { "app in (in)", 0 },
+		{ "!app=web", -1 }, { "gen>-1", -1 }, { "gen>99999999999999999999", -1 },
 	};
 	for (size_t i = 0; i < sizeof(labels) / sizeof(*labels); i++) {
 		struct kinf_selector *s = NULL;
@@ -62,6 +64,72 @@ int main(void) {
 		kinf_selector_free(s);
 	}
 	ok(kinf_selector_matches(NULL, a), "NULL selects everything");
+
+	/* Each error as kube-apiserver 1.28.7 words it (its 400 for ?labelSelector=). */
+	static const struct {
+		const char *sel, *message;
+	} errors[] = {
+		{ "a===b", "unable to parse requirement: found '=', expected: identifier" },
+		{ "a in (b", "unable to parse requirement: found '', expected: ',' or ')'" },
+		{ "!", "unable to parse requirement: found '', expected: identifier" },
+		{ "=b", "found '=', expected: !, identifier, or 'end of string'" },
+		{ "a notin b", "unable to parse requirement: found 'b' expected: '('" },
+		{ "a,,b", "found ',', expected: identifier after ','" },
+		{ "a=b=c", "found '=', expected: ',' or 'end of string'" },
+		{ "a exists", "unable to parse requirement: found 'exists', expected: in, notin, =, ==, "
+			"!=, gt, lt" },
+		{ "-a", "unable to parse requirement: <nil>: Invalid value: \"-a\": name part must "
+			"consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+			"an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+			"used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')" },
+		{ "a=b,", "found '', expected: identifier after ','" },
+		{ "a=-b", "unable to parse requirement: values[0][a]: Invalid value: \"-b\": a valid "
+			"label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+			"'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+			"'my_value',  or '12345', regex used for validation is "
+			"'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')" },
+		{ "a<", "unable to parse requirement: values[0]: Invalid value: \"\": for 'Gt', 'Lt' "
+			"operators, the value must be an integer" },
+		{ "a(b", "unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, "
+			"lt" },
+		{ "a in (b c)", "unable to parse requirement: found 'c', expected: ',' or ')'" },
+		{ "a in", "unable to parse requirement: found '' expected: '('" },
+		{ "!a=b", "found '=', expected: ',' or 'end of string'" },
+		{ "x/y/z", "unable to parse requirement: <nil>: Invalid value: \"x/y/z\": a qualified "
+			"name must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+			"end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
+			"regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an "
+			"optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')" },
+		{ "Ex/a", "unable to parse requirement: <nil>: Invalid value: \"Ex/a\": prefix part a "
+			"lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+			"'-' or '.', and must start and end with an alphanumeric character (e.g. "
+			"'example.com', regex used for validation is "
+			"'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')" },
+		{ "a in (-x,_y)", "unable to parse requirement: [values[0][a]: Invalid value: \"-x\": "
+			"a valid label must be an empty string or consist of alphanumeric characters, '-', "
+			"'_' or '.', and must start and end with an alphanumeric character (e.g. "
+			"'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+			"'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), values[1][a]: Invalid value: "
+			"\"_y\": a valid label must be an empty string or consist of alphanumeric "
+			"characters, '-', '_' or '.', and must start and end with an alphanumeric "
+			"character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation "
+			"is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]" },
+	};
+	for (size_t i = 0; i < sizeof(errors) / sizeof(*errors); i++) {
+		struct kinf_selector *s = NULL;
+		struct kinf_error err = {0};
+		kinf_label_selector_parse(errors[i].sel, &s, &err);
+		if (strlen(errors[i].message) >= sizeof(err.message)) {
+			/* two values' problems: as much as a kinf_error holds */
+			ok(strncmp(err.message, errors[i].message, sizeof(err.message) - 1) == 0,
+					"label \"%s\": the apiserver's error, cut at %zu bytes",
+					errors[i].sel, sizeof(err.message) - 1);
+		} else {
+			is_str(err.message, errors[i].message, "label \"%s\": the apiserver's error",
+					errors[i].sel);
+		}
+		kinf_selector_free(s);
+	}
 	kinf_object_unref(a);
 	return tap_done();
 }
