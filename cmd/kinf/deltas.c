@@ -185,7 +185,8 @@ static int deltas_loop(struct deltas_run *r) {
 		}
 		fflush(stdout);
 	}
-	if (r->table && !r->streaming) {
+	/* A session that failed before its first pop prints no header either. */
+	if (r->table && !r->streaming && (status == EXIT_OK || r->pops > 0)) {
 		kinf_table_flush(r->table, stdout);
 	}
 	return status;

@@ -70,7 +70,10 @@ expect() {
 }
 
 @test "403 is an API error" {
-	expect 1 'kinf: pods is forbidden: *\(403 Forbidden\)' list pods -A --context viewer
+	# Nothing on stdout for any command, a table's header neither.
+	for cmd in list watch deltas "index --values namespace"; do
+		expect 1 'kinf: pods is forbidden: *\(403 Forbidden\)' $cmd pods -A --context viewer
+	done
 }
 
 @test "unknown resource type, with a suggestion: a usage error (2); no API at the URL: 1" {
