@@ -774,8 +774,9 @@ static int worse(int status, int one) {
  * -n a,b and -n a -n b (what "namespace"), --context the same: each name
  * once, in the order given, into ret; ret is left empty for fewer than two.
  */
-static int split_args(struct cli *cli, const char *const *args, size_t n,
-		const char *what, struct kinf_strv *ret) {
+static int split_args(struct cli *cli, const char **args, size_t *n_args,
+		const char **single, const char *what, struct kinf_strv *ret) {
+	size_t n = *n_args;
 	for (size_t i = 0; i < n; i++) {
 		for (const char *p = args[i];;) {
 			size_t len = strcspn(p, ",");
@@ -794,6 +795,17 @@ static int split_args(struct cli *cli, const char *const *args, size_t n,
 			p += len + 1;
 		}
 	}
+	if (ret->n == 1 && (n > 1 || strchr(args[0], ','))) {
+		/*
+		 * -n a,a or --context a --context a: one name, as the one-name
+		 * path wants it. Every name given is that one, so the first
+		 * argument cut at its first comma is it (argv is ours).
+		 */
+		char *first = (char *)args[0];
+		first[strcspn(first, ",")] = '\0';
+		*single = args[0];
+		*n_args = 1;
+	}
 	if (ret->n < 2) {
 		kinf_strv_release(ret);
 	}
@@ -806,11 +818,13 @@ static int groups_parse(struct cli *cli, char **pos, int n_pos, struct groups *g
 	if (status != EXIT_OK) {
 		return status;
 	}
-	status = split_args(cli, cli->namespace_args,
-			cli->all_namespaces ? 0 : cli->n_namespace_args, "namespace", &g->nss);
+	if (!cli->all_namespaces) {
+		status = split_args(cli, cli->namespace_args, &cli->n_namespace_args,
+				&cli->kc.namespace, "namespace", &g->nss);
+	}
 	if (status == EXIT_OK) {
-		status = split_args(cli, cli->context_args, cli->n_context_args, "context",
-				&g->ctxs);
+		status = split_args(cli, cli->context_args, &cli->n_context_args,
+				&cli->kc.context, "context", &g->ctxs);
 	}
 	return status;
 }

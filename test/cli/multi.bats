@@ -503,6 +503,11 @@ available() {	# available NAME True|False: the Available condition of deploy NAM
 	assert_success
 	diff <( { server_keys pods default; server_keys pods viewer-ns; } | awk '{ print $2 }') \
 		<(jq -r '"\(.metadata.namespace)/\(.metadata.name)"' <<<"$output")
+	# A namespace or context named twice is one, as watch has it: the
+	# table of one namespace, not "list takes one namespace".
+	run --separate-stderr kinf list pods -n default,default --context admin --context admin
+	assert_success
+	assert_equal "$output" "$(kinf list pods -n default)"
 	# None anywhere: said once.
 	run --separate-stderr kinf list pods -n kube-public,kube-node-lease
 	assert_success
