@@ -198,8 +198,13 @@ static int server_row(struct getwatch *g, const char *row, size_t len, const cha
 
 /* The first block (the list's rows, or the first events) is printed. */
 static void table_stream(struct getwatch *g) {
-	if (g->t && !g->streaming) {
-		kinf_table_flush(g->t, stdout);
+	if ((g->t || g->cct) && !g->streaming) {
+		if (g->t) {
+			kinf_table_flush(g->t, stdout);
+		}
+		if (g->cct) {
+			kinf_table_flush(g->cct, stdout);
+		}
 		g->streaming = true;
 	}
 }
@@ -267,13 +272,21 @@ static int print_object(struct getwatch *g, struct kinf_object *obj, const char 
 			rc = -KINF_ENOMEM;
 		} else if (cli->format == KINF_OUTPUT_CUSTOM_COLUMNS) {
 			struct kinf_strv cells = {0};
+			/*
+			 * The header and the first block (the list's rows, or the
+			 * first event's) aligned as one, as kubectl's tabwriter
+			 * has them; later rows keep those widths.
+			 */
 			if (!g->cc && kinf_customcolumns_parse(cli->output_arg, &g->cc, &err) == 0 &&
 					(g->cct = kinf_table_new(g->cc->n)) && !cli->no_headers) {
 				kinf_table_add_row(g->cct, (const char *const *)g->cc->names);
-				kinf_table_flush(g->cct, stdout);
 			}
 			if (g->cct && kinf_customcolumns_cells(g->cc, data, &cells) == 0) {
-				kinf_table_print_row(g->cct, (const char *const *)cells.v, stdout);
+				if (g->streaming) {
+					kinf_table_print_row(g->cct, (const char *const *)cells.v, stdout);
+				} else {
+					kinf_table_add_row(g->cct, (const char *const *)cells.v);
+				}
 			}
 			kinf_strv_release(&cells);
 		} else {
@@ -444,6 +457,8 @@ static int handle_line(struct getwatch *g, const char *line, size_t len) {
 		} else if (wev.obj && print_object(g, wev.obj, event_word(wev.type)) < 0 &&
 				!ferror(stdout)) {
 			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+		} else {
+			table_stream(g);	/* custom-columns: the first event's block */
 		}
 		kinf_watch_event_release(&wev);
 	}
