@@ -801,6 +801,9 @@ expired:
 		ls.limit = 0;
 		ls.inline_bytes = 0;
 		ret->fell_back_to_full_list = true;
+		if (opts->on_item && opts->on_restart) {
+			opts->on_restart(opts->userdata);
+		}
 	}
 	kinf_listpage_finish(&ps);
 	if (!ret->resource_version) {

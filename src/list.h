@@ -61,6 +61,14 @@ struct kinf_list_opts {
 	 */
 	int (*on_item)(struct kinf_object *obj, void *userdata,
 			struct kinf_error *reterr);
+	/*
+	 * Optional, with on_item: when a continue token expires, call this
+	 * (after the expired list's last on_item call, before the full
+	 * list's first) and hand over every item of the one full list,
+	 * as if the list began anew, instead of only those not handed over:
+	 * for a caller that can forget what it made of the first items.
+	 */
+	void (*on_restart)(void *userdata);
 	void *userdata;
 };
 

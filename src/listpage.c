@@ -253,7 +253,8 @@ bad:
 /*
  * A parsed item: kept for the result, or handed to on_item. After a
  * restart, an item whose key was handed over before is dropped: its
- * object was printed (or whatever the caller did) from the first list.
+ * object was printed (or whatever the caller did) from the first list;
+ * unless the caller forgets that (on_restart) and takes them all again.
  */
 static int take_item(struct kinf_listpage *ps, struct kinf_object *obj) {
 	const struct kinf_list_opts *opts = ps->opts;
@@ -270,7 +271,9 @@ static int take_item(struct kinf_listpage *ps, struct kinf_object *obj) {
 		return 0;
 	}
 	const char *key = kinf_object_key(obj);
-	if (ps->restarted) {
+	if (opts->on_restart) {
+		/* Every item of a list that starts over comes again. */
+	} else if (ps->restarted) {
 		if (kinf_strv_sorted_contains(&ps->handed, key)) {
 			kinf_object_unref(obj);
 			return 0;

@@ -142,6 +142,15 @@ static int take(struct kinf_object *obj, void *userdata, struct kinf_error *rete
 	return 0;
 }
 
+/* on_restart: forget what came (the list hands every item over again). */
+static unsigned restarts;
+
+static void restart(void *userdata) {
+	struct taken *t = userdata;
+	t->n = 0;
+	restarts++;
+}
+
 /* Every item 1..n exactly once, in order. */
 static bool in_order(const struct taken *t, unsigned n) {
 	if (t->n != n) {
@@ -253,6 +262,15 @@ static void test_two_lanes(bool md_last) {
 	server_release(&s);
 }
 
+/* A list of pages whose continue token expires midway (large: many big items). */
+static void server_expiring(struct server *s, bool large) {
+	server_init(s);
+	s->pages = large ? 24 : 4;
+	s->per_page = large ? 200 : 2;
+	s->pad = large ? 1500 : 0;
+	s->gone_page = large ? 20 : 3;
+}
+
 /* An expired token: one full list, once; items handed over are not again. */
 static void test_expired(bool large) {
 	struct server s;
@@ -261,11 +279,7 @@ static void test_expired(bool large) {
 	struct taken t = {0};
 	const char *how = large ? "large list" : "small list";
 
-	server_init(&s);
-	s.pages = large ? 24 : 4;
-	s.per_page = large ? 200 : 2;
-	s.pad = large ? 1500 : 0;
-	s.gone_page = large ? 20 : 3;
+	server_expiring(&s, large);
 	s.full_token = true;
 	struct kinf_list_opts o = opts_for(&s);
 	o.on_item = take;
@@ -281,12 +295,27 @@ static void test_expired(bool large) {
 	free(t.ids);
 	server_release(&s);
 
+	/* A caller that forgets at a restart: every item of the full list comes. */
+	server_expiring(&s, large);
+	s.full_token = true;
+	o = opts_for(&s);
+	t = (struct taken){0};
+	o.on_item = take;
+	o.on_restart = restart;
+	o.userdata = &t;
+	restarts = 0;
+	rc = kinf_list_with(fetch, &s, &o, &res, &err);
+	ok(rc == 0 && res.fell_back_to_full_list, "%s, on_restart: falls back (%s)", how,
+			err.message);
+	is_int(restarts, 1, "%s, on_restart: called once", how);
+	ok(in_order(&t, s.pages * s.per_page), "%s, on_restart: every item of the full list "
+			"after it (%zu)", how, t.n);
+	kinf_list_result_release(&res);
+	free(t.ids);
+	server_release(&s);
+
 	/* The full list expires too: that is the answer. */
-	server_init(&s);
-	s.pages = large ? 24 : 4;
-	s.per_page = large ? 200 : 2;
-	s.pad = large ? 1500 : 0;
-	s.gone_page = large ? 20 : 3;
+	server_expiring(&s, large);
 	s.full_gone = true;
 	o = opts_for(&s);
 	rc = kinf_list_with(fetch, &s, &o, &res, &err);
