@@ -118,11 +118,14 @@ static void put_value(struct kinf_buf *out, json_t *v, const char *indent, int d
 }
 
 int kinf_gojson_append(struct kinf_buf *out, json_t *v) {
-	put_value(out, v, NULL, 0);
-	return kinf_buf_error(out) ? -KINF_ENOMEM : 0;
+	return kinf_gojson_append_at(out, v, NULL, 0);
 }
 
 int kinf_gojson_append_indent(struct kinf_buf *out, json_t *v, const char *indent) {
-	put_value(out, v, indent, 0);
+	return kinf_gojson_append_at(out, v, indent, 0);
+}
+
+int kinf_gojson_append_at(struct kinf_buf *out, json_t *v, const char *indent, int depth) {
+	put_value(out, v, indent, depth);
 	return kinf_buf_error(out) ? -KINF_ENOMEM : 0;
 }

@@ -23,4 +23,12 @@ int kinf_gojson_append(struct kinf_buf *out, json_t *v);
  */
 int kinf_gojson_append_indent(struct kinf_buf *out, json_t *v, const char *indent);
 
+/*
+ * Append v as it is written at depth levels inside a larger value
+ * (indent NULL: compact): its lines indented depth + 1 times, its closing
+ * bracket depth times. For a writer that makes the enclosing value a piece
+ * at a time. 0 or -KINF_ENOMEM.
+ */
+int kinf_gojson_append_at(struct kinf_buf *out, json_t *v, const char *indent, int depth);
+
 #endif
