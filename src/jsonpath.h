@@ -2,6 +2,8 @@
 #define KINF_JSONPATH_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
 
 #include "buf.h"
 #include "err.h"
@@ -40,9 +42,41 @@ int kinf_jsonpath_execute_json(const struct kinf_jsonpath *jp, json_t *data,
  * The values a template of one expression ("{.spec.x}") reaches in data,
  * as a new JSON array (caller decrefs): client-go's FindResults, as the
  * apiserver's CRD printer columns take it. NULL for a template of text
- * or several expressions.
+ * or several expressions (or when out of memory).
  */
 json_t *kinf_jsonpath_find(const struct kinf_jsonpath *jp, json_t *data);
+
+/*
+ * A List kubectl would run a template over ({"apiVersion": "v1", "items":
+ * [...], "kind": "List", "metadata": {"resourceVersion": ""}}) whose items
+ * are handed over one at a time, as the template reaches each: a List of
+ * any length is run over in the memory of one item's tree (or of one per
+ * range over its items nested in another), never a tree of it all.
+ */
+struct kinf_jsonpath_list {
+	size_t n;
+	/*
+	 * Item i's tree, a new reference; NULL when it has none (the
+	 * callback says why, to whom it likes): that item is then not in
+	 * the List, as if it had never been. Called each time the template
+	 * reaches the item, in any order, and never again once it had none.
+	 */
+	json_t *(*item)(void *userdata, size_t i);
+	void *userdata;
+};
+
+/*
+ * Execute over list as kinf_jsonpath_execute() (as_json:
+ * kinf_jsonpath_execute_json()) does over the whole List in one tree, with
+ * the same text, written to out as it is made. Each item is asked for at
+ * least once (after the run, those the template did not reach), so that
+ * the callback sees which have no tree whatever the template. 0,
+ * -KINF_ENOMEM (out may have part of the text), or -KINF_EIO when writing
+ * to out failed (errno says why).
+ */
+int kinf_jsonpath_execute_list(const struct kinf_jsonpath *jp,
+		const struct kinf_jsonpath_list *list, bool as_json, FILE *out,
+		struct kinf_error *reterr);
 
 /*
  * Evaluate one expression as kubectl's custom-columns and wait --for take

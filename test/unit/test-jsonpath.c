@@ -101,6 +101,125 @@ static void escapes(void) {
 	json_decref(data);
 }
 
+/*
+ * kinf_jsonpath_execute_list: the items handed over one at a time print
+ * what the List in one tree prints, whole-List templates too; an item
+ * without a tree is out of the List; trees are dropped as the walk leaves.
+ */
+struct lazy {
+	json_t *items;		/* the items' trees, as the caller keeps its objects */
+	size_t none;		/* this item has no tree (SIZE_MAX: all have) */
+	size_t asked[4], asked_none;
+	json_t *handed[64];	/* each tree handed over, with a reference of ours */
+	size_t n_handed, most_alive;
+};
+
+static json_t *lazy_item(void *userdata, size_t i) {
+	struct lazy *l = userdata;
+	size_t alive = 0;
+	for (size_t j = 0; j < l->n_handed; j++) {
+		alive += l->handed[j]->refcount > 1;
+	}
+	l->most_alive = alive > l->most_alive ? alive : l->most_alive;
+	l->asked[i]++;
+	if (i == l->none) {
+		l->asked_none++;
+		return NULL;
+	}
+	json_t *t = json_deep_copy(json_array_get(l->items, i));
+	if (t && l->n_handed < sizeof(l->handed) / sizeof(*l->handed)) {
+		l->handed[l->n_handed++] = json_incref(t);
+	}
+	return t;
+}
+
+static void lazy_release(struct lazy *l) {
+	for (size_t j = 0; j < l->n_handed; j++) {
+		json_decref(l->handed[j]);
+	}
+	l->n_handed = 0;
+}
+
+static void lazy_list(void) {
+	static const char items_json[] =
+		"[{\"metadata\":{\"name\":\"a\",\"labels\":{\"app\":\"web\"}},"
+		"\"spec\":{\"n\":1,\"f\":1.5,\"c\":[{\"image\":\"x<y\"}]}},"
+		"{\"metadata\":{\"name\":\"b\"},\"spec\":{\"n\":2,\"c\":[]}},"
+		"{\"metadata\":{\"name\":\"c\"},\"spec\":{\"n\":3,\"e\":{}}}]";
+	static const char *const tmpls[] = {
+		"{range .items[*]}{.metadata.name}{\"\\n\"}{end}",
+		"{.items[*].metadata.name}",
+		"{.items}", "{$}", "{.}", "{.items[*]}", "{[*]}", "{$[*]}",
+		"{.items[0].metadata.name} {.items[1].metadata.name}",
+		"{.items[-1].metadata.name}{.items[-2].metadata.name}{.items[-3].metadata.name}"
+			"{.items[-9].metadata.name}{.items[9].metadata.name}",
+		"{.items[3]}{.items[2]}",
+		"{.items[1:]}", "{.items[:2]}", "{.items[-2:]}", "{.items[:-1]}", "{.items[1:1]}",
+		"{.items[-9:9]}", "{.items[2:1]}", "{.items[0:3].metadata.name}",
+		"{.items[?(@.spec.n>1)].metadata.name}", "{.items[?(@.spec.c)].metadata.name}",
+		"{..metadata.name}", "{..name}", "{..}", "{..items}", "{..n}", "{..image}",
+		"{..[*]}", "{..[0]}", "{..[?(@.image)]}",
+		"{.kind} {.apiVersion} {.metadata}{range .items[*]}{.metadata.name},{end}",
+		"{range .items[*]}{range $.items[*]}{.metadata.name}{end};{end}",
+		"{range .items[*]}{$.items[-1].metadata.name}{.metadata.name}{end}",
+		"{.items[*].spec}", "{.items[0].metadata.labels}", "{\"t\"} {.items 7}",
+		"{.items \"x\"}", "{.items.kind}", "{.items[*].metadata.name \"z\"}",
+		"{range .items[?(@.spec.n<3)]}{.spec.n}{end}", "{range ..c}{.image}{end}", "{range ..c}{$.kind}{end}",
+		"{range .items}{[*].metadata.name}{end}", "{..[-1]}", "{..[1:]}",
+		"{.items[?(@..image)].metadata.name}", "{range .items[*]}{range .spec.c[*]}{.image}{end}{end}",
+		"text only", "",
+	};
+	json_t *items = json_loads(items_json, 0, NULL);
+	ok(items != NULL, "the items parse");
+	for (size_t none = 0; none <= 3; none++) {
+		/* The List kinf made in one tree: without the item that has none. */
+		json_t *kept = json_copy(items);
+		if (none < 3) {
+			json_array_remove(kept, none);
+		}
+		json_t *whole = json_pack("{s:s,s:o,s:s,s:{s:s}}", "apiVersion", "v1", "items", kept,
+			"kind", "List", "metadata", "resourceVersion", "");
+		for (size_t t = 0; t < sizeof(tmpls) / sizeof(*tmpls); t++) {
+			for (int as_json = 0; as_json < 2; as_json++) {
+				struct kinf_jsonpath *jp = NULL;
+				struct kinf_buf want = {0};
+				must(kinf_jsonpath_parse(tmpls[t], &jp, NULL));
+				must(as_json ? kinf_jsonpath_execute_json(jp, whole, &want, NULL) :
+					kinf_jsonpath_execute(jp, whole, &want, NULL));
+				struct lazy l = { .items = items, .none = none < 3 ? none : SIZE_MAX };
+				struct kinf_jsonpath_list list = { 3, lazy_item, &l };
+				char *got = NULL;
+				size_t got_len = 0;
+				FILE *f = open_memstream(&got, &got_len);
+				int rc = f ? kinf_jsonpath_execute_list(jp, &list, as_json, f, NULL) : -1;
+				if (f) {
+					fclose(f);
+				}
+				ok(rc == 0 && got_len == want.len &&
+					memcmp(got, want.data ? want.data : "", got_len) == 0,
+					"%s%s, item %zu without a tree: as in one tree",
+					as_json ? "as json: " : "", tmpls[t], none);
+				if (got_len != want.len || memcmp(got, want.data ? want.data : "", got_len)) {
+					printf("#   got:  \"%s\"\n#   want: \"%s\"\n", got ? got : "",
+						want.data ? want.data : "");
+				}
+				ok(l.asked[0] && l.asked[1] && l.asked[2] && l.asked_none <= 1,
+					"  every item asked for, the one without a tree once");
+				bool nested = strstr(tmpls[t], "$.items") != NULL;
+				ok(l.most_alive <= (nested ? 2u : 1u),
+					"  at most %u item trees alive at once (%zu)", nested ? 2u : 1u,
+					l.most_alive);
+				lazy_release(&l);
+				free(got);
+				kinf_buf_release(&want);
+				kinf_jsonpath_free(jp);
+			}
+		}
+		json_decref(whole);
+	}
+	json_decref(items);
+}
+
 int main(void) {
 	static const struct {
 		const char *tmpl;
@@ -212,5 +331,6 @@ int main(void) {
 	ok(kinf_customcolumns_parse("N:.a[", &cc, &err) == -KINF_EINVAL, "bad path: %s", err.message);
 	json_decref(data);
 	escapes();
+	lazy_list();
 	return tap_done();
 }
