@@ -19,7 +19,6 @@
 #include "jsonpath.h"
 #include "log.h"
 #include "sortby.h"
-#include "table.h"
 #include "termsafe.h"
 
 const char cli_common_usage[] =
@@ -1068,10 +1067,19 @@ int cli_finish_stdout(int status) {
 	return status;
 }
 
+int cli_sort_items(const struct cli *cli, struct kinf_sortby_item *items, size_t n) {
+	struct kinf_error err = {0};
+	if (kinf_sortby_sort(cli->sort_by, items, n, &err) < 0) {
+		/* The objects' data, not the command line: exit 1, as kubectl. */
+		cli_printf_safe(stderr, "kinf: --sort-by: %s", err.message);
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
 int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
 		json_t *(*json_of)(const void *elem, void *userdata, struct kinf_error *reterr),
 		void *userdata) {
-	struct kinf_error err = {0};
 	if (!cli->sort_by || n == 0) {
 		return EXIT_OK;
 	}
@@ -1089,10 +1097,8 @@ int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
 			.key = o ? kinf_sortby_key(cli->sort_by, o) : NULL, .index = i };
 		json_decref(o);
 	}
-	if (status == EXIT_OK && kinf_sortby_sort(cli->sort_by, items, n, &err) < 0) {
-		/* The objects' data, not the command line: exit 1, as kubectl. */
-		cli_printf_safe(stderr, "kinf: --sort-by: %s", err.message);
-		status = EXIT_ERROR;
+	if (status == EXIT_OK) {
+		status = cli_sort_items(cli, items, n);
 	}
 	if (status == EXIT_OK) {
 		for (size_t i = 0; i < n; i++) {
@@ -1115,66 +1121,6 @@ static json_t *object_json(const void *elem, void *userdata, struct kinf_error *
 
 int cli_sort_objects(const struct cli *cli, struct kinf_object **v, size_t n) {
 	return cli_sort_by_field(cli, v, n, sizeof(*v), object_json, NULL);
-}
-
-int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
-		size_t n, bool single, FILE *out) {
-	struct kinf_error err = {0};
-	json_t *items = json_array();
-	int status = EXIT_OK;
-
-	for (size_t i = 0; i < n; i++) {
-		struct kinf_error oerr = {0};
-		json_t *o = kinf_object_tree(objs[i], &oerr);
-		if (!o || json_array_append_new(items, o) < 0) {
-			/* Named on stderr (a number beyond float64), never left out unseen. */
-			status = cli_error(cli, o ? -KINF_ENOMEM : -oerr.code, &oerr, NULL);
-		}
-	}
-	if (single && n == 1 && json_array_size(items) == 0) {
-		/* The one object could not be read: its error line says so. */
-	} else if (cli->format != KINF_OUTPUT_CUSTOM_COLUMNS) {
-		struct kinf_jsonpath *jp = NULL;
-		struct kinf_buf b = {0};
-		json_t *data = single && json_array_size(items) == 1 ?
-			json_incref(json_array_get(items, 0)) :
-			json_pack("{s:s,s:O,s:s,s:{s:s}}", "apiVersion", "v1", "items", items,
-				"kind", "List", "metadata", "resourceVersion", "");
-		bool as_json = cli->format == KINF_OUTPUT_JSONPATH_JSON;
-		if (kinf_jsonpath_parse(cli->output_arg, &jp, &err) == 0 &&
-				(as_json ? kinf_jsonpath_execute_json(jp, data, &b, &err) :
-				 kinf_jsonpath_execute(jp, data, &b, &err)) == 0) {
-			fwrite(b.data ? b.data : "", 1, b.len, out);
-		} else {
-			status = cli_error(cli, -KINF_EINVAL, &err, NULL);
-		}
-		kinf_jsonpath_free(jp);
-		kinf_buf_release(&b);
-		json_decref(data);
-	} else {
-		struct kinf_customcolumns *cc = NULL;
-		if (kinf_customcolumns_parse(cli->output_arg, &cc, &err) < 0) {
-			json_decref(items);
-			return cli_error(cli, -KINF_EINVAL, &err, NULL);
-		}
-		struct kinf_table *t = kinf_table_new(cc->n);
-		if (t && !cli->no_headers) {
-			kinf_table_add_row(t, (const char *const *)cc->names);
-		}
-		for (size_t i = 0; t && i < json_array_size(items); i++) {
-			struct kinf_strv cells = {0};
-			kinf_customcolumns_cells(cc, json_array_get(items, i), &cells);
-			kinf_table_add_row(t, (const char *const *)cells.v);
-			kinf_strv_release(&cells);
-		}
-		if (t) {
-			kinf_table_print(t, out);
-		}
-		kinf_table_free(t);
-		kinf_customcolumns_free(cc);
-	}
-	json_decref(items);
-	return status;
 }
 
 bool cli_progress_show(const char *resource, unsigned pages, size_t items) {

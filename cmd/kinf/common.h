@@ -335,13 +335,57 @@ long long cli_parse_duration(const char *s);
 long long cli_parse_size(const char *s);
 
 /*
- * -o jsonpath / custom-columns for a set of objects (apiVersion and kind
- * filled in), as kubectl prints them: a template runs over a List of them,
- * or over the one object when single; custom columns print a header and a
- * row each. Returns the exit status.
+ * The objects -o jsonpath and custom-columns print, handed over one at a
+ * time (and as often as a template reaches each), so that no more of them
+ * than one is ever a tree.
  */
-int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
-		size_t n, bool single, FILE *out);
+struct cli_objects {
+	size_t n;
+	/* Object i with apiVersion and kind, a new reference; NULL: out of memory. */
+	struct kinf_object *(*get)(void *userdata, size_t i);
+	void *userdata;
+};
+
+/* The objects of v[0..n) (typed, held by the caller while it is used). */
+struct cli_objects cli_objects_array(struct kinf_object *const *v, size_t n);
+
+/*
+ * -o jsonpath / custom-columns for objs (in the order to print them:
+ * --sort-by is the caller's), as kubectl prints them: a template runs over
+ * a List of them, or over the one object when single; custom columns
+ * print a header and a row each. An object without a tree (a number beyond
+ * float64) is named on stderr and left out (exit 1). Returns the exit
+ * status.
+ */
+int cli_print_templated(const struct cli *cli, const struct cli_objects *objs, bool single,
+		FILE *out);
+
+/*
+ * -o custom-columns a row at a time, for objects that come one by one (a
+ * list's, as they arrive): the rows are kept, not the objects (kubectl's
+ * printer evaluates the columns per object too), and printed as one table
+ * whose widths come from every row, as kubectl's tabwriter has them.
+ */
+struct cli_columns;
+/* Parse cli's columns; with sort, the rows are printed in --sort-by's order. The exit status. */
+int cli_columns_new(const struct cli *cli, bool sort, struct cli_columns **ret);
+void cli_columns_free(struct cli_columns *c);
+/*
+ * Add obj's row (obj has apiVersion and kind). An object without a tree
+ * keeps its error in its place, said by cli_columns_print(). 0 or
+ * -KINF_ENOMEM.
+ */
+int cli_columns_add(struct cli_columns *c, const struct kinf_object *obj);
+/* The list now coming started over: forget its rows so far. */
+void cli_columns_restart(struct cli_columns *c);
+/* The list now coming is over: its rows in key order, as a list keeps its items. */
+void cli_columns_sort_list(struct cli_columns *c);
+/*
+ * Print the table to out: each row's error first (then exit 1), or with
+ * --sort-by the first error alone and no table, as cli_sort_objects()
+ * stops. The exit status.
+ */
+int cli_columns_print(struct cli_columns *c, FILE *out);
 
 /*
  * --sort-by: sort v[0..n) by cli->sort_by as kubectl sorts (sortby.h),
@@ -349,6 +393,13 @@ int cli_print_templated(const struct cli *cli, struct kinf_object *const *objs,
  * has, keys that cannot be compared) and returns its exit status; 0.
  */
 int cli_sort_objects(const struct cli *cli, struct kinf_object **v, size_t n);
+
+/*
+ * --sort-by's sort of items by their keys (sortby.h), the error that stops
+ * it printed. The exit status.
+ */
+struct kinf_sortby_item;
+int cli_sort_items(const struct cli *cli, struct kinf_sortby_item *items, size_t n);
 
 /*
  * --sort-by over any array: v[0..n) of size bytes each, each one's JSON

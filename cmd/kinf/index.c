@@ -401,23 +401,38 @@ static void print_object(struct query *q, struct kinf_object *obj, bool first) {
 	kinf_object_unref(typed);
 }
 
+/* The matches as the cache had them: each typed when the template reaches it. */
+struct held_matches {
+	struct query *q;
+	struct kinf_object **objs;
+	size_t *informers;
+};
+
+static struct kinf_object *typed_match(void *userdata, size_t i) {
+	struct held_matches *h = userdata;
+	session_select(h->q->session, h->informers[i]);
+	return session_typed(h->q->session, h->objs[i]);
+}
+
 /* -o jsonpath or custom-columns over every match, as one List. */
 static int print_templated(struct query *q, const struct match *v, size_t n) {
-	struct kinf_object **typed = calloc(n + 1, sizeof(*typed));
+	struct held_matches h = { q, calloc(n + 1, sizeof(*h.objs)),
+		calloc(n + 1, sizeof(*h.informers)) };
 	size_t k = 0;
-	for (size_t i = 0; typed && i < n; i++) {
+	for (size_t i = 0; h.objs && h.informers && i < n; i++) {
 		session_select(q->session, v[i].informer);
-		struct kinf_object *obj = kinf_indexer_get(session_indexer(q->session), v[i].key);
-		if (obj && (typed[k] = session_typed(q->session, obj))) {
-			k++;
+		if ((h.objs[k] = kinf_indexer_get(session_indexer(q->session), v[i].key))) {
+			h.informers[k++] = v[i].informer;
 		}
-		kinf_object_unref(obj);
 	}
-	int status = typed ? cli_print_templated(&q->cli, typed, k, false, stdout) : EXIT_ERROR;
+	struct cli_objects objs = { k, typed_match, &h };
+	int status = h.objs && h.informers ? cli_print_templated(&q->cli, &objs, false, stdout) :
+		cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL);
 	for (size_t i = 0; i < k; i++) {
-		kinf_object_unref(typed[i]);
+		kinf_object_unref(h.objs[i]);
 	}
-	free(typed);
+	free(h.objs);
+	free(h.informers);
 	return status;
 }
 

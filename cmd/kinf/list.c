@@ -94,6 +94,8 @@ static struct {
 	 * (kubectl's one List), not one per type.
 	 */
 	struct kinf_object_list held;
+	/* -o custom-columns over several lists: their rows, one table. */
+	struct cli_columns *columns;
 	/*
 	 * -A --accessible, namespace by namespace: a name is missing when no
 	 * namespace has it, as for one -A list; found per name, and the
@@ -169,11 +171,14 @@ struct item_printer {
 	bool *found;		/* per name */
 	char *api_version;
 	struct progress progress;
+	/* -o custom-columns: a row made of each item as it comes (or NULL) */
+	struct cli_columns *columns;
 	/* the printing thread's */
 	bool first;
 	int write_errno;	/* stdout failed: 0 or its errno */
 	int print_rc;		/* the first error printing, or 0 */
 	struct kinf_buf prefix;	/* apiVersion and kind to write before an item */
+	struct kinf_object **wanted;	/* a template's items (borrowed), while it runs */
 	struct kinf_error print_err;
 	/* the queue, under lock */
 	pthread_t thread;
@@ -186,6 +191,7 @@ struct item_printer {
 	bool flush;		/* a page ended: flush once the queue is empty */
 	bool done;		/* the list ended: no more items */
 	bool failed;		/* the printer failed: stop the list */
+	bool restart;		/* the list started over: forget its rows */
 };
 
 /* Marks the name found; false when names were given and it is not one. */
@@ -208,6 +214,12 @@ static int print_item(struct item_printer *p, struct kinf_object *obj) {
 
 	if (!name_wanted(p, kinf_object_name(obj))) {
 		return 0;
+	}
+	if (p->columns) {
+		struct kinf_object *typed = kinf_object_with_type(obj, p->api_version, cli->res->kind);
+		rc = typed ? cli_columns_add(p->columns, typed) : -KINF_ENOMEM;
+		kinf_object_unref(typed);
+		return rc < 0 ? kinf_error_set(&p->print_err, -rc, "out of memory") : 0;
 	}
 	if (cli->format == KINF_OUTPUT_NAME) {
 		cli_print_name(cli->res, obj, stdout);
@@ -264,9 +276,16 @@ static void *printer_main(void *userdata) {
 		struct kinf_object_list tmp = batch;
 		batch = p->queue;
 		p->queue = tmp;
-		bool flush = p->flush, done = p->done;
-		p->flush = false;
+		bool flush = p->flush, done = p->done, restart = p->restart;
+		p->flush = p->restart = false;
 		pthread_mutex_unlock(&p->lock);
+
+		if (restart) {
+			/* The rows and names of the expired list; its items follow again. */
+			cli_columns_restart(p->columns);
+			memset(p->found, 0, (size_t)p->n_names * sizeof(*p->found));
+			p->print_rc = 0;
+		}
 
 		for (size_t i = 0; i < batch.n; i++) {
 			if (p->print_rc == 0) {
@@ -333,6 +352,19 @@ static int queue_item(struct kinf_object *obj, void *userdata, struct kinf_error
 	kinf_object_unref(obj);
 	kinf_object_list_reset(&p->freeing);
 	return rc;
+}
+
+/*
+ * The pager's on_restart (custom columns): a continue token expired and
+ * every item comes again from one full list, as a kept list would have
+ * them. The queued ones go; the printer forgets the rows it made.
+ */
+static void restart_items(void *userdata) {
+	struct item_printer *p = userdata;
+	pthread_mutex_lock(&p->lock);
+	kinf_object_list_reset(&p->queue);
+	p->restart = true;
+	pthread_mutex_unlock(&p->lock);
 }
 
 static void on_page(unsigned pages, size_t items, void *userdata) {
@@ -450,44 +482,63 @@ static int print_sorted(struct item_printer *p, struct kinf_list_result *res) {
 	return status;
 }
 
-/* -o jsonpath / custom-columns: over a List, or the one object asked for by name. */
+/* A list's items for a template: typed as it reaches each. */
+static struct kinf_object *typed_item(void *userdata, size_t i) {
+	struct item_printer *p = userdata;
+	return kinf_object_with_type(p->wanted[i], p->api_version, p->cli->res->kind);
+}
+
+/* --sort-by's value of a list's item: from it typed (it may sort by kind). */
+static json_t *typed_item_tree(const void *elem, void *userdata, struct kinf_error *reterr) {
+	struct item_printer *p = userdata;
+	struct kinf_object *typed = kinf_object_with_type(*(struct kinf_object *const *)elem,
+			p->api_version, p->cli->res->kind);
+	json_t *tree = typed ? kinf_object_tree(typed, reterr) : NULL;
+	if (!typed) {
+		kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	kinf_object_unref(typed);
+	return tree;
+}
+
+/*
+ * -o jsonpath / custom-columns: over a List, or the one object asked for
+ * by name. Custom columns made their rows as the items came; a template
+ * runs over the items the list kept, each a tree only while it is reached.
+ */
 static int print_templated(struct item_printer *p, struct kinf_list_result *res) {
 	struct cli *cli = p->cli;
-	struct kinf_object **typed = calloc(res->items.n + 1, sizeof(*typed));
 	size_t n = 0;
-	int status;
+	int status = EXIT_OK;
 
-	for (size_t i = 0; typed && i < res->items.n; i++) {
+	if (p->columns) {
+		cli_columns_sort_list(p->columns);
+		return multi.in_group ? EXIT_OK : cli_columns_print(p->columns, stdout);
+	}
+	if (!(p->wanted = calloc(res->items.n + 1, sizeof(*p->wanted)))) {
+		return cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+	}
+	for (size_t i = 0; i < res->items.n; i++) {
 		if (name_wanted(p, kinf_object_name(res->items.v[i]))) {
-			typed[n] = kinf_object_with_type(res->items.v[i], p->api_version, cli->res->kind);
-			if (typed[n]) {
-				n++;
-			}
+			p->wanted[n++] = res->items.v[i];
 		}
 	}
-	if (typed && !multi.in_group && (status = cli_sort_objects(cli, typed, n)) != EXIT_OK) {
-		for (size_t i = 0; i < n; i++) {
-			kinf_object_unref(typed[i]);
-		}
-		free(typed);
-		return status;
-	}
-	if (typed && multi.in_group) {
+	for (size_t i = 0; multi.in_group && status == EXIT_OK && i < n; i++) {
 		/* Held for the groups' one run (groups_run()). */
-		status = EXIT_OK;
-		for (size_t i = 0; i < n; i++) {
-			if (kinf_object_list_push_take(&multi.held, typed[i]) < 0) {
-				status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
-			}
+		struct kinf_object *typed = typed_item(p, i);
+		if (!typed || kinf_object_list_push_take(&multi.held, typed) < 0) {
+			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 		}
-		free(typed);
-		return status;
 	}
-	status = typed ? cli_print_templated(cli, typed, n, p->n_names == 1, stdout) : EXIT_ERROR;
-	for (size_t i = 0; i < n; i++) {
-		kinf_object_unref(typed[i]);
+	if (!multi.in_group) {
+		struct cli_objects objs = { n, typed_item, p };
+		status = cli_sort_by_field(cli, p->wanted, n, sizeof(*p->wanted), typed_item_tree, p);
+		if (status == EXIT_OK) {
+			status = cli_print_templated(cli, &objs, p->n_names == 1, stdout);
+		}
 	}
-	free(typed);
+	free(p->wanted);
+	p->wanted = NULL;
 	return status;
 }
 
@@ -1023,6 +1074,9 @@ static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
 	multi.ignore_not_found = cli->ignore_not_found;
 	multi.merge = table && (g->nss.n > 1 || g->ctxs.n > 1 || g->accessible);
 	multi.table_printed = false;
+	if (cli->format == KINF_OUTPUT_CUSTOM_COLUMNS) {
+		status = cli_columns_new(cli, true, &multi.columns);
+	}
 	char **names = NULL;
 	if (g->n_slash > 0 && !(names = calloc((size_t)n_pos + 1, sizeof(*names)))) {
 		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
@@ -1041,10 +1095,14 @@ static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
 	}
 	free(names);
 	bool held = cli->templated || (cli->sort_by && !table);
-	if (held && !stops_all(status)) {
+	if (held && multi.columns && !stops_all(status)) {
+		int printed = cli_columns_print(multi.columns, stdout);
+		status = status == EXIT_OK ? printed : status;
+	} else if (held && !stops_all(status)) {
 		int printed = cli_sort_objects(cli, multi.held.v, multi.held.n);
 		if (printed == EXIT_OK && cli->templated) {
-			printed = cli_print_templated(cli, multi.held.v, multi.held.n, false, stdout);
+			struct cli_objects objs = cli_objects_array(multi.held.v, multi.held.n);
+			printed = cli_print_templated(cli, &objs, false, stdout);
 		}
 		for (size_t i = 0; printed == EXIT_OK && i < multi.held.n; i++) {
 			if (!cli->templated) {
@@ -1054,6 +1112,8 @@ static int groups_run(struct cli *cli, int argc, char **argv, int n_opts,
 		status = status == EXIT_OK ? printed : status;
 	}
 	kinf_object_list_release(&multi.held);
+	cli_columns_free(multi.columns);
+	multi.columns = NULL;
 	if (table && multi.quiet_empty && !multi.table_printed && status == EXIT_OK &&
 			g->n_slash == 0 && n_pos == 1 && !cli->ignore_not_found) {
 		if (multi.listed_namespace && !multi.listed_cluster_scoped && g->nss.n < 2 &&
@@ -1241,6 +1301,8 @@ static int list_fetch(struct list_args *a, struct item_printer *p, const char *p
 	struct cli *cli = &a->cli;
 	const char *field_selector = cli->field_selector;
 	char *name_selector = NULL;
+	/* Items to the printing thread as they come: printed, or made rows. */
+	bool queued = streamed || p->columns;
 	int rc;
 
 	if (a->n_pos == 2 && !field_selector) {
@@ -1264,14 +1326,15 @@ static int list_fetch(struct list_args *a, struct item_printer *p, const char *p
 		.full_objects = table && cli->sort_by,
 		.limits = cli->limits,
 		.on_page = on_page,
-		.on_item = streamed ? queue_item : NULL,
+		.on_item = queued ? queue_item : NULL,
+		.on_restart = p->columns ? restart_items : NULL,
 		.userdata = p,
 	};
 	/* Printed as they come and never indexed: no node or phase needed. */
 	lopts.limits.metadata_only = streamed;
 	if (!p->found || !p->api_version) {
 		rc = kinf_error_set(err, KINF_ENOMEM, "out of memory");
-	} else if (streamed && !printer_start(p)) {
+	} else if (queued && !printer_start(p)) {
 		rc = kinf_error_set(err, KINF_ENOMEM, "cannot start the output thread");
 	} else {
 		rc = kinf_list(cli->http, &lopts, result, err);
@@ -1342,6 +1405,7 @@ static int list_one(struct list_args *a, struct item_printer *p) {
 	struct kinf_list_result result = {0};
 	struct kinf_error err = {0};
 	char *path = kinf_resource_path(cli->res, cli->namespace);
+	struct cli_columns *own_columns = NULL;
 	int status;
 
 	*p = (struct item_printer){
@@ -1356,6 +1420,14 @@ static int list_one(struct list_args *a, struct item_printer *p) {
 	bool templated = cli->templated;
 	/* --sort-by needs the whole list first, as tables and templates do */
 	bool streamed = !table && !templated && !cli->sort_by;
+	if (cli->format == KINF_OUTPUT_CUSTOM_COLUMNS) {
+		/* A row of each item as it comes (the groups' rows, of several lists). */
+		if (!multi.in_group && (status = cli_columns_new(cli, true, &own_columns)) != EXIT_OK) {
+			free(path);
+			return status;
+		}
+		p->columns = multi.in_group ? multi.columns : own_columns;
+	}
 	if (streamed && !isatty(STDOUT_FILENO)) {
 		static char stdout_buf[64 << 10];
 		setvbuf(stdout, stdout_buf, _IOFBF, sizeof(stdout_buf));
@@ -1374,6 +1446,11 @@ static int list_one(struct list_args *a, struct item_printer *p) {
 	} else {
 		status = list_print(a, p, table, templated, streamed, &result);
 	}
+	if (p->columns && status != EXIT_OK && multi.in_group) {
+		/* A list that failed holds nothing for the groups' table. */
+		cli_columns_restart(p->columns);
+	}
+	cli_columns_free(own_columns);
 	kinf_list_result_release(&result);
 	free(path);
 	return status;

@@ -414,7 +414,8 @@ static int print_templated_event(struct watch *w, const struct kinf_informer_eve
 		return -KINF_ENOMEM;
 	}
 	if (w->cli.format != KINF_OUTPUT_CUSTOM_COLUMNS) {
-		if (cli_print_templated(&w->cli, &typed, 1, true, stdout) != EXIT_OK) {
+		struct cli_objects objs = cli_objects_array(&typed, 1);
+		if (cli_print_templated(&w->cli, &objs, true, stdout) != EXIT_OK) {
 			w->data_error = true;	/* its line is out */
 		}
 		kinf_object_unref(typed);
