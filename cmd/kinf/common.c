@@ -1056,12 +1056,24 @@ int cli_print_failed(const struct cli *cli, int rc, const struct kinf_error *err
 }
 
 int cli_finish_stdout(int status) {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		/* errno may be a later call's: a closed pipe is asked for again. */
-		if (errno == EPIPE || cli_stdout_closed()) {
+	int earlier = errno;
+	errno = 0;
+	bool flush_failed = fflush(stdout) != 0;
+	if (flush_failed || ferror(stdout)) {
+		/*
+		 * The flush's errno, else (an earlier write failed, nothing was
+		 * left to flush) the last call's, which may be a later call's:
+		 * a closed pipe is asked for again, and no "Success" is printed.
+		 */
+		int e = flush_failed && errno ? errno : earlier;
+		if (e == EPIPE || cli_stdout_closed()) {
 			return status;
 		}
-		fprintf(stderr, "kinf: writing output: %s\n", strerror(errno));
+		if (e != 0) {
+			fprintf(stderr, "kinf: writing output: %s\n", strerror(e));
+		} else {
+			fputs("kinf: writing output failed\n", stderr);
+		}
 		return status ? status : EXIT_ERROR;
 	}
 	return status;

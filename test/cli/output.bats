@@ -71,7 +71,8 @@ for line in sys.argv[2:]:
 @test "an output error that is not a closed pipe still says so, for every output" {
 	[ -w /dev/full ] || skip "no /dev/full"
 	local o
-	for o in "" "-o wide" "-o yaml" "-o json" "-o name"; do
+	for o in "" "-o wide" "-o yaml" "-o json" "-o name" "-o jsonpath={.items[*].metadata.name}" \
+			"-o custom-columns=N:.metadata.name"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr "$KINF" list pods -A $o
 		assert_success
