@@ -1366,6 +1366,21 @@ static int list_failed(struct cli *cli, int rc, struct kinf_error *err) {
 }
 
 /*
+ * The resource as the apiserver's NotFound names it: "pods",
+ * "deployments.apps", "widgets.example.com" (kubectl prints the server's
+ * words for a name it asked for).
+ */
+static char *notfound_resource(const struct kinf_resource *res) {
+	struct kinf_buf b = {0};
+	if (kinf_buf_printf(&b, "%s%s%s", res->resource, res->group[0] ? "." : "",
+			res->group) < 0) {
+		kinf_buf_release(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/*
  * Print what the list brought (tables and templates: all of it now; the
  * streamed formats did as it came) and report every name not found, as
  * kubectl get reports NotFound.
@@ -1388,11 +1403,13 @@ static int list_print(struct list_args *a, struct item_printer *p, bool table,
 			/* Said by run_type() once every namespace was listed. */
 			multi.found_any[i - 1] |= p->found[i - 1];
 			if (!multi.found_resource) {
-				multi.found_resource = strdup(cli->res->resource);
+				multi.found_resource = notfound_resource(cli->res);
 			}
 		} else if (!p->found[i - 1] && !cli->ignore_not_found) {
-			cli_printf_safe(stderr, "kinf: %s \"%s\" not found", cli->res->resource,
-					a->pos[i]);
+			char *what = notfound_resource(cli->res);
+			cli_printf_safe(stderr, "kinf: %s \"%s\" not found",
+					what ? what : cli->res->resource, a->pos[i]);
+			free(what);
 			status = EXIT_ERROR;
 		}
 	}

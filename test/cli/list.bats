@@ -243,6 +243,15 @@ same_as_kubectl() {
 	run --separate-stderr "$KINF" list pods nosuchpod
 	assert_failure 1
 	[ "$stderr" = 'kinf: pods "nosuchpod" not found' ]
+	# A grouped type is named with its group, as the apiserver's NotFound
+	# names it and kubectl prints it (found against the real server).
+	for t in deploy wd; do
+		run --separate-stderr "$KINF" list "$t" nosuch
+		assert_failure 1
+		want=$(kubectl_fake get "$t" nosuch 2>&1 || true)
+		[ "$stderr" = "kinf: ${want#Error from server (NotFound): }" ]
+	done
+	[ "$stderr" = 'kinf: widgets.example.com "nosuch" not found' ]
 }
 
 @test "resource names resolve as kubectl resolves them" {

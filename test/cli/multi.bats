@@ -359,6 +359,10 @@ server_keys() {	# server_keys RESOURCE NAMESPACE
 	run --separate-stderr kinf list pods,deploy -n default -o json
 	assert_success
 	jq -e -s '([.[].kind] | unique) == ["Deployment", "Pod"]' <<<"$output"
+	# More types than arguments (a heap overflow found against the real server).
+	run --separate-stderr kinf list pods,deploy,cm,wd,ns -n default
+	assert_success
+	assert_equal "$(noage <<<"$output")" "$(kubectl_fake get pods,deploy,cm,wd,ns -n default | noage)"
 }
 
 @test "list TYPE/NAME TYPE/NAME: each named object, a table per type, as kubectl get" {
