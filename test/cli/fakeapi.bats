@@ -252,13 +252,106 @@ ADDED a'
 	assert_output --partial 'configmaps "app-config" is forbidden: User "viewer" cannot delete resource "configmaps"'
 }
 
-@test "401 for a bad or missing token" {
+@test "401 for a bad token; no credentials at all is system:anonymous, 403" {
 	run kubectl_fake --token bogus get pods
 	assert_failure
 	assert_output --partial 'error: You must be logged in to the server (Unauthorized)'
-	run curl -sS --cacert "$FAKEAPI_DIR/ca.crt" -w '\n%{http_code}' "$FAKEAPI_URL/api/v1/pods"
+	run curl -sS --cacert "$FAKEAPI_DIR/ca.crt" -H 'Authorization: Bearer bogus' -w '\n%{http_code}' "$FAKEAPI_URL/api/v1/pods"
 	assert_line --index 0 '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}'
 	assert_line --index 1 401
+	# --anonymous-auth is on by default: RBAC refuses the anonymous user.
+	run curl -sS --cacert "$FAKEAPI_DIR/ca.crt" -w '\n%{http_code}' "$FAKEAPI_URL/api/v1/pods"
+	assert_line --index 0 '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"pods"},"code":403}'
+	assert_line --index 1 403
+}
+
+# wire_is PATH STATUS BODY [curl args...]: the test server answers PATH
+# (admin token, a non-curl User-Agent) with STATUS and exactly BODY.
+wire_is() {
+	local path=$1 code=$2 body=$3
+	shift 3
+	run curl -sS --cacert "$FAKEAPI_DIR/ca.crt" -A kinf-test/1 -w '\n%{http_code} %{content_type}' \
+		-H "Authorization: Bearer $(<"$FAKEAPI_DIR/admin-token")" "$@" "$FAKEAPI_URL$path"
+	local got=${output%$'\n'*}
+	got=${got%$'\n'}	# the body's own newline
+	if [[ ${lines[-1]} != "$code" ]] || [[ $got != "$body" ]]; then
+		printf 'GET %s\nwant: %s\n%s\ngot:  %s\n%s\n' "$path" "$code" "$body" "${lines[-1]}" "$got" >&2
+		return 1
+	fi
+}
+
+@test "answers test/real found the real kube-apiserver v1.28.7 gives otherwise (test/fakeapi/README.md)" {
+	local P=/api/v1/namespaces/default/pods S='{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure"'
+	# Paths: a known group's own NotFound (JSON, details {}); text below an
+	# unknown or custom resource group, and elsewhere; nothing under /openapi/v3.
+	wire_is /api/v1/namespaces/default/bogus "404 application/json" "$S"',"message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}'
+	wire_is /apis/apps/v2 "404 application/json" "$S"',"message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}'
+	wire_is $P/x/bogus "404 application/json" "$S"',"message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}'
+	wire_is /apis/bogus.example.com/v1 "404 text/plain; charset=utf-8" '404 page not found'
+	wire_is /apis/example.com/v1/namespaces/default/bogus "404 text/plain; charset=utf-8" '404 page not found'
+	wire_is /foo "404 text/plain; charset=utf-8" '404 page not found'
+	wire_is /openapi/v3/apis/bogus.example.com/v1 "404 " ''
+	# Anonymous: /version and health public, discovery not.
+	run curl -sS --cacert "$FAKEAPI_DIR/ca.crt" -w '%{http_code}' "$FAKEAPI_URL/api"
+	assert_output "$S"',"message":"forbidden: User \"system:anonymous\" cannot get path \"/api\"","reason":"Forbidden","details":{},"code":403}'$'\n403'
+	run curl -sS --cacert "$FAKEAPI_DIR/ca.crt" -w '%{http_code}' "$FAKEAPI_URL/readyz"
+	assert_output ok200
+	# Field selectors: kinds without a conversion function of their own.
+	wire_is '/apis/apps/v1/namespaces/default/deployments?fieldSelector=spec.replicas%3D1' "400 application/json" "$S"',"message":"\"spec.replicas\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"","reason":"BadRequest","code":400}'
+	wire_is '/api/v1/namespaces/default/configmaps?fieldSelector=data.x%3D1' "400 application/json" "$S"',"message":"\"data.x\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"","reason":"BadRequest","code":400}'
+	wire_is '/apis/example.com/v1/namespaces/default/widgets?fieldSelector=spec.color%3Dred' "400 application/json" "$S"',"message":"field label not supported: spec.color","reason":"BadRequest","code":400}'
+	# resourceVersion not a number: a bare 500 from the watch cache, 400 from etcd.
+	local bad='resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax'
+	wire_is "$P?resourceVersion=abc" "500 application/json" "$S"',"message":"'"$bad"'","code":500}'
+	wire_is "$P/nope?resourceVersion=abc" "500 application/json" "$S"',"message":"'"$bad"'","code":500}'
+	wire_is "$P?watch=1&resourceVersion=abc" "500 application/json" "$S"',"message":"'"$bad"'","code":500}'
+	wire_is "$P?resourceVersion=abc&limit=1" "400 application/json" "$S"',"message":"invalid resource version: '"$bad"'","reason":"BadRequest","code":400}'
+	# A resourceVersion ahead: etcd's answers come at once.
+	wire_is "$P?resourceVersion=99999999&resourceVersionMatch=Exact" "500 application/json" "$S"',"message":"etcdserver: mvcc: required revision is a future revision","code":500}'
+	run curl -sS --cacert "$FAKEAPI_DIR/ca.crt" -i -H "Authorization: Bearer $(<"$FAKEAPI_DIR/admin-token")" \
+		"$FAKEAPI_URL$P?resourceVersion=99999999&resourceVersionMatch=NotOlderThan&limit=1"
+	assert_output --regexp '"message":"Timeout: Too large resource version: 99999999, current: [0-9]+","reason":"Timeout","details":\{"causes":\[\{"reason":"ResourceVersionTooLarge","message":"Too large resource version"\}\]\},"code":504\}$'
+	refute_output --partial Retry-After
+	# Number parameters, Tables, continue tokens.
+	wire_is "$P?limit=abc" "400 application/json" "$S"',"message":"strconv.ParseInt: parsing \"abc\": invalid syntax","reason":"BadRequest","code":400}'
+	wire_is "$P?watch=1&timeoutSeconds=abc" "400 application/json" "$S"',"message":"strconv.ParseInt: parsing \"abc\": invalid syntax","reason":"BadRequest","code":400}'
+	wire_is "$P?includeObject=Bogus" "400 application/json" "$S"',"message":"Unable to convert to Table as requested: includeObject: Invalid value: \"Bogus\": must be '"'Metadata', 'Object', 'None', or empty"'","reason":"BadRequest","code":400}' \
+		-H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io'
+	wire_is "$P?limit=1&continue=garbage" "400 application/json" "$S"',"message":"invalid continue token: continue key is not valid: invalid character '"'\\\\u0081'"' looking for beginning of value","reason":"BadRequest","code":400}'
+	# Booleans as apimachinery reads them: anything but 0 and false is true.
+	for w in bogus '' yes; do
+		run curl -sS -m 5 --cacert "$FAKEAPI_DIR/ca.crt" -H "Authorization: Bearer $(<"$FAKEAPI_DIR/admin-token")" \
+			"$FAKEAPI_URL$P?watch=$w&timeoutSeconds=1"
+		assert_line --index 0 --regexp '^\{"type":"ADDED","object":\{"kind":"Pod"'
+	done
+	run curl -sS -m 5 --cacert "$FAKEAPI_DIR/ca.crt" -H "Authorization: Bearer $(<"$FAKEAPI_DIR/admin-token")" \
+		"$FAKEAPI_URL$P?watch=1&resourceVersion=0&allowWatchBookmarks=bogus&timeoutSeconds=3"
+	assert_line --index -1 --regexp '^\{"type":"BOOKMARK",'
+	# pods/log: no node, no log (204); a node without its Node object.
+	run curl -sS --cacert "$FAKEAPI_DIR/ca.crt" -i -H "Authorization: Bearer $(<"$FAKEAPI_DIR/admin-token")" -X POST \
+		-H 'Content-Type: application/json' --data '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"nolog"},"spec":{"containers":[{"name":"c","image":"x"}]}}' \
+		"$FAKEAPI_URL$P"
+	wire_is $P/nolog/log "204 " ''
+	run curl -sS --cacert "$FAKEAPI_DIR/ca.crt" -o /dev/null -H "Authorization: Bearer $(<"$FAKEAPI_DIR/admin-token")" -X POST \
+		-H 'Content-Type: application/json' --data '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"nolog2"},"spec":{"nodeName":"node-9","containers":[{"name":"c","image":"x"}]}}' \
+		"$FAKEAPI_URL$P"
+	wire_is $P/nolog2/log "404 application/json" "$S"',"message":"pods \"node-9\" not found","reason":"NotFound","details":{"name":"node-9","kind":"pods"},"code":404}'
+	kubectl_fake delete pod nolog nolog2 -n default >/dev/null
+	# Encoding: a created Deployment's pod template metadata in ObjectMeta
+	# order; a custom resource's Table row object typed (ObjectMeta order).
+	kubectl_fake create deployment order-check --image=x -n default >/dev/null
+	run fakeapi_curl /apis/apps/v1/namespaces/default/deployments/order-check
+	assert_output --partial '"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"order-check"}}'
+	kubectl_fake delete deployment order-check -n default >/dev/null
+	run fakeapi_curl -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io' /apis/example.com/v1/namespaces/default/widgets
+	assert_output --regexp '"object":\{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":\{"name":"widget-a","namespace":"default","uid":'
+	# Aggregated discovery: cacheable; a built-in resource's responseKind
+	# has its kind only; a custom resource's verbs in the CRD handler's order.
+	run fakeapi_curl -i -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' /apis
+	assert_line --regexp '^Cache-Control: public'
+	assert_output --partial '{"resource":"deployments","responseKind":{"group":"","version":"","kind":"Deployment"}'
+	assert_output --partial '{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"}'
+	assert_output --partial '{"resource":"widgets","responseKind":{"group":"example.com","version":"v1","kind":"Widget"},"scope":"Namespaced","singularResource":"widget","verbs":["delete","deletecollection","get","list","patch","create","update","watch"]'
 }
 
 @test "the admin-cert context authenticates with a client certificate" {

@@ -17,6 +17,8 @@ SERVER_VERSION = collections.OrderedDict([
     ('platform', 'linux/amd64')])
 
 ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
+# The apiextensions handler lists a custom resource's verbs in this order.
+CRD_VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch']
 NS_VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']
 
 
@@ -41,6 +43,10 @@ class ResourceType:
         self.field_labels = ('metadata.name',) + (('metadata.namespace',) if namespaced else ()) \
             + tuple(field_labels)
         self.crd = crd
+        # A field label conversion function of its own (core's pods, nodes,
+        # namespaces; every custom resource), else the default one, whose
+        # refusal reads differently.
+        self.own_field_conversion = bool(field_labels) or crd
         self.delete_returns_object = delete_returns_object
         self.status_subresource = status_subresource
         self.api_version = version if not group else group + '/' + version
@@ -177,7 +183,7 @@ RESOURCES = [
     ResourceType('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings',
                  'clusterrolebinding', 'ClusterRoleBinding', False),
     ResourceType('example.com', 'v1', 'widgets', 'widget', 'Widget', True, ['wd'],
-                 crd=True, delete_returns_object=True),
+                 verbs=CRD_VERBS, crd=True, delete_returns_object=True),
 ]
 
 BY_PATH = {(rt.api_version, rt.plural): rt for rt in RESOURCES}
@@ -194,6 +200,20 @@ HIDDEN_GROUPS = set()
 
 def served_groups():
     return [(n, v) for n, v in GROUPS if n not in HIDDEN_GROUPS]
+
+
+def unknown_path_is_json(group):
+    """Whether a request for a resource or version this server lacks, under
+    /api or /apis/GROUP, is answered by the group's own handler (a JSON
+    NotFound Status: the core group and built-in groups) or falls through to
+    the apiserver's NotFound handler (text: a group nobody serves, or a
+    custom resource group, whose handler delegates)."""
+    if group == '':
+        return True
+    if group in HIDDEN_GROUPS:
+        return False
+    types = [rt for rt in RESOURCES if rt.group == group]
+    return bool(types) and not any(rt.crd for rt in types)
 
 
 def lookup(api_version, plural):
@@ -278,10 +298,15 @@ def _aggregated_version(group, version):
     for rt in RESOURCES:
         if rt.group != group or rt.version != version:
             continue
+        # A built-in resource's responseKind has its kind only (the
+        # installer copies the legacy APIResource's group and version, empty
+        # unless they differ from the group's); a custom resource's has all
+        # three.
         r = collections.OrderedDict([
             ('resource', rt.plural),
             ('responseKind', collections.OrderedDict([
-                ('group', rt.group), ('version', rt.version), ('kind', rt.kind)])),
+                ('group', rt.group if rt.crd else ''),
+                ('version', rt.version if rt.crd else ''), ('kind', rt.kind)])),
             ('scope', 'Namespaced' if rt.namespaced else 'Cluster'),
             ('singularResource', rt.singular), ('verbs', rt.verbs)])
         if rt.short_names:
@@ -293,7 +318,7 @@ def _aggregated_version(group, version):
             subs.append(collections.OrderedDict([
                 ('subresource', name),
                 ('responseKind', collections.OrderedDict([
-                    ('group', g), ('version', v), ('kind', kind)])),
+                    ('group', g), ('version', v if g else ''), ('kind', kind)])),
                 ('verbs', verbs)]))
         if subs:
             r['subresources'] = subs

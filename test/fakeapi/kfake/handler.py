@@ -32,8 +32,6 @@ OD = collections.OrderedDict
 VIEWER_NAMESPACES = ('default', 'viewer-ns')
 _NON_RESOURCE_OPEN = ('/healthz', '/livez', '/readyz', '/version')
 _GZIP_THRESHOLD = 128 * 1024
-_TRUE = ('1', 't', 'T', 'true', 'TRUE', 'True')
-_FALSE = ('0', 'f', 'F', 'false', 'FALSE', 'False')
 
 
 class App:
@@ -98,13 +96,14 @@ def _first(q, key, default=''):
     return v[0] if v else default
 
 
-def _parse_bool(text, field):
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
+def _query_bool(q, key):
+    """A boolean query parameter as apimachinery's Convert_Slice_string_To_bool
+    reads it: absent is false; "0" and "false" (any case) are false; any
+    other value, "bogus" and the empty one included, is true."""
+    if key not in q:
         return False
-    raise status.bad_request('%s: strconv.ParseBool: parsing %s: invalid syntax'
-                             % (field, jsonutil.dumps_str(text)))
+    v = q[key][0]
+    return not (v == '0' or v.lower() == 'false')
 
 
 def parse_accept(header):
@@ -312,6 +311,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_bytes(code, jsonutil.dumps(obj) + b'\n', content_type, headers)
 
     def send_status(self, err):
+        if isinstance(err, status.PlainNotFound):
+            if err.body:
+                self.send_bytes(404, err.body, 'text/plain; charset=utf-8',
+                                {'X-Content-Type-Options': 'nosniff'})
+            else:
+                self.send_bytes(404, b'', None)
+            return
         self.send_bytes(err.code, jsonutil.dumps(err.status) + b'\n', headers=err.headers)
 
     # --- dispatch ----------------------------------------------------------------
@@ -418,7 +424,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if peer and peer.get('commonName'):
             groups = list(peer.get('groups', [])) + ['system:authenticated']
             return controlmod.User(peer['commonName'], groups)
-        raise status.unauthorized()
+        # No credentials at all: anonymous (--anonymous-auth defaults to
+        # true), whom RBAC then refuses: 403, not 401.
+        return controlmod.User('system:anonymous', ['system:unauthenticated'])
 
     def decide(self, user, verb, group, resource, subresource, namespace):
         """(allowed, reason) as the real authorizer chain answers: system:masters
@@ -515,17 +523,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if len(rest) >= 3 and rest[0] == 'namespaces' and rest[2] not in ('status', 'finalize'):
             info.namespace = rest[1]
             rest = rest[2:]
+        group = info.api_version.split('/')[0] if '/' in info.api_version else ''
         if not rest or len(rest) > 3:
-            raise status.path_not_found()
+            raise status.path_not_found() if catalog.unknown_path_is_json(group) \
+                else status.page_not_found()
         rt = catalog.lookup(info.api_version, rest[0])
         if rt is None or (info.namespace is not None and not rt.namespaced):
-            raise status.path_not_found()
+            raise status.path_not_found() if catalog.unknown_path_is_json(group) \
+                else status.page_not_found()
         info.rt = rt
         info.name = rest[1] if len(rest) > 1 else None
         info.subresource = rest[2] if len(rest) > 2 else None
         if info.subresource and info.subresource not in [s[0] for s in rt.subresources]:
             raise status.path_not_found()
-        watching = legacy_watch or (method == 'GET' and _first(q, 'watch') in _TRUE)
+        watching = legacy_watch or (method == 'GET' and _query_bool(q, 'watch'))
         if method in ('GET', 'HEAD'):
             info.verb = 'watch' if watching else ('get' if info.name else 'list')
         elif method == 'POST' and not info.name:
@@ -573,6 +584,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             st, headers = failure
             raise status.ApiError(st, headers)
         if info.discovery is not None:
+            if user is not None and user.name == 'system:anonymous':
+                raise status.forbidden_path(user.name, path)
             self.serve_discovery(info.discovery, q)
             return
         self.authorize(user, info)
@@ -597,15 +610,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path == '/openapi/v3' or path.startswith('/openapi/v3/'):
             self.serve_openapi_v3(path, q)
             return
+        json_404 = False
         if path.startswith('/api/'):
             doc = catalog.api_resource_list(path[len('/api/'):])
+            json_404 = True
         elif path.startswith('/apis/'):
             rest = path[len('/apis/'):]
             doc = catalog.api_group(rest) if '/' not in rest else catalog.api_resource_list(rest)
+            json_404 = catalog.unknown_path_is_json(rest.split('/')[0])
         else:
             doc = None
         if doc is None:
-            raise status.path_not_found()
+            raise status.path_not_found() if json_404 else status.page_not_found()
         self.send_json(200, doc)
 
     # OpenAPI as kube-openapi's handlers serve it: http.ServeContent (ETag,
@@ -638,7 +654,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         gv = path[len('/openapi/v3/'):]
         got = catalog.openapi_v3_doc(gv)
         if got is None:
-            raise status.path_not_found()
+            raise status.PlainNotFound(b'')     # kube-openapi: no body, no Content-Type
         if not catalog.openapi_v3_accepts_json(self.headers.get('Accept')):
             self.send_bytes(406, b'', None, {'Vary': 'Accept'}, compress=False)
             return
@@ -683,7 +699,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         api_version = 'apidiscovery.k8s.io/' + chosen
         body = jsonutil.dumps(catalog.aggregated_discovery(legacy, api_version)) + b'\n'
         etag = '"%s"' % hashlib.sha512(body).hexdigest().upper()
-        headers = {'Vary': 'Accept', 'Etag': etag}
+        headers = {'Vary': 'Accept', 'Etag': etag, 'Cache-Control': 'public'}
         if self.headers.get('If-None-Match') == etag:
             self.send_response(304)
             self.send_header('Etag', etag)
@@ -699,7 +715,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def _selectors(self, info, q):
         try:
             pred = selection.parse_labels(_first(q, 'labelSelector'))
-            terms = selection.parse_fields(_first(q, 'fieldSelector'), info.rt.field_labels)
+            terms = selection.parse_fields(_first(q, 'fieldSelector'), info.rt.field_labels,
+                                           info.rt.own_field_conversion)
         except selection.SelectorError as e:
             raise status.bad_request(str(e))
         return pred, terms
@@ -765,22 +782,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
             raise status.invalid('meta.k8s.io', 'ListOptions', '', errs)
 
     @staticmethod
-    def _parse_rv(text):
+    def _parse_rv(text, etcd=False):
+        """A resourceVersion that must be a number. Not one: the watch cache
+        (gets, watches, lists it serves) fails with a bare 500; a list it
+        hands to etcd (limit, Exact) with a 400."""
         try:
-            v = int(text)
-            if v < 0:
+            if not text.isdigit():
                 raise ValueError
-            return v
+            return int(text)
         except ValueError:
-            raise status.bad_request('invalid resource version: strconv.ParseUint: parsing %s: '
-                                     'invalid syntax' % jsonutil.dumps_str(text))
+            msg = 'resourceVersion: Invalid value: %s: strconv.ParseUint: parsing %s: ' \
+                'invalid syntax' % (jsonutil.dumps_str(text), jsonutil.dumps_str(text))
+            if etcd:
+                raise status.bad_request('invalid resource version: ' + msg)
+            raise status.ApiError(status.status(500, '', msg))
 
     def _include_object(self, q):
         inc = _first(q, 'includeObject') or 'Metadata'
         if inc not in ('None', 'Metadata', 'Object'):
             raise status.bad_request('Unable to convert to Table as requested: includeObject: '
-                                     'Unsupported value: %s: supported values: "None", '
-                                     '"Metadata", "Object"' % jsonutil.dumps_str(inc))
+                                     'Invalid value: %s: must be \'Metadata\', \'Object\', '
+                                     '\'None\', or empty' % jsonutil.dumps_str(inc))
         return inc
 
     def op_list(self, info, q):
@@ -798,7 +820,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             limit = int(_first(q, 'limit') or 0)
         except ValueError:
-            raise status.bad_request('limit: Invalid value: %s: strconv.ParseInt: invalid syntax'
+            raise status.bad_request('strconv.ParseInt: parsing %s: invalid syntax'
                                      % jsonutil.dumps_str(_first(q, 'limit')))
         if limit < 0:
             limit = 0
@@ -831,8 +853,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     self._encode_continue(-1, start_key, info.namespace))
         else:
             exact = rvm == 'Exact' or (rvm == '' and limit > 0 and rv_text not in ('', '0'))
+            # What the cacher hands to etcd (shouldDelegateList): these do
+            # not wait for a resourceVersion ahead of the store.
+            delegated = rvm == 'Exact' or (limit > 0 and rv_text not in ('', '0'))
             if rv_text not in ('', '0'):
-                want = self._parse_rv(rv_text)
+                want = self._parse_rv(rv_text, delegated)
+                if delegated and want > store.rv:
+                    if exact:
+                        # A read at a revision etcd does not have yet.
+                        raise status.ApiError(status.status(
+                            500, '', 'etcdserver: mvcc: required revision is a future '
+                            'revision'))
+                    raise status.ApiError(status.too_large_rv(want, store.rv, retry=0))
                 if not store.wait_for_rv(want, 3.0):
                     st = status.too_large_rv(want, store.rv)
                     raise status.ApiError(st)
@@ -906,9 +938,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def _decode_continue(token, namespace):
         try:
             data = base64.urlsafe_b64decode(token + '=' * (-len(token) % 4))
+        except (binascii.Error, ValueError):
+            bad = next((i for i, ch in enumerate(token) if not (ch.isalnum() and ch.isascii())
+                        and ch not in '-_'), len(token) - 1)
+            raise status.bad_request('invalid continue token: continue key is not valid: '
+                                     'illegal base64 data at input byte %d' % bad)
+        try:
             c = json.loads(data)
-        except (binascii.Error, ValueError) as e:
-            raise status.bad_request('invalid continue token: continue key is not valid: %s' % e)
+        except ValueError:
+            raise status.bad_request('invalid continue token: continue key is not valid: %s'
+                                     % jsonutil.go_json_error(data))
         if not isinstance(c, dict) or c.get('v') != 'meta.k8s.io/v1':
             raise status.bad_request('invalid continue token: continue key is not valid: server '
                                      'does not recognize this encoded version %s'
@@ -929,6 +968,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def op_get(self, info, q):
         app = self.server.app
         rt = info.rt
+        if _first(q, 'resourceVersion') not in ('', '0'):
+            self._parse_rv(_first(q, 'resourceVersion'))
         obj = app.store.get(rt, info.namespace or '', info.name)
         if obj is None:
             raise status.not_found(rt, info.name)
@@ -956,6 +997,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         server stops."""
         app = self.server.app
         d = obj.decode()
+        node = (d.get('spec') or {}).get('nodeName')
+        if not node:
+            # Not scheduled: no kubelet to ask, nothing to say (204).
+            self.send_bytes(204, b'', None, compress=False)
+            return
+        if self.server.app.store.get(catalog.BY_PLURAL['nodes'], '', node) is None:
+            # The apiserver words a missing Node as a missing pod of its name.
+            raise status.not_found(catalog.BY_PLURAL['pods'], node)
         containers = [c.get('name') for c in (d.get('spec') or {}).get('containers') or []]
         want = _first(q, 'container') or (containers[0] if containers else '')
         if want not in containers:
@@ -1005,16 +1054,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         rv = _first(q, 'resourceVersion')
         if rv not in ('', '0'):
             self._parse_rv(rv)
-        sie = _parse_bool(_first(q, 'sendInitialEvents'), 'sendInitialEvents') \
-            if 'sendInitialEvents' in q else None
-        bookmarks = _parse_bool(_first(q, 'allowWatchBookmarks'), 'allowWatchBookmarks') \
-            if _first(q, 'allowWatchBookmarks') else False
+        sie = _query_bool(q, 'sendInitialEvents') if 'sendInitialEvents' in q else None
+        bookmarks = _query_bool(q, 'allowWatchBookmarks')
         timeout = None
         if _first(q, 'timeoutSeconds'):
             try:
                 timeout = int(_first(q, 'timeoutSeconds'))
             except ValueError:
-                raise status.bad_request('timeoutSeconds: strconv.ParseInt: invalid syntax')
+                raise status.bad_request('strconv.ParseInt: parsing %s: invalid syntax'
+                                         % jsonutil.dumps_str(_first(q, 'timeoutSeconds')))
         if not timeout:
             timeout = watchmod.default_timeout(app.control)
         name = info.name or selection.exact_name(terms)

@@ -206,3 +206,38 @@ def human_duration(seconds):
         return '%dy' % (hours // 24 // 365) if dy == 0 else \
             '%dy%dd' % (hours // 24 // 365, dy)
     return '%dy' % (hours // 24 // 365)
+
+
+def _go_quote_char(c):
+    """encoding/json's quoteChar: a byte as Go's strconv.Quote prints the
+    rune of that value, in single quotes."""
+    if c == 0x27:
+        return "'\\''"
+    if c == 0x22:
+        return "'\"'"
+    ch = chr(c)
+    esc = {7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v',
+           0x5c: '\\\\'}
+    if c in esc:
+        return "'%s'" % esc[c]
+    if c < 0x20 or c == 0x7f:
+        return "'\\x%02x'" % c
+    if not ch.isprintable():
+        return "'\\u%04x'" % c
+    return "'%s'" % ch
+
+
+def go_json_error(data):
+    """What Go's json.Unmarshal says about bytes that are not JSON (the
+    first byte's error; empty input's), for errors that quote them."""
+    rest = data.lstrip(b' \t\r\n')
+    if not rest:
+        return 'unexpected end of JSON input'
+    c = rest[0]
+    if chr(c) not in '{["-0123456789tfn':
+        return 'invalid character %s looking for beginning of value' % _go_quote_char(c)
+    try:
+        json.loads(data)
+    except ValueError as e:
+        return str(e)
+    return ''

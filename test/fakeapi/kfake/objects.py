@@ -212,6 +212,8 @@ def apply_defaults(rt, d):
         spec.setdefault('progressDeadlineSeconds', 600)
         tpl = spec.setdefault('template', {})
         tpl.setdefault('metadata', {}).setdefault('creationTimestamp', None)
+        # ObjectMeta's field order: creationTimestamp before labels.
+        tpl['metadata'] = _ordered(tpl['metadata'], storemod.META_ORDER)
         tpl['spec'] = _default_pod_spec(tpl.get('spec') or {}, False)
         d['spec'] = _ordered(spec, _DEPLOYMENT_SPEC_ORDER)
         d['status'] = {}

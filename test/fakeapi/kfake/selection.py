@@ -357,11 +357,14 @@ def _unescape(s):
     return ''.join(out)
 
 
-def parse_fields(text, supported):
+def parse_fields(text, supported, own_conversion=True):
     """A list of (field, op, value) terms, or None for the empty selector.
 
     supported: the field labels the resource allows; others are rejected with
-    "field label not supported: X" as the real conversion functions do.
+    "field label not supported: X" as the real conversion functions do, or,
+    for a kind without one of its own (own_conversion False: configmaps,
+    deployments...), as the default one does: "X" is not a known field
+    selector: only "metadata.name", "metadata.namespace".
     """
     if not text:
         return None
@@ -376,6 +379,9 @@ def parse_fields(text, supported):
         terms.append((lhs, op, _unescape(rhs)))
     for lhs, _, _ in terms:
         if lhs not in supported:
+            if not own_conversion:
+                raise SelectorError('"%s" is not a known field selector: only '
+                                    '"metadata.name", "metadata.namespace"' % lhs)
             raise SelectorError('field label not supported: %s' % lhs)
     return terms or None
 

@@ -27,7 +27,7 @@ def status(code, reason, message, details=None, list_meta=None):
         st['message'] = message
     if reason:
         st['reason'] = reason
-    if details:
+    if details is not None:     # NotFound of a path: "details":{}
         st['details'] = details
     st['code'] = code
     return st
@@ -136,10 +136,13 @@ def expired_status(msg):
 
 
 def too_large_rv(minimum, current, retry=1):
+    """504 for a resourceVersion ahead of the store: retry 1 from the watch
+    cache (after its 3 s wait), 0 (no Retry-After) from etcd."""
     d = collections.OrderedDict([
         ('causes', [collections.OrderedDict([('reason', 'ResourceVersionTooLarge'),
-                                             ('message', 'Too large resource version')])]),
-        ('retryAfterSeconds', retry)])
+                                             ('message', 'Too large resource version')])])])
+    if retry:
+        d['retryAfterSeconds'] = retry
     return status(504, 'Timeout', 'Timeout: Too large resource version: %d, current: %d'
                   % (minimum, current), d)
 
@@ -187,6 +190,26 @@ def unsupported_media_type(types):
     return ApiError(status(415, 'UnsupportedMediaType',
                            'the body of the request was in an unknown format - accepted '
                            'media types include: ' + ', '.join(types)))
+
+
+class PlainNotFound(ApiError):
+    """A 404 outside every API group's handler: the apiserver's NotFound
+    handler answers text, "404 page not found" (or, under /openapi/v3/,
+    nothing at all)."""
+
+    def __init__(self, body=b'404 page not found\n'):
+        super().__init__(status(404, 'NotFound', body.decode().strip()))
+        self.body = body
+
+
+def page_not_found():
+    return PlainNotFound()
+
+
+def forbidden_path(user, path):
+    """The authorizer's 403 for a non-resource path (/api for system:anonymous)."""
+    return ApiError(status(403, 'Forbidden', 'forbidden: User "%s" cannot get path "%s"'
+                           % (user, path), collections.OrderedDict()))
 
 
 def path_not_found():

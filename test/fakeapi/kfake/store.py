@@ -18,10 +18,13 @@ import time
 
 from . import jsonutil
 
-_META_ORDER = ('name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion',
+META_ORDER = ('name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion',
                'generation', 'creationTimestamp', 'deletionTimestamp',
                'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences',
                'finalizers', 'managedFields')
+_MANAGED_FIELDS_ORDER = ('manager', 'operation', 'apiVersion', 'time', 'fieldsType',
+                         'fieldsV1', 'subresource')
+_OWNER_REF_ORDER = ('apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion')
 _TOP_ORDER = ('metadata', 'immutable', 'data', 'binaryData', 'spec', 'status')
 _SORTED_MAPS = ('labels', 'annotations')
 
@@ -97,6 +100,24 @@ class ResourceState:
         self.snapshots = collections.OrderedDict()
 
 
+def _in_order(d, order):
+    out = collections.OrderedDict((k, d[k]) for k in order if k in d)
+    out.update((k, v) for k, v in d.items() if k not in out)
+    return out
+
+
+def typed_metadata(meta):
+    """ObjectMeta as Go encodes it (field order, its lists' entries too): what
+    a custom resource's unstructured (sorted) metadata becomes once converted
+    to a typed object, such as a Table row's PartialObjectMetadata."""
+    m = _in_order(meta, META_ORDER)
+    for k, order in (('managedFields', _MANAGED_FIELDS_ORDER),
+                     ('ownerReferences', _OWNER_REF_ORDER)):
+        if isinstance(m.get(k), list):
+            m[k] = [_in_order(e, order) if isinstance(e, dict) else e for e in m[k]]
+    return m
+
+
 def canonical(rt, d):
     """Re-order an object as the real server serializes it; returns a new dict."""
     if rt.crd:
@@ -104,7 +125,7 @@ def canonical(rt, d):
     out = collections.OrderedDict()
     meta = d.get('metadata') or {}
     m = collections.OrderedDict()
-    for k in _META_ORDER:
+    for k in META_ORDER:
         if k in meta:
             v = meta[k]
             if k in _SORTED_MAPS and isinstance(v, dict):

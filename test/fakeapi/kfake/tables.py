@@ -12,6 +12,7 @@ import collections
 import time
 
 from . import jsonutil
+from . import store
 
 _NAME_DOC = ('Name must be unique within a namespace. Is required when creating resources, '
              'although some resources may allow a client to request the generation of an '
@@ -551,7 +552,7 @@ def _row_bytes(rt, obj, include, now, api_version):
 
 def partial_metadata(obj, api_version='meta.k8s.io/v1'):
     """A PartialObjectMetadata object for obj."""
-    meta = obj.decode().get('metadata') or {}
+    meta = store.typed_metadata(obj.decode().get('metadata') or {})
     return jsonutil.dumps(collections.OrderedDict([
         ('kind', 'PartialObjectMetadata'), ('apiVersion', api_version), ('metadata', meta)]))
 
