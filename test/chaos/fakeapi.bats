@@ -85,15 +85,21 @@ api() {
 
 # Bookmarks flow every 0.3 s, then nothing for 9 s. (curl's low-speed check
 # averages over about 5 s, so a client with --idle-timeout 1s notices after
-# about 6 s.)
+# about 6 s.) As the apiserver's, the test server's bookmarks go only to
+# watches that began before the resource's last change: one is made.
 @test "stall_watches: open watches go silent, a client's idle timeout notices" {
 	fakeapi_ctl POST faults '{"bookmark_interval":0.3}' >/dev/null
 	"$KINF" watch pods -A -o json --stats -v=3 --idle-timeout 1s --timeout 12s \
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
 	pid=$!
-	sleep 1.5
+	sleep 0.8
+	fakeapi_ctl POST churn '{"resource":"pods","namespace":"kube-system","relabel":1,"seed":3}' >/dev/null
+	sleep 0.7
 	fakeapi_ctl POST faults '{"stall_watches":{"seconds":9}}' >/dev/null
 	[ "$(fakeapi_ctl GET faults | jq '.stall_watches > 8')" = true ]
+	# The watch kinf opened after the silence began: a change after it.
+	sleep 9.3
+	fakeapi_ctl POST churn '{"resource":"pods","namespace":"kube-system","relabel":1,"seed":4}' >/dev/null
 	wait "$pid"
 	fakeapi_ctl POST faults '{"bookmark_interval":60}' >/dev/null
 	grep -q "watch idle" "$BATS_TEST_TMPDIR/err" || { cat "$BATS_TEST_TMPDIR/err" >&2; false; }

@@ -267,6 +267,7 @@ class Streamer:
                 self.write_lines(self.event_line('ADDED', o) for o in initial)
             if sie and spec.bookmarks:
                 self.write(self.bookmark_line(last, end=True))
+            start_rv = last
             last_bm = time.monotonic()
             pre_sent = False
             try:
@@ -307,7 +308,15 @@ class Streamer:
                                 break
                         now = time.monotonic()
                         if next_bm is not None and now >= next_bm:
-                            bookmark_rv = evs[-1].rv if evs else store.rv
+                            # The cacher's bookmark carries the last event of
+                            # the resource (any namespace) it processed, and
+                            # goes only to watches that started before it: a
+                            # resource quiet since the watch began gets none.
+                            bookmark_rv = evs[-1].rv if evs else rs.last_change
+                            if bookmark_rv <= start_rv:
+                                bookmark_rv = None
+                                last_bm = now
+                                pre_sent = pre_sent or now >= deadline - 2
                     if evs:
                         last = evs[-1].rv
                         self.write_lines(self.transform(ev) for ev in evs)
