@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -617,6 +618,16 @@ static int serve_main(struct serve *sv, int argc, char **argv) {
 
 static int run_serve(int argc, char **argv) {
 	struct serve sv = {0};
+	/*
+	 * A list answer of 1.6 MB (100 pods) was a fresh mmap each time, its
+	 * pages faulted in and cleared, then unmapped: half of serve's CPU
+	 * per query on the real apiserver's pods (bench/RESULTS.md, issue
+	 * 23). Answers up to 32 MiB come from the heap instead, and a heap
+	 * top up to 64 MiB is kept for the next one (the deltas' idle
+	 * malloc_trim still gives the rest back).
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	pthread_mutex_init(&sv.lock, NULL);
 	int status = serve_main(&sv, argc, argv);
 	if (sv.session) {
