@@ -90,6 +90,7 @@ through_serve() {
 }
 
 @test "a custom resource's printer columns through serve, as straight" {
-	skip "not done: serve's Tables of a custom resource have NAME AGE, not the CRD's additionalPrinterColumns"
+	through_serve get gadgets -n "$NS"
 	through_serve get gadgets -n "$NS" -o wide
+	through_serve get gadgets,widgets -n "$NS" -o wide
 }
