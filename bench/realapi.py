@@ -38,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -427,6 +428,7 @@ def bench_serve(h, srv, kinf, client, sizes, reps, queries, workdir, record, out
             if n == 10000:
                 d['kubectl'] = bench_serve_kubectl(h, srv, sv, ns, reps)
             d['rss_after'] = sv.rss()
+            d['apiserver_rss'] = srv.apiserver_rss()
         finally:
             sv.stop()
         o['sizes'][n] = d
@@ -523,6 +525,11 @@ def report(h, out, args, kinf, t_start):
         L.append('- ' + re.sub(r'; load average at start [0-9.]+', '', m))
     L.append('- load average (1, 5, 15 min) at the start: %.2f %.2f %.2f; at the end: '
              '%.2f %.2f %.2f' % (out['load_start'] + os.getloadavg()))
+    if out['load']:
+        ld = sorted(out['load'])
+        L.append('- 1-minute load average during the run (every 10 s, %d samples): median '
+                 '%.2f, min %.2f, max %.2f, on 2 cores shared with other sessions' % (
+                     len(ld), med(ld), ld[0], ld[-1]))
     L.append('- kinf: `%s`; server: kube-apiserver v1.28.7 on etcd 3.4.23 (../shared/realapi), '
              'TLS, HTTP/2, gzip (level 1) to clients that accept it' % kinf)
     L.append('')
@@ -612,6 +619,11 @@ def report(h, out, args, kinf, t_start):
             L.append('- the apiserver for {:,} pods: RSS {} before, {} after ({}; {}): growth {}'
                      .format(a['pods'], h.mib(a['rss_before']), h.mib(a['rss_after']),
                              a['how'], a['when'], h.mib(a['rss_after'] - a['rss_before'])))
+        for n, d in sorted(s['sizes'].items()):
+            if d.get('apiserver_rss'):
+                L.append('- the apiserver\'s RSS in this run, after the queries of {:,}: {} '
+                         '(it holds every namespace of the bench)'.format(
+                             n, h.mib(d['apiserver_rss'])))
         L.append('')
         k = s['sizes'].get(10000, {}).get('kubectl')
         if k:
@@ -647,8 +659,16 @@ def main(args, h):
     serve_sizes = [10000, 100000]
     work = args.keep or tempfile.mkdtemp(prefix='kinf-bench-real.')
     os.makedirs(work, exist_ok=True)
-    out = {'sync': {}, 'list': {}, 'notes': [], 'load_start': os.getloadavg()}
+    out = {'sync': {}, 'list': {}, 'notes': [], 'load_start': os.getloadavg(), 'load': []}
     t_start = time.monotonic()
+    # The machine's 1-minute load average every 10 s of the run: other
+    # sessions share its 2 cores, and the figures are worth what it was.
+    done = threading.Event()
+
+    def sample_load():
+        while not done.wait(10):
+            out['load'].append(os.getloadavg()[0])
+    threading.Thread(target=sample_load, daemon=True).start()
     srv = RealServer(h, scripts, real, work)
     record = os.path.join(real, 'run', 'kinf-bench-load.json')
     failed = []
@@ -672,12 +692,15 @@ def main(args, h):
             if 'list' in only:
                 step('list %d' % n, lambda: bench_list(
                     h, srv, kinf, n, args.reps, args.reps if n == max(sizes) else 0, out))
+        if 'startup' in only:
+            step('startup', lambda: bench_startup(h, srv, kinf, args.startup_reps, work, out))
+        # Last: serve of 100,000 pods beside an apiserver holding them is
+        # the most memory the machine gives.
         if 'serve' in only:
             step('serve', lambda: bench_serve(h, srv, kinf, client, serve_sizes, args.reps,
                                               args.serve_queries, work, record, out))
-        if 'startup' in only:
-            step('startup', lambda: bench_startup(h, srv, kinf, args.startup_reps, work, out))
     finally:
+        done.set()
         srv.close()
     text = '\n'.join(report(h, out, args, kinf, t_start)) + '\n'
     print(text)
