@@ -57,6 +57,11 @@ real_serve_start() {
 		--write-kubeconfig "$SERVE_KUBECONFIG" >"$SERVE_DIR/log" 2>&1 </dev/null 3>&- &
 	SERVE_PID=$!
 	export SERVE_DIR SERVE_SOCK SERVE_KUBECONFIG SERVE_PID
+	# Started in a test (not setup_file): teardown ends it, as teardown_file,
+	# in another process, cannot.
+	if [[ -n ${BATS_TEST_NAME:-} ]]; then
+		echo "$SERVE_PID" >>"$BATS_TEST_TMPDIR/bg.pids"
+	fi
 	local i
 	for ((i = 0; i < 600; i++)); do
 		[[ -s $SERVE_KUBECONFIG &&
