@@ -76,7 +76,8 @@ teardown_file() {
 		<(kinf list pods -n "$NS" --chunk-size 1 -o json | jq -S .)
 	same_output kinf list cm,wd,gd -n "$NS" --chunk-size 1 -o name -- kreal get cm,wd,gd -n "$NS" --chunk-size 1 -o name
 	# Three pods, a page each (the last page has no continue token).
-	run kinf list pods -n "$NS" --chunk-size 1 -o name -v=6
+	# The log alone (stdout's lines would fall between its own).
+	run bash -c "'$KINF' list pods -n '$NS' --chunk-size 1 -o name -v=6 2>&1 >/dev/null"
 	assert_success
 	assert_line --regexp 'list: page 1, 1 items so far, resourceVersion [0-9]+, more$'
 	assert_line --regexp 'list: page 3, 3 items so far, resourceVersion [0-9]+$'
