@@ -303,7 +303,7 @@ static struct kinf_table *type_table(struct query *q, struct kinf_object *first)
 	if (cli_namespace_column(&q->cli) || q->so.from) {
 		rc |= kinf_strv_push_str(&headers, "NAMESPACE");
 	}
-	q->kindcols = res ? kinf_kindcols_for(res->group, res->kind) :
+	q->kindcols = res ? session_kindcols(q->session) :
 		first ? kinf_kindcols_for_object(first) : kinf_kindcols_for("", "");
 	rc |= kinf_kindcols_headers(q->kindcols, q->cli.format == KINF_OUTPUT_WIDE, &headers);
 	rc |= kinf_kindcols_append_labels(&q->cli.label_columns, NULL, &headers);

@@ -389,10 +389,7 @@ static struct kinf_kindcols *custom_columns(struct serve *sv, size_t i) {
 	}
 	struct kinf_kindcols *k = NULL;
 	struct kinf_error err = {0};
-	struct kinf_http *http = kinf_http_clone(mi.http);
-	int rc = http ? kinf_kindcols_fetch_crd(http, mi.res->group, mi.res->resource,
-			mi.res->version, &k, &err) : -KINF_ENOMEM;
-	kinf_http_free(http);
+	int rc = session_member_crd_columns(sv->session, i, &k, &err);
 	if (rc < 0) {
 		cli_printf_safe(stderr, "kinf: serve: %s%s%s%s.%s: its Tables have NAME and AGE only: "
 				"reading its CustomResourceDefinition: %s", mi.context ? "context \"" : "",

@@ -255,6 +255,20 @@ struct session_member_info {
 size_t session_n_members(struct session *s);
 /* Member i (borrowed, valid until session_end). */
 void session_member_info(struct session *s, size_t i, struct session_member_info *ret);
+/*
+ * Member i's custom resource's columns from its CustomResourceDefinition
+ * (kinf_kindcols_fetch_crd(), through a clone of its client): 0 with *ret
+ * (a new reference; NULL for a built-in kind or --from), or the error.
+ */
+int session_member_crd_columns(struct session *s, size_t i, struct kinf_kindcols **ret,
+		struct kinf_error *reterr);
+/*
+ * The current informer's tables' columns, as kubectl get shows them: a
+ * built-in kind's, a custom resource's from its CRD (asked for once; Name
+ * and Age where it cannot be read, said with -v). Borrowed, as long as the
+ * session; NULL with --from (the objects' kinds say).
+ */
+const struct kinf_kindcols *session_kindcols(struct session *s);
 /* The member of the last event. */
 size_t session_member(struct session *s);
 

@@ -44,6 +44,7 @@ struct member {
 	bool left;			/* its namespace went away (--accessible) */
 	char *own_namespace;		/* namespace, when it joined later */
 	size_t follower;		/* then: the hidden member it joined through */
+	const struct kinf_kindcols *kindcols;	/* its tables' columns, once asked for */
 };
 
 /* A resource type resolved in one context, with the names given for it. */

@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "http.h"
+#include "kindcols.h"
+#include "log.h"
 #include "session.h"
 #include "session_int.h"
 
@@ -230,5 +232,37 @@ void session_drop_last_member(struct session *s) {
 	free(m->field_selector);
 	free(m->label_selector);
 	free(m->own_namespace);
+	kinf_kindcols_unref(m->kindcols);
 	free(m);
+}
+
+int session_member_crd_columns(struct session *s, size_t i, struct kinf_kindcols **ret,
+		struct kinf_error *reterr) {
+	const struct member *m = s->members[i];
+	*ret = NULL;
+	if (!m->res || !m->cli->http || kinf_kindcols_is_builtin(m->res->group, m->res->kind)) {
+		return 0;
+	}
+	/* A clone: the member's own client is its informer's. */
+	struct kinf_http *http = kinf_http_clone(m->cli->http);
+	int rc = http ? kinf_kindcols_fetch_crd(http, m->res->group, m->res->resource,
+			m->res->version, ret, reterr) : kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	kinf_http_free(http);
+	return rc;
+}
+
+const struct kinf_kindcols *session_kindcols(struct session *s) {
+	struct member *m = s->members[s->cur];
+	if (m->kindcols || !m->res) {
+		return m->kindcols;
+	}
+	struct kinf_kindcols *crd = NULL;
+	struct kinf_error err = {0};
+	if (session_member_crd_columns(s, s->cur, &crd, &err) < 0) {
+		/* kubectl shows the server's columns; without the CRD, Name and Age. */
+		kinf_log(1, "%s: NAME and AGE only: reading its CustomResourceDefinition: %s",
+				m->label, err.message);
+	}
+	m->kindcols = crd ? crd : kinf_kindcols_for(m->res->group, m->res->kind);
+	return m->kindcols;
 }

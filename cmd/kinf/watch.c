@@ -304,7 +304,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 
 	if (!w->table) {
 		const struct kinf_resource *res = session_resource(w->session);
-		w->kindcols = res ? kinf_kindcols_for(res->group, res->kind) :
+		w->kindcols = res ? session_kindcols(w->session) :
 			ev->obj ? kinf_kindcols_for_object(ev->obj) : kinf_kindcols_for("", "");
 		struct kinf_strv headers = {0};
 		if (w->timestamps != TS_NONE) {

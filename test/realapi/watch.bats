@@ -79,8 +79,15 @@ teardown_file() {
 }
 
 @test "watch and index tables of a custom resource show its printer columns, as kubectl get" {
-	skip "not done: kinf watch and index print NAME AGE for custom resources; kubectl (and kinf list, from the server's Table) the CRD's additionalPrinterColumns"
 	same_output kinf index gadgets -n "$NS" --by app=web -- kreal get gadgets -n "$NS" -l app=web
+	same_output kinf index gadgets -n "$NS" --by app=web -o wide -- \
+		kreal get gadgets -n "$NS" -l app=web -o wide
+	# watch: its EVENT column first, then kubectl get's
+	run kinf watch gadgets -n "$NS" --exit-after-sync --timestamps none
+	assert_success
+	local want
+	want=$(kreal get gadgets -n "$NS" | head -1 | tr -s ' ')
+	assert_equal "$(head -1 <<<"$output" | tr -s ' ')" "EVENT $want"
 }
 
 @test "--for: conditions, jsonpath, delete and rollout, as the server's objects change" {
