@@ -1009,7 +1009,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         want = _first(q, 'container') or (containers[0] if containers else '')
         if want not in containers:
             raise status.bad_request('container %s is not valid for pod %s' % (want, obj.name))
-        follow = _parse_bool(_first(q, 'follow'), 'follow') if _first(q, 'follow') else False
+        follow = _query_bool(q, 'follow')
 
         def line(i):
             return ('%s fakeapi: %s/%s container %s line %d\n' % (
