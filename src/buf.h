@@ -7,8 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* curl's dynbuf does the same: an append that fails must not go unseen. */
-#define KINF_MUST_CHECK __attribute__((warn_unused_result))
+#include "err.h"
 
 /*
  * A growable byte buffer, always NUL-terminated when data is not NULL.
@@ -65,7 +64,7 @@ void kinf_buf_release(struct kinf_buf *buf);
  * Hand the data to the caller (who frees it); buf is empty afterwards.
  * NULL when memory ran out, now or in an earlier append.
  */
-char *kinf_buf_take(struct kinf_buf *buf);
+KINF_MUST_CHECK char *kinf_buf_take(struct kinf_buf *buf);
 
 /*
  * A growable vector of owned strings. Initialise with {0}. As with

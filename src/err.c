@@ -18,18 +18,30 @@ const char *kinf_strerror(int code) {
 	return "unknown error";
 }
 
-int kinf_error_set(struct kinf_error *reterr, int code, const char *fmt, ...) {
+static int error_vset(struct kinf_error *reterr, int code, const char *fmt, va_list ap) {
 	if (code < 0) {
 		code = -code;
 	}
 	if (reterr) {
-		va_list ap;
 		reterr->code = code;
-		va_start(ap, fmt);
 		vsnprintf(reterr->message, sizeof(reterr->message), fmt, ap);
-		va_end(ap);
 	}
 	return -code;
+}
+
+int kinf_error_set(struct kinf_error *reterr, int code, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = error_vset(reterr, code, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+void kinf_error_fill(struct kinf_error *reterr, int code, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	(void)error_vset(reterr, code, fmt, ap);
+	va_end(ap);
 }
 
 void kinf_error_prefix(struct kinf_error *reterr, const char *fmt, ...) {

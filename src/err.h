@@ -4,6 +4,14 @@
 #include <stddef.h>
 
 /*
+ * On every fallible function: a result that can say "failed" must be
+ * looked at (curl's dynbuf does the same for its appends). Writers that
+ * cannot usefully fail alone (a builder's appends into a sticky buffer)
+ * are void instead, and checked once where the buffer is taken.
+ */
+#define KINF_MUST_CHECK __attribute__((warn_unused_result))
+
+/*
  * Error codes returned (negated) by fallible library functions, with the
  * string kinf_strerror() gives for each. One table, as libuv's UV_ERRNO_MAP.
  */
@@ -56,8 +64,16 @@ struct kinf_error {
 /*
  * Fill reterr (which may be NULL) with code and a printf-formatted message,
  * and return -code so callers can write: return kinf_error_set(e, ...);
+ * or rc = kinf_error_set(e, ...); (the result must be used: a message
+ * without the code it describes is a failure reported as success).
  */
-int kinf_error_set(struct kinf_error *reterr, int code, const char *fmt, ...)
+KINF_MUST_CHECK int kinf_error_set(struct kinf_error *reterr, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * The same as a statement, for a caller that returns its code some other
+ * way (a NULL, a code it already holds, a void function's caller).
+ */
+void kinf_error_fill(struct kinf_error *reterr, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Prefix reterr->message with "prefix: " (for adding file names etc). */

@@ -902,7 +902,7 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	if (t.abort_rc < 0) {
 		rc = t.abort_rc;
 		if (rc == -KINF_ECANCELED) {
-			kinf_error_set(reterr, KINF_ECANCELED, "canceled");
+			kinf_error_fill(reterr, KINF_ECANCELED, "canceled");
 		}
 		goto out;
 	}
@@ -1004,7 +1004,7 @@ int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 			kinf_log(1, "%ld from the server: retrying in %ld s (Retry-After, attempt %d)",
 					resp->status, wait, retries);
 			if ((rc = sleep_cancelable(http, wait)) < 0) {
-				kinf_error_set(reterr, KINF_ECANCELED, "canceled");
+				kinf_error_fill(reterr, KINF_ECANCELED, "canceled");
 				break;
 			}
 			continue;

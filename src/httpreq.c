@@ -535,13 +535,13 @@ static int parse_int(const char *v, long long *ret, struct kinf_error *reterr) {
 		}
 	}
 	if (range || n > max + neg) {
-		kinf_error_set(reterr, KINF_EINVAL, "strconv.ParseInt: parsing \"%.400s\": value out of range", v);
+		kinf_error_fill(reterr, KINF_EINVAL, "strconv.ParseInt: parsing \"%.400s\": value out of range", v);
 		goto out;
 	}
 	*ret = neg ? (n == max + 1 ? LLONG_MIN : -(long long)n) : (long long)n;
 	return 0;
 syntax:
-	kinf_error_set(reterr, KINF_EINVAL, "strconv.ParseInt: parsing \"%.400s\": invalid syntax", v);
+	kinf_error_fill(reterr, KINF_EINVAL, "strconv.ParseInt: parsing \"%.400s\": invalid syntax", v);
 out:
 	if (reterr) {
 		reterr->http_status = 400;

@@ -663,7 +663,7 @@ static struct kinf_hashtab *lookup_index(struct kinf_indexer *idx, const char *n
 		struct kinf_error *reterr) {
 	size_t pos;
 	if (!find_def(idx, name, &pos)) {
-		kinf_error_set(reterr, KINF_ENOTFOUND,
+		kinf_error_fill(reterr, KINF_ENOTFOUND,
 				"index with name %s does not exist", name);
 		return NULL;
 	}
@@ -754,7 +754,7 @@ int kinf_indexer_index(struct kinf_indexer *idx, const char *name,
 	}
 	r = compute_values(&idx->defs[pos], obj, &vals);
 	if (r < 0) {
-		kinf_error_set(reterr, -r, "index %s: %s", name,
+		kinf_error_fill(reterr, -r, "index %s: %s", name,
 				kinf_strerror(r));
 		goto out;
 	}

@@ -351,7 +351,7 @@ int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
 				if (reterr) {
 					*reterr = inf->replay_err;
 					if (!reterr->message[0]) {
-						kinf_error_set(reterr, -inf->replay_rc, "%s",
+						kinf_error_fill(reterr, -inf->replay_rc, "%s",
 								kinf_strerror(inf->replay_rc));
 					}
 				}

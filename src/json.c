@@ -778,11 +778,11 @@ void kinf_json_reader_error(const struct kinf_json_reader *r,
 		}
 	}
 	if (r->error_msg == too_deep) {
-		kinf_error_set(reterr, KINF_EJSON, "line %u, column %u: nesting too deep "
+		kinf_error_fill(reterr, KINF_EJSON, "line %u, column %u: nesting too deep "
 				"(more than %u levels)", line, col, r->max_depth);
 		return;
 	}
-	kinf_error_set(reterr, KINF_EJSON, "line %u, column %u: %s", line, col,
+	kinf_error_fill(reterr, KINF_EJSON, "line %u, column %u: %s", line, col,
 			r->error_msg ? r->error_msg : "invalid JSON");
 }
 

@@ -341,7 +341,7 @@ static int rewrite_value(struct rewrite *w) {
 }
 
 static void jansson_error(struct kinf_error *reterr, const json_error_t *jerr) {
-	kinf_error_set(reterr, json_error_code(jerr) == json_error_out_of_memory ?
+	kinf_error_fill(reterr, json_error_code(jerr) == json_error_out_of_memory ?
 			KINF_ENOMEM : KINF_EJSON, "line %d, column %d: %s",
 			jerr->line, jerr->column, jerr->text);
 }

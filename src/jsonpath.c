@@ -226,7 +226,7 @@ static json_t *parse_quoted(struct parser *ps) {
 	}
 	if (rc < 0) {
 		kinf_buf_release(&b);
-		kinf_error_set(ps->err, KINF_ENOMEM, "out of memory");
+		kinf_error_fill(ps->err, KINF_ENOMEM, "out of memory");
 		return NULL;
 	}
 	if (*ps->p != q) {
@@ -1208,7 +1208,7 @@ json_t *kinf_jsonpath_values(const char *expression, json_t *data,
 		len -= 2;
 	}
 	if (len == 0 || memchr(inner, '{', len) || memchr(inner, '}', len)) {
-		kinf_error_set(reterr, KINF_EINVAL, "unexpected path string \"%s\", expected a "
+		kinf_error_fill(reterr, KINF_EINVAL, "unexpected path string \"%s\", expected a "
 				"'name1.name2' or '.name1.name2' or '{name1.name2}' or "
 				"'{.name1.name2}'", expression);
 		return NULL;
@@ -1218,10 +1218,10 @@ json_t *kinf_jsonpath_values(const char *expression, json_t *data,
 		len--;
 	}
 	if (kinf_buf_printf(&t, "{.%.*s}", (int)len, inner) < 0) {
-		kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		kinf_error_fill(reterr, KINF_ENOMEM, "out of memory");
 	} else if (kinf_jsonpath_parse(t.data, &jp, reterr) == 0 &&
 			!(out = kinf_jsonpath_find(jp, data))) {
-		kinf_error_set(reterr, KINF_EINVAL, "\"%s\": one expression expected", expression);
+		kinf_error_fill(reterr, KINF_EINVAL, "\"%s\": one expression expected", expression);
 	}
 	kinf_jsonpath_free(jp);
 	kinf_buf_release(&t);

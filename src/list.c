@@ -622,7 +622,7 @@ static void lane_page_end(struct lister *ls, struct lane *l, int rc,
 		if (err) {
 			ls->lanes_err = *err;
 		} else {
-			kinf_error_set(&ls->lanes_err, KINF_ENOMEM, "out of memory");
+			kinf_error_fill(&ls->lanes_err, KINF_ENOMEM, "out of memory");
 		}
 	} else if (atomic_load(&ls->stop)) {
 		/* The parser stopped first: its error is the one. */

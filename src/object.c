@@ -415,7 +415,7 @@ static int check_record(const struct scratch *s, struct kinf_error *reterr) {
 	}
 	struct kinf_buf quoted = {0};
 	bool has_ns = s->field[F_NAMESPACE] && s->field_len[F_NAMESPACE];
-	kinf_error_set(reterr, KINF_EJSON, "object %s: %s %s",
+	kinf_error_fill(reterr, KINF_EJSON, "object %s: %s %s",
 			kinf_object_key_quoted(&quoted,
 				has_ns ? s->arena.data + s->field[F_NAMESPACE] - 1 : NULL,
 				has_ns ? s->field_len[F_NAMESPACE] : 0,

@@ -502,12 +502,12 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 	if (rc == 0) {
 		if (kinf_watch_decoder_partial(ws.decoder)) {
 			/* Closed in the middle of an event: the stream broke. */
-			kinf_error_set(err, KINF_ECONNECT, "watch stream ended in the middle of an event");
+			kinf_error_fill(err, KINF_ECONNECT, "watch stream ended in the middle of an event");
 			*ret_rc = -KINF_ECONNECT;
 			outcome = initial && ws.initial ? WATCH_FALLBACK : WATCH_REWATCH_BACKOFF;
 		} else if (initial && ws.initial) {
 			/* Closed before the initial events ended: try again from a list. */
-			kinf_error_set(err, KINF_ECONNECT, "watch closed before the initial events ended");
+			kinf_error_fill(err, KINF_ECONNECT, "watch closed before the initial events ended");
 			outcome = WATCH_FALLBACK;
 		} else if (ws.items == 0 && kinf_clock_now_ms() - started < 1000) {
 			/*
@@ -516,7 +516,7 @@ static enum watch_outcome watch_once(struct kinf_reflector *r, bool initial,
 			 * proxy) is an error. Re-watching at once would spin; relist
 			 * after a backoff instead.
 			 */
-			kinf_error_set(err, KINF_ECONNECT, "very short watch: the watch ended after "
+			kinf_error_fill(err, KINF_ECONNECT, "very short watch: the watch ended after "
 					"less than a second and no items received");
 			*ret_rc = -KINF_ECONNECT;
 			outcome = WATCH_RELIST;

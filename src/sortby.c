@@ -287,7 +287,7 @@ static int cmp_keys(json_t *a, json_t *b, const char *field, struct kinf_error *
 	if (json_is_number(a) && json_is_number(b)) {
 		return kinf_sortby_compare_numbers(a, b);
 	}
-	kinf_error_set(reterr, KINF_EINVAL, "%s is not sortable: it holds %s and %s",
+	kinf_error_fill(reterr, KINF_EINVAL, "%s is not sortable: it holds %s and %s",
 			field, type_name(a), json_is_boolean(a) && json_is_boolean(b) ?
 			"a boolean (kubectl does not sort those either)" : type_name(b));
 	return -2;

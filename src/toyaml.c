@@ -511,7 +511,7 @@ int kinf_toyaml_write(FILE *out, const char *json, size_t len,
 		rc = -KINF_EIO;
 	}
 	if (rc < 0) {
-		kinf_error_set(reterr, -rc, "writing YAML: %s",
+		kinf_error_fill(reterr, -rc, "writing YAML: %s",
 				em.problem ? em.problem : kinf_strerror(rc));
 	}
 	yaml_emitter_delete(&em);

@@ -568,7 +568,7 @@ static int answer_values(struct query *q) {
 		rc = kinf_indexer_values(session_indexer(q->session), spec.index_name, &vals,
 				&n_vals, &err);
 		if (rc == 0 && (rc = add_values(&sum, &n, vals, n_vals)) < 0) {
-			kinf_error_set(&err, KINF_ENOMEM, "out of memory");
+			kinf_error_fill(&err, KINF_ENOMEM, "out of memory");
 		}
 		kinf_index_values_free(vals, n_vals);
 	}

@@ -495,7 +495,7 @@ static json_t *typed_item_tree(const void *elem, void *userdata, struct kinf_err
 			p->api_version, p->cli->res->kind);
 	json_t *tree = typed ? kinf_object_tree(typed, reterr) : NULL;
 	if (!typed) {
-		kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		kinf_error_fill(reterr, KINF_ENOMEM, "out of memory");
 	}
 	kinf_object_unref(typed);
 	return tree;

@@ -143,8 +143,7 @@ static int run_version(int argc, char **argv) {
 			}
 			if (!json_is_object(server)) {
 				if (rc == 0) {
-					kinf_error_set(&err, KINF_EJSON, "/version: not a JSON object");
-					rc = -KINF_EJSON;
+					rc = kinf_error_set(&err, KINF_EJSON, "/version: not a JSON object");
 				}
 				json_decref(server);
 				server = NULL;

@@ -202,7 +202,7 @@ int kinf_discovery_from_aggregated(const char *api_json, size_t api_len,
 		goto fail;
 	}
 	if ((rc = disc_finish(d)) < 0) {
-		kinf_error_set(reterr, rc, "out of memory");
+		kinf_error_fill(reterr, rc, "out of memory");
 		goto fail;
 	}
 	*ret = d;

@@ -355,7 +355,7 @@ int disc_cache_read(const char *dir, const char *server, long ttl_s,
 	}
 	v = json_object_get(root, "version");
 	if (!json_is_integer(v) || json_integer_value(v) != CACHE_VERSION) {
-		kinf_error_set(&err, KINF_EJSON, "not a version %d cache",
+		kinf_error_fill(&err, KINF_EJSON, "not a version %d cache",
 				CACHE_VERSION);
 		goto corrupt;
 	}

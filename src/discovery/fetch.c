@@ -130,7 +130,7 @@ static int fetch_versions(struct fetcher *f, struct kinf_discovery *d,
 			rc = kinf_buf_printf(&path, "/api/%s", v->name);
 		}
 		if (rc < 0) {
-			kinf_error_set(reterr, rc, "out of memory");
+			kinf_error_fill(reterr, rc, "out of memory");
 			break;
 		}
 		rc = get(f, path.data, LEGACY_ACCEPT, &resp, &err);
@@ -240,7 +240,7 @@ int kinf_discovery_load_with(kinf_discovery_fetch_func fetch, void *userdata,
 		goto out;
 	}
 	if ((rc = disc_finish(d)) < 0) {
-		kinf_error_set(reterr, rc, "out of memory");
+		kinf_error_fill(reterr, rc, "out of memory");
 		goto out;
 	}
 	if (dir && !d->partial) {

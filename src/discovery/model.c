@@ -262,7 +262,7 @@ json_t *disc_load_json(struct pctx *c, const char *data, size_t len) {
 	}
 	root = json_loadb(data, len, JSON_FLAGS, &jerr);
 	if (!root) {
-		kinf_error_set(c->reterr, KINF_EJSON, "%s: line %d, column %d: %s",
+		kinf_error_fill(c->reterr, KINF_EJSON, "%s: line %d, column %d: %s",
 				c->doc, jerr.line, jerr.column, jerr.text);
 		return NULL;
 	}

@@ -154,15 +154,15 @@ static int not_found(const struct kinf_discovery *d, const char *name,
 		}
 	}
 	if (hint && group) {
-		kinf_error_set(reterr, KINF_ENOTFOUND,
+		kinf_error_fill(reterr, KINF_ENOTFOUND,
 				"unknown resource type \"%s\", did you mean \"%s.%s\"?",
 				name, hint, group);
 	} else if (hint) {
-		kinf_error_set(reterr, KINF_ENOTFOUND,
+		kinf_error_fill(reterr, KINF_ENOTFOUND,
 				"unknown resource type \"%s\", did you mean \"%s\"?",
 				name, hint);
 	} else {
-		kinf_error_set(reterr, KINF_ENOTFOUND,
+		kinf_error_fill(reterr, KINF_ENOTFOUND,
 				"unknown resource type \"%s\"", name);
 	}
 	free(lower);

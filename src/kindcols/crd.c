@@ -143,12 +143,12 @@ static json_t *version_columns(json_t *crd, const char *version, struct kinf_err
 						"jsonPath", ".metadata.creationTimestamp",
 						"description", DOC_CREATED);
 			if (!ret) {
-				kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+				kinf_error_fill(reterr, KINF_ENOMEM, "out of memory");
 			}
 			return ret;
 		}
 	}
-	kinf_error_set(reterr, KINF_EINVAL, "version %s not found in CustomResourceDefinition %s",
+	kinf_error_fill(reterr, KINF_EINVAL, "version %s not found in CustomResourceDefinition %s",
 			version, obj_name(crd));
 	return NULL;
 }
