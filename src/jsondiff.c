@@ -138,11 +138,11 @@ static void add_change(struct diff_ctx *c, struct span old, struct span new) {
 		kinf_buf_fail(c->out, -KINF_ENOMEM);
 	}
 	kinf_buf_puts(c->out, c->indent);
-	kinf_termsafe_append(c->out, path, strlen(path));
+	kinf_termsafe_put(c->out, path, strlen(path));
 	kinf_buf_puts(c->out, ": ");
-	kinf_termsafe_append(c->out, o.data ? o.data : "", o.len);
+	kinf_termsafe_put(c->out, o.data ? o.data : "", o.len);
 	kinf_buf_puts(c->out, " \xe2\x86\x92 ");
-	kinf_termsafe_append(c->out, n.data ? n.data : "", n.len);
+	kinf_termsafe_put(c->out, n.data ? n.data : "", n.len);
 	kinf_buf_putc(c->out, '\n');
 	kinf_buf_release(&o);
 	kinf_buf_release(&n);

@@ -89,16 +89,14 @@ static int escape_row(struct kinf_table *t, const char *const *cells,
 		int rc;
 		if (color && i == t->color_column) {
 			struct kinf_buf b = {0};
-			rc = kinf_buf_append_str(&b, color) < 0 ||
-				kinf_termsafe_append(&b, c, len) < 0 ||
-				kinf_buf_append_str(&b, "\033[0m") < 0 ? -KINF_ENOMEM :
-				kinf_strv_push_take(ret, kinf_buf_take(&b));
-			kinf_buf_release(&b);
+			kinf_buf_puts(&b, color);
+			kinf_termsafe_put(&b, c, len);
+			kinf_buf_puts(&b, "\033[0m");
+			rc = kinf_strv_push_take(ret, kinf_buf_take(&b));
 		} else if (kinf_termsafe_needed(c, len)) {
 			struct kinf_buf b = {0};
-			rc = kinf_termsafe_append(&b, c, len) < 0 ? -KINF_ENOMEM :
-				kinf_strv_push_take(ret, kinf_buf_take(&b));
-			kinf_buf_release(&b);
+			kinf_termsafe_put(&b, c, len);
+			rc = kinf_strv_push_take(ret, kinf_buf_take(&b));
 		} else {
 			rc = kinf_strv_push(ret, c, len);
 		}

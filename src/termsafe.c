@@ -132,7 +132,12 @@ bool kinf_termsafe_needed(const char *s, size_t len) {
 	return false;
 }
 
-int kinf_termsafe_append(struct kinf_buf *out, const char *s, size_t len) {
+/*
+ * Hand s[0..len) escaped to emit in pieces: runs copied as they are and
+ * the escapes between them. The one walk behind the writers below.
+ */
+static void escape_to(const char *s, size_t len,
+		void (*emit)(void *sink, const char *piece, size_t n), void *sink) {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	const unsigned char *run = p;	/* start of bytes copied as they are */
 	char esc[8];
@@ -148,35 +153,39 @@ int kinf_termsafe_append(struct kinf_buf *out, const char *s, size_t len) {
 			p += n;
 			continue;
 		}
-		if (kinf_buf_append(out, run, (size_t)(p - run)) < 0 ||
-				kinf_buf_append_str(out, e) < 0) {
-			return -KINF_ENOMEM;
-		}
+		emit(sink, (const char *)run, (size_t)(p - run));
+		emit(sink, e, strlen(e));
 		p += n;
 		run = p;
 	}
-	/* Also when nothing is left: out is then allocated, a string. */
-	return kinf_buf_append(out, run, (size_t)(p - run)) < 0 ? -KINF_ENOMEM : 0;
+	/* Also when nothing is left: a buffer is then allocated, a string. */
+	emit(sink, (const char *)run, (size_t)(p - run));
+}
+
+static void emit_buf(void *sink, const char *piece, size_t n) {
+	kinf_buf_put(sink, piece, n);
+}
+
+static void emit_file(void *sink, const char *piece, size_t n) {
+	if (n) {
+		fwrite(piece, 1, n, sink);
+	}
+}
+
+void kinf_termsafe_put(struct kinf_buf *out, const char *s, size_t len) {
+	escape_to(s, len, emit_buf, out);
 }
 
 char *kinf_termsafe_dup(const char *s) {
 	struct kinf_buf b = {0};
-	if (kinf_termsafe_append(&b, s, strlen(s)) < 0) {
-		kinf_buf_release(&b);
-		return NULL;
-	}
-	return kinf_buf_take(&b);
+	kinf_termsafe_put(&b, s, strlen(s));
+	return kinf_buf_take(&b);	/* NULL when a put failed */
 }
 
-int kinf_termsafe_write(FILE *out, const char *s, size_t len) {
+void kinf_termsafe_fput(FILE *out, const char *s, size_t len) {
 	if (!kinf_termsafe_needed(s, len)) {
-		return fwrite(s, 1, len, out) == len ? 0 : -KINF_EIO;
+		fwrite(s, 1, len, out);
+		return;
 	}
-	struct kinf_buf b = {0};
-	int rc = kinf_termsafe_append(&b, s, len);
-	if (rc == 0 && fwrite(b.data, 1, b.len, out) != b.len) {
-		rc = -KINF_EIO;
-	}
-	kinf_buf_release(&b);
-	return rc;
+	escape_to(s, len, emit_file, out);
 }

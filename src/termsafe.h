@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "buf.h"
+#include "err.h"
 
 /*
  * Text from a server or a file made safe for a terminal, as kubectl does
@@ -29,19 +30,23 @@
 /* Whether s[0..len) would be changed by escaping. */
 bool kinf_termsafe_needed(const char *s, size_t len);
 
-/* Append s[0..len) escaped to out. 0 or -KINF_ENOMEM. */
-int kinf_termsafe_append(struct kinf_buf *out, const char *s, size_t len);
+/*
+ * Append s[0..len) escaped to out, a builder's put: a failure sticks in out
+ * (kinf_buf_error(), kinf_buf_take() gives NULL).
+ */
+void kinf_termsafe_put(struct kinf_buf *out, const char *s, size_t len);
 
 /*
  * A new NUL-terminated escaped copy of the string s (caller frees), NULL
  * on out of memory.
  */
-char *kinf_termsafe_dup(const char *s);
+KINF_MUST_CHECK char *kinf_termsafe_dup(const char *s);
 
 /*
- * Write s[0..len) escaped to out. 0, -KINF_ENOMEM, or -KINF_EIO when the
- * stream failed.
+ * Write s[0..len) escaped to out, allocating nothing (for error lines when
+ * memory has run out). A write error sticks in the stream, as fputs's do:
+ * ferror(out), checked where the stream is closed.
  */
-int kinf_termsafe_write(FILE *out, const char *s, size_t len);
+void kinf_termsafe_fput(FILE *out, const char *s, size_t len);
 
 #endif

@@ -579,24 +579,18 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 }
 
 void cli_printf_safe(FILE *out, const char *fmt, ...) {
-	struct kinf_buf b = {0};
+	/* A fixed buffer: this line may be the one saying memory ran out. */
+	char line[4096];
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (n < 0 || kinf_buf_reserve(&b, (size_t)n) < 0) {
-		fputs("kinf: out of memory\n", stderr);
-		kinf_buf_release(&b);
+	if (n < 0) {
 		return;
 	}
-	va_start(ap, fmt);
-	vsnprintf(b.data, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	kinf_termsafe_write(out, b.data, (size_t)n);
+	kinf_termsafe_fput(out, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 	fputc('\n', out);
-	kinf_buf_release(&b);
 }
 
 int cli_error(const struct cli *cli, int rc, const struct kinf_error *err,
@@ -869,19 +863,15 @@ static void print_warning(const char *text, size_t len, void *userdata) {
 	}
 	memcpy(warnings.text[warnings.n], text, len);
 	warnings.len[warnings.n++] = len;
-	/* One write for the line, so that other threads' lines do not cut into it. */
-	struct kinf_buf line = {0};
-	kinf_buf_puts(&line, "Warning: ");
-	if (kinf_termsafe_append(&line, text, len) < 0) {
-		kinf_buf_fail(&line, -KINF_ENOMEM);
-	}
-	kinf_buf_puts(&line, cut ? "...\n" : "\n");
-	if (kinf_buf_error(&line)) {
-		fputs("kinf: out of memory\n", stderr);
-	} else {
-		fwrite(line.data, 1, line.len, stderr);
-	}
-	kinf_buf_release(&line);
+	/*
+	 * The stream's lock makes the line one piece among other threads'
+	 * lines, without building it first (nothing to allocate).
+	 */
+	flockfile(stderr);
+	fputs("Warning: ", stderr);
+	kinf_termsafe_fput(stderr, text, len);
+	fputs(cut ? "...\n" : "\n", stderr);
+	funlockfile(stderr);
 	pthread_mutex_unlock(&warnings.lock);
 }
 
@@ -1144,7 +1134,7 @@ bool cli_progress_show(const char *resource, unsigned pages, size_t items) {
 	cli_group_thousands(items, num, sizeof(num));
 	/* The resource's name came from discovery: escaped, not the line's own \r. */
 	fprintf(stderr, "\rlisted %s ", num);
-	kinf_termsafe_write(stderr, resource, strlen(resource));
+	kinf_termsafe_fput(stderr, resource, strlen(resource));
 	fprintf(stderr, " (%u pages)...\033[K", pages);
 	return true;
 }

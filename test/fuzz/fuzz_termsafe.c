@@ -8,8 +8,8 @@
  * (U+0080-U+009F) and no bidi control (U+061C, U+200E, U+200F,
  * U+202A-U+202E, U+2066-U+2069); text that needs no escaping is copied
  * unchanged and kinf_termsafe_needed() says which; escaping twice changes
- * nothing more; kinf_termsafe_write() and kinf_termsafe_dup() write what
- * kinf_termsafe_append() appends.
+ * nothing more; kinf_termsafe_fput() and kinf_termsafe_dup() write what
+ * kinf_termsafe_put() appends.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,20 +67,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	const char *in = (const char *)data;
 	struct kinf_buf out = {0}, again = {0};
 
-	FUZZ_CHECK(kinf_termsafe_append(&out, in, size) == 0);
+	kinf_termsafe_put(&out, in, size);
+	FUZZ_CHECK(kinf_buf_error(&out) == 0);
 	FUZZ_CHECK(out.data && strlen(out.data) == out.len);
 	check_safe(out.data, out.len);
 	bool same = out.len == size && memcmp(out.data, in, size) == 0;
 	FUZZ_CHECK(kinf_termsafe_needed(in, size) == !same);
 	FUZZ_CHECK(!kinf_termsafe_needed(out.data, out.len));
-	FUZZ_CHECK(kinf_termsafe_append(&again, out.data, out.len) == 0);
+	kinf_termsafe_put(&again, out.data, out.len);
+	FUZZ_CHECK(kinf_buf_error(&again) == 0);
 	FUZZ_CHECK(again.len == out.len && memcmp(again.data, out.data, out.len) == 0);
 
 	char *mem = NULL;
 	size_t mem_len = 0;
 	FILE *f = open_memstream(&mem, &mem_len);
 	FUZZ_CHECK(f);
-	FUZZ_CHECK(kinf_termsafe_write(f, in, size) == 0);
+	kinf_termsafe_fput(f, in, size);
 	FUZZ_CHECK(fclose(f) == 0);
 	FUZZ_CHECK(mem_len == out.len && memcmp(mem, out.data, out.len) == 0);
 	free(mem);
@@ -92,7 +94,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	s[size] = '\0';
 	char *dup = kinf_termsafe_dup(s);
 	struct kinf_buf prefix = {0};
-	FUZZ_CHECK(dup && kinf_termsafe_append(&prefix, s, strlen(s)) == 0);
+	kinf_termsafe_put(&prefix, s, strlen(s));
+	FUZZ_CHECK(dup && kinf_buf_error(&prefix) == 0);
 	FUZZ_CHECK(strcmp(dup, prefix.data) == 0);
 	free(dup);
 	free(s);

@@ -41,8 +41,8 @@ int main(void) {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].in);
 		struct kinf_buf b = {0};
-		int rc = kinf_termsafe_append(&b, cases[i].in, len);
-		ok(rc == 0, "case %zu escapes", i);
+		kinf_termsafe_put(&b, cases[i].in, len);
+		ok(kinf_buf_error(&b) == 0, "case %zu escapes", i);
 		is_str(b.data, cases[i].want, "case %zu: %s", i, cases[i].want);
 		ok(kinf_termsafe_needed(cases[i].in, len) == (strcmp(cases[i].in, cases[i].want) != 0 ||
 				len != strlen(cases[i].in)), "case %zu: needed() agrees", i);
@@ -51,6 +51,16 @@ int main(void) {
 	char *d = kinf_termsafe_dup("ns\x1b[31m/x");
 	is_str(d, "ns^[[31m/x", "dup escapes a C string");
 	free(d);
+
+	/* The stream writer: the same text, nothing allocated. */
+	char *mem = NULL;
+	size_t mem_len = 0;
+	FILE *f = open_memstream(&mem, &mem_len);
+	kinf_termsafe_fput(f, "a\x1b\tb", 4);
+	kinf_termsafe_fput(f, "/plain", 6);
+	ok(f && fclose(f) == 0, "fput: the stream is fine");
+	is_str(mem, "a^[\\tb/plain", "fput writes what put appends");
+	free(mem);
 
 	return tap_done();
 }
