@@ -443,6 +443,16 @@ static void on_warning(int code, const char *text, size_t len, void *userdata) {
 	}
 }
 
+/*
+ * Memory ran out for a header kinf needs (the type decides how the body
+ * is read, a relayed answer carries its headers, a Warning is shown): the
+ * transfer ends with -KINF_ENOMEM rather than go on without it.
+ */
+static size_t header_failed(struct transfer *t) {
+	t->abort_rc = kinf_error_set(t->reterr, KINF_ENOMEM, "out of memory");
+	return 0;
+}
+
 static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 	struct transfer *t = userdata;
 	size_t len = size * nmemb;
@@ -478,13 +488,18 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 	}
 	if (t->req->keep_headers && t->resp->headers.len + (size_t)(end - data) < RELAY_HEADER_BYTES &&
 			kinf_header_value_bad_byte(v, (size_t)(end - v)) < 0) {
-		/* out of memory: the answer goes on without its headers (a failed buf is empty) */
 		kinf_buf_put(&t->resp->headers, data, (size_t)(end - data));
 		kinf_buf_puts(&t->resp->headers, "\r\n");
+		if (kinf_buf_error(&t->resp->headers)) {
+			return header_failed(t);
+		}
 	}
 	if (name_len == 12 && strncasecmp(data, "Content-Type", 12) == 0) {
 		free(t->resp->content_type);
 		t->resp->content_type = strndup(v, (size_t)(end - v));
+		if (!t->resp->content_type) {
+			return header_failed(t);
+		}
 	} else if (name_len == 11 && strncasecmp(data, "Retry-After", 11) == 0) {
 		t->resp->retry_after_s = kinf_http_parse_retry_after(v, (size_t)(end - v));
 	} else if (name_len == 16 && strncasecmp(data, "Content-Encoding", 16) == 0 &&
@@ -496,8 +511,9 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *userdata) {
 			ENC_NONE : ENC_OTHER;
 	} else if (name_len == 7 && strncasecmp(data, "Warning", 7) == 0 &&
 			t->http->opts.on_warning) {
-		/* out of memory: that header's warnings are not shown, nothing else */
-		(void)kinf_header_warnings(v, (size_t)(end - v), on_warning, &t->http->opts);
+		if (kinf_header_warnings(v, (size_t)(end - v), on_warning, &t->http->opts) < 0) {
+			return header_failed(t);
+		}
 	}
 	return len;
 }
