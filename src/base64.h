@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "err.h"
+
 /*
  * Base64 (RFC 4648), the one implementation: the standard alphabet with
  * padding, as Go's encoding/base64.StdEncoding writes a []byte field
@@ -18,7 +20,7 @@ enum kinf_base64_alphabet {
  * The len bytes of in, encoded on one line: a NUL-terminated string the
  * caller frees, or NULL when out of memory.
  */
-char *kinf_base64_encode(const void *in, size_t len, enum kinf_base64_alphabet alphabet);
+KINF_MUST_CHECK char *kinf_base64_encode(const void *in, size_t len, enum kinf_base64_alphabet alphabet);
 
 /*
  * Decode standard base64 as a kubeconfig's []byte fields are read: line
@@ -28,6 +30,6 @@ char *kinf_base64_encode(const void *in, size_t len, enum kinf_base64_alphabet a
  * after padding, too much padding or a dangling sixth bit group (what was
  * decoded is wiped); -KINF_ENOMEM.
  */
-int kinf_base64_decode(const char *in, size_t len, char **ret, size_t *ret_len);
+KINF_MUST_CHECK int kinf_base64_decode(const char *in, size_t len, char **ret, size_t *ret_len);
 
 #endif

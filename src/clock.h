@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "err.h"
+
 /*
  * The monotonic clock (CLOCK_MONOTONIC) for timeouts, deadlines and
  * durations: never the wall clock, which may jump.
@@ -24,6 +26,6 @@ void kinf_clock_deadline(struct timespec *ret, long ms);
  * Initialise cond on the monotonic clock, for those deadlines: every timed
  * wait in kinf is on one. 0, or the pthread error (nothing to destroy).
  */
-int kinf_clock_cond_init(pthread_cond_t *cond);
+KINF_MUST_CHECK int kinf_clock_cond_init(pthread_cond_t *cond);
 
 #endif

@@ -4,6 +4,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "err.h"
 
 /*
  * JSON text as Go's encoding/json writes it, for output that must read as
@@ -14,14 +15,14 @@
  */
 
 /* Append v as json.Marshal(v) writes it: compact. 0 or -KINF_ENOMEM. */
-int kinf_gojson_append(struct kinf_buf *out, json_t *v);
+KINF_MUST_CHECK int kinf_gojson_append(struct kinf_buf *out, json_t *v);
 
 /*
  * Append v as json.MarshalIndent(v, "", indent) writes it: each element on
  * its own line, indent repeated per level, "[]" and "{}" when empty, ": "
  * after a key. 0 or -KINF_ENOMEM.
  */
-int kinf_gojson_append_indent(struct kinf_buf *out, json_t *v, const char *indent);
+KINF_MUST_CHECK int kinf_gojson_append_indent(struct kinf_buf *out, json_t *v, const char *indent);
 
 /*
  * Append v as it is written at depth levels inside a larger value

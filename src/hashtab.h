@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "err.h"
+
 /*
  * The open-addressing hash table under the DeltaFIFO (key -> deltas, the
  * Replace key set) and the indexer (key -> item, index value -> bucket):
@@ -82,7 +84,7 @@ static inline struct kinf_hashtab_slot *kinf_hashtab_find(const struct kinf_hash
  * Make room for more entries, so that the next inserts (that many) cannot
  * fail. 0 or -KINF_ENOMEM (the table is unchanged then).
  */
-int kinf_hashtab_reserve(struct kinf_hashtab *t, size_t more);
+KINF_MUST_CHECK int kinf_hashtab_reserve(struct kinf_hashtab *t, size_t more);
 
 /* Insert a value (not NULL) known to be absent, after kinf_hashtab_reserve. */
 void kinf_hashtab_insert(struct kinf_hashtab *t, uint64_t hash, void *value);

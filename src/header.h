@@ -22,7 +22,7 @@ ptrdiff_t kinf_header_value_bad_byte(const char *value, size_t len);
  * which an HTTP header cannot carry" and returns -code. The message names
  * the byte and its position, never the value (it is usually a secret).
  */
-int kinf_header_value_check(const char *value, size_t len, const char *what, int code,
+KINF_MUST_CHECK int kinf_header_value_check(const char *value, size_t len, const char *what, int code,
 		struct kinf_error *reterr);
 
 /*
@@ -43,7 +43,7 @@ typedef void (*kinf_header_warning_func)(int code, const char *text, size_t len,
  * words are left as they are. The number of warnings passed to fn, or
  * -KINF_ENOMEM.
  */
-int kinf_header_warnings(const char *value, size_t len, kinf_header_warning_func fn,
+KINF_MUST_CHECK int kinf_header_warnings(const char *value, size_t len, kinf_header_warning_func fn,
 		void *userdata);
 
 #endif

@@ -116,10 +116,13 @@ struct kinf_informerset *kinf_informerset_new(bool want_deltas) {
 	if (!set) {
 		return NULL;
 	}
+	if (kinf_clock_cond_init(&set->reader) != 0) {
+		free(set);
+		return NULL;
+	}
 	set->want_deltas = want_deltas;
 	atomic_init(&set->stopping, false);
 	pthread_mutex_init(&set->lock, NULL);
-	kinf_clock_cond_init(&set->reader);
 	return set;
 }
 

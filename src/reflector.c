@@ -672,19 +672,19 @@ struct kinf_reflector *kinf_reflector_new(const struct kinf_reflector_opts *opts
 	if (!r) {
 		return NULL;
 	}
+	r->last_sync_rv = strdup("");
+	if (!r->last_sync_rv || kinf_clock_cond_init(&r->wake) != 0) {
+		free(r->last_sync_rv);
+		free(r);
+		return NULL;
+	}
 	r->opts = *opts;
 	r->fifo = fifo;
-	r->last_sync_rv = strdup("");
 	r->rv_cap = 1;
 	r->rand_state = (unsigned)time(NULL) ^ (unsigned)getpid();
 	pthread_mutex_init(&r->lock, NULL);
-	kinf_clock_cond_init(&r->wake);
 	atomic_init(&r->stop, false);
 	atomic_init(&r->stopped_by_itself, false);
-	if (!r->last_sync_rv) {
-		kinf_reflector_free(r);
-		return NULL;
-	}
 	kinf_http_set_cancel(opts->http, canceled, r);
 	return r;
 }

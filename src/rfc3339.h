@@ -3,6 +3,8 @@
 
 #include <time.h>
 
+#include "err.h"
+
 /*
  * RFC 3339 timestamps as metav1.Time reads them (Go's time.RFC3339):
  * 2006-01-02T15:04:05(.999999999)?(Z|+07:00), 'T' and 'Z' in either case,
@@ -11,7 +13,7 @@
  */
 
 /* Parse s into seconds and nanoseconds since the epoch. 0 or -KINF_EINVAL. */
-int kinf_rfc3339_parse(const char *s, struct timespec *ret);
+KINF_MUST_CHECK int kinf_rfc3339_parse(const char *s, struct timespec *ret);
 
 /*
  * Whole seconds from s to now on the wall clock (negative for the future),

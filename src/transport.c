@@ -256,7 +256,10 @@ struct kinf_transport_stream *kinf_transport_stream_new(struct kinf_transport *t
 	if (!s) {
 		return NULL;
 	}
-	kinf_clock_cond_init(&s->cond);
+	if (kinf_clock_cond_init(&s->cond) != 0) {
+		free(s);
+		return NULL;
+	}
 	pthread_mutex_init(&s->lock, NULL);
 	s->t = kinf_transport_ref(t);
 	s->easy = easy;

@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "err.h"
+
 /*
  * Go's strings.TrimSpace, the one trim: what client-go trims (a token file,
  * the in-cluster namespace file, a Warning header) kinf trims the same
@@ -23,6 +25,6 @@ size_t kinf_trim_space(const char *s, size_t len, size_t *ret_start);
  * That span copied, NUL-terminated (caller frees), its length in *ret_len
  * when not NULL. NULL when out of memory.
  */
-char *kinf_trim_space_dup(const char *s, size_t len, size_t *ret_len);
+KINF_MUST_CHECK char *kinf_trim_space_dup(const char *s, size_t len, size_t *ret_len);
 
 #endif

@@ -589,7 +589,8 @@ static void test_header_values(void) {
 	is_int(r, -KINF_EAUTH, "header value: check fails with the code given");
 	is_str(e.message, "the token holds a carriage return (byte 4), which an HTTP header "
 			"cannot carry", "header value: message names the byte, not the value");
-	kinf_header_value_check("\x1b]0;x\a", 6, "v", KINF_ECONFIG, &e);
+	is_int(kinf_header_value_check("\x1b]0;x\a", 6, "v", KINF_ECONFIG, &e), -KINF_ECONFIG,
+			"header value: ESC is refused");
 	is_str(e.message, "v holds the control character 0x1b (byte 1), which an HTTP header "
 			"cannot carry", "header value: other control characters by number");
 	is_int(kinf_header_value_check("a\tb\xc3\xa9", 5, "v", KINF_ECONFIG, &e), 0,
