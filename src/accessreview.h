@@ -15,7 +15,7 @@ struct kinf_http;
  * its status.allowed. Returns 0 with *ret_allowed, or the request's error
  * with reterr (a server without the API answers 404).
  */
-int kinf_access_review(struct kinf_http *http, const char *verb, const char *group,
+KINF_MUST_CHECK int kinf_access_review(struct kinf_http *http, const char *verb, const char *group,
 		const char *resource, const char *namespace, bool *ret_allowed,
 		struct kinf_error *reterr);
 

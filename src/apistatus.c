@@ -72,6 +72,15 @@ int kinf_apistatus_quote(struct kinf_buf *out, const char *str) {
 	return rc ? rc : kinf_buf_append_char(out, '"');
 }
 
+void kinf_apistatus_put_quoted(struct kinf_buf *out, const char *s) {
+	if (kinf_buf_error(out) == 0) {
+		int rc = kinf_apistatus_quote(out, s);
+		if (rc < 0) {
+			kinf_buf_fail(out, rc);
+		}
+	}
+}
+
 static int member(struct kinf_buf *out, bool *first, const char *key, const char *val) {
 	if (!val || !*val) {
 		return 0;
@@ -167,7 +176,7 @@ static int group_resource(struct kinf_buf *msg, const char *group, const char *r
 		kinf_buf_append_str(msg, resource);
 }
 
-int kinf_apistatus_make(struct kinf_apistatus_body *out, const struct kinf_apistatus *st) {
+void kinf_apistatus_put(struct kinf_apistatus_body *out, const struct kinf_apistatus *st) {
 	out->code = st->code;
 	out->retry_after_seconds = st->retry_after_seconds;
 	kinf_buf_reset(&out->json);
@@ -175,7 +184,11 @@ int kinf_apistatus_make(struct kinf_apistatus_body *out, const struct kinf_apist
 	if (rc < 0) {
 		kinf_buf_fail(&out->json, rc);
 	}
-	return rc;
+}
+
+int kinf_apistatus_make(struct kinf_apistatus_body *out, const struct kinf_apistatus *st) {
+	kinf_apistatus_put(out, st);
+	return kinf_buf_error(&out->json);
 }
 
 void kinf_apistatus_body_release(struct kinf_apistatus_body *b) {
@@ -185,38 +198,44 @@ void kinf_apistatus_body_release(struct kinf_apistatus_body *b) {
 }
 
 /* A message could not be built: out holds no Status, and says so. */
-static int fail(struct kinf_apistatus_body *out, int rc) {
+static void fail(struct kinf_apistatus_body *out, int rc) {
 	kinf_buf_reset(&out->json);
 	kinf_buf_fail(&out->json, rc);
 	out->code = 0;
 	out->retry_after_seconds = 0;
-	return rc;
 }
 
-static int emit(struct kinf_apistatus_body *out, struct kinf_apistatus *st,
-		struct kinf_buf *msg) {
+/* st with msg (when not NULL) as its message into out, or fail with rc < 0. */
+static void emit(struct kinf_apistatus_body *out, struct kinf_apistatus *st,
+		struct kinf_buf *msg, int rc) {
+	if (rc < 0) {
+		if (msg) {
+			kinf_buf_release(msg);
+		}
+		fail(out, rc);
+		return;
+	}
 	if (msg) {
 		st->message = msg->data ? msg->data : "";
 	}
-	int rc = kinf_apistatus_make(out, st);
+	kinf_apistatus_put(out, st);
 	if (msg) {
 		kinf_buf_release(msg);
 	}
-	return rc;
 }
 
-int kinf_apistatus_bad_request(struct kinf_apistatus_body *out, const char *message) {
+void kinf_apistatus_bad_request(struct kinf_apistatus_body *out, const char *message) {
 	struct kinf_apistatus st = { .code = 400, .reason = "BadRequest", .message = message };
-	return emit(out, &st, NULL);
+	emit(out, &st, NULL, 0);
 }
 
-int kinf_apistatus_unauthorized(struct kinf_apistatus_body *out) {
+void kinf_apistatus_unauthorized(struct kinf_apistatus_body *out) {
 	struct kinf_apistatus st = { .code = 401, .reason = "Unauthorized",
 		.message = "Unauthorized" };
-	return emit(out, &st, NULL);
+	emit(out, &st, NULL, 0);
 }
 
-int kinf_apistatus_forbidden(struct kinf_apistatus_body *out, const char *group, const char *resource,
+void kinf_apistatus_forbidden(struct kinf_apistatus_body *out, const char *group, const char *resource,
 		const char *name, const char *why) {
 	struct kinf_apistatus st = { .code = 403, .reason = "Forbidden", .name = name,
 		.group = group, .kind = resource };
@@ -236,14 +255,10 @@ int kinf_apistatus_forbidden(struct kinf_apistatus_body *out, const char *group,
 			rc = kinf_buf_printf(&msg, " is forbidden: %s", why);
 		}
 	}
-	if (rc < 0) {
-		kinf_buf_release(&msg);
-		return fail(out, rc);
-	}
-	return emit(out, &st, &msg);
+	emit(out, &st, &msg, rc);
 }
 
-int kinf_apistatus_not_found(struct kinf_apistatus_body *out, const char *group, const char *resource,
+void kinf_apistatus_not_found(struct kinf_apistatus_body *out, const char *group, const char *resource,
 		const char *name) {
 	struct kinf_apistatus st = { .code = 404, .reason = "NotFound", .name = name,
 		.group = group, .kind = resource };
@@ -258,14 +273,10 @@ int kinf_apistatus_not_found(struct kinf_apistatus_body *out, const char *group,
 	if (rc == 0) {
 		rc = kinf_buf_append_str(&msg, " not found");
 	}
-	if (rc < 0) {
-		kinf_buf_release(&msg);
-		return fail(out, rc);
-	}
-	return emit(out, &st, &msg);
+	emit(out, &st, &msg, rc);
 }
 
-int kinf_apistatus_read_only(struct kinf_apistatus_body *out, const char *upstream) {
+void kinf_apistatus_read_only(struct kinf_apistatus_body *out, const char *upstream) {
 	struct kinf_apistatus st = { .code = 405, .reason = "MethodNotAllowed", .details = true };
 	struct kinf_buf msg = {0};
 	int rc = kinf_buf_append_str(&msg, "the server does not allow this method on the requested "
@@ -273,52 +284,40 @@ int kinf_apistatus_read_only(struct kinf_apistatus_body *out, const char *upstre
 	if (rc == 0 && upstream) {
 		rc = kinf_buf_printf(&msg, " of %s", upstream);
 	}
-	if (rc < 0) {
-		kinf_buf_release(&msg);
-		return fail(out, rc);
-	}
-	return emit(out, &st, &msg);
+	emit(out, &st, &msg, rc);
 }
 
-int kinf_apistatus_expired(struct kinf_apistatus_body *out, const char *message) {
+void kinf_apistatus_expired(struct kinf_apistatus_body *out, const char *message) {
 	struct kinf_apistatus st = { .code = 410, .reason = "Expired", .message = message };
-	return emit(out, &st, NULL);
+	emit(out, &st, NULL, 0);
 }
 
-int kinf_apistatus_too_large(struct kinf_apistatus_body *out, size_t limit) {
+void kinf_apistatus_too_large(struct kinf_apistatus_body *out, size_t limit) {
 	struct kinf_apistatus st = { .code = 413, .reason = "RequestEntityTooLarge" };
 	struct kinf_buf msg = {0};
 	int rc = kinf_buf_printf(&msg, "Request entity too large: limit is %zu", limit);
-	if (rc < 0) {
-		kinf_buf_release(&msg);
-		return fail(out, rc);
-	}
-	return emit(out, &st, &msg);
+	emit(out, &st, &msg, rc);
 }
 
-int kinf_apistatus_too_many_requests(struct kinf_apistatus_body *out, const char *message,
+void kinf_apistatus_too_many_requests(struct kinf_apistatus_body *out, const char *message,
 		int retry_after_seconds) {
 	struct kinf_apistatus st = { .code = 429, .reason = "TooManyRequests", .message = message,
 		.retry_after_seconds = retry_after_seconds };
-	return emit(out, &st, NULL);
+	emit(out, &st, NULL, 0);
 }
 
-int kinf_apistatus_internal(struct kinf_apistatus_body *out, const char *err) {
+void kinf_apistatus_internal(struct kinf_apistatus_body *out, const char *err) {
 	struct kinf_apistatus st = { .code = 500, .reason = "InternalError", .n_causes = 1 };
 	struct kinf_buf msg = {0};
 	st.causes[0].message = err;
 	int rc = kinf_buf_printf(&msg, "Internal error occurred: %s", err);
-	if (rc < 0) {
-		kinf_buf_release(&msg);
-		return fail(out, rc);
-	}
-	return emit(out, &st, &msg);
+	emit(out, &st, &msg, rc);
 }
 
-int kinf_apistatus_unavailable(struct kinf_apistatus_body *out, const char *message) {
+void kinf_apistatus_unavailable(struct kinf_apistatus_body *out, const char *message) {
 	struct kinf_apistatus st = { .code = 503, .reason = "ServiceUnavailable",
 		.message = message };
-	return emit(out, &st, NULL);
+	emit(out, &st, NULL, 0);
 }
 
 /* Reading a Status ----------------------------------------------------- */

@@ -37,7 +37,7 @@ struct kinf_apistatus {
 };
 
 /* Append st's JSON (with the final newline) to out. 0 or -KINF_ENOMEM. */
-int kinf_apistatus_format(const struct kinf_apistatus *st, struct kinf_buf *out);
+KINF_MUST_CHECK int kinf_apistatus_format(const struct kinf_apistatus *st, struct kinf_buf *out);
 
 /*
  * A Status ready to be sent: its JSON and the values of the HTTP status
@@ -55,25 +55,31 @@ struct kinf_apistatus_body {
  * Make out the Status st (what out held before is replaced). 0 or
  * -KINF_ENOMEM, when out->json is marked failed (kinf_buf_error()).
  */
-int kinf_apistatus_make(struct kinf_apistatus_body *out, const struct kinf_apistatus *st);
+KINF_MUST_CHECK int kinf_apistatus_make(struct kinf_apistatus_body *out, const struct kinf_apistatus *st);
+/* kinf_apistatus_make as a statement: a failure sticks in out->json alone. */
+void kinf_apistatus_put(struct kinf_apistatus_body *out, const struct kinf_apistatus *st);
 void kinf_apistatus_body_release(struct kinf_apistatus_body *b);
 
 /* Append s as a JSON string the way Go's encoding/json writes it. */
-int kinf_apistatus_quote(struct kinf_buf *out, const char *s);
+KINF_MUST_CHECK int kinf_apistatus_quote(struct kinf_buf *out, const char *s);
+/* kinf_apistatus_quote for builders: a failure sticks in out (buf.h). */
+void kinf_apistatus_put_quoted(struct kinf_buf *out, const char *s);
 
 /*
  * The apiserver's errors, each made into out as kinf_apistatus_make() does.
- * group is "" (or NULL) for the core group. All return 0 or -KINF_ENOMEM.
+ * group is "" (or NULL) for the core group. Builders: a failure sticks in
+ * out->json (kinf_buf_error()), which kinf_httpd_respond_status_body()
+ * checks once, where the body is sent.
  */
 /* 400 BadRequest, message as given (NewBadRequest). */
-int kinf_apistatus_bad_request(struct kinf_apistatus_body *out, const char *message);
+void kinf_apistatus_bad_request(struct kinf_apistatus_body *out, const char *message);
 /* 401 Unauthorized, message "Unauthorized" (the authentication filter). */
-int kinf_apistatus_unauthorized(struct kinf_apistatus_body *out);
+void kinf_apistatus_unauthorized(struct kinf_apistatus_body *out);
 /* 403: `pods "x" is forbidden: why` (NewForbidden; name may be NULL). */
-int kinf_apistatus_forbidden(struct kinf_apistatus_body *out, const char *group, const char *resource,
+void kinf_apistatus_forbidden(struct kinf_apistatus_body *out, const char *group, const char *resource,
 	const char *name, const char *why);
 /* 404: `pods "x" not found`, `deployments.apps "x" not found` (NewNotFound). */
-int kinf_apistatus_not_found(struct kinf_apistatus_body *out, const char *group, const char *resource,
+void kinf_apistatus_not_found(struct kinf_apistatus_body *out, const char *group, const char *resource,
 	const char *name);
 /*
  * 405 MethodNotAllowed as go-restful's error handler writes it for a verb
@@ -81,18 +87,18 @@ int kinf_apistatus_not_found(struct kinf_apistatus_body *out, const char *group,
  * ": kinf serve is a read-only cache" and " of UPSTREAM" when upstream
  * is not NULL.
  */
-int kinf_apistatus_read_only(struct kinf_apistatus_body *out, const char *upstream);
+void kinf_apistatus_read_only(struct kinf_apistatus_body *out, const char *upstream);
 /* 410 Expired with message, e.g. "too old resource version: 5 (41)". */
-int kinf_apistatus_expired(struct kinf_apistatus_body *out, const char *message);
+void kinf_apistatus_expired(struct kinf_apistatus_body *out, const char *message);
 /* 413: "Request entity too large: limit is N" (NewRequestEntityTooLargeError). */
-int kinf_apistatus_too_large(struct kinf_apistatus_body *out, size_t limit);
+void kinf_apistatus_too_large(struct kinf_apistatus_body *out, size_t limit);
 /* 429 TooManyRequests with details.retryAfterSeconds (NewTooManyRequests). */
-int kinf_apistatus_too_many_requests(struct kinf_apistatus_body *out, const char *message,
+void kinf_apistatus_too_many_requests(struct kinf_apistatus_body *out, const char *message,
 	int retry_after_seconds);
 /* 500: "Internal error occurred: ERR", one cause with ERR (NewInternalError). */
-int kinf_apistatus_internal(struct kinf_apistatus_body *out, const char *err);
+void kinf_apistatus_internal(struct kinf_apistatus_body *out, const char *err);
 /* 503 ServiceUnavailable with message (NewServiceUnavailable). */
-int kinf_apistatus_unavailable(struct kinf_apistatus_body *out, const char *message);
+void kinf_apistatus_unavailable(struct kinf_apistatus_body *out, const char *message);
 
 /*
  * Plain-text bodies the apiserver answers below its API (Content-Type
@@ -129,6 +135,6 @@ void kinf_apistatus_to_error(long http_status, const char *body, size_t len,
  * (errors.FromObject): 0 when body is anything else, else reterr as
  * kinf_apistatus_to_error() fills it (the Status's own code) and -its code.
  */
-int kinf_apistatus_check_success(const char *body, size_t len, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_apistatus_check_success(const char *body, size_t len, struct kinf_error *reterr);
 
 #endif

@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "err.h"
 #include "header.h"
+#include "jsonnum.h"
 #include "kubeconfig.h"
 #include "log.h"
 #include "rfc3339.h"
@@ -708,6 +709,8 @@ static int exec_parse(const struct kinf_exec_config *e, const char *data, size_t
 			*near = '\0';
 		}
 		r = len == 0 ? cred_error(e, reterr, "decoding stdout: %s%s", "no output", "") :
+			kinf_jsonnum_load_error(data, len, JSON_REJECT_DUPLICATES, &jerr, NULL) ==
+				-KINF_ENOMEM ? kinf_error_set(reterr, KINF_ENOMEM, "out of memory") :
 			kinf_error_set(reterr, KINF_EAUTH, "exec plugin \"%s\": decoding stdout: "
 				"line %d, column %d: %s", e->command, jerr.line, jerr.column,
 				jerr.text);

@@ -61,7 +61,7 @@ void kinf_auth_set_exec_timeout(struct kinf_auth *auth, long timeout_ms);
  * status 1" on failure (the same for every thread that waited on that
  * run); *ret is then left alone.
  */
-int kinf_auth_get(struct kinf_auth *auth, const struct kinf_credentials **ret,
+KINF_MUST_CHECK int kinf_auth_get(struct kinf_auth *auth, const struct kinf_credentials **ret,
 		struct kinf_error *reterr);
 
 /* Drop a reference from kinf_auth_get. NULL is fine; returns NULL. */

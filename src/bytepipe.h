@@ -61,7 +61,7 @@ struct kinf_bytepipe *kinf_bytepipe_start(const struct kinf_bytepipe_opts *opts)
  * 0, or the consumer's failure code (nothing more is consumed), or
  * -KINF_ENOMEM.
  */
-int kinf_bytepipe_write(struct kinf_bytepipe *p, const char *data, size_t len);
+KINF_MUST_CHECK int kinf_bytepipe_write(struct kinf_bytepipe *p, const char *data, size_t len);
 
 /*
  * End the stream: with drain, wait until the consumer has taken every byte
@@ -70,16 +70,16 @@ int kinf_bytepipe_write(struct kinf_bytepipe *p, const char *data, size_t len);
  * and frees p. Returns 0 or the consumer's failure code, its message in
  * err.
  */
-int kinf_bytepipe_finish(struct kinf_bytepipe *p, bool drain, struct kinf_error *err);
+KINF_MUST_CHECK int kinf_bytepipe_finish(struct kinf_bytepipe *p, bool drain, struct kinf_error *err);
 
 /*
  * Queue a mark of len bytes (copied; len may be 0), for opts.mark. 0, the
  * consumer's failure code, or -KINF_ENOMEM. Never waits for room.
  */
-int kinf_bytepipe_mark(struct kinf_bytepipe *p, const char *data, size_t len);
+KINF_MUST_CHECK int kinf_bytepipe_mark(struct kinf_bytepipe *p, const char *data, size_t len);
 
 /* The consumer's failure code, or 0: for a receiver polling between reads. */
-int kinf_bytepipe_failed(struct kinf_bytepipe *p);
+KINF_MUST_CHECK int kinf_bytepipe_failed(struct kinf_bytepipe *p);
 
 /* Bytes the consumer has been given so far (for tests and logs). */
 size_t kinf_bytepipe_consumed(struct kinf_bytepipe *p);

@@ -13,7 +13,7 @@ int kinf_condition_parse(const char *spec, struct kinf_condition *ret,
 	memset(ret, 0, sizeof(*ret));
 	ret->spec = strdup(spec);
 	if (!ret->spec) {
-		return -KINF_ENOMEM;
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
 	if (strcasecmp(spec, "create") == 0) {
 		ret->kind = KINF_COND_CREATE;
@@ -36,6 +36,10 @@ int kinf_condition_parse(const char *spec, struct kinf_condition *ret,
 		ret->kind = KINF_COND_CONDITION;
 		ret->name = eq ? strndup(name, (size_t)(eq - name)) : strdup(name);
 		ret->value = strdup(eq ? eq + 1 : "True");
+		if (!ret->name || !ret->value) {
+			kinf_condition_release(ret);
+			return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		}
 		return 0;
 	}
 	if (strncasecmp(spec, "jsonpath=", 9) == 0) {
@@ -82,12 +86,19 @@ int kinf_condition_parse(const char *spec, struct kinf_condition *ret,
 		ret->value = val ? strndup(val, (size_t)(val_end - val)) : NULL;
 		if (!ret->name || (val && !ret->value)) {
 			kinf_condition_release(ret);
-			return -KINF_ENOMEM;
+			return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 		}
-		json_t *probe = kinf_jsonpath_values(ret->name, NULL, reterr);
+		struct kinf_error perr = {0};
+		json_t *probe = kinf_jsonpath_values(ret->name, NULL, &perr);
 		if (!probe) {
-			kinf_error_prefix(reterr, "--for \"%s\"", spec);
 			kinf_condition_release(ret);
+			if (perr.code == KINF_ENOMEM || !perr.code) {
+				return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+			}
+			if (reterr) {
+				*reterr = perr;
+			}
+			kinf_error_prefix(reterr, "--for \"%s\"", spec);
 			return -KINF_EINVAL;
 		}
 		json_decref(probe);
@@ -318,6 +329,9 @@ enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 	struct kinf_error err = {0};
 	json_t *root = kinf_object_tree(obj, &err);
 	enum kinf_condition_state st = KINF_COND_NOT_MET;
+	if (!root && err.code == KINF_ENOMEM) {
+		return KINF_COND_ERROR;
+	}
 	if (!root) {
 		/* A number beyond float64: no value to test, as for kubectl wait. */
 		explain(why, "%s", err.message);
@@ -350,7 +364,13 @@ enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 		json_t *vals = kinf_jsonpath_values(c->name, root, NULL);
 		struct kinf_buf text = {0};
 		bool met;
-		kinf_jsonpath_print_values(vals, &text);
+		if (!vals || kinf_jsonpath_print_values(vals, &text) < 0) {
+			/* The expression was checked when parsed: memory ran out. */
+			kinf_buf_release(&text);
+			json_decref(vals);
+			json_decref(root);
+			return KINF_COND_ERROR;
+		}
 		if (c->value) {
 			met = json_array_size(vals) > 0 &&
 				strcmp(text.data ? text.data : "", c->value) == 0;

@@ -30,6 +30,7 @@ enum kinf_condition_state {
 	KINF_COND_NOT_MET,
 	KINF_COND_MET,
 	KINF_COND_FAILED,	/* never will be: a rollout past its deadline */
+	KINF_COND_ERROR,	/* could not be told: memory ran out */
 };
 
 struct kinf_condition {
@@ -40,7 +41,7 @@ struct kinf_condition {
 };
 
 /* Parse one --for. -KINF_EINVAL with a message naming it. */
-int kinf_condition_parse(const char *spec, struct kinf_condition *ret,
+KINF_MUST_CHECK int kinf_condition_parse(const char *spec, struct kinf_condition *ret,
 		struct kinf_error *reterr);
 void kinf_condition_release(struct kinf_condition *c);
 
@@ -49,7 +50,7 @@ void kinf_condition_release(struct kinf_condition *c);
  * rollout cares: -KINF_EINVAL, with a message, for a kind without a
  * rollout status (anything but Deployment, StatefulSet and DaemonSet).
  */
-int kinf_condition_bind(struct kinf_condition *c, const char *group,
+KINF_MUST_CHECK int kinf_condition_bind(struct kinf_condition *c, const char *group,
 		const char *kind, struct kinf_error *reterr);
 
 /*
@@ -60,7 +61,8 @@ int kinf_condition_bind(struct kinf_condition *c, const char *group,
  * ProgressDeadlineExceeded, a StatefulSet or DaemonSet whose update strategy
  * is not RollingUpdate (kubectl rollout status fails on both). An object
  * with a number beyond float64's range has no values to test: NOT_MET,
- * why naming the object and the field.
+ * why naming the object and the field. KINF_COND_ERROR when memory ran
+ * out (never a verdict made without the values).
  */
 enum kinf_condition_state kinf_condition_eval(const struct kinf_condition *c,
 		const struct kinf_object *obj, struct kinf_buf *why);

@@ -43,9 +43,11 @@ int kinf_customcolumns_parse(const char *spec, struct kinf_customcolumns **ret,
 			break;
 		}
 		*colon = '\0';
-		json_t *probe = kinf_jsonpath_values(colon + 1, NULL, reterr);
+		struct kinf_error perr = {0};
+		json_t *probe = kinf_jsonpath_values(colon + 1, NULL, &perr);
 		if (!probe) {
-			rc = -KINF_EINVAL;
+			rc = kinf_error_set(reterr, perr.code ? perr.code : KINF_ENOMEM, "%s",
+					perr.message[0] ? perr.message : "out of memory");
 			break;
 		}
 		json_decref(probe);
@@ -63,7 +65,10 @@ int kinf_customcolumns_parse(const char *spec, struct kinf_customcolumns **ret,
 		}
 		cc->names[cc->n] = strdup(tok);
 		cc->paths[cc->n] = strdup(colon + 1);
-		cc->n++;
+		cc->n++;	/* (freed with cc either way) */
+		if (!cc->names[cc->n - 1] || !cc->paths[cc->n - 1]) {
+			rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		}
 	}
 	free(copy);
 	if (rc < 0) {
@@ -111,9 +116,13 @@ static void go_value(json_t *v, struct kinf_buf *out) {
 	case JSON_NULL:
 		kinf_buf_puts(out, "<nil>");
 		break;
-	default:
-		kinf_jsonpath_print_value(v, out);
+	default: {
+		int rc = kinf_buf_error(out) ? 0 : kinf_jsonpath_print_value(v, out);
+		if (rc < 0) {
+			kinf_buf_fail(out, rc);
+		}
 		break;
+	}
 	}
 }
 
@@ -124,6 +133,9 @@ int kinf_customcolumns_cells(const struct kinf_customcolumns *cc, json_t *obj,
 		struct kinf_buf b = {0};
 		size_t j;
 		json_t *v;
+		if (!vals) {
+			return -KINF_ENOMEM;	/* parsed before: never "<none>" for it */
+		}
 		json_array_foreach(vals, j, v) {
 			if (j) {
 				kinf_buf_putc(&b, ',');

@@ -16,7 +16,7 @@ struct kinf_customcolumns {
 };
 
 /* Parse a spec (checking every path). -KINF_EINVAL with a message. */
-int kinf_customcolumns_parse(const char *spec, struct kinf_customcolumns **ret,
+KINF_MUST_CHECK int kinf_customcolumns_parse(const char *spec, struct kinf_customcolumns **ret,
 		struct kinf_error *reterr);
 void kinf_customcolumns_free(struct kinf_customcolumns *cc);
 /*
@@ -24,7 +24,7 @@ void kinf_customcolumns_free(struct kinf_customcolumns *cc);
  * printer shows them: Go's %v of each value, several joined with ",",
  * "<none>" when a path reaches nothing.
  */
-int kinf_customcolumns_cells(const struct kinf_customcolumns *cc, json_t *obj,
+KINF_MUST_CHECK int kinf_customcolumns_cells(const struct kinf_customcolumns *cc, json_t *obj,
 		struct kinf_strv *ret);
 
 #endif

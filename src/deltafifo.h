@@ -61,22 +61,22 @@ struct kinf_deltafifo *kinf_deltafifo_new(struct kinf_indexer *known,
 void kinf_deltafifo_free(struct kinf_deltafifo *fifo);
 
 /* Queue Added / Updated / Deleted for obj (the FIFO takes its own ref). */
-int kinf_deltafifo_add(struct kinf_deltafifo *fifo, struct kinf_object *obj);
-int kinf_deltafifo_update(struct kinf_deltafifo *fifo, struct kinf_object *obj);
+KINF_MUST_CHECK int kinf_deltafifo_add(struct kinf_deltafifo *fifo, struct kinf_object *obj);
+KINF_MUST_CHECK int kinf_deltafifo_update(struct kinf_deltafifo *fifo, struct kinf_object *obj);
 /*
  * Queue Deleted. Dropped (returns 0) when the key is neither queued nor
  * known, as client-go does: it was deleted by a relist already.
  */
-int kinf_deltafifo_delete(struct kinf_deltafifo *fifo, struct kinf_object *obj);
+KINF_MUST_CHECK int kinf_deltafifo_delete(struct kinf_deltafifo *fifo, struct kinf_object *obj);
 /*
  * Replace with a full list: Sync (or Replaced) for each listed object,
  * Deleted with a DeletedFinalStateUnknown tombstone for each queued or known
  * key that is not listed. The first call fixes the initial population.
  */
-int kinf_deltafifo_replace(struct kinf_deltafifo *fifo,
+KINF_MUST_CHECK int kinf_deltafifo_replace(struct kinf_deltafifo *fifo,
 		struct kinf_object *const *objs, size_t n);
 /* Queue Sync for every known key that has nothing queued. */
-int kinf_deltafifo_resync(struct kinf_deltafifo *fifo);
+KINF_MUST_CHECK int kinf_deltafifo_resync(struct kinf_deltafifo *fifo);
 
 /*
  * Called by Pop with the FIFO's lock held, so the consumer can update the
@@ -97,7 +97,7 @@ typedef int (*kinf_pop_func)(const struct kinf_deltas *deltas,
  * process returned. *ret is written only on 0; when process fails the
  * deltas are freed, and the key is out of the queue either way.
  */
-int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
+KINF_MUST_CHECK int kinf_deltafifo_pop(struct kinf_deltafifo *fifo, int timeout_ms,
 		kinf_pop_func process, void *userdata, struct kinf_deltas **ret);
 
 /*

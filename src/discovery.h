@@ -48,7 +48,7 @@ struct kinf_discovery_opts {
  * fresh, else from the server (aggregated first, legacy on 404/406 or a
  * non-aggregated answer). http is used only during this call.
  */
-int kinf_discovery_load(struct kinf_http *http,
+KINF_MUST_CHECK int kinf_discovery_load(struct kinf_http *http,
 		const struct kinf_discovery_opts *opts,
 		struct kinf_discovery **ret, struct kinf_error *reterr);
 
@@ -68,7 +68,7 @@ typedef int (*kinf_discovery_fetch_func)(const char *path, const char *accept,
  * another transport); server ("https://host:port") names the cache
  * directory and is checked against the cache's contents.
  */
-int kinf_discovery_load_with(kinf_discovery_fetch_func fetch, void *userdata,
+KINF_MUST_CHECK int kinf_discovery_load_with(kinf_discovery_fetch_func fetch, void *userdata,
 		const char *server, const struct kinf_discovery_opts *opts,
 		struct kinf_discovery **ret, struct kinf_error *reterr);
 
@@ -77,7 +77,7 @@ int kinf_discovery_load_with(kinf_discovery_fetch_func fetch, void *userdata,
  * aggregated /api and /apis documents (apidiscovery.k8s.io/v2
  * APIGroupDiscoveryList JSON). Either may be NULL.
  */
-int kinf_discovery_from_aggregated(const char *api_json, size_t api_len,
+KINF_MUST_CHECK int kinf_discovery_from_aggregated(const char *api_json, size_t api_len,
 		const char *apis_json, size_t apis_len,
 		struct kinf_discovery **ret, struct kinf_error *reterr);
 
@@ -105,7 +105,7 @@ bool kinf_discovery_partial(const struct kinf_discovery *disc);
  * /api and /apis) resolves nothing: -KINF_EHTTP, "the server could not
  * find the requested resource", as kubectl says there.
  */
-int kinf_discovery_resolve(const struct kinf_discovery *disc, const char *name,
+KINF_MUST_CHECK int kinf_discovery_resolve(const struct kinf_discovery *disc, const char *name,
 		const struct kinf_resource **ret, struct kinf_error *reterr);
 
 /*
@@ -118,11 +118,11 @@ int kinf_discovery_resolve(const struct kinf_discovery *disc, const char *name,
  * Errors as kinf_discovery_resolve(), or the reload's, prefixed
  * "discovery".
  */
-int kinf_discovery_resolve_deferred(struct kinf_discovery **disc, struct kinf_http *http,
+KINF_MUST_CHECK int kinf_discovery_resolve_deferred(struct kinf_discovery **disc, struct kinf_http *http,
 		const struct kinf_discovery_opts *opts, const char *name,
 		const struct kinf_resource **ret, struct kinf_error *reterr);
 /* The same with the requests through fetch, as kinf_discovery_load_with(). */
-int kinf_discovery_resolve_deferred_with(struct kinf_discovery **disc,
+KINF_MUST_CHECK int kinf_discovery_resolve_deferred_with(struct kinf_discovery **disc,
 		kinf_discovery_fetch_func fetch, void *userdata, const char *server,
 		const struct kinf_discovery_opts *opts, const char *name,
 		const struct kinf_resource **ret, struct kinf_error *reterr);

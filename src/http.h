@@ -152,7 +152,7 @@ void kinf_http_response_release(struct kinf_http_response *resp);
  * -KINF_ETOOBIG for a collected body over max_body. ret_resp (may be NULL)
  * gets status and headers always.
  */
-int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
+KINF_MUST_CHECK int kinf_http_get(struct kinf_http *http, const struct kinf_http_request *req,
 		struct kinf_http_response *ret_resp, struct kinf_error *reterr);
 
 /*

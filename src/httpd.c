@@ -660,10 +660,11 @@ int kinf_httpd_respond_status_body(struct kinf_httpd_req *req,
 
 int kinf_httpd_respond_status(struct kinf_httpd_req *req, const struct kinf_apistatus *st) {
 	struct kinf_apistatus_body body = {0};
-	kinf_apistatus_make(&body, st);	/* a failure is the connection's end below */
+	/* A failure stays in body.json: the connection's end below. */
+	int made = kinf_apistatus_make(&body, st);
 	int rc = kinf_httpd_respond_status_body(req, &body);
 	kinf_apistatus_body_release(&body);
-	return rc;
+	return made < 0 ? made : rc;
 }
 
 /* A Status answer from httpd itself, before the handler (401, 413), with extra headers. */

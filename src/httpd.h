@@ -139,7 +139,7 @@ void kinf_httpd_free(struct kinf_httpd *srv);
  * kinf_tls_opts.names). Returns 0,
  * -KINF_EINVAL (bad address, no token), -KINF_EEXISTS (in use), -KINF_EIO.
  */
-int kinf_httpd_listen(struct kinf_httpd *srv, const char *addr, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_httpd_listen(struct kinf_httpd *srv, const char *addr, struct kinf_error *reterr);
 
 /* The bound address of listener i (in order of listening), "tcp:127.0.0.1:43121"; NULL past the end. Borrowed. */
 const char *kinf_httpd_address(const struct kinf_httpd *srv, size_t i);
@@ -159,7 +159,7 @@ const char *kinf_httpd_url(const struct kinf_httpd *srv, size_t i);
  * everything (on-close callbacks run) and return 0; -KINF_IO when poll
  * fails.
  */
-int kinf_httpd_run(struct kinf_httpd *srv, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_httpd_run(struct kinf_httpd *srv, struct kinf_error *reterr);
 
 /* Make kinf_httpd_run() return. Any thread, async-signal-safe. */
 void kinf_httpd_stop(struct kinf_httpd *srv);
@@ -171,7 +171,7 @@ void kinf_httpd_stop(struct kinf_httpd *srv);
  * 0 or -KINF_ENOMEM; after stop, fn still runs once, from
  * kinf_httpd_run()'s shutdown or kinf_httpd_free().
  */
-int kinf_httpd_post(struct kinf_httpd *srv, void (*fn)(void *arg), void *arg);
+KINF_MUST_CHECK int kinf_httpd_post(struct kinf_httpd *srv, void (*fn)(void *arg), void *arg);
 
 /* A timer on the loop thread (watch timeoutSeconds, bookmarks, a wait for a resourceVersion). */
 struct kinf_httpd_timer;
@@ -240,6 +240,9 @@ void kinf_httpd_req_on_close(struct kinf_httpd_req *req, void (*fn)(struct kinf_
  * The response is queued whole (never refused for the queue limit) and
  * req is invalid afterwards. For HEAD the body is left out. 0, or
  * -KINF_ENOMEM (the connection is closed and req is invalid all the same).
+ * The respond family and kinf_httpd_stream_cut() handle their own
+ * failure (the connection goes): the result is there to be counted, and
+ * no caller has anything left to do, so they are not KINF_MUST_CHECK.
  */
 int kinf_httpd_respond(struct kinf_httpd_req *req, int status, const char *content_type,
 	const char *extra_headers, const void *body, size_t len);
@@ -259,7 +262,7 @@ int kinf_httpd_respond_status_body(struct kinf_httpd_req *req,
  * (the client sees them before the first event, as a watch needs). req
  * stays valid until kinf_httpd_stream_end() or its on-close callback.
  */
-int kinf_httpd_stream_start(struct kinf_httpd_req *req, int status, const char *content_type,
+KINF_MUST_CHECK int kinf_httpd_stream_start(struct kinf_httpd_req *req, int status, const char *content_type,
 	const char *extra_headers);
 
 /*
@@ -269,14 +272,14 @@ int kinf_httpd_stream_start(struct kinf_httpd_req *req, int status, const char *
  * too far behind and nothing was queued; the caller ends the stream.
  * -KINF_ECLOSED when req is not streaming; -KINF_ENOMEM.
  */
-int kinf_httpd_stream_write(struct kinf_httpd_req *req, const void *data, size_t len);
+KINF_MUST_CHECK int kinf_httpd_stream_write(struct kinf_httpd_req *req, const void *data, size_t len);
 
 /*
  * Queue one chunk without copying: data stays valid until release(arg)
  * runs (on the loop thread, once the bytes are written or dropped); on
  * every error release(arg) has already run. Same queue limit as above.
  */
-int kinf_httpd_stream_write_ref(struct kinf_httpd_req *req, const void *data, size_t len,
+KINF_MUST_CHECK int kinf_httpd_stream_write_ref(struct kinf_httpd_req *req, const void *data, size_t len,
 	void (*release)(void *arg), void *arg);
 
 /*
@@ -284,7 +287,7 @@ int kinf_httpd_stream_write_ref(struct kinf_httpd_req *req, const void *data, si
  * written or dropped, and on every error). Same queue limit as above;
  * counted in kinf_httpd_stats' queued_bytes as a copy is.
  */
-int kinf_httpd_stream_write_take(struct kinf_httpd_req *req, char *data, size_t len);
+KINF_MUST_CHECK int kinf_httpd_stream_write_take(struct kinf_httpd_req *req, char *data, size_t len);
 
 /* Bytes queued for req's connection and not yet written. */
 size_t kinf_httpd_stream_queued(const struct kinf_httpd_req *req);

@@ -69,7 +69,7 @@ struct kinf_httpreq {
  * reterr->http_status set to the status to answer (400, 413, 414, 431, 501,
  * 505) and a message. A NULL limits means the defaults.
  */
-int kinf_httpreq_parse(const char *data, size_t len, const struct kinf_httpreq_limits *limits,
+KINF_MUST_CHECK int kinf_httpreq_parse(const char *data, size_t len, const struct kinf_httpreq_limits *limits,
 	struct kinf_httpreq **ret_req, size_t *ret_headlen, struct kinf_error *reterr);
 
 void kinf_httpreq_free(struct kinf_httpreq *req);
@@ -135,7 +135,7 @@ struct kinf_apiquery {
  * "invalid query parameter encoding: NAME" for a bad %XX escape. Unknown
  * names are not an error: the caller decides (the apiserver ignores them).
  */
-int kinf_apiquery_parse(const struct kinf_httpreq *req, struct kinf_apiquery *ret,
+KINF_MUST_CHECK int kinf_apiquery_parse(const struct kinf_httpreq *req, struct kinf_apiquery *ret,
 	struct kinf_error *reterr);
 
 /* What an Accept header asks for, best kind first in the client's order. */
@@ -220,7 +220,7 @@ struct kinf_apipath {
  * paths the apiserver would not route (empty segments, more than
  * resource/name/subresource); -KINF_ENOMEM.
  */
-int kinf_apipath_parse(const char *path, struct kinf_apipath *ret);
+KINF_MUST_CHECK int kinf_apipath_parse(const char *path, struct kinf_apipath *ret);
 void kinf_apipath_release(struct kinf_apipath *p);
 
 /*

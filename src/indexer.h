@@ -41,7 +41,7 @@ void kinf_indexer_free(struct kinf_indexer *idx);
  * freed or when this call fails. -KINF_EEXISTS when the name is taken
  * ("indexer conflict").
  */
-int kinf_indexer_add_index(struct kinf_indexer *idx, const char *name,
+KINF_MUST_CHECK int kinf_indexer_add_index(struct kinf_indexer *idx, const char *name,
 		kinf_index_func fn, void *userdata, void (*free_userdata)(void *));
 /* Whether an index called name exists. */
 bool kinf_indexer_has_index(struct kinf_indexer *idx, const char *name);
@@ -51,12 +51,12 @@ bool kinf_indexer_has_index(struct kinf_indexer *idx, const char *name);
  * up to date (old values removed, new added, empty sets dropped). The
  * indexer takes its own reference. Add and Update are the same operation.
  */
-int kinf_indexer_add(struct kinf_indexer *idx, struct kinf_object *obj);
-int kinf_indexer_update(struct kinf_indexer *idx, struct kinf_object *obj);
+KINF_MUST_CHECK int kinf_indexer_add(struct kinf_indexer *idx, struct kinf_object *obj);
+KINF_MUST_CHECK int kinf_indexer_update(struct kinf_indexer *idx, struct kinf_object *obj);
 /* Remove key; removing an absent key is not an error. */
-int kinf_indexer_delete(struct kinf_indexer *idx, const char *key);
+KINF_MUST_CHECK int kinf_indexer_delete(struct kinf_indexer *idx, const char *key);
 /* Replace the whole contents with objs[0..n) and rebuild every index. */
-int kinf_indexer_replace(struct kinf_indexer *idx,
+KINF_MUST_CHECK int kinf_indexer_replace(struct kinf_indexer *idx,
 		struct kinf_object *const *objs, size_t n);
 
 /* A new reference to the object stored under key, or NULL. */
@@ -65,27 +65,27 @@ struct kinf_object *kinf_indexer_get(struct kinf_indexer *idx, const char *key);
 size_t kinf_indexer_len(struct kinf_indexer *idx);
 
 /* Every stored object, sorted by key. */
-int kinf_indexer_list(struct kinf_indexer *idx, struct kinf_object_list *ret);
+KINF_MUST_CHECK int kinf_indexer_list(struct kinf_indexer *idx, struct kinf_object_list *ret);
 /* Every stored key, sorted (ListKeys). */
-int kinf_indexer_list_keys(struct kinf_indexer *idx, struct kinf_strv *ret);
+KINF_MUST_CHECK int kinf_indexer_list_keys(struct kinf_indexer *idx, struct kinf_strv *ret);
 
 /*
  * Objects whose value for index name is value (ByIndex), sorted by key.
  * -KINF_ENOTFOUND with "index with name %s does not exist" for an unknown
  * index.
  */
-int kinf_indexer_by_index(struct kinf_indexer *idx, const char *name,
+KINF_MUST_CHECK int kinf_indexer_by_index(struct kinf_indexer *idx, const char *name,
 		const char *value, struct kinf_object_list *ret,
 		struct kinf_error *reterr);
 /* Keys whose value for index name is value (IndexKeys), sorted. */
-int kinf_indexer_index_keys(struct kinf_indexer *idx, const char *name,
+KINF_MUST_CHECK int kinf_indexer_index_keys(struct kinf_indexer *idx, const char *name,
 		const char *value, struct kinf_strv *ret, struct kinf_error *reterr);
 /* Objects sharing any of obj's values for index name (Index), sorted. */
-int kinf_indexer_index(struct kinf_indexer *idx, const char *name,
+KINF_MUST_CHECK int kinf_indexer_index(struct kinf_indexer *idx, const char *name,
 		const struct kinf_object *obj, struct kinf_object_list *ret,
 		struct kinf_error *reterr);
 /* Number of keys under one value of an index, without copying them. */
-int kinf_indexer_index_count(struct kinf_indexer *idx, const char *name,
+KINF_MUST_CHECK int kinf_indexer_index_count(struct kinf_indexer *idx, const char *name,
 		const char *value, size_t *ret_count, struct kinf_error *reterr);
 
 struct kinf_index_value {
@@ -97,7 +97,7 @@ struct kinf_index_value {
  * sorted by count descending, then value. Free with
  * kinf_index_values_free(*ret, n).
  */
-int kinf_indexer_values(struct kinf_indexer *idx, const char *name,
+KINF_MUST_CHECK int kinf_indexer_values(struct kinf_indexer *idx, const char *name,
 		struct kinf_index_value **ret, size_t *ret_n,
 		struct kinf_error *reterr);
 void kinf_index_values_free(struct kinf_index_value *values, size_t n);

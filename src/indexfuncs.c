@@ -114,6 +114,15 @@ int kinf_index_define(const char *definition, struct kinf_strv *ret_names,
 	return 0;
 }
 
+/* ret made, or (a copy missing) released and out of memory said. */
+static int resolved(struct kinf_index_spec *ret, bool want_arg, struct kinf_error *reterr) {
+	if (ret->index_name && (!want_arg || ret->arg)) {
+		return 0;
+	}
+	kinf_index_spec_release(ret);
+	return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+}
+
 int kinf_index_spec_resolve(const char *name, const struct kinf_strv *custom_names,
 		const struct kinf_strv *custom_paths, struct kinf_index_spec *ret,
 		struct kinf_error *reterr) {
@@ -124,7 +133,7 @@ int kinf_index_spec_resolve(const char *name, const struct kinf_strv *custom_nam
 		if (strcmp(name, builtins[i].name) == 0) {
 			ret->index_name = strdup(name);
 			ret->fn = builtins[i].fn;
-			return ret->index_name ? 0 : -KINF_ENOMEM;
+			return resolved(ret, false, reterr);
 		}
 	}
 	for (size_t i = 0; custom_names && i < custom_names->n; i++) {
@@ -132,7 +141,7 @@ int kinf_index_spec_resolve(const char *name, const struct kinf_strv *custom_nam
 			ret->index_name = strdup(name);
 			ret->arg = strdup(custom_paths->v[i]);
 			ret->fn = index_field;
-			return ret->index_name && ret->arg ? 0 : -KINF_ENOMEM;
+			return resolved(ret, true, reterr);
 		}
 	}
 	if (strncmp(name, "field:", 6) == 0) {
@@ -143,7 +152,7 @@ int kinf_index_spec_resolve(const char *name, const struct kinf_strv *custom_nam
 		ret->index_name = strdup(name);
 		ret->arg = strdup(name + 6);
 		ret->fn = index_field;
-		return ret->index_name && ret->arg ? 0 : -KINF_ENOMEM;
+		return resolved(ret, true, reterr);
 	}
 	const char *key = strncmp(name, "label:", 6) == 0 ? name + 6 : name;
 	if (!valid_label_key(key)) {
@@ -155,7 +164,7 @@ int kinf_index_spec_resolve(const char *name, const struct kinf_strv *custom_nam
 	kinf_buf_release(&b);
 	ret->arg = strdup(key);
 	ret->fn = index_label;
-	return ret->index_name && ret->arg ? 0 : -KINF_ENOMEM;
+	return resolved(ret, true, reterr);
 }
 
 void kinf_index_spec_release(struct kinf_index_spec *spec) {
@@ -186,11 +195,14 @@ int kinf_index_spec_values(const struct kinf_index_spec *spec,
 	return spec->fn(obj, ret, spec->arg);
 }
 
-bool kinf_index_spec_matches(const struct kinf_index_spec *spec, const char *value,
+int kinf_index_spec_match(const struct kinf_index_spec *spec, const char *value,
 		const struct kinf_object *obj) {
 	struct kinf_strv vals = {0};
-	kinf_index_spec_values(spec, obj, &vals);
-	bool hit = value ? kinf_strv_contains(&vals, value) : vals.n > 0;
+	int rc = kinf_index_spec_values(spec, obj, &vals);
+	if (rc == 0 && kinf_strv_error(&vals)) {
+		rc = -KINF_ENOMEM;
+	}
+	int hit = value ? kinf_strv_contains(&vals, value) : vals.n > 0;
 	kinf_strv_release(&vals);
-	return hit;
+	return rc < 0 ? rc : hit;
 }

@@ -28,7 +28,7 @@ struct kinf_index_spec {
  * Parse one --index NAME=PATH definition. -KINF_EINVAL with a message for
  * a malformed one or a name that shadows a built-in.
  */
-int kinf_index_define(const char *definition, struct kinf_strv *ret_names,
+KINF_MUST_CHECK int kinf_index_define(const char *definition, struct kinf_strv *ret_names,
 		struct kinf_strv *ret_paths, struct kinf_error *reterr);
 
 /*
@@ -37,24 +37,25 @@ int kinf_index_define(const char *definition, struct kinf_strv *ret_names,
  * custom_paths are parallel (from kinf_index_define). -KINF_EINVAL for a
  * malformed name or path.
  */
-int kinf_index_spec_resolve(const char *name, const struct kinf_strv *custom_names,
+KINF_MUST_CHECK int kinf_index_spec_resolve(const char *name, const struct kinf_strv *custom_names,
 		const struct kinf_strv *custom_paths, struct kinf_index_spec *ret,
 		struct kinf_error *reterr);
 void kinf_index_spec_release(struct kinf_index_spec *spec);
 
 /* Add the spec's index to idx unless it is there already. */
-int kinf_index_spec_install(const struct kinf_index_spec *spec,
+KINF_MUST_CHECK int kinf_index_spec_install(const struct kinf_index_spec *spec,
 		struct kinf_indexer *idx, struct kinf_error *reterr);
 
 /* Evaluate the spec's function on obj (for membership checks). */
-int kinf_index_spec_values(const struct kinf_index_spec *spec,
+KINF_MUST_CHECK int kinf_index_spec_values(const struct kinf_index_spec *spec,
 		const struct kinf_object *obj, struct kinf_strv *ret);
 
 /*
  * Whether obj has value among spec's values (value NULL: any value at
- * all), as `kinf index --by INDEX[=VALUE]` selects.
+ * all), as `kinf index --by INDEX[=VALUE]` selects: 1, 0, or
+ * -KINF_ENOMEM when its values could not be made (never a guess).
  */
-bool kinf_index_spec_matches(const struct kinf_index_spec *spec, const char *value,
+KINF_MUST_CHECK int kinf_index_spec_match(const struct kinf_index_spec *spec, const char *value,
 		const struct kinf_object *obj);
 
 /* The built-in index names, NULL-terminated (for completion and help). */

@@ -131,6 +131,7 @@ struct kinf_informer {
 	/* replay */
 	pthread_t replay_thread;
 	bool replay_running;
+	bool replay_whole;		/* a file, read whole by start() */
 	int replay_rc;
 	struct kinf_error replay_err;
 	struct kinf_reflector_stats replay_stats;
@@ -266,6 +267,7 @@ int kinf_informer_start(struct kinf_informer *inf, struct kinf_error *reterr) {
 		 * are read as they arrive.
 		 */
 		replay(inf);
+		inf->replay_whole = true;
 		return 0;
 	}
 	if (pthread_create(&inf->replay_thread, NULL, replay, inf) != 0) {
@@ -289,6 +291,17 @@ static void join_replay(struct kinf_informer *inf) {
 	pthread_mutex_unlock(&inf->lock);
 }
 
+/* How the replay ended (once joined): 0, or its error into reterr. */
+static int replay_result(struct kinf_informer *inf, struct kinf_error *reterr) {
+	if (inf->replay_rc < 0 && reterr) {
+		*reterr = inf->replay_err;
+		if (!reterr->message[0]) {
+			kinf_error_fill(reterr, -inf->replay_rc, "%s", kinf_strerror(inf->replay_rc));
+		}
+	}
+	return inf->replay_rc < 0 ? inf->replay_rc : 0;
+}
+
 /*
  * What ends a wait in Pop without waking it (a reflector that stopped by
  * itself, an empty initial list) is looked at every SLICE_MS.
@@ -306,7 +319,11 @@ int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
 		}
 		if (inf->opts.exit_after_sync && kinf_deltafifo_has_synced(inf->fifo) &&
 				kinf_deltafifo_len(inf->fifo) == 0) {
-			return 0;
+			/*
+			 * A recorded file is read whole before the first pop: when
+			 * it broke, the answer would lack the rest of it.
+			 */
+			return inf->replay_whole ? replay_result(inf, reterr) : 0;
 		}
 		if (inf->reflector && kinf_reflector_stopped(inf->reflector)) {
 			pthread_mutex_lock(&inf->lock);
@@ -347,17 +364,7 @@ int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
 				return 0;
 			}
 			join_replay(inf);
-			if (inf->replay_rc < 0) {
-				if (reterr) {
-					*reterr = inf->replay_err;
-					if (!reterr->message[0]) {
-						kinf_error_fill(reterr, -inf->replay_rc, "%s",
-								kinf_strerror(inf->replay_rc));
-					}
-				}
-				return inf->replay_rc;
-			}
-			return 0;
+			return replay_result(inf, reterr);
 		}
 		if (rc < 0) {
 			return kinf_error_set(reterr, -rc, "informer: %s", kinf_strerror(rc));

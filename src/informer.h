@@ -126,7 +126,7 @@ struct kinf_informer_stats {
  * kinf_informer_indexer() before kinf_informer_start(). Returns 0 and the
  * informer in *ret, or -KINF_ENOMEM / -KINF_EINVAL (no path) with reterr.
  */
-int kinf_informer_new(const struct kinf_informer_opts *opts,
+KINF_MUST_CHECK int kinf_informer_new(const struct kinf_informer_opts *opts,
 		struct kinf_informer **ret, struct kinf_error *reterr);
 
 /* The informer's indexer (borrowed, lives as long as the informer). */
@@ -138,7 +138,7 @@ struct kinf_indexer *kinf_informer_indexer(struct kinf_informer *inf);
  * timing; a pipe gets a thread). Starts the timeout_ms clock. Returns 0 or
  * -KINF_ENOMEM (no thread) with reterr.
  */
-int kinf_informer_start(struct kinf_informer *inf, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_informer_start(struct kinf_informer *inf, struct kinf_error *reterr);
 
 /*
  * Pop the next key's deltas, apply them to the indexer, and return the
@@ -152,7 +152,7 @@ int kinf_informer_start(struct kinf_informer *inf, struct kinf_error *reterr);
  * the first sync (403, 404, a bad selector; the source has stopped), the
  * recorded stream's decode error, or the indexer's.
  */
-int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
+KINF_MUST_CHECK int kinf_informer_next(struct kinf_informer *inf, int wait_ms,
 		struct kinf_informer_batch *ret_batch, struct kinf_deltas **ret_deltas,
 		struct kinf_error *reterr);
 
@@ -173,14 +173,14 @@ void kinf_informer_stop(struct kinf_informer *inf);
  * DeletedFinalStateUnknown tombstone, for kinf_informer_drain() to pop.
  * 0 or -KINF_ENOMEM.
  */
-int kinf_informer_forget_all(struct kinf_informer *inf);
+KINF_MUST_CHECK int kinf_informer_forget_all(struct kinf_informer *inf);
 
 /*
  * After stop: pop what is still queued, without waiting, as next() does
  * (the indexer changes with each pop). 1 with an event, 0 when nothing
  * is left, or the indexer's error (-KINF_ENOMEM) with reterr.
  */
-int kinf_informer_drain(struct kinf_informer *inf, struct kinf_informer_batch *ret_batch,
+KINF_MUST_CHECK int kinf_informer_drain(struct kinf_informer *inf, struct kinf_informer_batch *ret_batch,
 		struct kinf_deltas **ret_deltas, struct kinf_error *reterr);
 
 /*
@@ -190,7 +190,7 @@ int kinf_informer_drain(struct kinf_informer *inf, struct kinf_informer_batch *r
  * the indexer, the notifications dropped). The informer has synced
  * then. 0 or -KINF_ENOMEM with reterr.
  */
-int kinf_informer_load(struct kinf_informer *inf, struct kinf_object *const *objs,
+KINF_MUST_CHECK int kinf_informer_load(struct kinf_informer *inf, struct kinf_object *const *objs,
 		size_t n, struct kinf_error *reterr);
 
 /* Stop (if running) and free everything. NULL is fine. */
@@ -212,7 +212,7 @@ struct kinf_object *kinf_informer_typed(struct kinf_informer *inf,
  * The same bytes appended to out, without a copy of obj. Caller thread
  * only (it reuses a scratch buffer). 0 or -KINF_ENOMEM.
  */
-int kinf_informer_append_typed(struct kinf_informer *inf,
+KINF_MUST_CHECK int kinf_informer_append_typed(struct kinf_informer *inf,
 		const struct kinf_object *obj, struct kinf_buf *out);
 
 /*
@@ -259,7 +259,7 @@ void kinf_informer_batch_release(struct kinf_informer_batch *batch);
  * ret_deltas is not NULL, the raw deltas (caller frees). Returns 0,
  * -KINF_ETIMEDOUT, -KINF_ECLOSED or an indexer error.
  */
-int kinf_informer_pop(struct kinf_deltafifo *fifo, struct kinf_indexer *idx,
+KINF_MUST_CHECK int kinf_informer_pop(struct kinf_deltafifo *fifo, struct kinf_indexer *idx,
 		int timeout_ms, struct kinf_informer_batch *ret_batch,
 		struct kinf_deltas **ret_deltas);
 

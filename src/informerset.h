@@ -82,7 +82,7 @@ struct kinf_informerset *kinf_informerset_new(bool want_deltas);
  * kinf_informerset_start_member() then starts it. Returns 0 or the
  * informer's error.
  */
-int kinf_informerset_add(struct kinf_informerset *set,
+KINF_MUST_CHECK int kinf_informerset_add(struct kinf_informerset *set,
 		const struct kinf_informer_opts *opts, size_t *ret_member,
 		struct kinf_error *reterr);
 
@@ -96,7 +96,7 @@ void kinf_informerset_allow_growth(struct kinf_informerset *set);
  * Start member i, added after the set started, and its pump. 0, or
  * -KINF_ENOMEM with reterr (the member is then over).
  */
-int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
+KINF_MUST_CHECK int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
 		struct kinf_error *reterr);
 
 /*
@@ -112,7 +112,7 @@ int kinf_informerset_start_member(struct kinf_informerset *set, size_t i,
  * left already is left alone. 0, or -KINF_ENOMEM: before anything
  * happened (the member stays), or some of its tombstones are missing.
  */
-int kinf_informerset_remove(struct kinf_informerset *set, size_t i, bool tombstones);
+KINF_MUST_CHECK int kinf_informerset_remove(struct kinf_informerset *set, size_t i, bool tombstones);
 
 /*
  * Members that follow namespaces as they come and go (-A --accessible: a
@@ -133,7 +133,7 @@ struct kinf_informerset_follow {
 };
 
 /* kinf_informerset_add() of a follower (opts: an informer over namespaces). */
-int kinf_informerset_follow(struct kinf_informerset *set,
+KINF_MUST_CHECK int kinf_informerset_follow(struct kinf_informerset *set,
 		const struct kinf_informer_opts *opts, const struct kinf_informerset_follow *follow,
 		size_t *ret_member, struct kinf_error *reterr);
 
@@ -142,7 +142,7 @@ int kinf_informerset_follow(struct kinf_informerset *set,
  * it leaves when the follower sees the namespace go. -KINF_EINVAL when
  * follower is not one.
  */
-int kinf_informerset_add_in(struct kinf_informerset *set,
+KINF_MUST_CHECK int kinf_informerset_add_in(struct kinf_informerset *set,
 		const struct kinf_informer_opts *opts, size_t follower, const char *namespace,
 		size_t *ret_member, struct kinf_error *reterr);
 
@@ -154,7 +154,7 @@ struct kinf_informer *kinf_informerset_get(struct kinf_informerset *set, size_t 
  * Start every informer and its pump. On failure the ones started are
  * stopped. 0 or -KINF_ENOMEM with reterr.
  */
-int kinf_informerset_start(struct kinf_informerset *set, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_informerset_start(struct kinf_informerset *set, struct kinf_error *reterr);
 
 /*
  * The next event of any member, in arrival order, waiting up to wait_ms
@@ -162,7 +162,7 @@ int kinf_informerset_start(struct kinf_informerset *set, struct kinf_error *rete
  * 0 when every member is over (ended, stopped, or failed and reported),
  * or -KINF_ETIMEDOUT.
  */
-int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
+KINF_MUST_CHECK int kinf_informerset_next(struct kinf_informerset *set, int wait_ms,
 		struct kinf_informerset_event *ret);
 
 /*

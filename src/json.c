@@ -828,6 +828,15 @@ int kinf_json_compact(const char *data, size_t len, struct kinf_buf *out) {
 	return 0;
 }
 
+void kinf_json_put_quoted(struct kinf_buf *out, const char *s, size_t len) {
+	if (kinf_buf_error(out) == 0) {
+		int rc = kinf_json_quote(out, s, len);
+		if (rc < 0) {
+			kinf_buf_fail(out, rc);
+		}
+	}
+}
+
 int kinf_json_quote(struct kinf_buf *out, const char *s, size_t len) {
 	static const char hex[] = "0123456789abcdef";
 	int rc = kinf_buf_append_char(out, '"');
@@ -880,6 +889,18 @@ void kinf_json_path_append_key(struct kinf_buf *path, const char *key, size_t le
 	if (!plain) {
 		kinf_buf_puts(path, "']");
 	}
+}
+
+bool kinf_json_utf8_valid(const char *s, size_t len) {
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	while (p < end) {
+		size_t n = *p < 0x80 ? 1 : utf8_len(p, end);
+		if (n == 0) {
+			return false;
+		}
+		p += n;
+	}
+	return true;
 }
 
 int kinf_json_validate(const char *data, size_t len, unsigned max_depth,

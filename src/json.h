@@ -52,30 +52,30 @@ void kinf_json_reader_init(struct kinf_json_reader *r, const char *data,
 /* Type of the next value without consuming it (skips white space). */
 enum kinf_json_type kinf_json_peek(struct kinf_json_reader *r);
 /* Validate and skip one value. 0 or -KINF_EJSON. */
-int kinf_json_skip(struct kinf_json_reader *r);
+KINF_MUST_CHECK int kinf_json_skip(struct kinf_json_reader *r);
 /* Skip one value and return its raw bytes. */
-int kinf_json_skip_span(struct kinf_json_reader *r, const char **ret_start,
+KINF_MUST_CHECK int kinf_json_skip_span(struct kinf_json_reader *r, const char **ret_start,
 		size_t *ret_len);
 /* Enter an object; then kinf_json_member() until it returns 0. */
-int kinf_json_object_begin(struct kinf_json_reader *r);
+KINF_MUST_CHECK int kinf_json_object_begin(struct kinf_json_reader *r);
 /*
  * Read the next member's key and position r at its value, which the caller
  * must consume (read or skip). 1: a member, 0: end of object, <0: error.
  */
-int kinf_json_member(struct kinf_json_reader *r, struct kinf_json_span *ret_key);
+KINF_MUST_CHECK int kinf_json_member(struct kinf_json_reader *r, struct kinf_json_span *ret_key);
 /* Enter an array; then kinf_json_element() until it returns 0. */
-int kinf_json_array_begin(struct kinf_json_reader *r);
+KINF_MUST_CHECK int kinf_json_array_begin(struct kinf_json_reader *r);
 /* 1: positioned at the next element, 0: end of array, <0: error. */
-int kinf_json_element(struct kinf_json_reader *r);
+KINF_MUST_CHECK int kinf_json_element(struct kinf_json_reader *r);
 /* Read a string value as a raw span. -KINF_EJSON if not a string. */
-int kinf_json_string_span(struct kinf_json_reader *r, struct kinf_json_span *ret);
+KINF_MUST_CHECK int kinf_json_string_span(struct kinf_json_reader *r, struct kinf_json_span *ret);
 /* Read a string value, decoded, appended to out. */
-int kinf_json_string(struct kinf_json_reader *r, struct kinf_buf *out);
+KINF_MUST_CHECK int kinf_json_string(struct kinf_json_reader *r, struct kinf_buf *out);
 /* Read a scalar (string decoded; number/true/false raw text; null -> 0 + *ret_null). */
-int kinf_json_scalar(struct kinf_json_reader *r, struct kinf_buf *out,
+KINF_MUST_CHECK int kinf_json_scalar(struct kinf_json_reader *r, struct kinf_buf *out,
 		bool *ret_null);
 /* After a whole document: only white space may remain. */
-int kinf_json_end(struct kinf_json_reader *r);
+KINF_MUST_CHECK int kinf_json_end(struct kinf_json_reader *r);
 
 /* kinf_json_span_eq for a span with escapes: decoded, then compared. */
 bool kinf_json_span_eq_decoded(const struct kinf_json_span *span, const char *lit,
@@ -93,7 +93,7 @@ static inline bool kinf_json_span_eq(const struct kinf_json_span *span, const ch
 	return kinf_json_span_eq_decoded(span, lit, n);
 }
 /* Append span's decoded text to out. */
-int kinf_json_span_decode(const struct kinf_json_span *span, struct kinf_buf *out);
+KINF_MUST_CHECK int kinf_json_span_decode(const struct kinf_json_span *span, struct kinf_buf *out);
 
 /* "line 3, column 14: unexpected character" for the reader's error. */
 void kinf_json_reader_error(const struct kinf_json_reader *r,
@@ -103,10 +103,12 @@ void kinf_json_reader_error(const struct kinf_json_reader *r,
  * Append data to out with white space outside strings removed. The input
  * must already be valid JSON.
  */
-int kinf_json_compact(const char *data, size_t len, struct kinf_buf *out);
+KINF_MUST_CHECK int kinf_json_compact(const char *data, size_t len, struct kinf_buf *out);
 
 /* Append s as a JSON string literal (quoted, escaped) to out. */
-int kinf_json_quote(struct kinf_buf *out, const char *s, size_t len);
+KINF_MUST_CHECK int kinf_json_quote(struct kinf_buf *out, const char *s, size_t len);
+/* kinf_json_quote for builders: a failure sticks in out (buf.h's put family). */
+void kinf_json_put_quoted(struct kinf_buf *out, const char *s, size_t len);
 
 /*
  * Append ".key" to a field path, or "['key']" when key holds anything but
@@ -115,8 +117,11 @@ int kinf_json_quote(struct kinf_buf *out, const char *s, size_t len);
  */
 void kinf_json_path_append_key(struct kinf_buf *path, const char *key, size_t len);
 
+/* Whether s[0..len) is valid UTF-8 (RFC 3629, as jansson's strings must be). */
+bool kinf_json_utf8_valid(const char *s, size_t len);
+
 /* Validate one complete JSON text. 0 or -KINF_EJSON with detail. */
-int kinf_json_validate(const char *data, size_t len, unsigned max_depth,
+KINF_MUST_CHECK int kinf_json_validate(const char *data, size_t len, unsigned max_depth,
 		struct kinf_error *reterr);
 
 #endif

@@ -63,7 +63,10 @@ static void put_compact(struct kinf_buf *out, struct kinf_json_reader *r) {
 
 	switch (kinf_json_peek(r)) {
 	case KINF_JSON_OBJECT:
-		kinf_json_object_begin(r);
+		if (kinf_json_object_begin(r) < 0) {
+			kinf_buf_fail(out, -KINF_EJSON);	/* checked when the diff began */
+			break;
+		}
 		kinf_buf_putc(out, '{');
 		while (kinf_json_member(r, &key) == 1) {
 			kinf_buf_puts(out, first ? "" : ",");
@@ -79,7 +82,10 @@ static void put_compact(struct kinf_buf *out, struct kinf_json_reader *r) {
 		kinf_buf_putc(out, '}');
 		break;
 	case KINF_JSON_ARRAY:
-		kinf_json_array_begin(r);
+		if (kinf_json_array_begin(r) < 0) {
+			kinf_buf_fail(out, -KINF_EJSON);
+			break;
+		}
 		kinf_buf_putc(out, '[');
 		while (kinf_json_element(r) == 1) {
 			kinf_buf_puts(out, first ? "" : ",");

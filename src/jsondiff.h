@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "buf.h"
+#include "err.h"
 
 /*
  * The fields that differ between two JSON documents as "path: old → new"
@@ -15,7 +16,7 @@
  * their exact values are (kinf_jsonnum_cmp) and print as written; strings
  * compare by their text. -KINF_EJSON when either document does not parse.
  */
-int kinf_jsondiff_append(const char *old_json, size_t old_len, const char *new_json,
+KINF_MUST_CHECK int kinf_jsondiff_append(const char *old_json, size_t old_len, const char *new_json,
 		size_t new_len, bool all, bool as_json, const char *indent,
 		struct kinf_buf *out);
 

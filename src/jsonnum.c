@@ -340,10 +340,42 @@ static int rewrite_value(struct rewrite *w) {
 	}
 }
 
-static void jansson_error(struct kinf_error *reterr, const json_error_t *jerr) {
-	kinf_error_fill(reterr, json_error_code(jerr) == json_error_out_of_memory ?
-			KINF_ENOMEM : KINF_EJSON, "line %d, column %d: %s",
-			jerr->line, jerr->column, jerr->text);
+/* KINF_ENOMEM or KINF_EJSON: see kinf_jsonnum_load_error(). */
+static int load_error_code(const char *json, size_t len, size_t flags,
+		const json_error_t *jerr) {
+	enum json_error_code code = json_error_code(jerr);
+	/* What jansson refuses in valid JSON by design is the text's fault. */
+	bool by_design = code == json_error_invalid_utf8 || code == json_error_null_character ||
+		code == json_error_null_byte_in_key || code == json_error_duplicate_key ||
+		code == json_error_numeric_overflow || code == json_error_stack_overflow;
+	size_t at = 0;
+	while (at < len && (json[at] == ' ' || json[at] == '\t' || json[at] == '\n' ||
+			json[at] == '\r')) {
+		at++;
+	}
+	bool container = at < len && (json[at] == '{' || json[at] == '[');
+	if (code == json_error_out_of_memory || (!by_design &&
+			((flags & JSON_DECODE_ANY) || container) &&
+			kinf_json_validate(json, len, 2048, NULL) == 0)) {
+		return KINF_ENOMEM;
+	}
+	return KINF_EJSON;
+}
+
+static void load_error_fill(struct kinf_error *reterr, int code, const json_error_t *jerr) {
+	if (code == KINF_ENOMEM) {
+		kinf_error_fill(reterr, code, "out of memory");
+	} else {
+		kinf_error_fill(reterr, code, "line %d, column %d: %s", jerr->line, jerr->column,
+				jerr->text);
+	}
+}
+
+int kinf_jsonnum_load_error(const char *json, size_t len, size_t flags,
+		const json_error_t *jerr, struct kinf_error *reterr) {
+	int code = load_error_code(json, len, flags, jerr);
+	load_error_fill(reterr, code, jerr);
+	return -code;
 }
 
 json_t *kinf_jsonnum_load(const char *json, size_t len, size_t flags,
@@ -352,7 +384,7 @@ json_t *kinf_jsonnum_load(const char *json, size_t len, size_t flags,
 	json_t *root = json_loadb(json, len, flags, &jerr);
 	if (root || json_error_code(&jerr) != json_error_numeric_overflow) {
 		if (!root) {
-			jansson_error(reterr, &jerr);
+			load_error_fill(reterr, load_error_code(json, len, flags, &jerr), &jerr);
 		}
 		return root;
 	}
@@ -371,7 +403,8 @@ json_t *kinf_jsonnum_load(const char *json, size_t len, size_t flags,
 	if (rc == 0) {
 		root = json_loadb(w.out.data, w.out.len, flags, &jerr);
 		if (!root) {
-			jansson_error(reterr, &jerr);
+			load_error_fill(reterr, load_error_code(w.out.data, w.out.len, flags, &jerr),
+					&jerr);
 		}
 	}
 	kinf_buf_release(&w.out);

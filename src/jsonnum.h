@@ -57,7 +57,7 @@ bool kinf_jsonnum_valid(const char *s, size_t len);
  * not a JSON number, -KINF_ETOOBIG when it is beyond float64's range.
  * *ret is written only on success.
  */
-int kinf_jsonnum_parse(const char *s, size_t len, struct kinf_jsonnum *ret);
+KINF_MUST_CHECK int kinf_jsonnum_parse(const char *s, size_t len, struct kinf_jsonnum *ret);
 
 /*
  * Compare two JSON number literals by their exact decimal values, not
@@ -73,7 +73,7 @@ int kinf_jsonnum_cmp(const char *a, size_t alen, const char *b, size_t blen);
 
 /*
  * The same order for two jansson numbers (JSON_INTEGER or JSON_REAL, as
- * kinf_jsonnum_load() makes them): an int64 and a float64 are compared
+KINF_MUST_CHECK  * kinf_jsonnum_load() makes them): an int64 and a float64 are compared
  * exactly, never through a rounding conversion (9007199254740993 is above
  * 9007199254740992.0). -1, 0 or 1. Both must be numbers. Exact for the
  * values (what kubectl compares); two literals one float64 apart, which no
@@ -82,7 +82,7 @@ int kinf_jsonnum_cmp(const char *a, size_t alen, const char *b, size_t blen);
 int kinf_jsonnum_cmp_json(const json_t *a, const json_t *b);
 
 /* v as Go's fmt %v prints it (kubectl's JSONPath, custom-columns, cells). */
-char *kinf_jsonnum_format_value(const struct kinf_jsonnum *v,
+KINF_MUST_CHECK char *kinf_jsonnum_format_value(const struct kinf_jsonnum *v,
 		char buf[KINF_JSONNUM_SIZE]);
 
 /*
@@ -102,7 +102,18 @@ void kinf_jsonnum_append_yaml(struct kinf_buf *out, const char *s, size_t len);
  * beyond float64's range"), or jansson's message (-KINF_EJSON), or
  * -KINF_ENOMEM. The caller names the object.
  */
-json_t *kinf_jsonnum_load(const char *json, size_t len, size_t flags,
+KINF_MUST_CHECK json_t *kinf_jsonnum_load(const char *json, size_t len, size_t flags,
 		struct kinf_error *reterr);
+
+/*
+ * Why json_loadb(json, len, flags, jerr) refused json: jansson says "out
+ * of memory" only sometimes (an allocation that fails inside it often
+ * reads as a syntax error at "line -1"), so its refusal of a text that is
+ * valid JSON (kinf's own reader, which allocates nothing, says) is
+ * memory's. -KINF_ENOMEM ("out of memory") or -KINF_EJSON ("line 3,
+ * column 14: ..."), reterr filled either way.
+ */
+KINF_MUST_CHECK int kinf_jsonnum_load_error(const char *json, size_t len, size_t flags,
+		const json_error_t *jerr, struct kinf_error *reterr);
 
 #endif

@@ -6,6 +6,7 @@
 #include "gofloat.h"
 #include "gojson.h"
 #include "hex.h"
+#include "json.h"
 #include "jsonnum.h"
 #include "jsonpath.h"
 
@@ -235,8 +236,14 @@ static json_t *parse_quoted(struct parser *ps) {
 		return NULL;
 	}
 	ps->p++;
-	json_t *s = json_stringn(b.data, b.len);
+	/* jansson refuses invalid UTF-8 and fails when memory runs out: which? */
+	bool utf8 = kinf_json_utf8_valid(b.data ? b.data : "", b.len);
+	json_t *s = json_stringn(b.data ? b.data : "", b.len);
 	kinf_buf_release(&b);
+	if (!s && utf8) {
+		kinf_error_fill(ps->err, KINF_ENOMEM, "out of memory");
+		return NULL;
+	}
 	if (!s) {
 		perr(ps, "the string is not valid UTF-8");
 	}
@@ -553,12 +560,14 @@ static int push_node(struct kinf_jsonpath *jp, const struct node *n) {
 int kinf_jsonpath_parse(const char *template, struct kinf_jsonpath **ret,
 		struct kinf_error *reterr) {
 	struct kinf_jsonpath *jp = calloc(1, sizeof(*jp));
-	struct parser ps = { .start = template, .p = template, .err = reterr };
+	/* The parser's own: a failure it said nothing about was memory's. */
+	struct kinf_error perr_ = {0};
+	struct parser ps = { .start = template, .p = template, .err = &perr_ };
 	int depth = 0;
 	int rc = 0;
 
 	if (!jp) {
-		return -KINF_ENOMEM;
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
 	while (*ps.p) {
 		struct node n = {0};
@@ -569,7 +578,8 @@ int kinf_jsonpath_parse(const char *template, struct kinf_jsonpath **ret,
 			}
 			n.kind = NODE_TEXT;
 			n.text = strndup(s, (size_t)(ps.p - s));
-			if ((rc = push_node(jp, &n)) < 0) {
+			if (!n.text || (rc = push_node(jp, &n)) < 0) {
+				rc = -KINF_ENOMEM;
 				free(n.text);
 				goto fail;
 			}
@@ -596,7 +606,7 @@ int kinf_jsonpath_parse(const char *template, struct kinf_jsonpath **ret,
 		if (n.kind != NODE_END) {
 			n.expr = parse_path(&ps, "");
 			if (!n.expr) {
-				rc = -KINF_EINVAL;
+				rc = perr_.code ? -perr_.code : -KINF_ENOMEM;
 				goto fail;
 			}
 		}
@@ -620,6 +630,12 @@ int kinf_jsonpath_parse(const char *template, struct kinf_jsonpath **ret,
 	return 0;
 fail:
 	kinf_jsonpath_free(jp);
+	if (rc == -KINF_ENOMEM) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
+	if (reterr) {
+		*reterr = perr_;
+	}
 	return rc < 0 ? rc : -KINF_EINVAL;
 }
 
@@ -1221,7 +1237,12 @@ json_t *kinf_jsonpath_values(const char *expression, json_t *data,
 		kinf_error_fill(reterr, KINF_ENOMEM, "out of memory");
 	} else if (kinf_jsonpath_parse(t.data, &jp, reterr) == 0 &&
 			!(out = kinf_jsonpath_find(jp, data))) {
-		kinf_error_fill(reterr, KINF_EINVAL, "\"%s\": one expression expected", expression);
+		if (jp->n == 1 && jp->nodes[0].kind == NODE_EXPR) {
+			kinf_error_fill(reterr, KINF_ENOMEM, "out of memory");
+		} else {
+			kinf_error_fill(reterr, KINF_EINVAL, "\"%s\": one expression expected",
+					expression);
+		}
 	}
 	kinf_jsonpath_free(jp);
 	kinf_buf_release(&t);

@@ -24,18 +24,18 @@
 struct kinf_jsonpath;
 
 /* Parse a template; -KINF_EINVAL with a message naming the problem. */
-int kinf_jsonpath_parse(const char *template, struct kinf_jsonpath **ret,
+KINF_MUST_CHECK int kinf_jsonpath_parse(const char *template, struct kinf_jsonpath **ret,
 		struct kinf_error *reterr);
 void kinf_jsonpath_free(struct kinf_jsonpath *jp);
 /* Execute against data, appending the text to out. */
-int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
+KINF_MUST_CHECK int kinf_jsonpath_execute(const struct kinf_jsonpath *jp, json_t *data,
 		struct kinf_buf *out, struct kinf_error *reterr);
 /*
  * Execute as kubectl's -o jsonpath-as-json: each text or expression of the
  * template (each time a range runs it) as a JSON array of its results,
  * indented as json.MarshalIndent(v, "", "    ") (gojson.h), and a newline.
  */
-int kinf_jsonpath_execute_json(const struct kinf_jsonpath *jp, json_t *data,
+KINF_MUST_CHECK int kinf_jsonpath_execute_json(const struct kinf_jsonpath *jp, json_t *data,
 		struct kinf_buf *out, struct kinf_error *reterr);
 
 /*
@@ -84,12 +84,12 @@ int kinf_jsonpath_execute_list(const struct kinf_jsonpath *jp,
  * "{status.phase}" or "{.status.phase}", no brace inside) and return every value it reaches as a new JSON array
  * (caller decrefs). NULL on a parse error (reterr says why).
  */
-json_t *kinf_jsonpath_values(const char *expression, json_t *data,
+KINF_MUST_CHECK json_t *kinf_jsonpath_values(const char *expression, json_t *data,
 		struct kinf_error *reterr);
 
 /* Append a value as kubectl's JSONPath printer shows it. */
-int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out);
+KINF_MUST_CHECK int kinf_jsonpath_print_value(json_t *v, struct kinf_buf *out);
 /* Append every value of an array of results, separated by a space. */
-int kinf_jsonpath_print_values(json_t *values, struct kinf_buf *out);
+KINF_MUST_CHECK int kinf_jsonpath_print_values(json_t *values, struct kinf_buf *out);
 
 #endif

@@ -72,7 +72,7 @@ bool kinf_kindcols_is_builtin(const char *group, const char *kind);
  * -KINF_EJSON / -KINF_EINVAL with reterr (no such version, a jsonPath
  * that does not parse), -KINF_ENOMEM.
  */
-int kinf_kindcols_from_crd(const char *json, size_t len, const char *version,
+KINF_MUST_CHECK int kinf_kindcols_from_crd(const char *json, size_t len, const char *version,
 		struct kinf_kindcols **ret, struct kinf_error *reterr);
 
 /*
@@ -81,7 +81,7 @@ int kinf_kindcols_from_crd(const char *json, size_t len, const char *version,
  * (reterr: "403 Forbidden: ...", a 404 for an aggregated API's resource)
  * or the CRD's.
  */
-int kinf_kindcols_fetch_crd(struct kinf_http *http, const char *group, const char *resource,
+KINF_MUST_CHECK int kinf_kindcols_fetch_crd(struct kinf_http *http, const char *group, const char *resource,
 		const char *version, struct kinf_kindcols **ret, struct kinf_error *reterr);
 
 /* References; the static printers of kinf_kindcols_for() ignore both. NULL is fine. */
@@ -93,7 +93,7 @@ size_t kinf_kindcols_columns(const struct kinf_kindcols *k,
 		const struct kinf_kindcols_column **ret);
 
 /* The columnDefinitions JSON array, as the apiserver writes it, appended to out. */
-int kinf_kindcols_columns_json(const struct kinf_kindcols *k, struct kinf_buf *out);
+KINF_MUST_CHECK int kinf_kindcols_columns_json(const struct kinf_kindcols *k, struct kinf_buf *out);
 
 /*
  * obj's row as a Table carries it, appended to out: "cells":[...] and,
@@ -105,7 +105,7 @@ int kinf_kindcols_columns_json(const struct kinf_kindcols *k, struct kinf_buf *o
  * (Name and Age or Created At) are from the object's record and never
  * fail so.
  */
-int kinf_kindcols_row_json(const struct kinf_kindcols *k, const struct kinf_object *obj,
+KINF_MUST_CHECK int kinf_kindcols_row_json(const struct kinf_kindcols *k, const struct kinf_object *obj,
 		const struct timespec *now, struct kinf_buf *out, struct kinf_error *reterr);
 
 /*
@@ -115,14 +115,14 @@ int kinf_kindcols_row_json(const struct kinf_kindcols *k, const struct kinf_obje
  * the list's order: false, nothing moved. 0 or -KINF_ENOMEM.
  */
 bool kinf_kindcols_sorts_rows(const struct kinf_kindcols *k);
-int kinf_kindcols_sort_rows(const struct kinf_kindcols *k, const struct kinf_object **objs,
+KINF_MUST_CHECK int kinf_kindcols_sort_rows(const struct kinf_kindcols *k, const struct kinf_object **objs,
 		size_t n);
 
 /*
  * The header cells kubectl prints (the names upper-cased), appended to
  * ret: priority 0 columns, all with wide. 0 or -KINF_ENOMEM.
  */
-int kinf_kindcols_headers(const struct kinf_kindcols *k, bool wide, struct kinf_strv *ret);
+KINF_MUST_CHECK int kinf_kindcols_headers(const struct kinf_kindcols *k, bool wide, struct kinf_strv *ret);
 
 /*
  * obj's cells as kubectl prints a Table's (a number as Go's %v, null as
@@ -130,7 +130,7 @@ int kinf_kindcols_headers(const struct kinf_kindcols *k, bool wide, struct kinf_
  * kinf_kindcols_headers() names, appended to ret; ages from now (NULL: the
  * wall clock). Errors as kinf_kindcols_row_json().
  */
-int kinf_kindcols_cells(const struct kinf_kindcols *k, const struct kinf_object *obj,
+KINF_MUST_CHECK int kinf_kindcols_cells(const struct kinf_kindcols *k, const struct kinf_object *obj,
 		bool wide, const struct timespec *now, struct kinf_strv *ret,
 		struct kinf_error *reterr);
 
@@ -152,7 +152,7 @@ struct kinf_label_columns {
  * "/" segment upper-cased (app.kubernetes.io/name: NAME), then LABELS.
  * 0 or -KINF_ENOMEM.
  */
-int kinf_kindcols_append_labels(const struct kinf_label_columns *lc,
+KINF_MUST_CHECK int kinf_kindcols_append_labels(const struct kinf_label_columns *lc,
 		const struct kinf_object *obj, struct kinf_strv *ret);
 
 /*

@@ -136,7 +136,7 @@ struct kinf_rest_config {
  * "/x/config: line 12, column 3: mapping values are not allowed here".
  * Returns 0 and a new config, or -KINF_ECONFIG / -KINF_EIO / -KINF_ENOMEM.
  */
-int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
+KINF_MUST_CHECK int kinf_kubeconfig_load(const struct kinf_kubeconfig_opts *opts,
 		struct kinf_rest_config **ret, struct kinf_error *reterr);
 
 /*
@@ -153,7 +153,7 @@ void kinf_rest_config_free(struct kinf_rest_config *config);
  * The names of every context in the merged kubeconfig, for completion:
  * a NULL-terminated array the caller frees with each element.
  */
-int kinf_kubeconfig_context_names(const struct kinf_kubeconfig_opts *opts,
+KINF_MUST_CHECK int kinf_kubeconfig_context_names(const struct kinf_kubeconfig_opts *opts,
 		char ***ret, struct kinf_error *reterr);
 
 #endif

@@ -42,7 +42,7 @@ struct kinf_kubeconfig_write_opts {
  * CA, a current_context that is no entry's), -KINF_EEXISTS (a file kinf did
  * not write, or not a regular file), -KINF_EIO, -KINF_ENOMEM.
  */
-int kinf_kubeconfig_write(const char *path, const struct kinf_kubeconfig_write_opts *opts,
+KINF_MUST_CHECK int kinf_kubeconfig_write(const char *path, const struct kinf_kubeconfig_write_opts *opts,
 	struct kinf_error *reterr);
 
 #endif

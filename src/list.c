@@ -522,7 +522,12 @@ static int stop_parser(struct lister *ls, int rc, struct kinf_error *reterr) {
 		}
 	}
 	/* Drained: the parser stops at its failure, an error mark or the last page. */
-	kinf_bytepipe_finish(ls->pipe, true, NULL);
+	int consumer_rc = kinf_bytepipe_finish(ls->pipe, true, NULL);
+	if (consumer_rc < 0 && ls->parse_rc == 0) {
+		/* (the parser's failure is parse_rc already; this is the pipe's own) */
+		ls->parse_rc = kinf_error_set(&ls->parse_err, -consumer_rc, "%s",
+				kinf_strerror(consumer_rc));
+	}
 	ls->pipe = NULL;
 	ls->threaded = false;
 	if (ls->receiver_gone && ls->parse_rc == 0) {

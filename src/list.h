@@ -94,7 +94,7 @@ struct kinf_list_result {
  * (items or pages), -KINF_EHTTP for a continue token the list was already
  * asked with (pages in a circle).
  */
-int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
+KINF_MUST_CHECK int kinf_list(struct kinf_http *http, const struct kinf_list_opts *opts,
 		struct kinf_list_result *ret, struct kinf_error *reterr);
 
 /*
@@ -109,7 +109,7 @@ typedef int (*kinf_list_fetch_func)(const struct kinf_http_request *req,
 		unsigned lane, void *userdata, struct kinf_error *reterr);
 
 /* kinf_list() with the pages fetched through fetch (tests, another transport). */
-int kinf_list_with(kinf_list_fetch_func fetch, void *userdata,
+KINF_MUST_CHECK int kinf_list_with(kinf_list_fetch_func fetch, void *userdata,
 		const struct kinf_list_opts *opts, struct kinf_list_result *ret,
 		struct kinf_error *reterr);
 

@@ -73,21 +73,34 @@ static int on_member(const char *key, size_t key_len, const char *value,
 		}
 		ps->cont = cont && cont[0] ? strdup(cont) : NULL;
 		ps->rv = rv ? strdup(rv) : NULL;
-		json_decref(md);
+		bool lost = (cont && cont[0] && !ps->cont) || (rv && !ps->rv);
+		json_decref(md);	/* (cont and rv were its) */
+		if (lost) {
+			/* Without its token the list would end at this page. */
+			return kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
+		}
 	} else if ((key_len == 4 && memcmp(key, "kind", 4) == 0) ||
 			(key_len == 10 && memcmp(key, "apiVersion", 10) == 0)) {
 		json_t *v = json_loadb(value, len, JSON_DECODE_ANY, &jerr);
 		char **slot = key_len == 4 ? &res->kind : &res->api_version;
 		if (!v) {
-			return kinf_error_set(ps->reterr, KINF_EJSON, "list %.*s: %s",
-					(int)key_len, key, jerr.text);
+			int rc = kinf_jsonnum_load_error(value, len, JSON_DECODE_ANY, &jerr, ps->reterr);
+			if (rc == -KINF_EJSON) {
+				kinf_error_fill(ps->reterr, KINF_EJSON, "list %.*s: %s",
+						(int)key_len, key, jerr.text);
+			}
+			return rc;
 		}
 		if (json_is_string(v)) {
 			free(*slot);
 			*slot = strdup(json_string_value(v));
 			ps->is_status |= key_len == 4 && strcmp(json_string_value(v), "Status") == 0;
 		}
+		bool lost = json_is_string(v) && !*slot;
 		json_decref(v);
+		if (lost) {
+			return kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
+		}
 	} else if ((key_len == 5 && memcmp(key, "items", 5) == 0) ||
 			(key_len == 4 && memcmp(key, "rows", 4) == 0)) {
 		/* Not split, so not an array: null (an empty Go slice) or wrong. */
@@ -101,6 +114,9 @@ static int on_member(const char *key, size_t key_len, const char *value,
 		}
 		free(res->columns_json);
 		res->columns_json = strndup(value, len);
+		if (!res->columns_json) {
+			return kinf_error_set(ps->reterr, KINF_ENOMEM, "out of memory");
+		}
 	} else if (kinf_json_validate(value, len, ps->opts->limits.max_depth,
 			ps->reterr) < 0) {
 		/* Another member (client-go ignores it): well-formed is all it must be. */

@@ -64,18 +64,18 @@ const char *kinf_listpage_accept(const struct kinf_list_opts *opts);
  * The request path of a page into path (reset first): the first (cont
  * NULL, with the resourceVersion) or a continued one. 0 or -KINF_ENOMEM.
  */
-int kinf_listpage_path(const struct kinf_list_opts *opts, long limit,
+KINF_MUST_CHECK int kinf_listpage_path(const struct kinf_list_opts *opts, long limit,
 		const char *cont, struct kinf_buf *path);
 
 /* A new page: a splitter for it in p->splitter. 0 or -KINF_ENOMEM (reterr). */
-int kinf_listpage_begin(struct kinf_listpage *p);
+KINF_MUST_CHECK int kinf_listpage_begin(struct kinf_listpage *p);
 
 /*
  * The page is parsed (its splitter finished): count it, take its RV. A
  * page that is a Status saying Failure (a 200 that client-go turns into
  * an error) is that error instead: -its code (reterr).
  */
-int kinf_listpage_done(struct kinf_listpage *p);
+KINF_MUST_CHECK int kinf_listpage_done(struct kinf_listpage *p);
 
 /* Drop the items and rows kept so far (a restart, or a failed list). */
 void kinf_listpage_drop(struct kinf_listpage *p);

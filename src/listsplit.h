@@ -49,15 +49,15 @@ struct kinf_listsplit *kinf_listsplit_new(const struct kinf_listsplit_ops *ops,
 		void *userdata, size_t max_element);
 void kinf_listsplit_free(struct kinf_listsplit *s);
 /* Feed bytes; returns 0 or the first error (then every later call fails). */
-int kinf_listsplit_feed(struct kinf_listsplit *s, const char *data,
+KINF_MUST_CHECK int kinf_listsplit_feed(struct kinf_listsplit *s, const char *data,
 		size_t len, struct kinf_error *reterr);
 /*
  * Feed a block the caller gathered already (the lister's 256 KiB blocks):
  * scanned where it lies, without the copy into the splitter's own chunk.
  */
-int kinf_listsplit_feed_block(struct kinf_listsplit *s, const char *data,
+KINF_MUST_CHECK int kinf_listsplit_feed_block(struct kinf_listsplit *s, const char *data,
 		size_t len, struct kinf_error *reterr);
 /* The input is complete: checks that the object was closed. */
-int kinf_listsplit_finish(struct kinf_listsplit *s, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_listsplit_finish(struct kinf_listsplit *s, struct kinf_error *reterr);
 
 #endif

@@ -450,8 +450,8 @@ static int parse(const char *json, size_t len, bool prefix,
 	}
 	kinf_json_reader_init(&r, json, len, max_depth);
 	if (kinf_json_peek(&r) != KINF_JSON_OBJECT) {
-		kinf_json_skip(&r);
-		if (!r.error) {
+		/* Valid JSON but no object; invalid JSON is read_top's to name. */
+		if (kinf_json_skip(&r) == 0) {
 			rc = kinf_error_set(reterr, KINF_EJSON, "object expected");
 			goto out;
 		}

@@ -62,7 +62,7 @@ struct kinf_object_limits {
  * copied, with insignificant white space removed. Returns 0 and a new object
  * with one reference in *ret, or -KINF_EJSON / -KINF_ETOOBIG / -KINF_ENOMEM.
  */
-int kinf_object_parse(const char *json, size_t len,
+KINF_MUST_CHECK int kinf_object_parse(const char *json, size_t len,
 		const struct kinf_object_limits *limits,
 		struct kinf_object **ret, struct kinf_error *reterr);
 
@@ -72,7 +72,7 @@ int kinf_object_parse(const char *json, size_t len,
  * length read, through the closing '}'. A text cut short fails as any
  * malformed one does (-KINF_EJSON).
  */
-int kinf_object_parse_prefix(const char *json, size_t len,
+KINF_MUST_CHECK int kinf_object_parse_prefix(const char *json, size_t len,
 		const struct kinf_object_limits *limits, struct kinf_object **ret,
 		size_t *ret_used, struct kinf_error *reterr);
 
@@ -81,7 +81,7 @@ int kinf_object_parse_prefix(const char *json, size_t len,
  * unless --show-managed-fields: a new reference to obj itself when it has
  * none. 0, or -KINF_ENOMEM.
  */
-int kinf_object_without_managed_fields(struct kinf_object *obj,
+KINF_MUST_CHECK int kinf_object_without_managed_fields(struct kinf_object *obj,
 		struct kinf_object **ret);
 
 /*
@@ -106,7 +106,7 @@ const char *kinf_object_key_quoted(struct kinf_buf *buf, const char *ns, size_t 
  * the field: object "ns/name": field .spec.x: number 1e400 is beyond
  * float64's range (-KINF_ETOOBIG), or -KINF_ENOMEM.
  */
-json_t *kinf_object_tree(const struct kinf_object *obj, struct kinf_error *reterr);
+KINF_MUST_CHECK json_t *kinf_object_tree(const struct kinf_object *obj, struct kinf_error *reterr);
 
 struct kinf_object *kinf_object_ref(struct kinf_object *obj);
 /* Drop one reference; frees at zero. Accepts NULL. Returns NULL. */
@@ -141,7 +141,7 @@ const struct kinf_owner_ref *kinf_object_owners(const struct kinf_object *obj,
  * at the front when obj lacks them (list items omit them). Returns a new
  * reference to obj itself when nothing is missing, NULL on out of memory.
  */
-struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
+KINF_MUST_CHECK struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
 		const char *api_version, const char *kind);
 
 /*
@@ -149,7 +149,7 @@ struct kinf_object *kinf_object_with_type(struct kinf_object *obj,
  * obj's JSON from offset *ret_skip on ("" and 0 when nothing is missing).
  * prefix is reset first. 0 or -KINF_ENOMEM.
  */
-int kinf_object_type_prefix(const struct kinf_object *obj, const char *api_version,
+KINF_MUST_CHECK int kinf_object_type_prefix(const struct kinf_object *obj, const char *api_version,
 		const char *kind, struct kinf_buf *prefix, size_t *ret_skip);
 
 /*
@@ -160,11 +160,11 @@ int kinf_object_type_prefix(const struct kinf_object *obj, const char *api_versi
  * booleans as written, null skipped) to ret_values. A path that reaches
  * nothing appends nothing. -KINF_EINVAL for a malformed path.
  */
-int kinf_object_field_values(const struct kinf_object *obj, const char *path,
+KINF_MUST_CHECK int kinf_object_field_values(const struct kinf_object *obj, const char *path,
 		struct kinf_strv *ret_values, struct kinf_error *reterr);
 
 /* Check a field path's syntax without an object. 0 or -KINF_EINVAL. */
-int kinf_object_field_path_check(const char *path, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_object_field_path_check(const char *path, struct kinf_error *reterr);
 
 /*
  * An owned array of object references (sorted by key where the producer
@@ -178,12 +178,12 @@ struct kinf_object_list {
 	size_t cap;		/* slots allocated in v (0: exactly n) */
 };
 /* Room for extra more references. 0 or -KINF_ENOMEM. */
-int kinf_object_list_reserve(struct kinf_object_list *list, size_t extra);
+KINF_MUST_CHECK int kinf_object_list_reserve(struct kinf_object_list *list, size_t extra);
 /*
  * Append obj with the caller's reference. 0, or -KINF_ENOMEM with obj
  * unref'd.
  */
-int kinf_object_list_push_take(struct kinf_object_list *list, struct kinf_object *obj);
+KINF_MUST_CHECK int kinf_object_list_push_take(struct kinf_object_list *list, struct kinf_object *obj);
 /* Drop each reference; keep the allocation for reuse. */
 void kinf_object_list_reset(struct kinf_object_list *list);
 void kinf_object_list_release(struct kinf_object_list *list);

@@ -1,6 +1,8 @@
 #ifndef KINF_OUTPUT_H
 #define KINF_OUTPUT_H
 
+#include "err.h"
+
 /*
  * The -o formats kinf prints in. Each has a printer module of its own:
  * table.h (table, wide), toyaml.h (yaml), customcolumns.h
@@ -27,7 +29,7 @@ enum kinf_output_format {
  * go-template-file=, template=, templatefile=) are -KINF_EUNSUPPORTED;
  * anything else -KINF_EINVAL.
  */
-int kinf_output_parse_format(const char *s, enum kinf_output_format *ret,
+KINF_MUST_CHECK int kinf_output_parse_format(const char *s, enum kinf_output_format *ret,
 		const char **ret_arg);
 
 #endif

@@ -661,7 +661,17 @@ static void *run_resync(void *userdata) {
 	while (sleep_ms(r, r->opts.resync_ms)) {
 		kinf_log(1, "resync");
 		STAT_INC(r, resyncs);
-		kinf_deltafifo_resync(r->fifo);
+		/*
+		 * Never dropped: a resync memory ran out in is tried again soon
+		 * (the keys it did queue have deltas now, and Resync skips those).
+		 */
+		while (kinf_deltafifo_resync(r->fifo) < 0) {
+			STAT_INC(r, errors);
+			kinf_log(1, "resync: out of memory; trying again");
+			if (!sleep_ms(r, r->opts.resync_ms < 1000 ? r->opts.resync_ms : 1000)) {
+				return NULL;
+			}
+		}
 	}
 	return NULL;
 }

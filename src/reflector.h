@@ -79,7 +79,7 @@ struct kinf_reflector_stats {
 struct kinf_reflector *kinf_reflector_new(const struct kinf_reflector_opts *opts,
 		struct kinf_deltafifo *fifo);
 /* Start the thread (and the resync thread). 0 or -KINF_ENOMEM. */
-int kinf_reflector_start(struct kinf_reflector *r);
+KINF_MUST_CHECK int kinf_reflector_start(struct kinf_reflector *r);
 /* Ask the threads to stop, abort transfers and wait for them. */
 void kinf_reflector_stop(struct kinf_reflector *r);
 /* Stop (if running) and free. NULL is fine. */

@@ -18,8 +18,10 @@ struct replay_state {
 	const struct kinf_selector *fields;
 };
 
-static bool selected(const struct replay_state *rs, const struct kinf_object *obj) {
-	return kinf_selector_matches(rs->labels, obj) && kinf_selector_matches(rs->fields, obj);
+/* 1, 0, or -KINF_ENOMEM (as kinf_selector_match). */
+static int selected(const struct replay_state *rs, const struct kinf_object *obj) {
+	int m = kinf_selector_match(rs->labels, obj);
+	return m <= 0 ? m : kinf_selector_match(rs->fields, obj);
 }
 
 /* What an event adds to the counters, in one place for stats_lock. */
@@ -61,21 +63,31 @@ static int on_replay_event(const struct kinf_watch_event *ev, void *userdata) {
 		if (!kept) {
 			return -KINF_ENOMEM;
 		}
-		for (size_t i = 0; i < ev->items.n; i++) {
-			if (selected(rs, ev->items.v[i])) {
+		int rc = 0;
+		for (size_t i = 0; rc == 0 && i < ev->items.n; i++) {
+			int m = selected(rs, ev->items.v[i]);
+			if (m < 0) {
+				rc = m;
+			} else if (m) {
 				kept[n++] = ev->items.v[i];
 			}
 		}
-		int rc = kinf_deltafifo_replace(rs->fifo, kept, n);
+		if (rc == 0) {
+			rc = kinf_deltafifo_replace(rs->fifo, kept, n);
+		}
 		free(kept);
 		return rc;
 	}
-	case KINF_WATCH_ADDED:
-		return selected(rs, ev->obj) ? kinf_deltafifo_add(rs->fifo, ev->obj) : 0;
-	case KINF_WATCH_MODIFIED:
+	case KINF_WATCH_ADDED: {
+		int m = selected(rs, ev->obj);
+		return m <= 0 ? m : kinf_deltafifo_add(rs->fifo, ev->obj);
+	}
+	case KINF_WATCH_MODIFIED: {
 		/* An object that stops matching leaves the cache, as on the server. */
-		return selected(rs, ev->obj) ? kinf_deltafifo_update(rs->fifo, ev->obj) :
+		int m = selected(rs, ev->obj);
+		return m < 0 ? m : m ? kinf_deltafifo_update(rs->fifo, ev->obj) :
 			kinf_deltafifo_delete(rs->fifo, ev->obj);
+	}
 	case KINF_WATCH_DELETED:
 		return kinf_deltafifo_delete(rs->fifo, ev->obj);
 	case KINF_WATCH_BOOKMARK:

@@ -23,7 +23,7 @@ struct kinf_selector;
  * open does not block the caller's shutdown. stats is written under
  * stats_lock (NULL: no other thread reads it before this returns).
  */
-int kinf_replay_fd(int fd, struct kinf_deltafifo *fifo,
+KINF_MUST_CHECK int kinf_replay_fd(int fd, struct kinf_deltafifo *fifo,
 		const struct kinf_object_limits *limits,
 		const struct kinf_selector *labels, const struct kinf_selector *fields,
 		bool (*stop_requested)(void *userdata), void *userdata,

@@ -553,9 +553,12 @@ static int parse_fields(const char *text, struct kinf_selector *sel,
 			kinf_buf_release(&key);
 			return fail(reterr, text, p, "'=', '==' or '!=' expected");
 		}
-		if (!key.len || kinf_object_field_path_check(key.data, NULL) < 0) {
+		int checked = key.len ? kinf_object_field_path_check(key.data, NULL) : -KINF_EINVAL;
+		if (checked < 0) {
 			kinf_buf_release(&key);
-			return fail(reterr, text, start, "invalid field path");
+			return checked == -KINF_ENOMEM ?
+				kinf_error_set(reterr, KINF_ENOMEM, "out of memory") :
+				fail(reterr, text, start, "invalid field path");
 		}
 		int rc = kinf_buf_append_str(&val, "");
 		while (rc == 0 && *p && *p != ',') {
@@ -613,7 +616,8 @@ int kinf_field_selector_parse(const char *text, struct kinf_selector **ret,
 	return parse(text, true, ret, reterr);
 }
 
-static bool field_matches(const struct requirement *r, const struct kinf_object *obj) {
+/* 1, 0, or -KINF_ENOMEM when the field's values could not be read. */
+static int field_matches(const struct requirement *r, const struct kinf_object *obj) {
 	const char *want = r->values.v[0];
 	bool eq;
 	if (strcmp(r->key, "metadata.name") == 0) {
@@ -622,7 +626,12 @@ static bool field_matches(const struct requirement *r, const struct kinf_object 
 		eq = strcmp(kinf_object_namespace(obj), want) == 0;
 	} else {
 		struct kinf_strv vals = {0};
-		kinf_object_field_values(obj, r->key, &vals, NULL);
+		int rc = kinf_object_field_values(obj, r->key, &vals, NULL);
+		if (rc < 0) {
+			/* Never "absent" for want of memory: that would be a wrong match. */
+			kinf_strv_release(&vals);
+			return rc;
+		}
 		/* An absent field compares as "" (the server's field sets). */
 		eq = vals.n ? kinf_strv_contains(&vals, want) : want[0] == '\0';
 		kinf_strv_release(&vals);
@@ -655,15 +664,15 @@ static bool label_matches(const struct requirement *r, const struct kinf_object 
 	return false;
 }
 
-bool kinf_selector_matches(const struct kinf_selector *sel,
-		const struct kinf_object *obj) {
+int kinf_selector_match(const struct kinf_selector *sel, const struct kinf_object *obj) {
 	if (!sel) {
-		return true;
+		return 1;
 	}
 	for (size_t i = 0; i < sel->n; i++) {
-		if (!(sel->fields ? field_matches(&sel->v[i], obj) : label_matches(&sel->v[i], obj))) {
-			return false;
+		int m = sel->fields ? field_matches(&sel->v[i], obj) : label_matches(&sel->v[i], obj);
+		if (m <= 0) {
+			return m;
 		}
 	}
-	return true;
+	return 1;
 }

@@ -27,13 +27,17 @@ struct kinf_selector;
  * carries it as the apiserver's does; it does not name the selector), a
  * field selector's naming the selector and the position.
  */
-int kinf_label_selector_parse(const char *text, struct kinf_selector **ret,
+KINF_MUST_CHECK int kinf_label_selector_parse(const char *text, struct kinf_selector **ret,
 		struct kinf_error *reterr);
-int kinf_field_selector_parse(const char *text, struct kinf_selector **ret,
+KINF_MUST_CHECK int kinf_field_selector_parse(const char *text, struct kinf_selector **ret,
 		struct kinf_error *reterr);
 void kinf_selector_free(struct kinf_selector *sel);
-/* True when obj satisfies every requirement. NULL selects everything. */
-bool kinf_selector_matches(const struct kinf_selector *sel,
+/*
+ * 1 when obj satisfies every requirement, 0 when not, -KINF_ENOMEM when
+ * a field's values could not be read (never a guess). NULL selects
+ * everything.
+ */
+KINF_MUST_CHECK int kinf_selector_match(const struct kinf_selector *sel,
 		const struct kinf_object *obj);
 
 #endif

@@ -383,7 +383,19 @@ int kinf_serve_run(struct kinf_serve *srv, struct kinf_error *reterr) {
 	int rc = kinf_httpd_run(srv->httpd, reterr);
 	/* Every connection is closed: the forwarded requests are ended, their threads go. */
 	serve_proxies_end(srv);
+	if (rc == 0 && atomic_load(&srv->lost) < 0) {
+		rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory: the cache could not "
+				"take an event");
+	}
 	return rc;
+}
+
+/* The cache missed an event (loop thread): never served so. */
+static void serve_lost(struct kinf_serve *srv, int rc) {
+	if (atomic_load(&srv->lost) == 0) {
+		atomic_store(&srv->lost, rc);
+		kinf_serve_stop(srv);
+	}
 }
 
 void kinf_serve_stop(struct kinf_serve *srv) {
@@ -420,9 +432,11 @@ static void apply_publish(void *arg) {
 			c->bytes -= len;
 			kinf_object_unref(prev);
 		}
-		if (ev->type == SERVE_DELETED) {
-			kinf_indexer_delete(c->store, key);
-		} else if (kinf_indexer_add(c->store, ev->obj) == 0) {
+		int rc = ev->type == SERVE_DELETED ? kinf_indexer_delete(c->store, key) :
+			kinf_indexer_add(c->store, ev->obj);
+		if (rc < 0) {
+			serve_lost(p->srv, rc);
+		} else if (ev->type != SERVE_DELETED) {
 			kinf_object_json(ev->obj, &len);
 			c->bytes += len;
 		}
@@ -777,7 +791,8 @@ void serve_count(struct kinf_serve *srv, int code, long long start_us) {
 void serve_respond_oom(struct serve_request *r) {
 	struct kinf_apistatus_body b = {0};
 	serve_count(r->srv, 500, r->start_us);
-	if (kinf_apistatus_internal(&b, "out of memory") < 0) {
+	kinf_apistatus_internal(&b, "out of memory");
+	if (kinf_buf_error(&b.json) < 0) {
 		/* Not even that: the connection goes, never half an answer. */
 		kinf_httpd_req_abort(r->req);
 	} else {
@@ -860,7 +875,7 @@ static void respond_not_found(struct serve_request *r, const struct kinf_buf *ms
 	if (kinf_buf_error(msg)) {
 		serve_respond_oom(r);
 	} else {
-		kinf_apistatus_make(&body, &st);
+		kinf_apistatus_put(&body, &st);
 		serve_respond_status(r, &body);
 	}
 	kinf_apistatus_body_release(&body);

@@ -134,7 +134,7 @@ struct kinf_serve_source {
 };
 
 /* A new server (opts copied). 0, -KINF_ENOMEM or -KINF_EINVAL with reterr. */
-int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
+KINF_MUST_CHECK int kinf_serve_new(const struct kinf_serve_opts *opts, struct kinf_serve **ret,
 		struct kinf_error *reterr);
 
 /* Free it (not while kinf_serve_run() runs). NULL is fine. */
@@ -145,11 +145,11 @@ void kinf_serve_free(struct kinf_serve *srv);
  * order) goes to *ret_id. Sources of one context and type share a
  * collection (-n a,b). 0 or -KINF_ENOMEM.
  */
-int kinf_serve_add_source(struct kinf_serve *srv, const struct kinf_serve_source *src,
+KINF_MUST_CHECK int kinf_serve_add_source(struct kinf_serve *srv, const struct kinf_serve_source *src,
 		size_t *ret_id, struct kinf_error *reterr);
 
 /* Listen on "unix:PATH" or "tcp:HOST:PORT" (kinf_httpd_listen). */
-int kinf_serve_listen(struct kinf_serve *srv, const char *addr, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_serve_listen(struct kinf_serve *srv, const char *addr, struct kinf_error *reterr);
 
 /* Listener i's bound address ("tcp:127.0.0.1:41234"), NULL past the end. Borrowed. */
 const char *kinf_serve_address(const struct kinf_serve *srv, size_t i);
@@ -171,7 +171,7 @@ const char *kinf_serve_context_name(const struct kinf_serve *srv, size_t i);
  * requests are ended and their threads joined before it returns. 0 or
  * -KINF_EIO.
  */
-int kinf_serve_run(struct kinf_serve *srv, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_serve_run(struct kinf_serve *srv, struct kinf_error *reterr);
 
 /* Make kinf_serve_run() return. Any thread, async-signal-safe. */
 void kinf_serve_stop(struct kinf_serve *srv);
@@ -180,24 +180,24 @@ void kinf_serve_stop(struct kinf_serve *srv);
  * Hand source's popped batch over (the informers' thread): objects are
  * referenced, the batch stays the caller's. 0 or -KINF_ENOMEM.
  */
-int kinf_serve_publish(struct kinf_serve *srv, size_t source,
+KINF_MUST_CHECK int kinf_serve_publish(struct kinf_serve *srv, size_t source,
 		const struct kinf_informer_batch *batch);
 
 /* source's initial list is all published. 0 or -KINF_ENOMEM. */
-int kinf_serve_synced(struct kinf_serve *srv, size_t source);
+KINF_MUST_CHECK int kinf_serve_synced(struct kinf_serve *srv, size_t source);
 
 /*
  * source's informer failed for good (why: "403 Forbidden: ..."): what it
  * would have cached is answered 503 with why, /readyz fails, the rest is
  * served with a Warning. 0 or -KINF_ENOMEM.
  */
-int kinf_serve_failed(struct kinf_serve *srv, size_t source, const char *why);
+KINF_MUST_CHECK int kinf_serve_failed(struct kinf_serve *srv, size_t source, const char *why);
 
 /*
  * source's upstream went away (up false, why says how: "connection
  * refused") or came back. Logged once per change. Any thread.
  */
-int kinf_serve_upstream(struct kinf_serve *srv, size_t source, bool up, const char *why);
+KINF_MUST_CHECK int kinf_serve_upstream(struct kinf_serve *srv, size_t source, bool up, const char *why);
 
 /*
  * A code-299 warning text (len bytes, unescaped) the upstream sent with a
@@ -205,7 +205,7 @@ int kinf_serve_upstream(struct kinf_serve *srv, size_t source, bool up, const ch
  * collection carry it (each text once) for as long as the upstream keeps
  * sending it, and the log says it once. Any thread. 0 or -KINF_ENOMEM.
  */
-int kinf_serve_upstream_warning(struct kinf_serve *srv, size_t source, const char *text,
+KINF_MUST_CHECK int kinf_serve_upstream_warning(struct kinf_serve *srv, size_t source, const char *text,
 		size_t len);
 
 #endif

@@ -19,7 +19,7 @@ static const struct {
 } namespaces = { "namespaces", "namespace", "Namespace", "ns" };
 
 static void quote(struct kinf_buf *b, const char *s) {
-	kinf_apistatus_quote(b, s);
+	kinf_apistatus_put_quoted(b, s);
 }
 
 /*

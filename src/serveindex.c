@@ -68,17 +68,26 @@ static int resolve(struct serve_request *r, const char *name, struct kinf_index_
 	return 0;
 }
 
-static bool matches(const struct crit *by, size_t n, const struct serve_filter *f,
+/* 1, 0, or -KINF_ENOMEM. */
+static int matches(const struct crit *by, size_t n, const struct serve_filter *f,
 		const struct kinf_object *obj) {
-	if (!serve_filter_matches(f, obj)) {
-		return false;
+	int m = serve_filter_match(f, obj);
+	for (size_t i = 0; m > 0 && i < n; i++) {
+		m = kinf_index_spec_match(&by[i].spec, by[i].value, obj);
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (!kinf_index_spec_matches(&by[i].spec, by[i].value, obj)) {
-			return false;
-		}
+	return m;
+}
+
+/* The cache could not be read for r (rc < 0): out of memory, or a 500. */
+static void respond_unread(struct serve_request *r, int rc) {
+	struct kinf_apistatus_body st = {0};
+	if (rc == -KINF_ENOMEM) {
+		serve_respond_oom(r);
+		return;
 	}
-	return true;
+	kinf_apistatus_internal(&st, "reading the cache failed");
+	serve_respond_status(r, &st);
+	kinf_apistatus_body_release(&st);
 }
 
 /*
@@ -176,25 +185,30 @@ int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out) {
 static void answer_by(struct serve_request *r, struct serve_coll *c, const struct crit *by,
 		size_t n, const struct serve_filter *f) {
 	struct kinf_object_list objs = {0};
-	struct kinf_apistatus_body st = {0};
 	struct serve_filter all = {0};
 	char rv[24];
-	if (candidates(c, by, n, f, &objs) < 0) {
-		kinf_apistatus_internal(&st, "reading the cache failed");
-		serve_respond_status(r, &st);
-		kinf_apistatus_body_release(&st);
+	int rc = candidates(c, by, n, f, &objs);
+	if (rc < 0) {
+		respond_unread(r, rc);
 		return;
 	}
 	/* The matches alone (references), written as the client reads them. */
 	size_t kept = 0;
+	int m = 1;
 	for (size_t i = 0; i < objs.n; i++) {
-		if (matches(by, n, f, objs.v[i])) {
+		if (m >= 0 && (m = matches(by, n, f, objs.v[i])) > 0) {
 			objs.v[kept++] = objs.v[i];
 		} else {
 			kinf_object_unref(objs.v[i]);
 		}
 	}
 	objs.n = kept;
+	if (m < 0) {
+		/* Never an answer with a match left out. */
+		kinf_object_list_release(&objs);
+		serve_respond_oom(r);
+		return;
+	}
 	struct serve_snap *snap = serve_snap_wrap(c, &objs);
 	if (!snap) {
 		kinf_object_list_release(&objs);
@@ -229,7 +243,9 @@ static int count_values(struct serve_coll *c, const struct kinf_index_spec *spec
 
 	for (size_t i = 0; rc == 0 && i < objs.n; i++) {
 		struct kinf_strv one = {0};
-		if (!serve_filter_matches(f, objs.v[i])) {
+		int m = serve_filter_match(f, objs.v[i]);
+		if (m <= 0) {
+			rc = m;
 			continue;
 		}
 		rc = kinf_index_spec_values(spec, objs.v[i], &one);
@@ -281,7 +297,6 @@ static void answer_values(struct serve_request *r, struct serve_coll *c,
 	struct kinf_index_spec spec;
 	struct kinf_index_value *vals = NULL;
 	struct kinf_buf b = {0};
-	struct kinf_apistatus_body st = {0};
 	size_t n = 0;
 	int rc;
 
@@ -296,16 +311,14 @@ static void answer_values(struct serve_request *r, struct serve_coll *c,
 	}
 	kinf_index_spec_release(&spec);
 	if (rc < 0) {
-		kinf_apistatus_internal(&st, "reading the cache failed");
-		serve_respond_status(r, &st);
-		kinf_apistatus_body_release(&st);
+		respond_unread(r, rc);
 		return;
 	}
 	kinf_buf_putf(&b, "{\"kind\":\"IndexValueList\",\"apiVersion\":\"kinf.dev/v1\","
 			"\"metadata\":{\"resourceVersion\":\"%llu\"},\"items\":[", c->rv);
 	for (size_t i = 0; i < n; i++) {
 		kinf_buf_puts(&b, i ? ",{\"value\":" : "{\"value\":");
-		kinf_apistatus_quote(&b, vals[i].value);
+		kinf_apistatus_put_quoted(&b, vals[i].value);
 		kinf_buf_putf(&b, ",\"count\":%zu}", vals[i].count);
 	}
 	kinf_buf_puts(&b, "]}\n");

@@ -102,12 +102,13 @@ struct serve_filter {
 };
 
 void serve_filter_release(struct serve_filter *f);
-bool serve_filter_matches(const struct serve_filter *f, const struct kinf_object *obj);
+/* 1, 0, or -KINF_ENOMEM when a field could not be read (kinf_selector_match). */
+KINF_MUST_CHECK int serve_filter_match(const struct serve_filter *f, const struct kinf_object *obj);
 /* The objects f may match, sorted by key: the smallest index bucket, or everything. */
-int serve_filter_candidates(struct serve_coll *c, const struct serve_filter *f,
+KINF_MUST_CHECK int serve_filter_candidates(struct serve_coll *c, const struct serve_filter *f,
 		struct kinf_object_list *ret);
 /* The index bucket f's candidates come from (the smallest), or -1 for everything. */
-int serve_filter_bucket(struct serve_coll *c, const struct serve_filter *f);
+KINF_MUST_CHECK int serve_filter_bucket(struct serve_coll *c, const struct serve_filter *f);
 /* True when f selects nothing beyond what its bucket holds: no selector, no namespace. */
 static inline bool serve_filter_empty(const struct serve_filter *f) {
 	return !f->namespace && !f->labels && !f->fields;
@@ -303,6 +304,12 @@ struct kinf_serve {
 	struct serve_coll **colls;
 	size_t n_colls;
 	atomic_bool stopping;
+	/*
+	 * A published event the cache could not take (-KINF_ENOMEM, loop
+	 * thread): its answers would be wrong, so serve stops and
+	 * kinf_serve_run() returns it.
+	 */
+	atomic_int lost;
 	/* Counters for /metrics (loop thread). */
 	unsigned long long requests;
 	unsigned long long requests_by_code[6];	/* 1xx..5xx, index code/100 */
@@ -368,7 +375,7 @@ void serve_respond_oom(struct serve_request *r);
  * The Warning header lines r's answer carries (its context's and its own),
  * into out. 0, or -KINF_ENOMEM when out (or a part of it) could not be built.
  */
-int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out);
+KINF_MUST_CHECK int serve_warning_headers(const struct serve_request *r, struct kinf_buf *out);
 /* Count a finished request in the metrics; start_us: its kinf_clock_now_us() on arrival. */
 void serve_count(struct kinf_serve *srv, int code, long long start_us);
 
@@ -381,7 +388,7 @@ void serve_discovery(struct serve_request *r);
  * fieldSelector checked against the fields the apiserver offers for the
  * kind. 0, or -KINF_EINVAL with a 400/422 Status already in *ret_status.
  */
-int serve_filter_init(struct serve_coll *c, const char *namespace, const char *labels,
+KINF_MUST_CHECK int serve_filter_init(struct serve_coll *c, const char *namespace, const char *labels,
 		const char *fields, struct serve_filter *ret, struct kinf_apistatus_body *ret_status);
 void serve_get(struct serve_request *r, struct serve_coll *c);
 void serve_list(struct serve_request *r, struct serve_coll *c);
@@ -390,10 +397,10 @@ void serve_list(struct serve_request *r, struct serve_coll *c);
  * opening bracket. 0, or -KINF_ENOMEM when the Table's columns could
  * not be made.
  */
-int serve_list_head(struct kinf_buf *b, const struct serve_coll *c,
+KINF_MUST_CHECK int serve_list_head(struct kinf_buf *b, const struct serve_coll *c,
 		const struct serve_list_spec *spec);
 /* The Table's columnDefinitions JSON array: c->columns' (kindcols.h). */
-int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out);
+KINF_MUST_CHECK int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out);
 /*
  * One Table row {"cells":[...],"object":...} of obj (a finished pod's
  * "conditions" too); include is "None", "Metadata" or "Object". 0,
@@ -401,12 +408,12 @@ int serve_table_columns(const struct serve_coll *c, struct kinf_buf *out);
  * naming the object and the field (a number beyond float64's range: no
  * cells for it, as the apiserver's table convertor fails).
  */
-int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
+KINF_MUST_CHECK int serve_table_row(const struct serve_coll *c, const struct kinf_object *obj,
 		const char *include, struct kinf_buf *out, struct kinf_error *reterr);
 /* obj with metadata.resourceVersion rv: a new object, NULL when it has none or out of memory. */
 struct kinf_object *serve_with_rv(const struct kinf_object *obj, unsigned long long rv);
 /* obj's JSON with apiVersion and kind of c. */
-int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj,
+KINF_MUST_CHECK int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj,
 		struct kinf_buf *out);
 /*
  * ListOptions checked as the apiserver's ValidateListOptions checks them
@@ -449,7 +456,7 @@ unsigned long long serve_watch_id(const struct serve_watch *w);
  * caller ends the stream: never an event with a hole in it), else as
  * kinf_httpd_stream_write().
  */
-int serve_stream_write_buf(struct kinf_httpd_req *req, const struct kinf_buf *b);
+KINF_MUST_CHECK int serve_stream_write_buf(struct kinf_httpd_req *req, const struct kinf_buf *b);
 void serve_watch(struct serve_request *r, struct serve_coll *c);
 /*
  * A watch the cache could not start in time: 200, an ERROR event with the
@@ -466,7 +473,7 @@ void serve_coll_end_watches(struct serve_coll *c);
  * without "kind" and "apiVersion" (objects from watch events carry them).
  * 0 or a negative KINF_E*.
  */
-int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out);
+KINF_MUST_CHECK int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out);
 /* serveindex.c: the kinf index path's answer for c (synced, namespace served). */
 void serve_index(struct serve_request *r, struct serve_coll *c);
 

@@ -108,11 +108,12 @@ void serve_filter_release(struct serve_filter *f) {
 	memset(f, 0, sizeof(*f));
 }
 
-bool serve_filter_matches(const struct serve_filter *f, const struct kinf_object *obj) {
+int serve_filter_match(const struct serve_filter *f, const struct kinf_object *obj) {
 	if (f->namespace && strcmp(kinf_object_namespace(obj), f->namespace) != 0) {
-		return false;
+		return 0;
 	}
-	return kinf_selector_matches(f->labels, obj) && kinf_selector_matches(f->fields, obj);
+	int m = kinf_selector_match(f->labels, obj);
+	return m <= 0 ? m : kinf_selector_match(f->fields, obj);
 }
 
 /* Remember that index name has value; 0 or -KINF_ENOMEM. */
@@ -414,9 +415,9 @@ int serve_append_typed(const struct serve_coll *c, const struct kinf_object *obj
 	if (!kinf_object_kind(obj)[0] && !kinf_object_api_version(obj)[0] && len >= 2) {
 		/* A built-in type's list item: TypeMeta as Go writes it, kind first. */
 		kinf_buf_puts(out, "{\"kind\":");
-		kinf_apistatus_quote(out, c->kind);
+		kinf_apistatus_put_quoted(out, c->kind);
 		kinf_buf_puts(out, ",\"apiVersion\":");
-		kinf_apistatus_quote(out, c->api_version);
+		kinf_apistatus_put_quoted(out, c->api_version);
 		kinf_buf_put(out, len > 2 ? "," : "", len > 2);
 		kinf_buf_put(out, json + 1, len - 1);
 		return kinf_buf_error(out);
@@ -450,7 +451,13 @@ static void metadata_span(const struct kinf_object *obj, const char **ret, size_
 	}
 	while (kinf_json_member(&rd, &key) == 1) {
 		if (kinf_json_span_eq(&key, "metadata")) {
-			kinf_json_skip_span(&rd, ret, ret_len);
+			const char *span;
+			size_t span_len;
+			/* The cache's objects were read whole: this cannot fail, but says so. */
+			if (kinf_json_skip_span(&rd, &span, &span_len) == 0) {
+				*ret = span;
+				*ret_len = span_len;
+			}
 			return;
 		}
 		if (kinf_json_skip(&rd) < 0) {
@@ -481,8 +488,8 @@ struct kinf_object *serve_with_rv(const struct kinf_object *obj, unsigned long l
 	int rc = kinf_buf_append(&b, json, (size_t)(end - json));
 	rc |= kinf_buf_printf(&b, "%llu", rv);
 	rc |= kinf_buf_append(&b, close, (size_t)(json + len - close));
-	if (rc == 0) {
-		kinf_object_parse(b.data, b.len, NULL, &ret, NULL);
+	if (rc == 0 && kinf_object_parse(b.data, b.len, NULL, &ret, NULL) < 0) {
+		ret = NULL;	/* the caller keeps the object as it was */
 	}
 	kinf_buf_release(&b);
 	return ret;
@@ -536,7 +543,7 @@ static void respond_not_acceptable(struct serve_request *r) {
 	struct kinf_apistatus st = { .code = 406, .reason = "NotAcceptable",
 		.message = "only the following media types are accepted: application/json, "
 			"application/json;as=Table;v=v1;g=meta.k8s.io" };
-	kinf_apistatus_make(&b, &st);
+	kinf_apistatus_put(&b, &st);
 	serve_respond_status(r, &b);
 	kinf_apistatus_body_release(&b);
 }
@@ -591,7 +598,7 @@ static void respond_invalid(struct serve_request *r, const struct option_error *
 	}
 	st.message = msg.data;
 	if (!kinf_buf_error(&msg)) {
-		kinf_apistatus_make(&b, &st);
+		kinf_apistatus_put(&b, &st);
 	}
 	serve_respond_status(r, &b);
 	kinf_apistatus_body_release(&b);
@@ -693,7 +700,7 @@ void serve_too_large_status(struct kinf_apistatus_body *out, const char *rv,
 		.causes = { { .reason = "ResourceVersionTooLarge",
 			.message = "Too large resource version" } } };
 	if (!kinf_buf_error(&msg)) {
-		kinf_apistatus_make(out, &st);
+		kinf_apistatus_put(out, &st);
 	}
 	kinf_buf_release(&msg);
 }
@@ -993,15 +1000,15 @@ int serve_list_head(struct kinf_buf *b, const struct serve_coll *c,
 				"\"metadata\":{\"resourceVersion\":", spec->table_version);
 	} else {
 		kinf_buf_puts(b, "{\"kind\":");
-		kinf_apistatus_quote(b, c->list_kind);
+		kinf_apistatus_put_quoted(b, c->list_kind);
 		kinf_buf_puts(b, ",\"apiVersion\":");
-		kinf_apistatus_quote(b, c->api_version);
+		kinf_apistatus_put_quoted(b, c->api_version);
 		kinf_buf_puts(b, ",\"metadata\":{\"resourceVersion\":");
 	}
-	kinf_apistatus_quote(b, spec->rv);
+	kinf_apistatus_put_quoted(b, spec->rv);
 	if (spec->cont && spec->cont[0]) {
 		kinf_buf_puts(b, ",\"continue\":");
-		kinf_apistatus_quote(b, spec->cont);
+		kinf_apistatus_put_quoted(b, spec->cont);
 	}
 	if (spec->remaining >= 0) {
 		kinf_buf_putf(b, ",\"remainingItemCount\":%lld", spec->remaining);
@@ -1020,9 +1027,9 @@ int serve_list_head(struct kinf_buf *b, const struct serve_coll *c,
 /*
  * The page of snap from `from` holding at most limit objects f matches
  * (0: no limit): its end into *ret_end, the index of its last match into
- * *ret_last, and whether any match follows it.
+ * *ret_last, and whether any match follows it (1, 0, or -KINF_ENOMEM).
  */
-static bool page_end(const struct serve_snap *snap, const struct serve_filter *f, size_t from,
+static int page_end(const struct serve_snap *snap, const struct serve_filter *f, size_t from,
 		long long limit, size_t *ret_end, size_t *ret_last) {
 	size_t n = snap->objs.n, i = from, sent = 0;
 	*ret_last = SIZE_MAX;
@@ -1036,18 +1043,23 @@ static bool page_end(const struct serve_snap *snap, const struct serve_filter *f
 		return *ret_end < n;
 	}
 	for (; i < n && (long long)sent < limit; i++) {
-		if (serve_filter_matches(f, snap->objs.v[i])) {
+		int m = serve_filter_match(f, snap->objs.v[i]);
+		if (m < 0) {
+			return m;
+		}
+		if (m) {
 			sent++;
 			*ret_last = i;
 		}
 	}
 	*ret_end = i;
 	for (; i < n; i++) {
-		if (serve_filter_matches(f, snap->objs.v[i])) {
-			return true;
+		int m = serve_filter_match(f, snap->objs.v[i]);
+		if (m != 0) {
+			return m;
 		}
 	}
-	return false;
+	return 0;
 }
 
 void serve_list(struct serve_request *r, struct serve_coll *c) {
@@ -1105,16 +1117,19 @@ void serve_list(struct serve_request *r, struct serve_coll *c) {
 		snap = serve_snap_ref(k->snap);
 		from = after_key(&snap->objs, key.data);
 	} else if (!(snap = serve_snap_take(c, &f))) {
-		kinf_apistatus_internal(&st, "listing the cache failed");
-		serve_respond_status(r, &st);
+		serve_respond_oom(r);
 		goto out;
 	}
 	long long limit = r->query.has_limit && r->query.limit > 0 ? r->query.limit : 0;
-	bool more = page_end(snap, &f, from, limit, &end, &last);
-	if (more && !k && !(k = continue_new(r->srv, snap, kinf_httpd_req_conn_id(r->req)))) {
+	int more = page_end(snap, &f, from, limit, &end, &last);
+	if (more > 0 && !k && !(k = continue_new(r->srv, snap, kinf_httpd_req_conn_id(r->req)))) {
 		/* No room for another token: the whole list, unpaged, rather than expire one. */
 		r->srv->unpaged++;
 		more = page_end(snap, &f, from, 0, &end, &last);
+	}
+	if (more < 0) {
+		serve_respond_oom(r);	/* never a page with a match left out */
+		goto out;
 	}
 	if (more) {
 		make_token(k, kinf_object_key(snap->objs.v[last]), &tok);

@@ -302,7 +302,10 @@ static void answer_failed(struct serve_proxy *p, const struct end_post *e) {
 	kinf_buf_putf(&msg, "kinf serve: %s: the upstream %s did not answer: %s", p->what, desc,
 			e->why ? e->why : kinf_strerror(e->rc));
 	kinf_httpd_req_on_close(p->req, NULL, NULL);
-	if (kinf_buf_error(&msg) || kinf_apistatus_unavailable(&st, msg.data) < 0) {
+	if (kinf_buf_error(&msg) == 0) {
+		kinf_apistatus_unavailable(&st, msg.data);
+	}
+	if (kinf_buf_error(&msg) || kinf_buf_error(&st.json)) {
 		serve_respond_oom(&r);
 	} else {
 		serve_respond_status(&r, &st);
@@ -619,7 +622,8 @@ void serve_forward(struct serve_request *r, unsigned flags) {
 		if (!target) {
 			serve_respond(r, 404, "text/plain; charset=utf-8", KINF_APISTATUS_PAGE_NOT_FOUND,
 					strlen(KINF_APISTATUS_PAGE_NOT_FOUND));
-		} else if (kinf_buf_error(&msg) || kinf_apistatus_unavailable(&st, msg.data) < 0) {
+		} else if (kinf_buf_error(&msg) ||
+				(kinf_apistatus_unavailable(&st, msg.data), kinf_buf_error(&st.json))) {
 			serve_respond_oom(r);
 		} else {
 			serve_respond_status(r, &st);

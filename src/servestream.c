@@ -239,7 +239,9 @@ static int list_slice(struct list_stream *ls, struct kinf_buf *out, bool first) 
 	while (rc == 0 && ls->pos < ls->end && out->len < SERVE_SLICE_BYTES) {
 		const struct kinf_object *obj = ls->rows ? ls->rows[ls->pos++] :
 			ls->snap->objs.v[ls->pos++];
-		if (ls->rows || serve_filter_matches(&ls->filter, obj)) {
+		rc = ls->rows ? 1 : serve_filter_match(&ls->filter, obj);
+		if (rc > 0) {
+			rc = 0;
 			if (ls->written++) {
 				kinf_buf_putc(out, ',');
 			}
@@ -248,6 +250,9 @@ static int list_slice(struct list_stream *ls, struct kinf_buf *out, bool first) 
 			} else {
 				rc = serve_append_item(obj, out);
 			}
+		}
+		if (rc < 0) {
+			break;
 		}
 		if (kinf_clock_now_us() - t0 >= limit && (!first || ls->pos - start >= 64)) {
 			break;
@@ -304,7 +309,11 @@ static int sort_rows(struct list_stream *ls) {
 		return -KINF_ENOMEM;
 	}
 	for (size_t i = ls->pos; i < ls->end; i++) {
-		if (serve_filter_matches(&ls->filter, ls->snap->objs.v[i])) {
+		int m = serve_filter_match(&ls->filter, ls->snap->objs.v[i]);
+		if (m < 0) {
+			return m;	/* never a table with a match left out */
+		}
+		if (m) {
 			ls->rows[n++] = ls->snap->objs.v[i];
 		}
 	}

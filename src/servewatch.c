@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "log.h"
 #include "serveint.h"
 
 /*
@@ -184,8 +185,9 @@ static void error_event(struct kinf_apistatus_body *st, struct kinf_buf *line) {
 static void write_error(struct kinf_httpd_req *req, struct kinf_apistatus_body *st) {
 	struct kinf_buf line = {0};
 	error_event(st, &line);
-	if (line.len) {
-		(void)kinf_httpd_stream_write(req, line.data, line.len);	/* ends either way */
+	/* Best effort: the stream ends either way (a failure closed it already). */
+	if (line.len && kinf_httpd_stream_write(req, line.data, line.len) < 0) {
+		kinf_log(2, "serve: an ERROR event could not be queued: the stream ends");
 	}
 	kinf_buf_release(&line);
 }
@@ -318,7 +320,7 @@ static const char *const type_names[] = { "ADDED", "MODIFIED", "DELETED" };
 static void table_head(struct kinf_buf *b, int t, const char *rv) {
 	kinf_buf_putf(b, "{\"type\":\"%s\",\"object\":{\"kind\":\"Table\",\"apiVersion\":"
 			"\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":", type_names[t]);
-	kinf_apistatus_quote(b, rv);
+	kinf_apistatus_put_quoted(b, rv);
 	kinf_buf_puts(b, "},");
 }
 
@@ -388,9 +390,12 @@ static int write_event(struct serve_watch *w, struct serve_event *ev) {
 		return 0;	/* from a version ahead of the cache: not until it is passed */
 	}
 	if (w->filtered) {
-		bool now = serve_filter_matches(&w->filter, ev->obj);
-		bool before = ev->type == SERVE_MODIFIED && ev->old ?
-			serve_filter_matches(&w->filter, ev->old) : now;
+		int now = serve_filter_match(&w->filter, ev->obj);
+		int before = ev->type == SERVE_MODIFIED && ev->old ?
+			serve_filter_match(&w->filter, ev->old) : now;
+		if (now < 0 || before < 0) {
+			return -KINF_ENOMEM;	/* an event missed: the stream ends */
+		}
 		if (!now && !before) {
 			return 0;
 		}
@@ -442,9 +447,9 @@ static int write_bookmark(struct serve_watch *w, unsigned long long rv, bool ini
 	struct serve_coll *c = w->coll;
 	struct kinf_buf b = {0};
 	kinf_buf_puts(&b, "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":");
-	kinf_apistatus_quote(&b, c->kind);
+	kinf_apistatus_put_quoted(&b, c->kind);
 	kinf_buf_puts(&b, ",\"apiVersion\":");
-	kinf_apistatus_quote(&b, c->api_version);
+	kinf_apistatus_put_quoted(&b, c->api_version);
 	kinf_buf_putf(&b, ",\"metadata\":{\"resourceVersion\":\"%llu\",\"creationTimestamp\":null",
 			rv);
 	if (initial_end) {
@@ -485,7 +490,8 @@ static bool initial_slice(struct serve_task *t) {
 			return true;	/* the next slice in the next round */
 		}
 		const struct kinf_object *obj = w->initial->objs.v[w->initial_pos++];
-		if (serve_filter_matches(&w->filter, obj)) {
+		rc = serve_filter_match(&w->filter, obj);
+		if (rc > 0) {
 			rc = write_initial(w, obj);
 		}
 	}

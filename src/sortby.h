@@ -31,7 +31,7 @@
  * (RelaxedJSONPathExpression: "metadata.name", ".metadata.name",
  * "{.metadata.name}"): 0 or -KINF_EINVAL (reterr says why).
  */
-int kinf_sortby_check(const char *field, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_sortby_check(const char *field, struct kinf_error *reterr);
 
 /* One thing to sort: its key (borrowed), and where it came from. */
 struct kinf_sortby_item {
@@ -43,7 +43,7 @@ struct kinf_sortby_item {
  * The key of data for field: the first value the expression reaches (a
  * new reference), or NULL when it reaches none (or does not parse).
  */
-json_t *kinf_sortby_key(const char *field, json_t *data);
+KINF_MUST_CHECK json_t *kinf_sortby_key(const char *field, json_t *data);
 
 /*
  * Sort items by their keys, stably, as above. -KINF_EINVAL (reterr) when
@@ -51,7 +51,7 @@ json_t *kinf_sortby_key(const char *field, json_t *data);
  * field (kubectl: couldn't find any field with path "{...}" in the list
  * of objects). The items are reordered only on success.
  */
-int kinf_sortby_sort(const char *field, struct kinf_sortby_item *items, size_t n,
+KINF_MUST_CHECK int kinf_sortby_sort(const char *field, struct kinf_sortby_item *items, size_t n,
 		struct kinf_error *reterr);
 
 /*

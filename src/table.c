@@ -19,6 +19,7 @@ struct kinf_table {
 	struct kinf_strv cells;		/* row-major, escaped (termsafe.h) */
 	size_t color_column;		/* of the next row, with color */
 	const char *color;
+	int err;			/* a row kinf_table_put_row() lost, or 0 */
 };
 
 struct kinf_table *kinf_table_new(size_t n_columns) {
@@ -122,6 +123,15 @@ int kinf_table_add_row(struct kinf_table *t, const char *const *cells) {
 	return 0;
 }
 
+void kinf_table_put_row(struct kinf_table *t, const char *const *cells) {
+	if (t->err == 0) {
+		int rc = kinf_table_add_row(t, cells);
+		if (rc < 0) {
+			t->err = rc;
+		}
+	}
+}
+
 static int print_cells(const struct kinf_table *t, const char *const *cells, FILE *out) {
 	for (size_t i = 0; i < t->n_columns; i++) {
 		const char *c = cells[i] ? cells[i] : "<none>";
@@ -137,6 +147,9 @@ static int print_cells(const struct kinf_table *t, const char *const *cells, FIL
 }
 
 int kinf_table_print(struct kinf_table *t, FILE *out) {
+	if (t->err < 0) {
+		return t->err;
+	}
 	size_t rows = t->n_columns ? t->cells.n / t->n_columns : 0;
 	for (size_t r = 0; r < rows; r++) {
 		int rc = print_cells(t, (const char *const *)t->cells.v + r * t->n_columns, out);
@@ -165,6 +178,9 @@ void kinf_table_widen(struct kinf_table *t, const char *const *cells) {
 }
 
 int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out) {
+	if (t->err < 0) {
+		return t->err;
+	}
 	struct kinf_strv esc = {0};
 	int rc = escape_row(t, cells, &esc);
 	if (rc == 0) {
@@ -234,12 +250,19 @@ static json_t *row_cells(const char *row, size_t len, struct kinf_object **ret_o
 	if (ret_obj) {
 		*ret_obj = NULL;
 	}
+	int rc = obj && !text ? -KINF_ENOMEM : 0;
 	if (text) {
 		struct kinf_object_limits limits = {0};
-		kinf_object_parse(text, strlen(text), &limits, ret_obj, NULL);
+		rc = kinf_object_parse(text, strlen(text), &limits, ret_obj, NULL);
 	}
 	free(text);
 	json_decref(whole);
+	if (rc < 0) {
+		/* Without its object the label columns would be empty: never so. */
+		json_decref(cells);
+		kinf_error_fill(reterr, -rc, "%s", kinf_strerror(rc));
+		return NULL;
+	}
 	return cells;
 }
 

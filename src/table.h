@@ -28,21 +28,28 @@ void kinf_table_free(struct kinf_table *t);
  * Every cell is escaped for the terminal (termsafe.h) by every function
  * here: callers hand cells as the server sent them.
  */
-int kinf_table_add_row(struct kinf_table *t, const char *const *cells);
+KINF_MUST_CHECK int kinf_table_add_row(struct kinf_table *t, const char *const *cells);
+/*
+ * kinf_table_add_row for printers that add row after row: a row that
+ * cannot be kept sticks as the table's failure (later rows are dropped),
+ * which the next kinf_table_print(), _flush() or _print_row() returns, so
+ * a table is never printed with a row missing.
+ */
+void kinf_table_put_row(struct kinf_table *t, const char *const *cells);
 /*
  * Print one cell of the next row added or printed in color: sgr (an SGR
  * escape of kinf's own, e.g. "\033[32m", borrowed) before the escaped
  * cell, a reset after it.
  */
 void kinf_table_color_next(struct kinf_table *t, size_t column, const char *sgr);
-/* Format all rows added so far. */
-int kinf_table_print(struct kinf_table *t, FILE *out);
+/* Format all rows added so far (nothing when a put row failed: its code). */
+KINF_MUST_CHECK int kinf_table_print(struct kinf_table *t, FILE *out);
 /* Print the rows added so far and forget them; widths are kept. */
-int kinf_table_flush(struct kinf_table *t, FILE *out);
+KINF_MUST_CHECK int kinf_table_flush(struct kinf_table *t, FILE *out);
 /* Make columns at least as wide as these cells need, printing nothing. */
 void kinf_table_widen(struct kinf_table *t, const char *const *cells);
 /* Format one row with widths computed so far plus this row (streaming). */
-int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out);
+KINF_MUST_CHECK int kinf_table_print_row(struct kinf_table *t, const char *const *cells, FILE *out);
 
 /* How kinf_table_print_server() lays a Table out. */
 struct kinf_table_server_opts {
@@ -63,7 +70,7 @@ struct kinf_table_server_opts {
  * their objects: list.h's row_objects). -KINF_EJSON when columns_json does
  * not parse.
  */
-int kinf_table_print_server(FILE *out, const char *columns_json,
+KINF_MUST_CHECK int kinf_table_print_server(FILE *out, const char *columns_json,
 		const struct kinf_list_row *rows, size_t n_rows,
 		const struct kinf_table_server_opts *opts, struct kinf_error *reterr);
 
@@ -72,13 +79,13 @@ int kinf_table_print_server(FILE *out, const char *columns_json,
  * list -w): the columns of columns_json as opts lays them out.
  */
 struct kinf_server_table;
-int kinf_server_table_new(const char *columns_json, const struct kinf_table_server_opts *opts,
+KINF_MUST_CHECK int kinf_server_table_new(const char *columns_json, const struct kinf_table_server_opts *opts,
 		struct kinf_server_table **ret, struct kinf_error *reterr);
 void kinf_server_table_free(struct kinf_server_table *st);
 /* How many cells a row has. */
 size_t kinf_server_table_width(const struct kinf_server_table *st);
 /* Append the header cells (opts->no_headers is the caller's). 0 or -KINF_ENOMEM. */
-int kinf_server_table_header(const struct kinf_server_table *st, struct kinf_strv *ret);
+KINF_MUST_CHECK int kinf_server_table_header(const struct kinf_server_table *st, struct kinf_strv *ret);
 /*
  * Append the cells of one row (its JSON: {"cells":[...],"object":{...}}),
  * key (namespace/name) for NAMESPACE and context for CONTEXT when opts ask
@@ -86,7 +93,7 @@ int kinf_server_table_header(const struct kinf_server_table *st, struct kinf_str
  * object and the field of a number beyond float64's range (nothing
  * appended).
  */
-int kinf_server_table_row(const struct kinf_server_table *st, const char *row, size_t len,
+KINF_MUST_CHECK int kinf_server_table_row(const struct kinf_server_table *st, const char *row, size_t len,
 		const char *key, const char *context, struct kinf_strv *ret,
 		struct kinf_error *reterr);
 

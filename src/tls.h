@@ -48,7 +48,7 @@ struct kinf_tls_opts {
  * name that is neither an IP address nor a DNS name, -KINF_ETLS when
  * OpenSSL fails (its reason in reterr), -KINF_ENOMEM.
  */
-int kinf_tls_new(const struct kinf_tls_opts *opts, struct kinf_tls **ret,
+KINF_MUST_CHECK int kinf_tls_new(const struct kinf_tls_opts *opts, struct kinf_tls **ret,
 	struct kinf_error *reterr);
 
 /* Another reference (any thread); returns tls. */
@@ -67,7 +67,7 @@ const char *kinf_tls_cert_pem(const struct kinf_tls *tls, size_t *ret_len);
  * unpadded base64url (43 characters). The caller frees it with
  * kinf_free_secret(). 0, -KINF_ETLS (no randomness) or -KINF_ENOMEM.
  */
-int kinf_tls_token_new(char **ret_token);
+KINF_MUST_CHECK int kinf_tls_token_new(char **ret_token);
 
 /*
  * One server-side TLS connection on a non-blocking socket. The calls
@@ -88,7 +88,7 @@ struct kinf_tls_conn *kinf_tls_conn_new(struct kinf_tls *tls, int fd);
  * plain HTTP, -KINF_ETLS for another failure (a short reason in reterr:
  * "tlsv1 alert unknown ca", "unsupported protocol", "unexpected eof").
  */
-int kinf_tls_conn_handshake(struct kinf_tls_conn *c, struct kinf_error *reterr);
+KINF_MUST_CHECK int kinf_tls_conn_handshake(struct kinf_tls_conn *c, struct kinf_error *reterr);
 
 /* The poll events the last EAGAIN waits for. */
 short kinf_tls_conn_events(const struct kinf_tls_conn *c);

@@ -15,7 +15,7 @@
  * to out, nothing for bad JSON (-KINF_EJSON); -KINF_EIO when out failed,
  * with a message in reterr.
  */
-int kinf_toyaml_write(FILE *out, const char *json, size_t len,
+KINF_MUST_CHECK int kinf_toyaml_write(FILE *out, const char *json, size_t len,
 		struct kinf_error *reterr);
 
 #endif

@@ -175,6 +175,9 @@ static int decode_bookmark(const char *json, size_t len,
 	}
 	return 0;
 bad:
+	if (rc == -KINF_ENOMEM) {
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+	}
 	kinf_json_reader_error(&r, reterr);
 	kinf_error_prefix(reterr, "bookmark");
 	return -KINF_EJSON;
@@ -230,6 +233,10 @@ static int decode_list(const char *json, size_t len,
 	ev->items = objs;
 	return 0;
 bad:
+	if (rc == -KINF_ENOMEM) {
+		rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		goto out;
+	}
 	kinf_json_reader_error(&r, reterr);
 	rc = -KINF_EJSON;
 out:

@@ -52,7 +52,7 @@ void kinf_watch_decoder_set_line_mode(struct kinf_watch_decoder *d, bool on);
  * Feed bytes. Malformed values are -KINF_EJSON with "event N: line L,
  * column C: ..." in reterr; the decoder is unusable afterwards.
  */
-int kinf_watch_decoder_feed(struct kinf_watch_decoder *d, const char *data,
+KINF_MUST_CHECK int kinf_watch_decoder_feed(struct kinf_watch_decoder *d, const char *data,
 		size_t len, struct kinf_error *reterr);
 /* True when a value has started but not ended (a truncated stream). */
 bool kinf_watch_decoder_partial(const struct kinf_watch_decoder *d);
@@ -62,7 +62,7 @@ void kinf_watch_decoder_reset(struct kinf_watch_decoder *d);
 unsigned long kinf_watch_decoder_count(const struct kinf_watch_decoder *d);
 
 /* Decode one complete value as an event (used by the decoder; for tests). */
-int kinf_watch_event_decode(const char *json, size_t len,
+KINF_MUST_CHECK int kinf_watch_event_decode(const char *json, size_t len,
 		const struct kinf_object_limits *limits, struct kinf_watch_event *ret,
 		struct kinf_error *reterr);
 /* Release what kinf_watch_event_decode() put in ev (also after it failed). */

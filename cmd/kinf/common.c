@@ -181,7 +181,7 @@ int cli_table_option(struct cli *cli, int opt, const char *arg) {
 			}
 			char *key = strndup(p, len);
 			if (!key || kinf_strv_push_take(&label_keys, key) < 0) {
-				cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+				cli_report(cli, -KINF_ENOMEM, NULL, NULL);
 				return -EXIT_ERROR;
 			}
 			if (!p[len]) {
@@ -196,8 +196,7 @@ int cli_table_option(struct cli *cli, int opt, const char *arg) {
 		struct kinf_error err = {0};
 		int rc = kinf_sortby_check(arg, &err);
 		if (rc < 0) {
-			cli_usage_error(cli, "--sort-by: %s", err.message);
-			return -EXIT_USAGE;
+			return -cli_option_error(cli, rc, &err, "--sort-by");
 		}
 		cli->sort_by = arg;
 		return 1;
@@ -489,16 +488,16 @@ int cli_common_option(struct cli *cli, int opt, const char *arg) {
 		/* Check the template now; the printer parses it again. */
 		if (cli->format == KINF_OUTPUT_JSONPATH || cli->format == KINF_OUTPUT_JSONPATH_JSON) {
 			struct kinf_jsonpath *jp = NULL;
-			if (kinf_jsonpath_parse(cli->output_arg, &jp, &err) < 0) {
-				cli_usage_error(cli, "%s", err.message);
-				return -EXIT_USAGE;
+			int prc = kinf_jsonpath_parse(cli->output_arg, &jp, &err);
+			if (prc < 0) {
+				return -cli_option_error(cli, prc, &err, NULL);
 			}
 			kinf_jsonpath_free(jp);
 		} else if (cli->format == KINF_OUTPUT_CUSTOM_COLUMNS) {
 			struct kinf_customcolumns *cc = NULL;
-			if (kinf_customcolumns_parse(cli->output_arg, &cc, &err) < 0) {
-				cli_usage_error(cli, "%s", err.message);
-				return -EXIT_USAGE;
+			int prc = kinf_customcolumns_parse(cli->output_arg, &cc, &err);
+			if (prc < 0) {
+				return -cli_option_error(cli, prc, &err, NULL);
 			}
 			kinf_customcolumns_free(cc);
 		}
@@ -593,10 +592,9 @@ void cli_printf_safe(FILE *out, const char *fmt, ...) {
 	fputc('\n', out);
 }
 
-int cli_error(const struct cli *cli, int rc, const struct kinf_error *err,
+void cli_report(const struct cli *cli, int rc, const struct kinf_error *err,
 		const char *context) {
 	const char *msg = err && err->message[0] ? err->message : kinf_strerror(rc);
-	int code = rc < 0 ? -rc : rc;
 	char status[64] = "";
 
 	if (err && err->http_status) {
@@ -608,6 +606,13 @@ int cli_error(const struct cli *cli, int rc, const struct kinf_error *err,
 			context && context[0] ? ": " : "", msg, status,
 			status[0] && err->reason[0] ? err->reason : "",
 			status[0] && err->reason[0] ? ")" : "");
+}
+
+int cli_error(const struct cli *cli, int rc, const struct kinf_error *err,
+		const char *context) {
+	int code = rc < 0 ? -rc : rc;
+
+	cli_report(cli, rc, err, context);
 	if (code == KINF_ECONFIG || code == KINF_EAUTH ||
 			(err && err->http_status == 401)) {
 		return EXIT_CONFIG;
@@ -636,15 +641,30 @@ void cli_setup_logging(int verbose) {
 	kinf_log_set(verbose, verbose > 0 ? log_to_stderr : NULL, NULL);
 }
 
+int cli_option_error(const struct cli *cli, int rc, const struct kinf_error *err,
+		const char *prefix) {
+	if (rc == -KINF_ENOMEM) {
+		return cli_error(cli, rc, NULL, NULL);
+	}
+	return cli_usage_error(cli, "%s%s%s", prefix ? prefix : "", prefix ? ": " : "",
+			err && err->message[0] ? err->message : kinf_strerror(rc));
+}
+
 int cli_parse_selectors(struct cli *cli) {
 	struct kinf_error err = {0};
-	if (!cli->labels && kinf_label_selector_parse(cli->label_selector, &cli->labels, &err) < 0) {
+	int rc = 0;
+	if (!cli->labels &&
+			(rc = kinf_label_selector_parse(cli->label_selector, &cli->labels, &err)) < 0) {
+		if (rc == -KINF_ENOMEM) {
+			return cli_error(cli, rc, NULL, NULL);
+		}
 		/* the apiserver's words for it, which do not name the selector */
 		return cli_usage_error(cli, "-l: invalid selector \"%s\": %s", cli->label_selector,
 				err.message);
 	}
-	if (!cli->fields && kinf_field_selector_parse(cli->field_selector, &cli->fields, &err) < 0) {
-		return cli_usage_error(cli, "--field-selector: %s", err.message);
+	if (!cli->fields &&
+			(rc = kinf_field_selector_parse(cli->field_selector, &cli->fields, &err)) < 0) {
+		return cli_option_error(cli, rc, &err, "--field-selector");
 	}
 	return EXIT_OK;
 }
@@ -902,8 +922,9 @@ int cli_connect(struct cli *cli, const char *resource_name) {
 	rc = kinf_kubeconfig_load(&cli->kc, &cli->config, &err);
 	if (rc < 0) {
 		free(sock);
-		cli_error(cli, rc, &err, NULL);
-		return EXIT_CONFIG;
+		int status = cli_error(cli, rc, &err, NULL);
+		/* Memory running out is no kubeconfig's fault: exit 1, as anywhere. */
+		return rc == -KINF_ENOMEM ? status : EXIT_CONFIG;
 	}
 	/* kinf serve's socket: its mode lets us in; no credentials go there. */
 	cli->config->unix_socket = sock;

@@ -221,20 +221,20 @@ bool cli_namespace_column(const struct cli *cli);
  * (handled), 0 when it is not a shared option, or -EXIT_USAGE after
  * printing an error.
  */
-int cli_common_option(struct cli *cli, int opt, const char *arg);
+KINF_MUST_CHECK int cli_common_option(struct cli *cli, int opt, const char *arg);
 /*
  * Handle one of CLI_TABLE_OPTIONS: 1 when it was one, 0 when not, or
  * -EXIT_USAGE after printing an error (a --sort-by that is not a
  * JSONPath expression, an empty -L key).
  */
-int cli_table_option(struct cli *cli, int opt, const char *arg);
+KINF_MUST_CHECK int cli_table_option(struct cli *cli, int opt, const char *arg);
 
 /*
  * After the options: -L and --show-labels go with tables (kubectl refuses
  * --show-labels with other printers and ignores -L). 0, or a usage error
  * (printed, exit status 2).
  */
-int cli_check_table_options(const struct cli *cli);
+KINF_MUST_CHECK int cli_check_table_options(const struct cli *cli);
 
 /* Text of CLI_TABLE_OPTIONS for usage messages. */
 #define CLI_TABLE_USAGE \
@@ -254,7 +254,7 @@ int cli_usage_error(const struct cli *cli, const char *fmt, ...)
  * the closest of options as a suggestion, a missing value, a boolean's
  * value that is not one. Returns EXIT_USAGE.
  */
-int cli_bad_option(const struct cli *cli, const struct option *options);
+KINF_MUST_CHECK int cli_bad_option(const struct cli *cli, const struct option *options);
 /* Whether cmd's option table has the long option name[0..len). */
 bool cli_command_has_option(const struct cmd *cmd, const char *name, size_t len);
 
@@ -263,12 +263,12 @@ bool cli_command_has_option(const struct cmd *cmd, const char *name, size_t len)
  * resolve resource_name (NULL: no resource). Prints the error and returns
  * its exit status on failure, 0 on success.
  */
-int cli_connect(struct cli *cli, const char *resource_name);
+KINF_MUST_CHECK int cli_connect(struct cli *cli, const char *resource_name);
 /*
  * Check -l and --field-selector before any request (a usage error, exit 2,
  * names the selector and position). Called by cli_connect() too.
  */
-int cli_parse_selectors(struct cli *cli);
+KINF_MUST_CHECK int cli_parse_selectors(struct cli *cli);
 /*
  * Whether objects are kept with metadata.managedFields: unless
  * --show-managed-fields, only -o jsonpath and custom-columns print them
@@ -294,7 +294,7 @@ char *cli_serve_default_socket(void);
  * more than one slash, an empty or several types) and returns 2; 0 when
  * they are fine. *ret_n_slash: how many are TYPE/NAME.
  */
-int cli_check_type_names(const struct cli *cli, char *const *pos, int n_pos,
+KINF_MUST_CHECK int cli_check_type_names(const struct cli *cli, char *const *pos, int n_pos,
 		int *ret_n_slash);
 
 /* Free everything cli_connect() set up. */
@@ -319,7 +319,19 @@ void cli_emit(FILE *out, const struct kinf_buf *line);
  * Print "kinf: <context>: <message>" for reterr (escaped as
  * cli_printf_safe does); returns the exit status.
  */
-int cli_error(const struct cli *cli, int rc, const struct kinf_error *reterr,
+KINF_MUST_CHECK int cli_error(const struct cli *cli, int rc, const struct kinf_error *reterr,
+		const char *context);
+
+/*
+ * An option's value was refused (rc, err from its parser): a usage error
+ * ("kinf: PREFIX: message", exit 2), unless memory ran out, which is no
+ * fault of the option: "kinf: out of memory", exit 1. prefix may be NULL.
+ */
+int cli_option_error(const struct cli *cli, int rc, const struct kinf_error *err,
+		const char *prefix);
+
+/* cli_error as a statement, for a caller whose exit status is decided elsewhere. */
+void cli_report(const struct cli *cli, int rc, const struct kinf_error *reterr,
 		const char *context);
 
 /*
@@ -327,7 +339,7 @@ int cli_error(const struct cli *cli, int rc, const struct kinf_error *reterr,
  * unknown type is a bad argument, so it exits EXIT_USAGE (before any list
  * or watch); any other failure keeps cli_error's status.
  */
-int cli_resolve_error(const struct cli *cli, int rc, const struct kinf_error *reterr);
+KINF_MUST_CHECK int cli_resolve_error(const struct cli *cli, int rc, const struct kinf_error *reterr);
 
 /* Parse "30s", "5m", "1h30m", "250ms", "0"; -1 on error. In milliseconds. */
 long long cli_parse_duration(const char *s);
@@ -357,7 +369,7 @@ struct cli_objects cli_objects_array(struct kinf_object *const *v, size_t n);
  * float64) is named on stderr and left out (exit 1). Returns the exit
  * status.
  */
-int cli_print_templated(const struct cli *cli, const struct cli_objects *objs, bool single,
+KINF_MUST_CHECK int cli_print_templated(const struct cli *cli, const struct cli_objects *objs, bool single,
 		FILE *out);
 
 /*
@@ -368,14 +380,14 @@ int cli_print_templated(const struct cli *cli, const struct cli_objects *objs, b
  */
 struct cli_columns;
 /* Parse cli's columns; with sort, the rows are printed in --sort-by's order. The exit status. */
-int cli_columns_new(const struct cli *cli, bool sort, struct cli_columns **ret);
+KINF_MUST_CHECK int cli_columns_new(const struct cli *cli, bool sort, struct cli_columns **ret);
 void cli_columns_free(struct cli_columns *c);
 /*
  * Add obj's row (obj has apiVersion and kind). An object without a tree
  * keeps its error in its place, said by cli_columns_print(). 0 or
  * -KINF_ENOMEM.
  */
-int cli_columns_add(struct cli_columns *c, const struct kinf_object *obj);
+KINF_MUST_CHECK int cli_columns_add(struct cli_columns *c, const struct kinf_object *obj);
 /* The list now coming started over: forget its rows so far. */
 void cli_columns_restart(struct cli_columns *c);
 /* The list now coming is over: its rows in key order, as a list keeps its items. */
@@ -385,14 +397,14 @@ void cli_columns_sort_list(struct cli_columns *c);
  * --sort-by the first error alone and no table, as cli_sort_objects()
  * stops. The exit status.
  */
-int cli_columns_print(struct cli_columns *c, FILE *out);
+KINF_MUST_CHECK int cli_columns_print(struct cli_columns *c, FILE *out);
 
 /*
  * --sort-by: sort v[0..n) by cli->sort_by as kubectl sorts (sortby.h),
  * stably (nothing to do without one). Prints the error (a field no object
  * has, keys that cannot be compared) and returns its exit status; 0.
  */
-int cli_sort_objects(const struct cli *cli, struct kinf_object **v, size_t n);
+KINF_MUST_CHECK int cli_sort_objects(const struct cli *cli, struct kinf_object **v, size_t n);
 
 /*
  * --sort-by's sort of items by their keys (sortby.h), the error that stops
@@ -408,7 +420,7 @@ int cli_sort_items(const struct cli *cli, struct kinf_sortby_item *items, size_t
  * float64, printed, exit 1), sorted as cli_sort_objects() sorts. The exit
  * status (errors printed).
  */
-int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
+KINF_MUST_CHECK int cli_sort_by_field(const struct cli *cli, void *v, size_t n, size_t size,
 		json_t *(*json_of)(const void *elem, void *userdata, struct kinf_error *reterr),
 		void *userdata);
 
@@ -443,7 +455,7 @@ bool cli_stdout_closed(void);
  * (kinf ends quietly there, where kubectl dies of SIGPIPE), else status
  * or 1.
  */
-int cli_finish_stdout(int status);
+KINF_MUST_CHECK int cli_finish_stdout(int status);
 
 /*
  * A printer failed with rc: when stdout itself failed (a closed pipe, a
@@ -451,6 +463,6 @@ int cli_finish_stdout(int status);
  * closed pipe, and this returns 0; else it prints the error ("output: ...")
  * and returns its exit status.
  */
-int cli_print_failed(const struct cli *cli, int rc, const struct kinf_error *err);
+KINF_MUST_CHECK int cli_print_failed(const struct cli *cli, int rc, const struct kinf_error *err);
 
 #endif

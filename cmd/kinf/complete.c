@@ -342,7 +342,8 @@ static void offer_resources(struct comp *c, const char *cur) {
 			if (strcmp(common[j].name, name) == 0) {
 				const char *arg = common[j].has_arg == required_argument &&
 					i + 1 < c->conn.n ? c->conn.v[++i] : NULL;
-				cli_common_option(&cli, common[j].val, arg);
+				/* A bad flag in a half-typed line is left out; completion goes on. */
+				(void)(cli_common_option(&cli, common[j].val, arg) < 0);
 				break;
 			}
 		}

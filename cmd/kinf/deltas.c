@@ -34,14 +34,14 @@ static void print_delta_json(struct session *s, struct kinf_buf *b, unsigned lon
 	const char *type = kinf_delta_type_name(delta->type);
 	kinf_buf_reset(b);
 	kinf_buf_putf(b, "{\"pop\":%lu,\"type\":", pop);
-	kinf_json_quote(b, type, strlen(type));
+	kinf_json_put_quoted(b, type, strlen(type));
 	kinf_buf_puts(b, ",\"key\":");
-	kinf_json_quote(b, d->key, strlen(d->key));
-	session_append_source(s, b);
+	kinf_json_put_quoted(b, d->key, strlen(d->key));
+	session_put_source(s, b);
 	if (delta->obj) {
 		const char *rv = kinf_object_resource_version(delta->obj);
 		kinf_buf_puts(b, ",\"resourceVersion\":");
-		kinf_json_quote(b, rv, strlen(rv));
+		kinf_json_put_quoted(b, rv, strlen(rv));
 	}
 	kinf_buf_putf(b, ",\"finalStateUnknown\":%s", delta->final_state_unknown ? "true" : "false");
 	if (initial) {
@@ -51,8 +51,12 @@ static void print_delta_json(struct session *s, struct kinf_buf *b, unsigned lon
 	if (delta->obj) {
 		struct kinf_object *typed = session_printed(s, delta->obj);
 		size_t len;
-		const char *json = kinf_object_json(typed ? typed : delta->obj, &len);
-		kinf_buf_put(b, json, len);
+		if (typed) {
+			const char *json = kinf_object_json(typed, &len);
+			kinf_buf_put(b, json, len);
+		} else {
+			kinf_buf_fail(b, -KINF_ENOMEM);	/* never the object untyped */
+		}
 		kinf_object_unref(typed);
 	} else {
 		kinf_buf_puts(b, "null");
@@ -114,6 +118,7 @@ static int deltas_check(struct deltas_args *a) {
 
 /* A running kinf deltas. */
 struct deltas_run {
+	const struct cli *cli;
 	struct session *s;
 	struct kinf_table *table;	/* NULL for -o json */
 	struct kinf_buf line;		/* -o json's */
@@ -131,14 +136,15 @@ static struct kinf_table *deltas_table_new(const struct cli *cli) {
 	}
 	kinf_table_widen(table, widest);
 	if (!cli->no_headers) {
-		kinf_table_add_row(table, headers);
+		kinf_table_put_row(table, headers);
 	}
 	return table;
 }
 
-/* One pop: a row or JSON line per delta. */
-static void print_pop(struct deltas_run *r, const struct kinf_deltas *d, bool initial) {
-	for (size_t i = 0; i < d->n; i++) {
+/* One pop: a row or JSON line per delta. 0 or what failed. */
+static int print_pop(struct deltas_run *r, const struct kinf_deltas *d, bool initial) {
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < d->n; i++) {
 		const struct kinf_delta *delta = &d->v[i];
 		if (!r->table) {
 			print_delta_json(r->s, &r->line, r->pops, d, delta, initial);
@@ -152,12 +158,13 @@ static void print_pop(struct deltas_run *r, const struct kinf_deltas *d, bool in
 			delta->final_state_unknown ? "yes" : "",
 		};
 		if (r->streaming) {
-			kinf_table_print_row(r->table, cells, stdout);
+			rc = kinf_table_print_row(r->table, cells, stdout);
 		} else {
 			/* The initial population is printed as one aligned block. */
-			kinf_table_add_row(r->table, cells);
+			kinf_table_put_row(r->table, cells);
 		}
 	}
+	return rc;
 }
 
 /* Pop until the session ends, printing each pop. */
@@ -172,13 +179,16 @@ static int deltas_loop(struct deltas_run *r) {
 			break;
 		}
 		r->pops++;
-		print_pop(r, d, batch.in_initial_list);
+		rc = print_pop(r, d, batch.in_initial_list);
 		session_count(r->s);
 		kinf_deltas_free(d);
 		kinf_informer_batch_release(&batch);
-		if (r->table && !r->streaming && session_synced(r->s)) {
-			kinf_table_flush(r->table, stdout);
+		if (rc == 0 && r->table && !r->streaming && session_synced(r->s)) {
+			rc = kinf_table_flush(r->table, stdout);
 			r->streaming = true;
+		}
+		if (rc < 0) {
+			return cli_print_failed(r->cli, rc, NULL);
 		}
 		if (ferror(stdout)) {
 			break;
@@ -187,19 +197,23 @@ static int deltas_loop(struct deltas_run *r) {
 	}
 	/* A session that failed before its first pop prints no header either. */
 	if (r->table && !r->streaming && (status == EXIT_OK || r->pops > 0)) {
-		kinf_table_flush(r->table, stdout);
+		int rc = kinf_table_flush(r->table, stdout);
+		if (rc < 0) {
+			int pstatus = cli_print_failed(r->cli, rc, NULL);
+			status = status ? status : pstatus;
+		}
 	}
 	return status;
 }
 
 static int deltas_exec(struct deltas_args *a) {
-	struct deltas_run r = {0};
+	struct deltas_run r = { .cli = &a->cli };
 	int status = session_new(&a->cli, &a->so, a->resource, a->name, &r.s);
 	if (status != EXIT_OK) {
 		return status;
 	}
 	if (a->cli.format == KINF_OUTPUT_TABLE && !(r.table = deltas_table_new(&a->cli))) {
-		return session_end(r.s, EXIT_ERROR);
+		return session_end(r.s, cli_error(&a->cli, -KINF_ENOMEM, NULL, NULL));
 	}
 	status = deltas_loop(&r);
 	kinf_table_free(r.table);

@@ -75,7 +75,8 @@ const struct cli_flag_fault *cli_getopt_fault(void);
  * Go's strconv.ParseBool: 1 when s is a true word, 0 a false one, -1
  * neither.
  */
-int cli_parse_bool(const char *s);
+/* flags.c stands alone (no src/ headers): the attribute KINF_MUST_CHECK names. */
+__attribute__((warn_unused_result)) int cli_parse_bool(const char *s);
 
 /*
  * Whether s is an integer as Go's strconv.ParseInt(s, 10, 32) reads one

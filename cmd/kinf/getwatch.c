@@ -111,12 +111,12 @@ static int table_start(struct getwatch *g, const char *columns_json) {
 		if (g->cli->all_namespaces && res->namespaced) {
 			kinf_strv_put_str(&h, "NAMESPACE");
 		}
-		kinf_kindcols_headers(kinf_kindcols_for(res->group, res->kind),
+		rc = kinf_kindcols_headers(kinf_kindcols_for(res->group, res->kind),
 				g->cli->format == KINF_OUTPUT_WIDE, &h);
-		if (g->opts->labels) {
-			kinf_kindcols_append_labels(g->opts->labels, NULL, &h);
+		if (rc == 0 && g->opts->labels) {
+			rc = kinf_kindcols_append_labels(g->opts->labels, NULL, &h);
 		}
-		rc = kinf_strv_error(&h) ? -KINF_ENOMEM : 0;
+		rc = rc < 0 || kinf_strv_error(&h) ? -KINF_ENOMEM : 0;
 	}
 	if (rc == 0 && g->opts->output_watch_events) {
 		rc = kinf_strv_push_str(&h, "EVENT");
@@ -145,8 +145,7 @@ static int table_start(struct getwatch *g, const char *columns_json) {
 	}
 	kinf_strv_release(&h);
 	if (rc < 0) {
-		return err.message[0] ? cli_error(g->cli, rc, &err, NULL) :
-			cli_error(g->cli, rc, NULL, NULL);
+		return cli_error(g->cli, rc, err.message[0] ? &err : NULL, NULL);
 	}
 	return EXIT_OK;
 }
@@ -196,17 +195,27 @@ static int server_row(struct getwatch *g, const char *row, size_t len, const cha
 	return rc;
 }
 
-/* The first block (the list's rows, or the first events) is printed. */
-static void table_stream(struct getwatch *g) {
+/* The first block (the list's rows, or the first events) is printed. 0 or what failed. */
+static int table_stream(struct getwatch *g) {
 	if ((g->t || g->cct) && !g->streaming) {
-		if (g->t) {
-			kinf_table_flush(g->t, stdout);
-		}
-		if (g->cct) {
-			kinf_table_flush(g->cct, stdout);
+		int rc = g->t ? kinf_table_flush(g->t, stdout) : 0;
+		if (rc == 0 && g->cct) {
+			rc = kinf_table_flush(g->cct, stdout);
 		}
 		g->streaming = true;
+		return rc;
 	}
+	return 0;
+}
+
+/* table_stream() with its failure as an exit status (status when it did not fail). */
+static int table_streamed(struct getwatch *g, int status) {
+	int rc = table_stream(g);
+	if (rc < 0) {
+		int pstatus = cli_print_failed(g->cli, rc, NULL);
+		return status != EXIT_OK ? status : pstatus;
+	}
+	return status;
 }
 
 /*
@@ -253,7 +262,7 @@ static int print_object(struct getwatch *g, struct kinf_object *obj, const char 
 		}
 		rc = kinf_toyaml_write(stdout, doc.data, doc.len, &err);
 		if (rc < 0 && !ferror(stdout)) {
-			cli_error(cli, rc, &err, "output");
+			cli_report(cli, rc, &err, "output");
 		}
 	} else if (rc == 0) {
 		/* jsonpath, jsonpath-as-json, custom-columns: over what is printed */
@@ -271,27 +280,38 @@ static int print_object(struct getwatch *g, struct kinf_object *obj, const char 
 		} else if (!data) {
 			rc = -KINF_ENOMEM;
 		} else if (cli->format == KINF_OUTPUT_CUSTOM_COLUMNS) {
+			/* The spec was checked with the options: a failure here is memory's. */
 			struct kinf_strv cells = {0};
 			/*
 			 * The header and the first block (the list's rows, or the
 			 * first event's) aligned as one, as kubectl's tabwriter
-			 * has them; later rows keep those widths.
+			 * has them; later rows keep those widths. The spec was
+			 * checked with the options: a failure here is memory's.
 			 */
-			if (!g->cc && kinf_customcolumns_parse(cli->output_arg, &g->cc, &err) == 0 &&
-					(g->cct = kinf_table_new(g->cc->n)) && !cli->no_headers) {
-				kinf_table_add_row(g->cct, (const char *const *)g->cc->names);
+			if (!g->cc) {
+				rc = kinf_customcolumns_parse(cli->output_arg, &g->cc, &err);
+				if (rc == 0 && !(g->cct = kinf_table_new(g->cc->n))) {
+					rc = -KINF_ENOMEM;
+				}
+				if (rc == 0 && !cli->no_headers) {
+					kinf_table_put_row(g->cct, (const char *const *)g->cc->names);
+				}
 			}
-			if (g->cct && kinf_customcolumns_cells(g->cc, data, &cells) == 0) {
+			if (rc == 0 && g->cct) {
+				rc = kinf_customcolumns_cells(g->cc, data, &cells);
+			}
+			if (rc == 0 && g->cct) {
 				if (g->streaming) {
-					kinf_table_print_row(g->cct, (const char *const *)cells.v, stdout);
+					rc = kinf_table_print_row(g->cct, (const char *const *)cells.v, stdout);
 				} else {
-					kinf_table_add_row(g->cct, (const char *const *)cells.v);
+					kinf_table_put_row(g->cct, (const char *const *)cells.v);
 				}
 			}
 			kinf_strv_release(&cells);
 		} else {
 			struct kinf_jsonpath *jp = NULL;
-			if (kinf_jsonpath_parse(cli->output_arg, &jp, &err) == 0) {
+			rc = kinf_jsonpath_parse(cli->output_arg, &jp, &err);
+			if (rc == 0) {
 				rc = cli->format == KINF_OUTPUT_JSONPATH_JSON ?
 					kinf_jsonpath_execute_json(jp, data, &out, &err) :
 					kinf_jsonpath_execute(jp, data, &out, &err);
@@ -359,7 +379,7 @@ static int initial_list(struct getwatch *g, const char *path, const char *field_
 		}
 	}
 	if (rows) {
-		table_stream(g);
+		status = table_streamed(g, status);
 	}
 	flushed(g);
 out:
@@ -395,8 +415,7 @@ static int table_event(struct getwatch *g, const char *type, json_t *object) {
 			return cli_error(g->cli, rc, NULL, NULL);
 		}
 	}
-	table_stream(g);
-	return EXIT_OK;
+	return table_streamed(g, EXIT_OK);
 }
 
 /* One line of the watch stream: an event. */
@@ -453,7 +472,7 @@ static int handle_line(struct getwatch *g, const char *line, size_t len) {
 			if (status == EXIT_OK && local_row(g, wev.obj, event_word(wev.type)) < 0) {
 				status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
 			}
-			table_stream(g);
+			status = table_streamed(g, status);
 		} else if (wev.obj && print_object(g, wev.obj, event_word(wev.type)) < 0 &&
 				!ferror(stdout)) {
 			status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
@@ -602,7 +621,7 @@ int getwatch_run(struct cli *cli, const struct getwatch_opts *opts) {
 	if (status == EXIT_OK && !g.stop) {
 		status = watch_loop(&g, path, field_selector);
 	}
-	table_stream(&g);
+	status = table_streamed(&g, status);
 	kinf_table_free(g.t);
 	kinf_server_table_free(g.st);
 	kinf_table_free(g.cct);

@@ -26,6 +26,6 @@ struct getwatch_opts {
  * the exit status: 0 when the output ended it (a closed pipe), 1 when the
  * server did (an ERROR event, a failed request).
  */
-int getwatch_run(struct cli *cli, const struct getwatch_opts *opts);
+KINF_MUST_CHECK int getwatch_run(struct cli *cli, const struct getwatch_opts *opts);
 
 #endif

@@ -99,16 +99,18 @@ struct query {
 	struct kinf_buf line;
 };
 
-static bool matches(struct query *q, const struct kinf_object *obj) {
+/* 1, 0, or -KINF_ENOMEM (kinf_index_spec_match). */
+static int matches(struct query *q, const struct kinf_object *obj) {
 	if (!obj) {
-		return false;
+		return 0;
 	}
 	for (size_t i = 0; i < q->n_by; i++) {
-		if (!kinf_index_spec_matches(&q->by[i].spec, q->by[i].value, obj)) {
-			return false;
+		int m = kinf_index_spec_match(&q->by[i].spec, q->by[i].value, obj);
+		if (m <= 0) {
+			return m;
 		}
 	}
-	return true;
+	return 1;
 }
 
 static void append_req(struct kinf_buf *b, const char *fmt, const char *x, const char *y) {
@@ -224,9 +226,8 @@ static int matching_keys(struct query *q, struct kinf_strv *ret, struct kinf_err
 			continue;
 		}
 		struct kinf_object *obj = kinf_indexer_get(idx, candidates.v[i]);
-		if (obj && matches(q, obj)) {
-			rc = kinf_strv_push_str(ret, candidates.v[i]);
-		}
+		int m = matches(q, obj);
+		rc = m < 0 ? m : m ? kinf_strv_push_str(ret, candidates.v[i]) : 0;
 		kinf_object_unref(obj);
 	}
 	kinf_strv_release(&candidates);
@@ -279,12 +280,14 @@ static int object_row(struct query *q, struct kinf_object *obj, struct kinf_strv
 	rc |= data;
 	if (several_types && rc == 0 && cells->n > name_at) {
 		struct kinf_buf ref = {0};
-		rc = session_append_ref(q->session, kinf_object_name(obj), &ref);
-		if (rc == 0) {
+		session_put_ref(q->session, kinf_object_name(obj), &ref);
+		char *name = kinf_buf_take(&ref);
+		if (!name) {
+			rc = -KINF_ENOMEM;
+		} else {
 			free(cells->v[name_at]);
-			cells->v[name_at] = kinf_buf_take(&ref);
+			cells->v[name_at] = name;
 		}
-		kinf_buf_release(&ref);
 	}
 	/* -L and --show-labels, last */
 	rc |= kinf_kindcols_append_labels(&q->cli.label_columns, obj, cells);
@@ -310,7 +313,7 @@ static struct kinf_table *type_table(struct query *q, struct kinf_object *first)
 	/* NULL (out of memory) when a title is missing, as when the table is. */
 	struct kinf_table *table = rc == 0 ? kinf_table_new(headers.n) : NULL;
 	if (table && !q->cli.no_headers) {
-		kinf_table_add_row(table, (const char *const *)headers.v);
+		kinf_table_put_row(table, (const char *const *)headers.v);
 	}
 	kinf_strv_release(&headers);
 	return table;
@@ -352,24 +355,27 @@ static int print_tables(struct query *q, const struct match *v, size_t n) {
 			if (obj && !table && !(table = type_table(q, obj))) {
 				rc = -KINF_ENOMEM;
 			}
+			if (cached && !obj) {
+				rc = -KINF_ENOMEM;	/* session_typed() */
+			}
 			if (obj && rc == 0 && (rc = object_row(q, obj, &cells, &err)) == 0) {
 				rc = kinf_table_add_row(table, (const char *const *)cells.v);
 			} else if (obj && rc < 0 && rc != -KINF_ENOMEM) {
-				cli_error(&q->cli, rc, &err, NULL);
+				cli_report(&q->cli, rc, &err, NULL);
 				skipped = 1;
 				rc = 0;
 			}
 			kinf_strv_release(&cells);
 			kinf_object_unref(obj);
 		}
-		if (table) {
+		if (table && rc == 0) {
 			if (printed) {
 				putchar('\n');
 			}
-			kinf_table_print(table, stdout);
-			kinf_table_free(table);
+			rc = kinf_table_print(table, stdout);
 			printed = true;
 		}
+		kinf_table_free(table);
 	}
 	free(done);
 	if (rc == 0 && !printed) {
@@ -378,13 +384,18 @@ static int print_tables(struct query *q, const struct match *v, size_t n) {
 	return rc < 0 ? rc : skipped;
 }
 
-/* One match as -o json, yaml or name print it. */
-static void print_object(struct query *q, struct kinf_object *obj, bool first) {
+/* One match as -o json, yaml or name print it. 0 or what failed. */
+static int print_object(struct query *q, struct kinf_object *obj, bool first,
+		struct kinf_error *reterr) {
 	struct kinf_object *typed = session_printed(q->session, obj);
-	struct kinf_object *o = typed ? typed : obj;
+	struct kinf_object *o = typed;
 	size_t len;
-	const char *json = kinf_object_json(o, &len);
+	int rc = 0;
 
+	if (!typed) {
+		return -KINF_ENOMEM;
+	}
+	const char *json = kinf_object_json(o, &len);
 	if (q->cli.format == KINF_OUTPUT_JSON) {
 		fwrite(json, 1, len, stdout);
 		fputc('\n', stdout);
@@ -392,13 +403,14 @@ static void print_object(struct query *q, struct kinf_object *obj, bool first) {
 		if (!first) {
 			fputs("---\n", stdout);
 		}
-		kinf_toyaml_write(stdout, json, len, NULL);
+		rc = kinf_toyaml_write(stdout, json, len, reterr);
 	} else if (session_resource(q->session)) {
 		cli_print_name(session_resource(q->session), o, stdout);
 	} else {
 		cli_printf_safe(stdout, "%s", kinf_object_key(o));
 	}
 	kinf_object_unref(typed);
+	return rc;
 }
 
 /* The matches as the cache had them: each typed when the template reaches it. */
@@ -439,9 +451,9 @@ static int print_templated(struct query *q, const struct match *v, size_t n) {
 /*
  * --keys: each key on a line, or a JSON string; with several informers
  * each names its resource (and context), in columns or as watch's JSON
- * lines do.
+ * lines do. 0 or what failed.
  */
-static void print_keys(struct query *q, const struct match *v, size_t n) {
+static int print_keys(struct query *q, const struct match *v, size_t n) {
 	bool several = session_n_informers(q->session) > 1;
 	struct kinf_table *t = NULL;
 
@@ -449,8 +461,11 @@ static void print_keys(struct query *q, const struct match *v, size_t n) {
 		bool ctx = session_context(q->session) != NULL;
 		const char *h[] = { "CONTEXT", "RESOURCE", "KEY" };
 		t = kinf_table_new(ctx ? 3 : 2);
-		if (t && !q->cli.no_headers) {
-			kinf_table_add_row(t, ctx ? h : h + 1);
+		if (!t) {
+			return -KINF_ENOMEM;
+		}
+		if (!q->cli.no_headers) {
+			kinf_table_put_row(t, ctx ? h : h + 1);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -459,17 +474,17 @@ static void print_keys(struct query *q, const struct match *v, size_t n) {
 		if (t) {
 			const char *row[] = { session_context(q->session),
 				session_resource_name(q->session), key };
-			kinf_table_add_row(t, session_context(q->session) ? row : row + 1);
+			kinf_table_put_row(t, session_context(q->session) ? row : row + 1);
 			continue;
 		}
 		kinf_buf_reset(&q->line);
 		if (several) {
 			kinf_buf_puts(&q->line, "{\"key\":");
-			kinf_json_quote(&q->line, key, strlen(key));
-			session_append_source(q->session, &q->line);
+			kinf_json_put_quoted(&q->line, key, strlen(key));
+			session_put_source(q->session, &q->line);
 			kinf_buf_puts(&q->line, "}\n");
 		} else if (q->cli.format == KINF_OUTPUT_JSON) {
-			kinf_json_quote(&q->line, key, strlen(key));
+			kinf_json_put_quoted(&q->line, key, strlen(key));
 			kinf_buf_putc(&q->line, '\n');
 		} else {
 			cli_printf_safe(stdout, "%s", key);
@@ -477,10 +492,9 @@ static void print_keys(struct query *q, const struct match *v, size_t n) {
 		}
 		cli_emit(stdout, &q->line);
 	}
-	if (t) {
-		kinf_table_print(t, stdout);
-		kinf_table_free(t);
-	}
+	int rc = t ? kinf_table_print(t, stdout) : 0;
+	kinf_table_free(t);
+	return rc;
 }
 
 /* Add vals to the sum: each value once, its counts added up. */
@@ -517,36 +531,38 @@ static int cmp_value(const void *a, const void *b) {
 	return strcmp(x->value, y->value);
 }
 
-/* --values: a VALUE COUNT table, or a JSON line for each. */
-static void print_values(struct query *q, const struct kinf_index_value *vals, size_t n) {
+/* --values: a VALUE COUNT table, or a JSON line for each. 0 or what failed. */
+static int print_values(struct query *q, const struct kinf_index_value *vals, size_t n) {
 	if (n == 0 && q->cli.format != KINF_OUTPUT_JSON) {
 		/* An empty table is not a header alone, as the --by tables */
 		fprintf(stderr, "No resources found\n");
-		return;
+		return 0;
 	}
 	struct kinf_table *t = q->cli.format == KINF_OUTPUT_JSON ? NULL : kinf_table_new(2);
+	if (q->cli.format != KINF_OUTPUT_JSON && !t) {
+		return -KINF_ENOMEM;
+	}
 	if (t && !q->cli.no_headers) {
 		const char *h[] = { "VALUE", "COUNT" };
-		kinf_table_add_row(t, h);
+		kinf_table_put_row(t, h);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (t) {
 			char count[32];
 			snprintf(count, sizeof(count), "%zu", vals[i].count);
 			const char *row[] = { vals[i].value[0] ? vals[i].value : "\"\"", count };
-			kinf_table_add_row(t, row);
+			kinf_table_put_row(t, row);
 		} else {
 			kinf_buf_reset(&q->line);
 			kinf_buf_puts(&q->line, "{\"value\":");
-			kinf_json_quote(&q->line, vals[i].value, strlen(vals[i].value));
+			kinf_json_put_quoted(&q->line, vals[i].value, strlen(vals[i].value));
 			kinf_buf_putf(&q->line, ",\"count\":%zu}\n", vals[i].count);
 			cli_emit(stdout, &q->line);
 		}
 	}
-	if (t) {
-		kinf_table_print(t, stdout);
-		kinf_table_free(t);
-	}
+	int rc = t ? kinf_table_print(t, stdout) : 0;
+	kinf_table_free(t);
+	return rc;
 }
 
 /* --values INDEX: its values over every informer, with their counts. */
@@ -582,9 +598,9 @@ static int answer_values(struct query *q) {
 	if (n > 1) {
 		qsort(sum, n, sizeof(*sum), cmp_value);	/* (not with NULL, n 0: UB) */
 	}
-	print_values(q, sum, n);
+	rc = print_values(q, sum, n);
 	kinf_index_values_free(sum, n);
-	return EXIT_OK;
+	return rc < 0 ? cli_print_failed(&q->cli, rc, NULL) : EXIT_OK;
 }
 
 /* The matches of every informer, in informer order. */
@@ -666,22 +682,25 @@ static int answer(struct query *q) {
 	if (status != EXIT_OK) {
 		;
 	} else if (q->keys) {
-		print_keys(q, v, n);
+		int rc = print_keys(q, v, n);
+		status = rc < 0 ? cli_print_failed(&q->cli, rc, NULL) : EXIT_OK;
 	} else if (q->cli.templated) {
 		status = print_templated(q, v, n);
 	} else if (q->cli.format == KINF_OUTPUT_TABLE || q->cli.format == KINF_OUTPUT_WIDE) {
 		int printed = print_tables(q, v, n);
 		if (printed < 0) {
-			status = cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL);
+			status = cli_print_failed(&q->cli, printed, NULL);
 		} else if (printed > 0) {
 			status = EXIT_ERROR;
 		}
 	} else {
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; status == EXIT_OK && i < n; i++) {
+			struct kinf_error err = {0};
 			session_select(q->session, v[i].informer);
 			struct kinf_object *obj = kinf_indexer_get(session_indexer(q->session), v[i].key);
-			if (obj) {
-				print_object(q, obj, i == 0);
+			int rc = obj ? print_object(q, obj, i == 0, &err) : 0;
+			if (rc < 0) {
+				status = cli_print_failed(&q->cli, rc, &err);
 			}
 			kinf_object_unref(obj);
 		}
@@ -821,12 +840,12 @@ static void print_change(struct query *q, char mark, const char *key,
 		const char *type = mark == '+' ? "MATCHED" : mark == '-' ? "UNMATCHED" : "CHANGED";
 		kinf_buf_reset(&q->line);
 		kinf_buf_putf(&q->line, "{\"type\":\"%s\",\"key\":", type);
-		kinf_json_quote(&q->line, key, strlen(key));
-		session_append_source(q->session, &q->line);
+		kinf_json_put_quoted(&q->line, key, strlen(key));
+		session_put_source(q->session, &q->line);
 		if (obj) {
 			const char *rv = kinf_object_resource_version(obj);
 			kinf_buf_puts(&q->line, ",\"resourceVersion\":");
-			kinf_json_quote(&q->line, rv, strlen(rv));
+			kinf_json_put_quoted(&q->line, rv, strlen(rv));
 		}
 		if (initial) {
 			kinf_buf_puts(&q->line, ",\"initial\":true");
@@ -834,9 +853,13 @@ static void print_change(struct query *q, char mark, const char *key,
 		if (obj) {
 			struct kinf_object *typed = session_printed(q->session, obj);
 			size_t len;
-			const char *json = kinf_object_json(typed ? typed : obj, &len);
-			kinf_buf_puts(&q->line, ",\"object\":");
-			kinf_buf_put(&q->line, json, len);
+			if (typed) {
+				const char *json = kinf_object_json(typed, &len);
+				kinf_buf_puts(&q->line, ",\"object\":");
+				kinf_buf_put(&q->line, json, len);
+			} else {
+				kinf_buf_fail(&q->line, -KINF_ENOMEM);	/* never the object untyped */
+			}
 			kinf_object_unref(typed);
 		}
 		kinf_buf_puts(&q->line, "}\n");
@@ -851,10 +874,14 @@ static void print_change(struct query *q, char mark, const char *key,
 	session_count(q->session);
 }
 
-static void watch_event(struct query *q, const struct kinf_informer_event *ev) {
-	bool now = ev->type != KINF_INFORMER_DELETE && matches(q, ev->obj);
-	bool before = ev->type == KINF_INFORMER_UPDATE ? matches(q, ev->old) :
-		ev->type == KINF_INFORMER_DELETE ? matches(q, ev->obj) : false;
+/* 0, or -KINF_ENOMEM when whether it matches could not be told. */
+static int watch_event(struct query *q, const struct kinf_informer_event *ev) {
+	int now = ev->type != KINF_INFORMER_DELETE ? matches(q, ev->obj) : 0;
+	int before = ev->type == KINF_INFORMER_UPDATE ? matches(q, ev->old) :
+		ev->type == KINF_INFORMER_DELETE ? matches(q, ev->obj) : 0;
+	if (now < 0 || before < 0) {
+		return -KINF_ENOMEM;
+	}
 	if (!before && now) {
 		print_change(q, '+', ev->key, ev->obj, ev->initial);
 	} else if (before && !now) {
@@ -862,6 +889,7 @@ static void watch_event(struct query *q, const struct kinf_informer_event *ev) {
 	} else if (before && now && !ev->is_sync) {
 		print_change(q, '~', ev->key, ev->obj, false);
 	}
+	return 0;
 }
 
 /* One option of index's own: 1 handled, 0 not one, or -status. */
@@ -875,8 +903,9 @@ static int index_option(struct query *q, int opt, const char *arg) {
 			-cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL) : 1;
 	case OPT_INDEX:
 		q->so.keep_managed_fields |= strstr(arg, "managedFields") != NULL;
-		if (kinf_index_define(arg, &q->custom_names, &q->custom_paths, &err) < 0) {
-			return -cli_usage_error(&q->cli, "%s", err.message);
+		int rc = kinf_index_define(arg, &q->custom_names, &q->custom_paths, &err);
+		if (rc < 0) {
+			return -cli_option_error(&q->cli, rc, &err, NULL);
 		}
 		return 1;
 	case OPT_KEYS: q->keys = true; return 1;
@@ -937,7 +966,7 @@ static int install_indexes(struct kinf_indexer *idx, void *userdata) {
 		}
 	}
 	if (rc < 0) {
-		cli_error(&q->cli, -KINF_EINVAL, &err, NULL);
+		cli_report(&q->cli, rc, &err, NULL);
 	}
 	return rc;
 }
@@ -966,9 +995,10 @@ static int index_check(struct query *q) {
 		if (!arg[0]) {
 			return cli_usage_error(&q->cli, "--by needs an index name before '='");
 		}
-		if (kinf_index_spec_resolve(arg, &q->custom_names, &q->custom_paths,
-				&q->by[i].spec, &err) < 0) {
-			return cli_usage_error(&q->cli, "--by: %s", err.message);
+		int rc = kinf_index_spec_resolve(arg, &q->custom_names, &q->custom_paths,
+				&q->by[i].spec, &err);
+		if (rc < 0) {
+			return cli_option_error(&q->cli, rc, &err, "--by");
 		}
 		q->by[i].value = eq ? strdup(eq + 1) : NULL;
 		q->n_by++;
@@ -978,9 +1008,10 @@ static int index_check(struct query *q) {
 	}
 	if (q->values_index) {
 		struct kinf_index_spec spec;
-		if (kinf_index_spec_resolve(q->values_index, &q->custom_names, &q->custom_paths,
-				&spec, &err) < 0) {
-			return cli_usage_error(&q->cli, "--values: %s", err.message);
+		int rc = kinf_index_spec_resolve(q->values_index, &q->custom_names,
+				&q->custom_paths, &spec, &err);
+		if (rc < 0) {
+			return cli_option_error(&q->cli, rc, &err, "--values");
 		}
 		kinf_index_spec_release(&spec);
 	}
@@ -1022,8 +1053,10 @@ static int index_run(struct query *q) {
 			status = -r;
 			break;
 		}
-		for (size_t i = 0; q->watch && i < batch.n; i++) {
-			watch_event(q, &batch.v[i]);
+		for (size_t i = 0; status == EXIT_OK && q->watch && i < batch.n; i++) {
+			if (watch_event(q, &batch.v[i]) < 0) {
+				status = cli_error(&q->cli, -KINF_ENOMEM, NULL, NULL);
+			}
 		}
 		kinf_informer_batch_release(&batch);
 		if (q->watch && ferror(stdout)) {

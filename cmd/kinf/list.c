@@ -890,8 +890,8 @@ static int check_contexts(struct cli *cli, const struct kinf_strv *ctxs) {
 		int rc = kinf_kubeconfig_load(&kc, &config, &err);
 		kinf_rest_config_free(config);
 		if (rc < 0) {
-			cli_error(cli, rc, &err, NULL);
-			return EXIT_CONFIG;
+			int status = cli_error(cli, rc, &err, NULL);
+			return rc == -KINF_ENOMEM ? status : EXIT_CONFIG;
 		}
 	}
 	return EXIT_OK;

@@ -120,6 +120,13 @@ struct serve {
 	bool *synced;
 	struct upstream *up;
 	pthread_mutex_t lock;		/* guards up[].*_at and since_ms */
+	/*
+	 * What a reflector thread's callback could not hand over (0 or
+	 * -KINF_ENOMEM): the cache would no longer say what the upstream
+	 * said, so the informers' thread stops serve with it.
+	 */
+	atomic_int lost;
+	atomic_bool run_failed;		/* kinf_serve_run() failed (and said so) */
 };
 
 static void log_line(const char *line, void *userdata) {
@@ -130,7 +137,10 @@ static void log_line(const char *line, void *userdata) {
 /* A warning of a member's list or watch: serve's answers from it carry it. */
 static void on_warning(size_t member, const char *text, size_t len, void *userdata) {
 	struct serve *sv = userdata;
-	kinf_serve_upstream_warning(sv->srv, member, text, len);	/* (out of memory: not passed on) */
+	int rc = kinf_serve_upstream_warning(sv->srv, member, text, len);
+	if (rc < 0) {
+		atomic_store(&sv->lost, rc);
+	}
 }
 
 /* A reflector retries: its upstream is away (logged once, by the server). */
@@ -152,14 +162,17 @@ static void on_retry(size_t member, int rc, const struct kinf_error *err, void *
 	snprintf(why, sizeof(why), "%s%s%s", err && err->message[0] ? err->message : kinf_strerror(rc),
 			err && err->http_status ? " " : "", err && err->http_status ? err->reason : "");
 	atomic_store(&u->down, true);
-	kinf_serve_upstream(sv->srv, member, false, why);	/* logged once per change */
+	int lost = kinf_serve_upstream(sv->srv, member, false, why);	/* logged once per change */
+	if (lost < 0) {
+		atomic_store(&sv->lost, lost);
+	}
 }
 
 /*
  * Whether a member that went down is back: it listed or received events
  * since, or a watch it opened since has stayed open 3 s without an error.
  */
-static void check_upstreams(struct serve *sv) {
+static int check_upstreams(struct serve *sv) {
 	for (size_t i = 0; i < sv->n_members; i++) {
 		struct upstream *u = &sv->up[i];
 		struct kinf_informer_stats st;
@@ -174,34 +187,44 @@ static void check_upstreams(struct serve *sv) {
 		pthread_mutex_unlock(&sv->lock);
 		if (back) {
 			atomic_store(&u->down, false);
-			kinf_serve_upstream(sv->srv, i, true, NULL);
+			int rc = kinf_serve_upstream(sv->srv, i, true, NULL);
+			if (rc < 0) {
+				return rc;
+			}
 		}
 	}
+	return 0;
 }
 
-static void mark_synced(struct serve *sv, size_t member) {
+/* 0 or -KINF_ENOMEM (the server could not be told). */
+static int mark_synced(struct serve *sv, size_t member) {
 	struct session_member_info mi;
 	if (sv->synced[member]) {
-		return;
+		return 0;
 	}
 	session_member_info(sv->session, member, &mi);
 	if (mi.failed) {
 		/* Failed for good (session printed it): answered 503, not waited for. */
 		sv->synced[member] = true;
-		kinf_serve_failed(sv->srv, member, mi.failed);
+		return kinf_serve_failed(sv->srv, member, mi.failed);
 	} else if (mi.synced) {
 		/* Not the informer's own has_synced: its pump may have popped
 		 * the list's end before this thread published it. */
 		sv->synced[member] = true;
-		kinf_serve_synced(sv->srv, member);
+		return kinf_serve_synced(sv->srv, member);
 	}
+	return 0;
 }
 
 static void *run_loop(void *arg) {
 	struct serve *sv = arg;
 	struct kinf_error err = {0};
-	if (kinf_serve_run(sv->srv, &err) < 0) {
-		cli_printf_safe(stderr, "kinf: serve: %s", err.message);
+	int rc = kinf_serve_run(sv->srv, &err);
+	if (rc < 0) {
+		cli_printf_safe(stderr, "kinf: serve: %s", err.message[0] ? err.message :
+				kinf_strerror(rc));
+		/* The informers' thread ends with it (status 1), not a server gone quiet. */
+		atomic_store(&sv->run_failed, true);
 	}
 	return NULL;
 }
@@ -498,18 +521,30 @@ static int serve_loop(struct serve *sv) {
 			break;
 		}
 		size_t m = session_member(sv->session);
+		int rc = 0;
 		if (batch.n) {
-			kinf_serve_publish(sv->srv, m, &batch);
-			if (!batch.in_initial_list) {
-				mark_synced(sv, m);
+			rc = kinf_serve_publish(sv->srv, m, &batch);
+			if (rc == 0 && !batch.in_initial_list) {
+				rc = mark_synced(sv, m);
 			}
 		} else {
-			for (size_t i = 0; i < sv->n_members; i++) {
-				mark_synced(sv, i);
+			for (size_t i = 0; rc == 0 && i < sv->n_members; i++) {
+				rc = mark_synced(sv, i);
 			}
 		}
 		kinf_informer_batch_release(&batch);
-		check_upstreams(sv);
+		if (rc == 0) {
+			rc = check_upstreams(sv);
+		}
+		if (rc == 0) {
+			rc = atomic_load(&sv->lost);
+		}
+		if (rc < 0) {
+			/* An event the cache did not take: its answers would be wrong. */
+			status = cli_error(&sv->cli, rc, NULL, "serve");
+		} else if (atomic_load(&sv->run_failed)) {
+			status = EXIT_ERROR;
+		}
 	}
 	kinf_serve_stop(sv->srv);
 	pthread_join(loop, NULL);

@@ -175,8 +175,7 @@ int session_new_targets(struct cli *cli, const struct session_opts *so,
 	*ret = s;
 	return EXIT_OK;
 fail:
-	session_end(s, status);
-	return status;
+	return session_end(s, status);
 }
 
 size_t session_n_members(struct session *s) {
@@ -257,17 +256,15 @@ bool session_name_wanted(struct session *s, const char *key) {
 	return m->n_names == 0;
 }
 
-int session_append_ref(struct session *s, const char *name, struct kinf_buf *out) {
+void session_put_ref(struct session *s, const char *name, struct kinf_buf *out) {
 	const struct kinf_resource *res = s->members[s->cur]->res;
-	int rc = 0;
 	for (const char *p = res ? res->kind : "object"; *p; p++) {
-		rc |= kinf_buf_append_char(out, *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p);
+		kinf_buf_putc(out, *p >= 'A' && *p <= 'Z' ? (char)(*p - 'A' + 'a') : *p);
 	}
 	if (res && res->group[0]) {
-		rc |= kinf_buf_printf(out, ".%s", res->group);
+		kinf_buf_putf(out, ".%s", res->group);
 	}
-	rc |= kinf_buf_printf(out, "/%s", name);
-	return rc < 0 ? -KINF_ENOMEM : 0;
+	kinf_buf_putf(out, "/%s", name);
 }
 
 size_t session_context_index(struct session *s) {
@@ -435,23 +432,21 @@ const char *session_context(struct session *s) {
 	return name ? name : "";
 }
 
-int session_append_source(struct session *s, struct kinf_buf *out) {
+void session_put_source(struct session *s, struct kinf_buf *out) {
 	const struct member *m = s->members[s->cur];
 	const struct kinf_rest_config *config = m->cli->config;
-	int rc = 0;
 
 	if (!m->res) {
-		return 0;	/* --from: neither is known */
+		return;	/* --from: neither is known */
 	}
-	rc |= kinf_buf_append_str(out, ",\"resource\":");
-	rc |= kinf_json_quote(out, m->resource_name, strlen(m->resource_name));
-	rc |= kinf_buf_append_str(out, ",\"context\":");
+	kinf_buf_puts(out, ",\"resource\":");
+	kinf_json_put_quoted(out, m->resource_name, strlen(m->resource_name));
+	kinf_buf_puts(out, ",\"context\":");
 	if (config && config->context_name) {
-		rc |= kinf_json_quote(out, config->context_name, strlen(config->context_name));
+		kinf_json_put_quoted(out, config->context_name, strlen(config->context_name));
 	} else {
-		rc |= kinf_buf_append_str(out, "null");
+		kinf_buf_puts(out, "null");
 	}
-	return rc < 0 ? -KINF_ENOMEM : 0;
 }
 
 static void print_stat_lines(const struct kinf_reflector_stats *st,

@@ -130,7 +130,7 @@ enum {
 extern const char session_usage[];
 
 /* 1 handled, 0 not a session option, -EXIT_USAGE after printing an error. */
-int session_option(struct cli *cli, struct session_opts *so, int opt,
+KINF_MUST_CHECK int session_option(struct cli *cli, struct session_opts *so, int opt,
 		const char *arg);
 
 struct session;
@@ -150,7 +150,7 @@ struct session_targets {
  * error and returns 2 for a TYPE/NAME after a plain type, more than one
  * slash, or an empty type or name; none is no target.
  */
-int session_parse_targets(const struct cli *cli, char **pos, int n_pos,
+KINF_MUST_CHECK int session_parse_targets(const struct cli *cli, char **pos, int n_pos,
 		struct session_targets *ret);
 void session_targets_release(struct session_targets *t);
 
@@ -166,14 +166,14 @@ void session_targets_release(struct session_targets *t);
  * before session_start(). Prints errors; returns the exit status (0 on
  * success) and the session in *ret.
  */
-int session_new_targets(struct cli *cli, const struct session_opts *so,
+KINF_MUST_CHECK int session_new_targets(struct cli *cli, const struct session_opts *so,
 		const struct session_target *targets, size_t n_targets,
 		struct session **ret);
 /*
  * --accessible goes with -A and a server: 0, or a usage error (printed,
  * exit status 2). session_new_targets() checks it too.
  */
-int session_check_accessible(struct cli *cli, const struct session_opts *so);
+KINF_MUST_CHECK int session_check_accessible(struct cli *cli, const struct session_opts *so);
 /*
  * -A --accessible for one list (kinf list) of cli->res through cli (connected):
  * *ret_everywhere when the user may list it cluster-wide (or it is
@@ -183,10 +183,10 @@ int session_check_accessible(struct cli *cli, const struct session_opts *so);
  * exit status: 0, or 1 for either (the namespaces found are in ret).
  * context names the context in messages (NULL: none).
  */
-int session_accessible_namespaces(struct cli *cli, const char *context,
+KINF_MUST_CHECK int session_accessible_namespaces(struct cli *cli, const char *context,
 		struct kinf_strv *ret, bool *ret_everywhere);
 /* session_new_targets() for resource (a comma list) and at most one name. */
-int session_new(struct cli *cli, const struct session_opts *so,
+KINF_MUST_CHECK int session_new(struct cli *cli, const struct session_opts *so,
 		const char *resource, const char *name, struct session **ret);
 /*
  * The informers: session_select() makes informer i the current one, as the
@@ -209,20 +209,21 @@ char *const *session_names(struct session *s, size_t *ret_n);
 bool session_name_wanted(struct session *s, const char *key);
 /*
  * Append "kind.group/name" for name of the current informer's type, as
- * kubectl names objects (deployment.apps/web, pod/web-1). 0 or -KINF_ENOMEM.
+ * kubectl names objects (deployment.apps/web, pod/web-1). A builder: a
+ * failure sticks in out (buf.h's put family).
  */
-int session_append_ref(struct session *s, const char *name, struct kinf_buf *out);
+void session_put_ref(struct session *s, const char *name, struct kinf_buf *out);
 /* The current informer's context: its place in --context (0 with one). */
 size_t session_context_index(struct session *s);
 /* Whether the informers are of more than one resource type. */
 bool session_several_types(const struct session *s);
-int session_start(struct session *s);
+KINF_MUST_CHECK int session_start(struct session *s);
 /*
  * Instead of session_start(): the current informer's cache is objs, a list
  * fetched elsewhere (index from kinf serve's index path), as its initial
  * list. 0, or -KINF_ENOMEM with reterr (not printed).
  */
-int session_load(struct session *s, const struct kinf_object_list *objs,
+KINF_MUST_CHECK int session_load(struct session *s, const struct kinf_object_list *objs,
 		struct kinf_error *reterr);
 
 /*
@@ -233,7 +234,7 @@ int session_load(struct session *s, const struct kinf_object_list *objs,
  * for good is reported once, naming it, and the others go on; then
  * session_end() returns its status.
  */
-int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
+KINF_MUST_CHECK int session_next(struct session *s, struct kinf_informer_batch *ret_batch,
 		struct kinf_deltas **ret_deltas);
 /* One informer of the session, as session_member_info() describes it. */
 struct session_member_info {
@@ -278,7 +279,7 @@ bool session_synced(struct session *s);
 /* The SIGINT or SIGTERM that ended the session, or 0. */
 int session_stop_signal(void);
 /* Stop the source, print --stats, write --dump-on-exit; free. Returns status. */
-int session_end(struct session *s, int status);
+KINF_MUST_CHECK int session_end(struct session *s, int status);
 
 /* The typed JSON of obj (apiVersion and kind filled in). New reference. */
 struct kinf_object *session_typed(struct session *s, struct kinf_object *obj);
@@ -291,14 +292,14 @@ struct kinf_object *session_printed(struct session *s, struct kinf_object *obj);
  * session_printed()'s bytes appended to out, without a copy of obj when
  * it has no managedFields to leave out. 0 or -KINF_ENOMEM.
  */
-int session_append_typed(struct session *s, struct kinf_object *obj,
+KINF_MUST_CHECK int session_append_typed(struct session *s, struct kinf_object *obj,
 		struct kinf_buf *out);
 /*
  * For -o json lines: ,"resource":"deployments.apps","context":"NAME" (null
  * without a context) of the last event's informer; nothing with --from.
- * 0 or -KINF_ENOMEM.
+ * A builder: a failure sticks in out.
  */
-int session_append_source(struct session *s, struct kinf_buf *out);
+void session_put_source(struct session *s, struct kinf_buf *out);
 /*
  * With several contexts, the last event's (for a CONTEXT column; "" for
  * one without a name); NULL with one.

@@ -250,8 +250,13 @@ void session_namespace_joined(struct kinf_informerset *set, size_t follower,
 			if (m && s->n_members > kinf_informerset_len(set)) {
 				session_drop_last_member(s);	/* never in the set */
 			} else if (m) {
-				kinf_informerset_remove(set, s->n_members - 1, false);
-				m->left = true;
+				int rc = kinf_informerset_remove(set, s->n_members - 1, false);
+				if (rc < 0) {
+					/* It stays, never started: said, and the exit says so. */
+					cli_report(s->cli, rc, NULL, m->label);
+				} else {
+					m->left = true;
+				}
 			}
 			s->failed_status = s->failed_status ? s->failed_status : status;
 			continue;

@@ -89,31 +89,31 @@ struct wants {
 };
 
 /* session_targets.c */
-int session_expand_list(struct cli *cli, const char *const *args, size_t n_args,
+KINF_MUST_CHECK int session_expand_list(struct cli *cli, const char *const *args, size_t n_args,
 		const char *what, struct kinf_strv *ret);
 void session_wants_release(struct wants *w);
-int session_connect_members(struct session *s, const struct session_target *targets,
+KINF_MUST_CHECK int session_connect_members(struct session *s, const struct session_target *targets,
 		size_t n_targets);
 
 /* session_accessible.c */
-int session_accessible_init(struct session *s, size_t n_ctx);
-int session_review_cluster_wide(struct session *s, size_t c, const struct want *w,
+KINF_MUST_CHECK int session_accessible_init(struct session *s, size_t n_ctx);
+KINF_MUST_CHECK int session_review_cluster_wide(struct session *s, size_t c, const struct want *w,
 		bool *ret_by_namespace);
-int session_watch_namespaces(struct session *s, size_t c);
+KINF_MUST_CHECK int session_watch_namespaces(struct session *s, size_t c);
 void session_namespace_joined(struct kinf_informerset *set, size_t follower,
 		const char *ns, void *userdata);
 void session_namespace_left(struct kinf_informerset *set, size_t member, int rc,
 		void *userdata);
 
 /* session_members.c */
-int session_resolve(struct cli *cli, const char *name, const struct kinf_resource **ret,
+KINF_MUST_CHECK int session_resolve(struct cli *cli, const char *name, const struct kinf_resource **ret,
 		struct kinf_error *err);
 /* A new, empty member at the end of s->members; NULL when out of memory. */
 struct member *session_new_member(struct session *s);
 /* Fill m (cli, res and namespace set) with its path, names and HTTP client. */
-int session_member_init(struct session *s, struct member *m, bool clone_http);
-int session_member_selectors(struct session *s, struct member *m);
-int session_add_to_set(struct session *s, size_t i);
+KINF_MUST_CHECK int session_member_init(struct session *s, struct member *m, bool clone_http);
+KINF_MUST_CHECK int session_member_selectors(struct session *s, struct member *m);
+KINF_MUST_CHECK int session_add_to_set(struct session *s, size_t i);
 /* The last member, not in the set, goes (what it holds with it). */
 void session_drop_last_member(struct session *s);
 /* "deployments.apps" (caller frees), or NULL when out of memory. */

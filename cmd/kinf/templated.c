@@ -154,7 +154,7 @@ int cli_columns_print(struct cli_columns *c, FILE *out) {
 	for (size_t i = 0; status == EXIT_OK && !c->sort && i < c->n; i++) {
 		if (c->rows[i].err) {
 			/* Named on stderr, never left out unseen; the others are printed. */
-			cli_error(c->cli, -c->rows[i].err->code, c->rows[i].err, NULL);
+			cli_report(c->cli, -c->rows[i].err->code, c->rows[i].err, NULL);
 		}
 	}
 	/* Widths from every row first, as kubectl's tabwriter has them. */

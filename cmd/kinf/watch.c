@@ -126,6 +126,8 @@ struct watch {
 	struct kinf_buf line;
 	unsigned long yaml_docs;	/* -o yaml documents printed */
 	bool data_error;	/* an object could not be shown: exit 1 at the end */
+	int print_rc;		/* the table's block could not be printed, or 0 */
+	int wait_rc;		/* --for's targets could not be gathered, or 0 */
 };
 
 /*
@@ -134,7 +136,7 @@ struct watch {
  * watch goes on.
  */
 static void object_error(struct watch *w, int rc, const struct kinf_error *err) {
-	cli_error(&w->cli, rc, err, NULL);
+	cli_report(&w->cli, rc, err, NULL);
 	w->data_error = true;
 }
 
@@ -203,25 +205,33 @@ static int diff_event(struct watch *w, const struct kinf_informer_event *ev,
 	return rc;
 }
 
+/* obj's typed JSON into b; a failure sticks in b, as the put family's. */
+static void put_typed(struct watch *w, struct kinf_object *obj, struct kinf_buf *b) {
+	int rc = kinf_buf_error(b) ? 0 : session_append_typed(w->session, obj, b);
+	if (rc < 0) {
+		kinf_buf_fail(b, rc);
+	}
+}
+
 /* The -o json line of ev, newline-terminated, in w->line. */
 static void event_json(struct watch *w, const struct kinf_informer_event *ev) {
 	struct kinf_buf *b = &w->line;
 	kinf_buf_reset(b);
 	kinf_buf_puts(b, "{\"type\":");
-	kinf_json_quote(b, event_name(ev), strlen(event_name(ev)));
+	kinf_json_put_quoted(b, event_name(ev), strlen(event_name(ev)));
 	kinf_buf_puts(b, ",\"key\":");
-	kinf_json_quote(b, ev->key, strlen(ev->key));
-	session_append_source(w->session, b);
+	kinf_json_put_quoted(b, ev->key, strlen(ev->key));
+	session_put_source(w->session, b);
 	if (ev->obj) {
 		const char *rv = kinf_object_resource_version(ev->obj);
 		kinf_buf_puts(b, ",\"resourceVersion\":");
-		kinf_json_quote(b, rv, strlen(rv));
+		kinf_json_put_quoted(b, rv, strlen(rv));
 	}
 	if (w->timestamps_given && w->timestamps != TS_NONE) {
 		char t[64];
 		format_time(TS_RFC3339, t, sizeof(t));
 		kinf_buf_puts(b, ",\"time\":");
-		kinf_json_quote(b, t, strlen(t));
+		kinf_json_put_quoted(b, t, strlen(t));
 	}
 	if (ev->initial) {
 		kinf_buf_puts(b, ",\"initial\":true");
@@ -234,18 +244,21 @@ static void event_json(struct watch *w, const struct kinf_informer_event *ev) {
 	}
 	if (ev->obj) {
 		kinf_buf_puts(b, ",\"object\":");
-		session_append_typed(w->session, ev->obj, b);
+		put_typed(w, ev->obj, b);
 	} else {
 		kinf_buf_puts(b, ",\"object\":null");
 	}
 	if (ev->type == KINF_INFORMER_UPDATE && ev->old && w->old) {
 		kinf_buf_puts(b, ",\"oldObject\":");
-		session_append_typed(w->session, ev->old, b);
+		put_typed(w, ev->old, b);
 	}
 	if (ev->type == KINF_INFORMER_UPDATE && ev->old && ev->obj && w->diff) {
 		kinf_buf_puts(b, ",\"diff\":");
-		if (diff_event(w, ev, true, "", b) < 0) {
-			kinf_buf_puts(b, "null");
+		int rc = kinf_buf_error(b) ? 0 : diff_event(w, ev, true, "", b);
+		if (rc == -KINF_ENOMEM) {
+			kinf_buf_fail(b, rc);	/* the line is not printed: out of memory is */
+		} else if (rc < 0) {
+			kinf_buf_puts(b, "null");	/* a side that does not parse */
 		}
 	}
 	kinf_buf_puts(b, "}\n");
@@ -269,7 +282,7 @@ static int print_yaml(struct watch *w, const struct kinf_informer_event *ev) {
 	}
 	int rc = kinf_toyaml_write(stdout, w->line.data, w->line.len, &err);
 	if (rc < 0 && !ferror(stdout)) {	/* a closed pipe ends quietly */
-		cli_error(&w->cli, rc, &err, "output");
+		cli_report(&w->cli, rc, &err, "output");
 	}
 	return rc;
 }
@@ -283,7 +296,10 @@ static int print_yaml(struct watch *w, const struct kinf_informer_event *ev) {
  */
 static void table_stream(struct watch *w, bool force) {
 	if (w->table && !w->streaming && (w->block_rows > 0 || force)) {
-		kinf_table_flush(w->table, stdout);
+		int rc = kinf_table_flush(w->table, stdout);
+		if (rc < 0 && w->print_rc == 0) {
+			w->print_rc = rc;	/* checked once, as a sticky writer's */
+		}
 		w->streaming = true;
 	}
 }
@@ -317,8 +333,8 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		if (cli_namespace_column(&w->cli) || w->so.from) {
 			kinf_strv_put_str(&headers, "NAMESPACE");
 		}
-		kinf_kindcols_headers(w->kindcols, wide, &headers);
-		w->table = kinf_strv_error(&headers) ? NULL : kinf_table_new(headers.n);
+		int hrc = kinf_kindcols_headers(w->kindcols, wide, &headers);
+		w->table = hrc < 0 || kinf_strv_error(&headers) ? NULL : kinf_table_new(headers.n);
 		if (!w->table) {
 			kinf_strv_release(&headers);
 			return -KINF_ENOMEM;
@@ -336,7 +352,7 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 		widest[w->timestamps != TS_NONE ? 1 : 0] = "UPDATED";
 		kinf_table_widen(w->table, widest);
 		if (!w->cli.no_headers) {
-			kinf_table_add_row(w->table, (const char *const *)headers.v);
+			kinf_table_put_row(w->table, (const char *const *)headers.v);
 		}
 		kinf_strv_release(&headers);
 	}
@@ -367,11 +383,11 @@ static int print_table_line(struct watch *w, const struct kinf_informer_event *e
 	}
 	/* Pad or cut to the table's width (a tombstone without its object). */
 	struct kinf_strv headers = {0};
-	kinf_kindcols_headers(w->kindcols, wide, &headers);
+	int hrc = kinf_kindcols_headers(w->kindcols, wide, &headers);
 	size_t want = headers.n + 1 + (w->timestamps != TS_NONE) +
 		(session_context(w->session) != NULL) +
 		(cli_namespace_column(&w->cli) || w->so.from);
-	if (rc == 0 && (kinf_strv_error(&headers) || kinf_strv_error(&cells))) {
+	if (rc == 0 && (hrc < 0 || kinf_strv_error(&headers) || kinf_strv_error(&cells))) {
 		rc = -KINF_ENOMEM;	/* a title or a cell could not be made */
 	}
 	kinf_strv_release(&headers);
@@ -428,7 +444,7 @@ static int print_templated_event(struct watch *w, const struct kinf_informer_eve
 		}
 		w->table = kinf_table_new(w->columns->n);
 		if (w->table && !w->cli.no_headers) {
-			kinf_table_add_row(w->table, (const char *const *)w->columns->names);
+			kinf_table_put_row(w->table, (const char *const *)w->columns->names);
 		}
 	}
 	struct kinf_error err = {0};
@@ -472,9 +488,10 @@ static int print_event(struct watch *w, const struct kinf_informer_event *ev) {
  * order given; a missing one is NULL), or every cached object. refs gets
  * "kind/name" of each, for messages.
  */
-static void wait_targets(struct watch *w, struct kinf_object_list *list,
+static int wait_targets(struct watch *w, struct kinf_object_list *list,
 		struct kinf_strv *refs) {
-	for (size_t m = 0; m < session_n_informers(w->session); m++) {
+	int rc = 0;
+	for (size_t m = 0; rc == 0 && m < session_n_informers(w->session); m++) {
 		if (!session_select(w->session, m)) {
 			continue;
 		}
@@ -484,34 +501,48 @@ static void wait_targets(struct watch *w, struct kinf_object_list *list,
 		char *const *names = session_names(w->session, &n_names);
 		if (n_names) {
 			some.v = calloc(n_names, sizeof(*some.v));
-			for (size_t i = 0; some.v && i < n_names; i++) {
+			rc = some.v ? 0 : -KINF_ENOMEM;
+			for (size_t i = 0; rc == 0 && i < n_names; i++) {
 				struct kinf_buf key = {0};
 				if (session_namespace(w->session)) {
 					kinf_buf_putf(&key, "%s/", session_namespace(w->session));
 				}
 				kinf_buf_puts(&key, names[i]);
-				some.v[some.n++] = key.data ? kinf_indexer_get(idx, key.data) : NULL;
-				kinf_buf_release(&key);
+				char *k = kinf_buf_take(&key);
+				if (!k) {
+					rc = -KINF_ENOMEM;	/* never "not there" for want of a key */
+					break;
+				}
+				some.v[some.n++] = kinf_indexer_get(idx, k);
+				free(k);
 			}
 		} else {
-			kinf_indexer_list(idx, &some);
+			rc = kinf_indexer_list(idx, &some);
 		}
-		struct kinf_object **v = realloc(list->v, (list->n + some.n + 1) * sizeof(*v));
+		struct kinf_object **v = rc == 0 ?
+			realloc(list->v, (list->n + some.n + 1) * sizeof(*v)) : NULL;
 		if (v) {
 			list->v = v;
+		} else if (rc == 0) {
+			rc = -KINF_ENOMEM;
 		}
 		for (size_t i = 0; i < some.n; i++) {
 			struct kinf_buf ref = {0};
-			session_append_ref(w->session, some.v[i] ? kinf_object_name(some.v[i]) : names[i], &ref);
-			if (v && ref.data && kinf_strv_push_take(refs, ref.data) == 0) {
+			if (rc == 0) {
+				session_put_ref(w->session,
+						some.v[i] ? kinf_object_name(some.v[i]) : names[i], &ref);
+			}
+			char *r = rc == 0 ? kinf_buf_take(&ref) : NULL;
+			if (r && kinf_strv_push_take(refs, r) == 0) {
 				list->v[list->n++] = some.v[i];
 			} else {
-				kinf_buf_release(&ref);
+				rc = -KINF_ENOMEM;	/* a target left out would be a wrong verdict */
 				kinf_object_unref(some.v[i]);
 			}
 		}
 		free(some.v);
 	}
+	return rc;
 }
 
 /*
@@ -528,7 +559,13 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 	struct kinf_buf failed = {0};
 
 	kinf_buf_reset(why);
-	wait_targets(w, &list, &refs);
+	int rc = wait_targets(w, &list, &refs);
+	if (rc < 0) {
+		w->wait_rc = rc;
+		kinf_object_list_release(&list);
+		kinf_strv_release(&refs);
+		return KINF_COND_NOT_MET;
+	}
 	if (list.n == 0) {
 		bool ok = true;
 		for (size_t c = 0; c < w->n_fors; c++) {
@@ -554,6 +591,9 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 		for (size_t c = 0; c < w->n_fors && st == KINF_COND_MET; c++) {
 			st = kinf_condition_eval(&w->fors[c], list.v[i], &one);
 		}
+		if (st == KINF_COND_ERROR) {
+			w->wait_rc = -KINF_ENOMEM;
+		}
 		if (st == KINF_COND_FAILED && !failed.len) {
 			kinf_buf_putf(&failed, "%s: %s", refs.v[i], one.data ? one.data : "");
 		}
@@ -571,6 +611,9 @@ static enum kinf_condition_state conditions_met(struct watch *w, struct kinf_buf
 		kinf_buf_reset(why);
 		kinf_buf_put(why, failed.data, failed.len);
 		st = KINF_COND_FAILED;
+	}
+	if (w->wait_rc < 0) {
+		st = KINF_COND_NOT_MET;	/* no verdict: the caller says out of memory */
 	}
 	for (size_t i = 0; st == KINF_COND_MET && i < list.n; i++) {
 		cli_printf_safe(stdout, "%s condition met", refs.v[i]);
@@ -599,8 +642,9 @@ static int watch_option(struct watch *w, int opt, const char *arg) {
 			return -cli_error(&w->cli, -KINF_ENOMEM, NULL, NULL);
 		}
 		w->fors = v;
-		if (kinf_condition_parse(arg, &w->fors[w->n_fors], &err) < 0) {
-			return -cli_usage_error(&w->cli, "%s", err.message);
+		int rc = kinf_condition_parse(arg, &w->fors[w->n_fors], &err);
+		if (rc < 0) {
+			return -cli_option_error(&w->cli, rc, &err, NULL);
 		}
 		w->n_fors++;
 		/* A jsonpath that reads them: keep managedFields in the cache. */
@@ -710,8 +754,9 @@ static int bind_conditions(struct watch *w) {
 			if (w->fors[c].kind == KINF_COND_ROLLOUT && session_several_types(w->session)) {
 				return cli_usage_error(&w->cli, "--for rollout takes one resource type");
 			}
-			if (kinf_condition_bind(&w->fors[c], res->group, res->kind, &err) < 0) {
-				return cli_usage_error(&w->cli, "%s", err.message);
+			int rc = kinf_condition_bind(&w->fors[c], res->group, res->kind, &err);
+			if (rc < 0) {
+				return cli_option_error(&w->cli, rc, &err, NULL);
 			}
 		}
 	}
@@ -762,13 +807,16 @@ static int watch_loop(struct watch *w) {
 			if (w->n_fors && session_synced(w->session)) {
 				w->wait = conditions_met(w, &w->why);
 			}
-			return EXIT_OK;
+			return w->wait_rc < 0 ? cli_error(&w->cli, w->wait_rc, NULL, NULL) : EXIT_OK;
 		}
 		if (w->n_fors) {
 			/* Waiting prints only the result, as kubectl wait does. */
 			kinf_informer_batch_release(&batch);
 			if (session_synced(w->session)) {
 				w->wait = conditions_met(w, &w->why);
+				if (w->wait_rc < 0) {
+					return cli_error(&w->cli, w->wait_rc, NULL, NULL);
+				}
 				if (w->wait != KINF_COND_NOT_MET || w->no_match) {
 					return EXIT_OK;
 				}
@@ -779,6 +827,9 @@ static int watch_loop(struct watch *w) {
 		kinf_informer_batch_release(&batch);
 		if (w->table && session_synced(w->session)) {
 			table_stream(w, false);
+		}
+		if (w->print_rc < 0) {
+			return cli_print_failed(&w->cli, w->print_rc, NULL);
 		}
 		if (ferror(stdout)) {
 			break;	/* a closed pipe: end quietly */
@@ -844,6 +895,9 @@ static int watch_run(struct watch *w) {
 		status = EXIT_ERROR;
 	}
 	table_stream(w, true);
+	if (w->print_rc < 0 && status == EXIT_OK) {
+		status = cli_print_failed(&w->cli, w->print_rc, NULL);
+	}
 	status = session_end(w->session, status);
 	w->session = NULL;
 	return status;

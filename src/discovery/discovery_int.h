@@ -119,26 +119,28 @@ void disc_remove_version(struct group *g, size_t i);
 /* Where in a document, for error messages (truncated when very deep). */
 void disc_at_path(char *out, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int disc_type_error(struct pctx *c, const char *where, const char *what);
-int disc_member(struct pctx *c, json_t *obj, const char *where,
+KINF_MUST_CHECK int disc_type_error(struct pctx *c, const char *where, const char *what);
+/* The same as a statement (kinf_error_fill to its kinf_error_set). */
+void disc_type_fail(struct pctx *c, const char *where, const char *what);
+KINF_MUST_CHECK int disc_member(struct pctx *c, json_t *obj, const char *where,
 		const char *key, enum jtype type, json_t **ret);
 /* A string member, "" when absent or null. */
-int disc_member_str(struct pctx *c, json_t *obj, const char *where,
+KINF_MUST_CHECK int disc_member_str(struct pctx *c, json_t *obj, const char *where,
 		const char *key, const char **ret);
 /* -KINF_EJSON, "WHERE.KEY: non-empty string expected", when value is "". */
-int disc_check_nonempty(struct pctx *c, const char *where, const char *key,
+KINF_MUST_CHECK int disc_check_nonempty(struct pctx *c, const char *where, const char *key,
 		const char *value);
 /* An array of strings as a NULL-terminated vector (empty when absent). */
-int disc_member_strv(struct pctx *c, json_t *obj, const char *where,
+KINF_MUST_CHECK int disc_member_strv(struct pctx *c, json_t *obj, const char *where,
 		const char *key, char ***ret);
 /* Check an optional "kind" names the document type we expect. */
-int disc_check_kind(struct pctx *c, json_t *root, const char *kind);
+KINF_MUST_CHECK int disc_check_kind(struct pctx *c, json_t *root, const char *kind);
 json_t *disc_load_json(struct pctx *c, const char *data, size_t len);
 /*
  * The array member key of a document whose (optional) kind must be kind,
  * into *ret (NULL when absent or null): the list each discovery document is.
  */
-int disc_list_member(struct pctx *c, json_t *root, const char *kind,
+KINF_MUST_CHECK int disc_list_member(struct pctx *c, json_t *root, const char *kind,
 		const char *key, json_t **ret);
 /*
  * load_json, then list_member: the document, which the caller frees, or
@@ -151,7 +153,7 @@ json_t *disc_load_list(struct pctx *c, const char *data, size_t len,
  * format; subresources ("pods/status") and resources without a kind are
  * skipped, as client-go's NewDiscoveryRESTMapper and convertAPIResource do.
  */
-int disc_add_resource(struct version *v, const char *name,
+KINF_MUST_CHECK int disc_add_resource(struct version *v, const char *name,
 		const char *singular, const char *kind, bool namespaced,
 		char **short_names, char **verbs, char **categories);
 /* The next resource of the walk, or NULL at its end. */
@@ -161,27 +163,27 @@ struct res *disc_walk_next(struct walk *w);
  * structs at the strings, and list each resource once per group in its
  * preferred version for _count/_at (as ServerPreferredResources does).
  */
-int disc_finish(struct kinf_discovery *d);
+KINF_MUST_CHECK int disc_finish(struct kinf_discovery *d);
 
 /* aggregated.c */
 /* Walk an APIGroupDiscoveryList already loaded. */
-int disc_parse_agg_list(struct pctx *c, struct kinf_discovery *d, json_t *root);
+KINF_MUST_CHECK int disc_parse_agg_list(struct pctx *c, struct kinf_discovery *d, json_t *root);
 /* An aggregated /api or /apis document (doc names it in errors) into d. */
-int disc_parse_aggregated(struct kinf_discovery *d, const char *doc,
+KINF_MUST_CHECK int disc_parse_aggregated(struct kinf_discovery *d, const char *doc,
 		const char *data, size_t len, struct kinf_error *reterr);
 
 /* legacy.c */
 /* /api: APIVersions. Adds the core group with its versions, no resources. */
-int disc_parse_api_versions(struct kinf_discovery *d, const char *data,
+KINF_MUST_CHECK int disc_parse_api_versions(struct kinf_discovery *d, const char *data,
 		size_t len, struct kinf_error *reterr);
 /*
  * /apis: APIGroupList. Adds each group with the preferred version first,
  * then the others in the order listed (client-go's resource priority).
  */
-int disc_parse_group_list(struct kinf_discovery *d, const char *data,
+KINF_MUST_CHECK int disc_parse_group_list(struct kinf_discovery *d, const char *data,
 		size_t len, struct kinf_error *reterr);
 /* /api/V or /apis/G/V: APIResourceList, into v. */
-int disc_parse_resource_list(struct version *v, const char *doc,
+KINF_MUST_CHECK int disc_parse_resource_list(struct version *v, const char *doc,
 		const char *data, size_t len, struct kinf_error *reterr);
 
 /* diskcache.c */
@@ -195,12 +197,12 @@ void disc_cache_write(const char *dir, const char *server,
  * Read a fresh cache for server. 0 with *ret set, or 1 for a miss (absent,
  * stale, another server's, or unreadable: a corrupt file is only logged).
  */
-int disc_cache_read(const char *dir, const char *server, long ttl_s,
+KINF_MUST_CHECK int disc_cache_read(const char *dir, const char *server, long ttl_s,
 		struct kinf_discovery **ret);
 
 /* fetch.c */
 /* kinf_discovery_fetch_func for a struct kinf_http (userdata). */
-int disc_http_fetch(const char *path, const char *accept,
+KINF_MUST_CHECK int disc_http_fetch(const char *path, const char *accept,
 		struct kinf_http_response *ret_resp, struct kinf_error *reterr,
 		void *userdata);
 

@@ -361,7 +361,7 @@ int disc_cache_read(const char *dir, const char *server, long ttl_s,
 	}
 	v = json_object_get(root, "fetchTime");
 	if (!json_is_integer(v)) {
-		disc_type_error(&c, "fetchTime", "integer");
+		disc_type_fail(&c, "fetchTime", "integer");
 		goto corrupt;
 	}
 	fetched = json_integer_value(v);
@@ -381,7 +381,7 @@ int disc_cache_read(const char *dir, const char *server, long ttl_s,
 		goto corrupt;
 	}
 	if (!model) {
-		disc_type_error(&c, "discovery", "object");
+		disc_type_fail(&c, "discovery", "object");
 		goto corrupt;
 	}
 	if (!(d = calloc(1, sizeof(*d)))) {

@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "discovery.h"
 #include "discovery_int.h"
+#include "jsonnum.h"
 #include "err.h"
 
 void disc_strv_free(char **v) {
@@ -144,8 +145,12 @@ void disc_at_path(char *out, size_t size, const char *fmt, ...) {
 }
 
 int disc_type_error(struct pctx *c, const char *where, const char *what) {
-	return kinf_error_set(c->reterr, KINF_EJSON, "%s: %s: %s expected",
-			c->doc, where, what);
+	disc_type_fail(c, where, what);
+	return -KINF_EJSON;
+}
+
+void disc_type_fail(struct pctx *c, const char *where, const char *what) {
+	kinf_error_fill(c->reterr, KINF_EJSON, "%s: %s: %s expected", c->doc, where, what);
 }
 
 int disc_member(struct pctx *c, json_t *obj, const char *where,
@@ -262,12 +267,13 @@ json_t *disc_load_json(struct pctx *c, const char *data, size_t len) {
 	}
 	root = json_loadb(data, len, JSON_FLAGS, &jerr);
 	if (!root) {
-		kinf_error_fill(c->reterr, KINF_EJSON, "%s: line %d, column %d: %s",
-				c->doc, jerr.line, jerr.column, jerr.text);
+		if (kinf_jsonnum_load_error(data, len, JSON_FLAGS, &jerr, c->reterr) == -KINF_EJSON) {
+			kinf_error_prefix(c->reterr, "%s", c->doc);
+		}
 		return NULL;
 	}
 	if (!json_is_object(root)) {
-		disc_type_error(c, "document", "object");
+		disc_type_fail(c, "document", "object");
 		json_decref(root);
 		return NULL;
 	}

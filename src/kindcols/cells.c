@@ -171,7 +171,9 @@ void cell_value(struct row *r, json_t *v) {
 		double d = json_real_value(v);
 		struct kinf_jsonnum n = { .type = KINF_JSONNUM_FLOAT, .f = d };
 		kinf_gofloat_format_json(d, lit);
-		kinf_jsonnum_parse(lit, strlen(lit), &n);	/* (it is one) */
+		if (kinf_jsonnum_parse(lit, strlen(lit), &n) < 0) {
+			n = (struct kinf_jsonnum){ .type = KINF_JSONNUM_FLOAT, .f = d };	/* (it is one) */
+		}
 		put(r, lit, kinf_jsonnum_format_value(&n, text));
 		return;
 	}

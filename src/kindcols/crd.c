@@ -49,7 +49,13 @@ static void crd_cell(struct row *r, const struct kinf_kindcols_column *col,
 	json_t *found = kinf_jsonpath_find(path, obj);
 	json_t *v = json_array_get(found, 0);
 	const char *type = col->type;
-	if (!v) {
+	if (!found) {
+		/* One expression (checked when made): memory ran out, not a missing key. */
+		if (!r->err) {
+			r->err = -KINF_ENOMEM;
+		}
+		cell_null(r);
+	} else if (!v) {
 		cell_null(r);	/* a missing key: AllowMissingKeys */
 	} else if (strcmp(type, "string") == 0) {
 		struct kinf_buf b = {0};

@@ -118,13 +118,13 @@ int kinf_kindcols_columns_json(const struct kinf_kindcols *k, struct kinf_buf *o
 	for (size_t i = 0; i < k->n_cols; i++) {
 		const struct kinf_kindcols_column *c = &k->cols[i];
 		kinf_buf_puts(out, i ? ",{\"name\":" : "{\"name\":");
-		kinf_apistatus_quote(out, c->name);
+		kinf_apistatus_put_quoted(out, c->name);
 		kinf_buf_puts(out, ",\"type\":");
-		kinf_apistatus_quote(out, c->type);
+		kinf_apistatus_put_quoted(out, c->type);
 		kinf_buf_puts(out, ",\"format\":");
-		kinf_apistatus_quote(out, c->format);
+		kinf_apistatus_put_quoted(out, c->format);
 		kinf_buf_puts(out, ",\"description\":");
-		kinf_apistatus_quote(out, c->description);
+		kinf_apistatus_put_quoted(out, c->description);
 		kinf_buf_putf(out, ",\"priority\":%d}", c->priority);
 	}
 	kinf_buf_putc(out, ']');

@@ -164,7 +164,7 @@ char *kc_dir_of(const char *abs_file);
  * Read a whole file. errno-style result in *ret_errno when it cannot be
  * read (so callers can skip missing files); -KINF_ENOMEM otherwise.
  */
-int kc_read_file(const char *path, char **ret, size_t *ret_len, int *ret_errno);
+KINF_MUST_CHECK int kc_read_file(const char *path, char **ret, size_t *ret_len, int *ret_errno);
 /* getenv, or opts->getenv (tests). */
 const char *kc_env_get(const struct kinf_kubeconfig_opts *opts, const char *name);
 bool kc_file_readable(const char *path, int *ret_errno);
@@ -172,32 +172,32 @@ bool kc_file_readable(const char *path, int *ret_errno);
  * Read a file the config names into memory (CA, certificate, key). The
  * validation checked readability; a race still gets a clear message.
  */
-int kc_slurp(const char *what, const char *path, char **ret, size_t *ret_len,
+KINF_MUST_CHECK int kc_slurp(const char *what, const char *path, char **ret, size_t *ret_len,
 		struct kinf_error *reterr);
 /* "host:8443" gets a scheme as rest.DefaultServerURL would give it. */
 char *kc_normalize_server(const char *server, bool tls_hint);
 
 /* yaml.c */
 /* One document being read, for messages and relative paths. */
-int kc_node_error(struct parse *p, const yaml_node_t *node, const char *fmt, ...)
+KINF_MUST_CHECK int kc_node_error(struct parse *p, const yaml_node_t *node, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 yaml_node_t *kc_node_at(struct parse *p, int id);
 bool kc_is_null(const yaml_node_t *n);
 bool kc_key_is(const yaml_node_t *key, const char *name);
-int kc_want_mapping(struct parse *p, const yaml_node_t *n, const char *what);
-int kc_want_sequence(struct parse *p, const yaml_node_t *n, const char *what);
+KINF_MUST_CHECK int kc_want_mapping(struct parse *p, const yaml_node_t *n, const char *what);
+KINF_MUST_CHECK int kc_want_sequence(struct parse *p, const yaml_node_t *n, const char *what);
 /* A string field; null leaves it unset. secret: zero what it replaces. */
-int kc_get_string(struct parse *p, const yaml_node_t *n, const char *key,
+KINF_MUST_CHECK int kc_get_string(struct parse *p, const yaml_node_t *n, const char *key,
 		bool secret, char **out);
 /*
  * YAML booleans as sigs.k8s.io/yaml reads them (YAML 1.1 words when
  * plain), plus the quoted strings "true" and "false".
  */
-int kc_get_bool(struct parse *p, const yaml_node_t *n, const char *key, bool *out);
+KINF_MUST_CHECK int kc_get_bool(struct parse *p, const yaml_node_t *n, const char *key, bool *out);
 /* A path field, made absolute against the file's directory. */
-int kc_get_path(struct parse *p, const yaml_node_t *n, const char *key, char **out);
+KINF_MUST_CHECK int kc_get_path(struct parse *p, const yaml_node_t *n, const char *key, char **out);
 /* A []byte field: base64. */
-int kc_get_data(struct parse *p, const yaml_node_t *n, const char *key,
+KINF_MUST_CHECK int kc_get_data(struct parse *p, const yaml_node_t *n, const char *key,
 		bool secret, char **out, size_t *out_len);
 /* A YAML node as JSON, resolving plain scalars as YAML 1.1 core types. */
 json_t *kc_node_to_json(struct parse *p, const yaml_node_t *n, int depth);
@@ -214,29 +214,29 @@ json_t *kc_node_to_json(struct parse *p, const yaml_node_t *n, int depth);
 
 /* Zero libyaml's copies of the file (tokens, keys) before freeing them. */
 void kc_yaml_wipe(yaml_parser_t *parser, yaml_document_t *doc);
-int kc_check_bounds(const char *file, const char *data, size_t len,
+KINF_MUST_CHECK int kc_check_bounds(const char *file, const char *data, size_t len,
 		struct kinf_error *reterr);
 
 /* schema.c */
-int kc_ptrv_push(struct ptrv *pv, void *p);
+KINF_MUST_CHECK int kc_ptrv_push(struct ptrv *pv, void *p);
 void kc_exec_config_free(struct kinf_exec_config *e);
 void kc_release(struct kc *kc);
 /* Entries are looked up by name; kubeconfigs hold a handful of them. */
 void *kc_find_named(const struct ptrv *pv, const char *name);
 void kc_entry_free(enum kind kind, void *e);
 /* The document's root mapping into kc. */
-int kc_parse_root(struct parse *p, struct kc *kc);
+KINF_MUST_CHECK int kc_parse_root(struct parse *p, struct kc *kc);
 
 /* load.c */
 /* The files of the loading rules, each parsed, merged into kc. */
-int kc_load_files(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
+KINF_MUST_CHECK int kc_load_files(const struct kinf_kubeconfig_opts *opts, struct kc *kc,
 		struct kinf_error *reterr);
 
 /* incluster.c */
 /* KUBERNETES_SERVICE_HOST and _PORT set and a token file: *ret_dir, the account's. */
 bool kc_in_cluster_possible(const struct kinf_kubeconfig_opts *opts, char **ret_dir);
 /* rest.InClusterConfig plus inClusterClientConfig's overrides and Namespace(). */
-int kc_in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char *dir,
+KINF_MUST_CHECK int kc_in_cluster_config(const struct kinf_kubeconfig_opts *opts, const char *dir,
 		struct kinf_rest_config *c, struct kinf_error *reterr);
 
 #endif

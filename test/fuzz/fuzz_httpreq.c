@@ -59,12 +59,12 @@ static void check_route(const struct kinf_httpreq *req) {
 	const char *verb = kinf_apipath_verb(&p, req->method, false);
 	FUZZ_CHECK(verb && *verb);
 	struct kinf_apistatus_body b = {0};
-	FUZZ_CHECK(kinf_apistatus_not_found(&b, p.group ? p.group : "",
-		p.resource ? p.resource : "pods", p.name ? p.name : req->path) == 0);
+	FUZZ_CHECK((kinf_apistatus_not_found(&b, p.group ? p.group : "",
+		p.resource ? p.resource : "pods", p.name ? p.name : req->path), kinf_buf_error(&b.json)) == 0);
 	check_status(&b, 404);
-	FUZZ_CHECK(kinf_apistatus_bad_request(&b, req->target) == 0);
+	FUZZ_CHECK((kinf_apistatus_bad_request(&b, req->target), kinf_buf_error(&b.json)) == 0);
 	check_status(&b, 400);
-	FUZZ_CHECK(kinf_apistatus_forbidden(&b, p.group, p.resource, p.name, req->query) == 0);
+	FUZZ_CHECK((kinf_apistatus_forbidden(&b, p.group, p.resource, p.name, req->query), kinf_buf_error(&b.json)) == 0);
 	check_status(&b, 403);
 	kinf_apistatus_body_release(&b);
 	kinf_apipath_release(&p);
@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	if (qrc < 0) {
 		FUZZ_CHECK(qrc == -KINF_EINVAL && qerr.http_status == 400 && qerr.message[0]);
 		struct kinf_apistatus_body b = {0};
-		FUZZ_CHECK(kinf_apistatus_bad_request(&b, qerr.message) == 0);
+		FUZZ_CHECK((kinf_apistatus_bad_request(&b, qerr.message), kinf_buf_error(&b.json)) == 0);
 		check_status(&b, 400);
 		kinf_apistatus_body_release(&b);
 	} else {

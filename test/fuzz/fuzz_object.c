@@ -115,7 +115,7 @@ static void check_paths(const struct kinf_object *obj, const char *path) {
 		if (kinf_index_spec_resolve(builtin_specs[i], NULL, NULL, &spec, &err) < 0) {
 			continue;
 		}
-		kinf_index_spec_values(&spec, obj, &values);
+		FUZZ_CHECK(kinf_index_spec_values(&spec, obj, &values) >= 0);
 		kinf_strv_release(&values);
 		kinf_index_spec_release(&spec);
 	}

@@ -205,8 +205,8 @@ static void test_marks(void) {
 	m.fail_at_mark = 1;
 	opts.on_fail = NULL;
 	p = kinf_bytepipe_start(&opts);
-	kinf_bytepipe_write(p, "abc", 3);
-	kinf_bytepipe_mark(p, "x", 1);
+	must(kinf_bytepipe_write(p, "abc", 3));
+	must(kinf_bytepipe_mark(p, "x", 1));
 	while (kinf_bytepipe_failed(p) == 0) {
 		nap(100000);
 	}

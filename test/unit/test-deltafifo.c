@@ -429,7 +429,7 @@ static void run_fcase(const struct fcase *c) {
 			struct kinf_object_list list = {0};
 			kinf_buf_reset(&got);
 			must(kinf_buf_append_str(&got, ""));
-			kinf_indexer_list(known, &list);
+			must(kinf_indexer_list(known, &list));
 			for (size_t k = 0; k < list.n; k++) {
 				must(kinf_buf_printf(&got, "%s%s@%s", k ? " " : "",
 						kinf_object_key(list.v[k]),
@@ -470,12 +470,12 @@ static void test_process_error(void) {
 	struct kinf_deltas *d = NULL;
 	struct kinf_object *obj = mkobj("ns/a@1");
 
-	kinf_deltafifo_add(fifo, obj);
+	must(kinf_deltafifo_add(fifo, obj));
 	is_int(kinf_deltafifo_pop(fifo, 0, process, &cons, &d), -KINF_EIO,
 			"pop returns the process error");
 	ok(d == NULL, "no deltas handed out on error");
 	is_int(kinf_deltafifo_len(fifo), 0, "key removed anyway");
-	kinf_deltafifo_add(fifo, obj);
+	must(kinf_deltafifo_add(fifo, obj));
 	is_int(kinf_deltafifo_pop(fifo, 0, NULL, NULL, NULL), 0,
 			"pop without process nor ret");
 	kinf_object_unref(obj);
@@ -537,7 +537,7 @@ static bool wait_popper(struct popper *p, pthread_t th) {
 	}
 	if (!done) {
 		struct kinf_object *o = mkobj("ns/unblock@1");
-		kinf_deltafifo_add(p->fifo, o);
+		must(kinf_deltafifo_add(p->fifo, o));
 		kinf_object_unref(o);
 		sleep_ms(200);
 		pthread_mutex_lock(&p->lock);
@@ -566,7 +566,7 @@ static void test_blocking(void) {
 	/* An add wakes a blocked Pop. */
 	pthread_create(&th[0], NULL, pop_thread, &p[0]);
 	sleep_ms(50);
-	kinf_deltafifo_add(fifo, obj);
+	must(kinf_deltafifo_add(fifo, obj));
 	if (!ok(wait_popper(&p[0], th[0]), "blocked pop woken by add")) {
 		return;
 	}
@@ -596,7 +596,7 @@ static void test_blocking(void) {
 	}
 
 	/* After close, queued items still drain, then ECLOSED. */
-	kinf_deltafifo_add(fifo, obj);
+	must(kinf_deltafifo_add(fifo, obj));
 	struct kinf_deltas *d = NULL;
 	is_int(kinf_deltafifo_pop(fifo, -1, NULL, NULL, &d), 0,
 			"closed FIFO still hands out what is queued");
@@ -622,7 +622,7 @@ static void test_empty_replace_wakes(void) {
 
 	pthread_create(&th, NULL, pop_thread, &p);
 	sleep_ms(50);
-	kinf_deltafifo_replace(fifo, NULL, 0);
+	must(kinf_deltafifo_replace(fifo, NULL, 0));
 	if (!ok(wait_popper(&p, th), "an empty Replace wakes a waiting Pop")) {
 		return;
 	}
@@ -683,9 +683,9 @@ static void *producer(void *arg) {
 			snprintf(spec, sizeof(spec), "ns/k%d@%d", idx, round);
 			struct kinf_object *o = mkobj(spec);
 			if (round == 1) {
-				kinf_deltafifo_add(stress.fifo, o);
+				must(kinf_deltafifo_add(stress.fifo, o));
 			} else {
-				kinf_deltafifo_update(stress.fifo, o);
+				must(kinf_deltafifo_update(stress.fifo, o));
 			}
 			kinf_object_unref(o);
 		}
@@ -817,8 +817,8 @@ static void test_batch(void) {
 	sleep_ms(50);
 	kinf_deltafifo_batch_begin(fifo);
 	kinf_deltafifo_batch_begin(fifo);
-	kinf_deltafifo_add(fifo, a);
-	kinf_deltafifo_add(fifo, b);
+	must(kinf_deltafifo_add(fifo, a));
+	must(kinf_deltafifo_add(fifo, b));
 	kinf_deltafifo_batch_end(fifo);
 	sleep_ms(100);
 	pthread_mutex_lock(&p.lock);

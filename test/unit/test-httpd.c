@@ -237,7 +237,7 @@ static void test_query(void) {
 		"  and bools");
 	kinf_httpreq_free(req);
 	parse("GET /api/v1/pods HTTP/1.1\r\nHost: h\r\n\r\n", &req, &hl, &err, NULL);
-	kinf_apiquery_parse(req, &q, &err);
+	must(kinf_apiquery_parse(req, &q, &err));
 	ok(!q.watch && !q.has_limit && q.send_initial_events == -1 && !q.resource_version,
 		"no parameters: all absent");
 	kinf_httpreq_free(req);
@@ -341,7 +341,7 @@ static void test_router(void) {
 		kinf_apipath_release(&p);
 	}
 	struct kinf_apipath p;
-	kinf_apipath_parse("/api/v1/namespaces/ns/pods", &p);
+	must(kinf_apipath_parse("/api/v1/namespaces/ns/pods", &p));
 	is_str(kinf_apipath_verb(&p, "GET", false), "list", "GET collection: list");
 	is_str(kinf_apipath_verb(&p, "GET", true), "watch", "GET ?watch: watch");
 	is_str(kinf_apipath_verb(&p, "POST", false), "create", "POST: create");
@@ -349,12 +349,12 @@ static void test_router(void) {
 	ok(kinf_apipath_verb_is_write("deletecollection") && !kinf_apipath_verb_is_write("watch"),
 		"writes and reads");
 	kinf_apipath_release(&p);
-	kinf_apipath_parse("/api/v1/namespaces/ns/pods/a", &p);
+	must(kinf_apipath_parse("/api/v1/namespaces/ns/pods/a", &p));
 	is_str(kinf_apipath_verb(&p, "GET", false), "get", "GET object: get");
 	is_str(kinf_apipath_verb(&p, "PATCH", false), "patch", "PATCH: patch");
 	is_str(kinf_apipath_verb(&p, "DELETE", false), "delete", "DELETE object: delete");
 	kinf_apipath_release(&p);
-	kinf_apipath_parse("/api/v1/watch/pods", &p);
+	must(kinf_apipath_parse("/api/v1/watch/pods", &p));
 	is_str(kinf_apipath_verb(&p, "GET", false), "watch", "/watch/ prefix: watch");
 	kinf_apipath_release(&p);
 }
@@ -382,52 +382,52 @@ static void test_status(void) {
 	struct kinf_apistatus_body sb = {0};
 
 	/* Research notes section 1, the 410 of a too-old resourceVersion. */
-	check_status(kinf_apistatus_expired(&sb, "too old resource version: 5 (41)"), &sb, 410, 0,
+	check_status((kinf_apistatus_expired(&sb, "too old resource version: 5 (41)"), kinf_buf_error(&sb.json)), &sb, 410, 0,
 		"{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\","
 		"\"message\":\"too old resource version: 5 (41)\",\"reason\":\"Expired\",\"code\":410}\n",
 		"410 Expired as in the research notes");
 	/* Section 6: NotFound, details with the plural resource as kind. */
-	check_status(kinf_apistatus_not_found(&sb, "", "pods", "foo"), &sb, 404, 0,
+	check_status((kinf_apistatus_not_found(&sb, "", "pods", "foo"), kinf_buf_error(&sb.json)), &sb, 404, 0,
 		STATUS_HEAD "\"message\":\"pods \\\"foo\\\" not found\",\"reason\":\"NotFound\","
 		"\"details\":{\"name\":\"foo\",\"kind\":\"pods\"},\"code\":404}\n",
 		"404 NotFound, core group");
-	check_status(kinf_apistatus_not_found(&sb, "apps", "deployments", "web"), &sb, 404, 0,
+	check_status((kinf_apistatus_not_found(&sb, "apps", "deployments", "web"), kinf_buf_error(&sb.json)), &sb, 404, 0,
 		STATUS_HEAD "\"message\":\"deployments.apps \\\"web\\\" not found\",\"reason\":\"NotFound\","
 		"\"details\":{\"name\":\"web\",\"group\":\"apps\",\"kind\":\"deployments\"},\"code\":404}\n",
 		"404 NotFound with a group");
 	/* Section 5: 405 with details {}, kinf's read-only note after the message. */
-	check_status(kinf_apistatus_read_only(&sb, NULL), &sb, 405, 0,
+	check_status((kinf_apistatus_read_only(&sb, NULL), kinf_buf_error(&sb.json)), &sb, 405, 0,
 		STATUS_HEAD "\"message\":\"the server does not allow this method on the requested "
 		"resource: kinf serve is a read-only cache\",\"reason\":\"MethodNotAllowed\","
 		"\"details\":{},\"code\":405}\n", "405 MethodNotAllowed, read-only");
-	check_status(kinf_apistatus_read_only(&sb, "kind-prod"), &sb, 405, 0,
+	check_status((kinf_apistatus_read_only(&sb, "kind-prod"), kinf_buf_error(&sb.json)), &sb, 405, 0,
 		STATUS_HEAD "\"message\":\"the server does not allow this method on the requested "
 		"resource: kinf serve is a read-only cache of kind-prod\",\"reason\":\"MethodNotAllowed\","
 		"\"details\":{},\"code\":405}\n", "405 naming the upstream");
-	check_status(kinf_apistatus_bad_request(&sb, "unable to parse requirement: <nil>: Invalid value: "
-		"\"a b\": name part must consist of alphanumeric characters"), &sb, 400, 0,
+	check_status((kinf_apistatus_bad_request(&sb, "unable to parse requirement: <nil>: Invalid value: "
+		"\"a b\": name part must consist of alphanumeric characters"), kinf_buf_error(&sb.json)), &sb, 400, 0,
 		STATUS_HEAD "\"message\":\"unable to parse requirement: \\u003cnil\\u003e: Invalid value: "
 		"\\\"a b\\\": name part must consist of alphanumeric characters\",\"reason\":\"BadRequest\","
 		"\"code\":400}\n", "400 BadRequest, < > escaped as Go does");
-	check_status(kinf_apistatus_unauthorized(&sb), &sb, 401, 0,
+	check_status((kinf_apistatus_unauthorized(&sb), kinf_buf_error(&sb.json)), &sb, 401, 0,
 		STATUS_HEAD "\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n",
 		"401 Unauthorized");
-	check_status(kinf_apistatus_forbidden(&sb, "", "pods", NULL, "User \"u\" cannot list resource "
-		"\"pods\" in API group \"\" at the cluster scope"), &sb, 403, 0,
+	check_status((kinf_apistatus_forbidden(&sb, "", "pods", NULL, "User \"u\" cannot list resource "
+		"\"pods\" in API group \"\" at the cluster scope"), kinf_buf_error(&sb.json)), &sb, 403, 0,
 		STATUS_HEAD "\"message\":\"pods is forbidden: User \\\"u\\\" cannot list resource "
 		"\\\"pods\\\" in API group \\\"\\\" at the cluster scope\",\"reason\":\"Forbidden\","
 		"\"details\":{\"kind\":\"pods\"},\"code\":403}\n", "403 Forbidden");
-	check_status(kinf_apistatus_too_large(&sb, 3145728), &sb, 413, 0,
+	check_status((kinf_apistatus_too_large(&sb, 3145728), kinf_buf_error(&sb.json)), &sb, 413, 0,
 		STATUS_HEAD "\"message\":\"Request entity too large: limit is 3145728\","
 		"\"reason\":\"RequestEntityTooLarge\",\"code\":413}\n", "413 RequestEntityTooLarge");
-	check_status(kinf_apistatus_too_many_requests(&sb, "too many watchers", 1), &sb, 429, 1,
+	check_status((kinf_apistatus_too_many_requests(&sb, "too many watchers", 1), kinf_buf_error(&sb.json)), &sb, 429, 1,
 		STATUS_HEAD "\"message\":\"too many watchers\",\"reason\":\"TooManyRequests\","
 		"\"details\":{\"retryAfterSeconds\":1},\"code\":429}\n", "429 TooManyRequests");
-	check_status(kinf_apistatus_internal(&sb, "boom & bust"), &sb, 500, 0,
+	check_status((kinf_apistatus_internal(&sb, "boom & bust"), kinf_buf_error(&sb.json)), &sb, 500, 0,
 		STATUS_HEAD "\"message\":\"Internal error occurred: boom \\u0026 bust\","
 		"\"reason\":\"InternalError\",\"details\":{\"causes\":[{\"message\":\"boom \\u0026 bust\"}]},"
 		"\"code\":500}\n", "500 InternalError with its cause");
-	check_status(kinf_apistatus_unavailable(&sb, "upstream unreachable"), &sb, 503, 0,
+	check_status((kinf_apistatus_unavailable(&sb, "upstream unreachable"), kinf_buf_error(&sb.json)), &sb, 503, 0,
 		STATUS_HEAD "\"message\":\"upstream unreachable\",\"reason\":\"ServiceUnavailable\","
 		"\"code\":503}\n", "503 ServiceUnavailable");
 	/* Section 1: the 504 of a resourceVersion the cache has not reached. */
@@ -488,7 +488,7 @@ static void handler(struct kinf_httpd_req *req, void *userdata) {
 		int i = h->path[8] - '0';
 		streams[i] = req;
 		kinf_httpd_req_on_close(req, on_stream_close, (void *)(long)i);
-		kinf_httpd_stream_start(req, 200, "application/json", NULL);
+		must(kinf_httpd_stream_start(req, 200, "application/json", NULL));
 		return;
 	}
 	if (strncmp(h->path, "/hold/", 6) == 0) {
@@ -531,7 +531,7 @@ static void handler(struct kinf_httpd_req *req, void *userdata) {
 }
 
 static void *loop_main(void *arg) {
-	kinf_httpd_run(arg, NULL);
+	must(kinf_httpd_run(arg, NULL));
 	return NULL;
 }
 
@@ -558,7 +558,7 @@ static void on_loop(void (*fn)(void *), void *arg) {
 		abort();
 	}
 	struct sync s = { fn, arg, p[1] };
-	kinf_httpd_post(srv, sync_tramp, &s);
+	must(kinf_httpd_post(srv, sync_tramp, &s));
 	char b;
 	ssize_t r = read(p[0], &b, 1);
 	(void)r;
@@ -1382,7 +1382,7 @@ static void test_unauth_budgets(void) {
 	struct kinf_httpd_opts o = { .handler = handler, .token = "t", .max_conns = 6,
 		.max_unauth = 5, .max_unauth_per_peer = 3, .max_unix_conns = 2 };
 	new_server_unix(&o);
-	kinf_httpd_listen(srv, "tcp:127.0.0.1:0", NULL);
+	must(kinf_httpd_listen(srv, "tcp:127.0.0.1:0", NULL));
 	int port = kinf_httpd_port(srv, 1);
 	pthread_create(&loop_thread, NULL, loop_main, srv);
 
@@ -1628,7 +1628,7 @@ static void start_tls_server(void) {
 	const char *names[] = { "127.0.0.1" };
 	struct kinf_tls_opts to = { .names = names, .n_names = 1 };
 	is_int(kinf_tls_new(&to, &tls, &err), 0, "TLS: a CA and certificate (%s)", err.message);
-	kinf_tls_new(NULL, &other_tls, &err);
+	must(kinf_tls_new(NULL, &other_tls, &err));
 	struct kinf_httpd_opts o = {
 		.handler = handler,
 		.token = "tok-tls",
@@ -1935,7 +1935,7 @@ static void test_kubectl(void) {
 	}
 	/* The same kubeconfig with another token: the server says no. */
 	o.token = "tok-wrong";
-	kinf_kubeconfig_write(path, &o, &err);
+	must(kinf_kubeconfig_write(path, &o, &err));
 	snprintf(cmd, sizeof(cmd), "HOME=%s /usr/bin/kubectl --kubeconfig %s --request-timeout 10s "
 		"get --raw /version 2>&1", sockdir, path);
 	FILE *f = popen(cmd, "r");

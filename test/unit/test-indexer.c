@@ -479,7 +479,7 @@ static void test_big_bucket(void) {
 		kinf_object_unref(o);
 	}
 	is_int(bad, 0, "200 adds");
-	kinf_indexer_index_count(idx, "app", "odd", &count, &err);
+	must(kinf_indexer_index_count(idx, "app", "odd", &count, &err));
 	is_int(count, 100, "100 odd");
 	/* Move all but three odd ones to even, one at a time. */
 	for (int i = 1; i < 200 - 6; i += 2) {
@@ -489,28 +489,28 @@ static void test_big_bucket(void) {
 		kinf_object_unref(o);
 	}
 	is_int(bad, 0, "97 updates");
-	kinf_indexer_index_keys(idx, "app", "odd", &keys, &err);
+	must(kinf_indexer_index_keys(idx, "app", "odd", &keys, &err));
 	is_int(keys.n, 3, "3 odd left");
 	if (keys.n == 3) {
 		is_str(keys.v[0], "ns/p195", "odd sorted 0");
 		is_str(keys.v[2], "ns/p199", "odd sorted 2");
 	}
 	kinf_strv_release(&keys);
-	kinf_indexer_index_count(idx, "app", "even", &count, &err);
+	must(kinf_indexer_index_count(idx, "app", "even", &count, &err));
 	is_int(count, 197, "197 even");
 	for (int i = 0; i < 200; i++) {
 		snprintf(spec, sizeof(spec), "ns/p%03d", i);
 		if (i != 42) {
-			kinf_indexer_delete(idx, spec);
+			must(kinf_indexer_delete(idx, spec));
 		}
 	}
-	kinf_indexer_index_keys(idx, "app", "even", &keys, &err);
+	must(kinf_indexer_index_keys(idx, "app", "even", &keys, &err));
 	is_int(keys.n, 1, "one even left after deletes");
 	if (keys.n == 1) {
 		is_str(keys.v[0], "ns/p042", "the survivor");
 	}
 	kinf_strv_release(&keys);
-	kinf_indexer_index_count(idx, "app", "odd", &count, &err);
+	must(kinf_indexer_index_count(idx, "app", "odd", &count, &err));
 	is_int(count, 0, "odd bucket gone");
 	is_int(kinf_indexer_len(idx), 1, "len 1");
 	kinf_indexer_free(idx);
@@ -547,7 +547,7 @@ static void test_scale(void) {
 	double t1 = now_s();
 	is_int(bad, 0, "100k adds");
 	is_int(kinf_indexer_len(idx), N, "len 100k");
-	kinf_indexer_values(idx, "namespace", &vals, &nvals, &err);
+	must(kinf_indexer_values(idx, "namespace", &vals, &nvals, &err));
 	is_int(nvals, NS, "10 namespaces");
 	bad = 0;
 	for (size_t k = 0; k < nvals; k++) {
@@ -571,9 +571,9 @@ static void test_scale(void) {
 	}
 	double t2 = now_s();
 	is_int(bad, 0, "100k updates");
-	kinf_indexer_index_count(idx, "app", "moved", &count, &err);
+	must(kinf_indexer_index_count(idx, "app", "moved", &count, &err));
 	is_int(count, N / 2, "50k moved");
-	kinf_indexer_values(idx, "app", &vals, &nvals, &err);
+	must(kinf_indexer_values(idx, "app", &vals, &nvals, &err));
 	is_int(nvals, 1 + APPS / 2, "even app values emptied and dropped");
 	if (nvals > 1) {
 		is_str(vals[0].value, "moved", "biggest value first");
@@ -591,10 +591,10 @@ static void test_scale(void) {
 	double t3 = now_s();
 	is_int(bad, 0, "100k deletes");
 	is_int(kinf_indexer_len(idx), 0, "empty");
-	kinf_indexer_values(idx, "namespace", &vals, &nvals, &err);
+	must(kinf_indexer_values(idx, "namespace", &vals, &nvals, &err));
 	is_int(nvals, 0, "no namespace values left");
 	kinf_index_values_free(vals, nvals);
-	kinf_indexer_values(idx, "app", &vals, &nvals, &err);
+	must(kinf_indexer_values(idx, "app", &vals, &nvals, &err));
 	is_int(nvals, 0, "no app values left");
 	kinf_index_values_free(vals, nvals);
 	printf("# 100k: add %.3fs, update %.3fs, delete %.3fs (incl. parsing)\n",

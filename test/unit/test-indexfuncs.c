@@ -56,7 +56,7 @@ static void install(struct kinf_indexer *idx, const char *name, struct kinf_strv
 static size_t value_count(struct kinf_indexer *idx, const char *index) {
 	struct kinf_index_value *v = NULL;
 	size_t n = 0;
-	kinf_indexer_values(idx, index, &v, &n, NULL);
+	must(kinf_indexer_values(idx, index, &v, &n, NULL));
 	kinf_index_values_free(v, n);
 	return n;
 }
@@ -91,9 +91,9 @@ int main(void) {
 	struct kinf_object *b = pod("ns2", "b", "2", "\"app\":\"db\"", "n2", "Pending",
 		"{\"image\":\"postgres\"},{\"image\":\"envoy\"}");
 	struct kinf_object *c = pod("ns1", "c", "3", "", "n1", "Running", "{\"image\":\"nginx:1.25\"}");
-	kinf_indexer_add(idx, a);
-	kinf_indexer_add(idx, b);
-	kinf_indexer_add(idx, c);
+	must(kinf_indexer_add(idx, a));
+	must(kinf_indexer_add(idx, b));
+	must(kinf_indexer_add(idx, c));
 
 	expect_keys(idx, "node", "n1", "ns1/a ns1/c");
 	expect_keys(idx, "owner", "ReplicaSet/rs-b", "ns2/b");
@@ -111,7 +111,7 @@ int main(void) {
 	/* An update moves a between values: web -> db, n1 -> n2, drops envoy. */
 	struct kinf_object *a2 = pod("ns1", "a", "4", "\"app\":\"db\"", "n2", "Succeeded",
 		"{\"image\":\"nginx:1.25\"}");
-	kinf_indexer_update(idx, a2);
+	must(kinf_indexer_update(idx, a2));
 	expect_keys(idx, "label:app", "web", "");
 	expect_keys(idx, "label:app", "db", "ns1/a ns2/b");
 	expect_keys(idx, "node", "n2", "ns1/a ns2/b");
@@ -120,8 +120,8 @@ int main(void) {
 	is_int(value_count(idx, "label:app"), 1, "the emptied value web is gone");
 	is_int(value_count(idx, "label:node"), 0, "label removed: no value left");
 
-	kinf_indexer_delete(idx, "ns2/b");
-	kinf_indexer_delete(idx, "ns1/a");
+	must(kinf_indexer_delete(idx, "ns2/b"));
+	must(kinf_indexer_delete(idx, "ns1/a"));
 	expect_keys(idx, "field:spec.containers[*].image", "envoy", "");
 	is_int(value_count(idx, "field:spec.containers[*].image"), 1, "only c's image is left");
 	is_int(value_count(idx, "owner"), 2, "only c's owners are left");

@@ -383,7 +383,7 @@ static void test_typed(void) {
 			"typed: new and start");
 	if (kinf_informer_next(inf, 1000, &batch, NULL, &err) == 1) {
 		struct kinf_buf b = {0};
-		kinf_informer_append_typed(inf, batch.v[0].obj, &b);
+		must(kinf_informer_append_typed(inf, batch.v[0].obj, &b));
 		is_str(b.data, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\","
 				"\"namespace\":\"ns\",\"resourceVersion\":\"5\"}}",
 				"append_typed inserts apiVersion and kind");

@@ -61,7 +61,7 @@ static void escapes(void) {
 			continue;
 		}
 		if (rc == 0) {
-			kinf_jsonpath_execute(jp, data, &out, &err);
+			must(kinf_jsonpath_execute(jp, data, &out, &err));
 		} else {
 			printf("# %s\n", err.message);
 		}
@@ -307,7 +307,7 @@ int main(void) {
 			continue;
 		}
 		if (rc == 0) {
-			kinf_jsonpath_execute(jp, data, &out, &err);
+			must(kinf_jsonpath_execute(jp, data, &out, &err));
 		}
 		is_str(out.data ? out.data : "", cases[i].want, "%s", cases[i].tmpl);
 		kinf_jsonpath_free(jp);
@@ -318,7 +318,7 @@ int main(void) {
 	ok(kinf_customcolumns_parse("NAME:.metadata.name,IMG:.spec.containers[*].image,L:.metadata.labels,X:.x",
 		&cc, NULL) == 0 && cc->n == 4, "custom columns parse");
 	struct kinf_strv cells = {0};
-	kinf_customcolumns_cells(cc, json_array_get(json_object_get(data, "items"), 0), &cells);
+	must(kinf_customcolumns_cells(cc, json_array_get(json_object_get(data, "items"), 0), &cells));
 	ok(cells.n == 4, "four cells");
 	is_str(cells.v[0], "a", "name cell");
 	is_str(cells.v[1], "nginx,envoy", "several values joined with ','");

@@ -235,7 +235,7 @@ static char *render_local(const struct kinf_kindcols *k, const struct capture *c
 	}
 	/* kubectl prints no header above no rows: neither does print_server */
 	if (n) {
-		kinf_table_print(t, out);
+		must(kinf_table_print(t, out));
 	}
 	fclose(out);
 	kinf_table_free(t);

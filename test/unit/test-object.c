@@ -199,7 +199,7 @@ static void test_limits(void) {
 
 static void test_quote(void) {
 	struct kinf_buf b = {0};
-	kinf_json_quote(&b, "a\"b\\c\n\x01", 7);
+	must(kinf_json_quote(&b, "a\"b\\c\n\x01", 7));
 	is_str(b.data, "\"a\\\"b\\\\c\\n\\u0001\"", "quote escapes");
 	kinf_buf_release(&b);
 }

@@ -48,7 +48,7 @@ static struct kinf_object *pod(const char *ns, const char *name, const char *rv,
 			"\"creationTimestamp\":\"2024-01-01T00:00:00Z\"},"
 			"\"spec\":{\"nodeName\":\"%s\"},\"status\":{\"phase\":\"%s\"}}",
 			name, ns, rv, app, node, phase);
-	kinf_object_parse(json, strlen(json), NULL, &obj, NULL);
+	must(kinf_object_parse(json, strlen(json), NULL, &obj, NULL));
 	return obj;
 }
 
@@ -62,7 +62,7 @@ static struct kinf_object *big_pod(const char *name, const char *rv) {
 		must(kinf_buf_append_char(&b, 'a'));
 	}
 	must(kinf_buf_append_str(&b, "\"}}}"));
-	kinf_object_parse(b.data, b.len, NULL, &obj, NULL);
+	must(kinf_object_parse(b.data, b.len, NULL, &obj, NULL));
 	kinf_buf_release(&b);
 	return obj;
 }
@@ -138,7 +138,7 @@ static void expect(const char *target, const char *extra, const char *name, ...)
 }
 
 static void *run(void *arg) {
-	kinf_serve_run(arg, NULL);
+	must(kinf_serve_run(arg, NULL));
 	return NULL;
 }
 
@@ -149,7 +149,7 @@ static void publish(struct kinf_serve *srv, enum kinf_informer_event_type type,
 		.initial = initial,
 	};
 	struct kinf_informer_batch batch = { .v = &ev, .n = 1, .in_initial_list = initial };
-	kinf_serve_publish(srv, 0, &batch);
+	must(kinf_serve_publish(srv, 0, &batch));
 	kinf_object_unref(obj);
 	kinf_object_unref(old);
 }
@@ -183,7 +183,7 @@ static void failed_handler(struct kinf_httpd_req *req, void *userdata) {
 	} else {
 		struct kinf_buf good = {0};
 		kinf_buf_puts(&good, "{\"type\":\"ADDED\"}\n");
-		kinf_httpd_stream_start(req, 200, "application/json", NULL);
+		must(kinf_httpd_stream_start(req, 200, "application/json", NULL));
 		int rc = serve_stream_write_buf(req, &good);
 		if (rc == 0) {
 			rc = serve_stream_write_buf(req, &b);
@@ -199,7 +199,7 @@ static void failed_handler(struct kinf_httpd_req *req, void *userdata) {
 }
 
 static void *run_httpd(void *arg) {
-	kinf_httpd_run(arg, NULL);
+	must(kinf_httpd_run(arg, NULL));
 	return NULL;
 }
 
@@ -211,8 +211,8 @@ static void test_failed_builders(const char *dir) {
 	char addr[160];
 	pthread_t th;
 
-	kinf_serve_new(&o, &srv, NULL);
-	kinf_serve_add_source(srv, &src, NULL, NULL);
+	must(kinf_serve_new(&o, &srv, NULL));
+	must(kinf_serve_add_source(srv, &src, NULL, NULL));
 	struct kinf_httpd_opts ho = { .handler = failed_handler, .userdata = srv };
 	struct kinf_httpd *h = kinf_httpd_new(&ho);
 	snprintf(sock_path, sizeof(sock_path), "%s/f.sock", dir);
@@ -318,15 +318,15 @@ static struct kinf_serve *slow_server(const char *dir, const char *name,
 		.version = "v1", .resource = "pods", .kind = "Pod", .namespaced = true };
 	char addr[160];
 
-	kinf_serve_new(o, &srv, NULL);
-	kinf_serve_add_source(srv, &src, NULL, NULL);
+	must(kinf_serve_new(o, &srv, NULL));
+	must(kinf_serve_add_source(srv, &src, NULL, NULL));
 	snprintf(sock_path, sizeof(sock_path), "%s/%s", dir, name);
 	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
 	is_int(kinf_serve_listen(srv, addr, NULL), 0, "a server with max_lag 4, grace %ld ms",
 			o->lag_grace_ms);
 	pthread_create(th, NULL, run, srv);
 	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
-	kinf_serve_synced(srv, 0);
+	must(kinf_serve_synced(srv, 0));
 	return srv;
 }
 
@@ -461,11 +461,11 @@ static struct kinf_serve *start(const char *dir, const char *name, struct kinf_s
 		.version = "v1", .resource = "pods", .kind = "Pod", .namespaced = true };
 	char addr[160];
 	o->version = "test";
-	kinf_serve_new(o, &srv, NULL);
-	kinf_serve_add_source(srv, &src, NULL, NULL);
+	must(kinf_serve_new(o, &srv, NULL));
+	must(kinf_serve_add_source(srv, &src, NULL, NULL));
 	snprintf(sock_path, sizeof(sock_path), "%s/%s", dir, name);
 	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
-	kinf_serve_listen(srv, addr, NULL);
+	must(kinf_serve_listen(srv, addr, NULL));
 	pthread_create(th, NULL, run, srv);
 	return srv;
 }
@@ -480,13 +480,13 @@ static void stop(struct kinf_serve *srv, pthread_t th) {
 /* An object of json, published to source as part of the initial list. */
 static void publish_json(struct kinf_serve *srv, size_t source, const char *json) {
 	struct kinf_object *obj = NULL;
-	kinf_object_parse(json, strlen(json), NULL, &obj, NULL);
+	must(kinf_object_parse(json, strlen(json), NULL, &obj, NULL));
 	struct kinf_informer_event ev = {
 		.type = KINF_INFORMER_ADD, .key = (char *)kinf_object_key(obj), .obj = obj,
 		.initial = true,
 	};
 	struct kinf_informer_batch batch = { .v = &ev, .n = 1, .in_initial_list = true };
-	kinf_serve_publish(srv, source, &batch);
+	must(kinf_serve_publish(srv, source, &batch));
 	kinf_object_unref(obj);
 }
 
@@ -515,13 +515,13 @@ static void test_table_columns(const char *dir) {
 	is_int(kinf_kindcols_from_crd(crd, sizeof(crd) - 1, "v1", &cols, NULL), 0,
 			"a printer from a CRD");
 	widgets.columns = cols;
-	kinf_serve_new(&o, &srv, NULL);
-	kinf_serve_add_source(srv, &widgets, NULL, NULL);
+	must(kinf_serve_new(&o, &srv, NULL));
+	must(kinf_serve_add_source(srv, &widgets, NULL, NULL));
 	kinf_kindcols_unref(cols);	/* the server keeps its own */
-	kinf_serve_add_source(srv, &flows, NULL, NULL);
+	must(kinf_serve_add_source(srv, &flows, NULL, NULL));
 	snprintf(sock_path, sizeof(sock_path), "%s/t.sock", dir);
 	snprintf(addr, sizeof(addr), "unix:%s", sock_path);
-	kinf_serve_listen(srv, addr, NULL);
+	must(kinf_serve_listen(srv, addr, NULL));
 	pthread_create(&th, NULL, run, srv);
 	publish_json(srv, 0, "{\"metadata\":{\"name\":\"w1\",\"namespace\":\"a\","
 			"\"resourceVersion\":\"5\"},\"spec\":{\"color\":\"blue\",\"size\":3}}");
@@ -532,8 +532,8 @@ static void test_table_columns(const char *dir) {
 				"\"%zu\"},\"spec\":{\"matchingPrecedence\":%s}}", fs[i][0], 6 + i, fs[i][1]);
 		publish_json(srv, 1, json);
 	}
-	kinf_serve_synced(srv, 0);
-	kinf_serve_synced(srv, 1);
+	must(kinf_serve_synced(srv, 0));
+	must(kinf_serve_synced(srv, 1));
 
 	expect("/apis/example.com/v1/widgets", table, "a custom resource's Table has its CRD's columns",
 		"{\"name\":\"Color\",\"type\":\"string\",\"format\":\"\",\"description\":"
@@ -573,7 +573,7 @@ static void test_admission(const char *dir) {
 		"  a probe is answered all the same (not ready yet)");
 	free(s);
 	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
-	kinf_serve_synced(srv, 0);
+	must(kinf_serve_synced(srv, 0));
 	char *a = read_all(w1, 3000), *b = read_all(w2, 3000);
 	ok(strstr(a, "200 OK") && strstr(b, "200 OK"), "  the two held are answered after the sync");
 	free(a);
@@ -597,7 +597,7 @@ static void test_pagination_budget(const char *dir) {
 	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
 	publish(srv, KINF_INFORMER_ADD, pod("a", "p2", "11", "web", "n1", "Running"), NULL, true);
 	publish(srv, KINF_INFORMER_ADD, pod("a", "p3", "12", "web", "n1", "Running"), NULL, true);
-	kinf_serve_synced(srv, 0);
+	must(kinf_serve_synced(srv, 0));
 
 	int a = connect_sock(), b = connect_sock();
 	char *s = ask(a, "/api/v1/pods?limit=1");
@@ -657,7 +657,7 @@ static void test_write_timeout(const char *dir) {
 	struct kinf_serve *srv = start(dir, "w.sock", &o, &th);
 	logged[0] = '\0';
 	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
-	kinf_serve_synced(srv, 0);
+	must(kinf_serve_synced(srv, 0));
 	int paused = paused_watcher();
 	sleep_ms(200);
 	/* 8 events of 100 KB: far fewer than max_lag (1000), more than its queue's budget. */
@@ -727,7 +727,7 @@ int main(void) {
 	publish(srv, KINF_INFORMER_ADD, pod("a", "p1", "10", "web", "n1", "Running"), NULL, true);
 	publish(srv, KINF_INFORMER_ADD, pod("a", "p2", "11", "web", "n2", "Pending"), NULL, true);
 	publish(srv, KINF_INFORMER_ADD, pod("b", "p3", "12", "db", "n1", "Running"), NULL, true);
-	kinf_serve_synced(srv, 0);
+	must(kinf_serve_synced(srv, 0));
 
 	s = read_all(early, 3000);
 	ok(strstr(s, "200 OK") && count(s, "\"name\":\"p") == 3,
@@ -877,7 +877,7 @@ int main(void) {
 	expect("/metrics", NULL, "  counted in /metrics",
 		"kinf_serve_evicted_clients_total{context=\"ctx\",resource=\"pods\"} 1", NULL);
 
-	kinf_serve_upstream(srv, 0, false, "connection refused");
+	must(kinf_serve_upstream(srv, 0, false, "connection refused"));
 	sleep_ms(100);
 	s = get("/api/v1/namespaces/a/pods/p1", NULL);
 	ok(strstr(s, "Warning: 299 - \"kinf serve: upstream context \\\"ctx\\\" (https://up:6443) "
@@ -888,7 +888,7 @@ int main(void) {
 	ok(strstr(s, "[-]upstream failed: upstream context \"ctx\" (https://up:6443) unreachable for 0s: "
 		"connection refused"), "  /readyz says why");
 	free(s);
-	kinf_serve_upstream(srv, 0, true, NULL);
+	must(kinf_serve_upstream(srv, 0, true, NULL));
 	sleep_ms(100);
 	s = get("/readyz", NULL);
 	ok(strstr(s, "\r\n\r\nok"), "  back: ready");

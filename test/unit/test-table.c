@@ -49,8 +49,8 @@ static void test_layout(void) {
 
 	t = kinf_table_new(2);
 	const char *const tiny[] = { "A", "B" };
-	kinf_table_add_row(t, tiny);
-	kinf_table_print(t, capture_open(&c));
+	must(kinf_table_add_row(t, tiny));
+	must(kinf_table_print(t, capture_open(&c)));
 	s = capture_take(&c);
 	is_str(s, "A     B\n", "a column is at least 6 wide");
 	free(s);
@@ -60,9 +60,9 @@ static void test_layout(void) {
 	t = kinf_table_new(2);
 	const char *const u[] = { "\xc3\xa9t\xc3\xa9", "x" };
 	const char *const v[] = { "abc", "y" };
-	kinf_table_add_row(t, u);
-	kinf_table_add_row(t, v);
-	kinf_table_print(t, capture_open(&c));
+	must(kinf_table_add_row(t, u));
+	must(kinf_table_add_row(t, v));
+	must(kinf_table_print(t, capture_open(&c)));
 	s = capture_take(&c);
 	is_str(s, "\xc3\xa9t\xc3\xa9   x\nabc   y\n", "UTF-8 cells by code points");
 	free(s);
@@ -73,8 +73,8 @@ static void test_escape_and_color(void) {
 	struct capture c;
 	struct kinf_table *t = kinf_table_new(2);
 	const char *const r[] = { "evil\033[2J", "a\nb" };
-	kinf_table_add_row(t, r);
-	kinf_table_print(t, capture_open(&c));
+	must(kinf_table_add_row(t, r));
+	must(kinf_table_print(t, capture_open(&c)));
 	char *s = capture_take(&c);
 	ok(s && !strchr(s, '\033') && strchr(s, '\n') == s + strlen(s) - 1,
 			"no ESC and no line break of the cells' own reach the terminal: %s", s);
@@ -84,10 +84,10 @@ static void test_escape_and_color(void) {
 	t = kinf_table_new(2);
 	const char *const h[] = { "EVENT", "NAME" };
 	const char *const e[] = { "ADDED", "web" };
-	kinf_table_add_row(t, h);
+	must(kinf_table_add_row(t, h));
 	kinf_table_color_next(t, 0, "\033[32m");
-	kinf_table_add_row(t, e);
-	kinf_table_print(t, capture_open(&c));
+	must(kinf_table_add_row(t, e));
+	must(kinf_table_print(t, capture_open(&c)));
 	s = capture_take(&c);
 	is_str(s, "EVENT   NAME\n\033[32mADDED\033[0m   web\n",
 			"the color's escapes take no width, and only the next row has it");
@@ -104,13 +104,13 @@ static void test_streaming(void) {
 	const char *const r2[] = { "2", "Deleted" };
 	const char *const r3[] = { "30000000", "Sync" };
 	kinf_table_widen(t, widest);
-	kinf_table_add_row(t, h);
-	kinf_table_add_row(t, r1);
+	must(kinf_table_add_row(t, h));
+	must(kinf_table_add_row(t, r1));
 	FILE *f = capture_open(&c);
 	ok(kinf_table_flush(t, f) == 0, "flushed");
 	ok(kinf_table_print(t, f) == 0, "nothing left after a flush");
-	kinf_table_print_row(t, r2, f);
-	kinf_table_print_row(t, r3, f);
+	must(kinf_table_print_row(t, r2, f));
+	must(kinf_table_print_row(t, r3, f));
 	char *s = capture_take(&c);
 	is_str(s, "POP   TYPE\n1     Added\n2     Deleted\n30000000   Sync\n",
 			"widened, flushed, then a row at a time with the widths so far");

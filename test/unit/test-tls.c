@@ -134,7 +134,7 @@ static void test_certificates(void) {
 
 	char *t1 = NULL, *t2 = NULL;
 	is_int(kinf_tls_token_new(&t1), 0, "a token");
-	kinf_tls_token_new(&t2);
+	must(kinf_tls_token_new(&t2));
 	ok(t1 && strlen(t1) == 43 && strspn(t1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 		"0123456789-_") == 43, "  43 base64url characters (%s)", t1);
 	ok(t2 && strcmp(t1, t2) != 0, "  another one differs");
@@ -239,8 +239,8 @@ static void test_handshakes(void) {
 	struct pair p;
 	int crc = 0;
 	size_t ca_len = 0, ol = 0;
-	kinf_tls_new(NULL, &tls, &err);
-	kinf_tls_new(NULL, &other, &err);
+	must(kinf_tls_new(NULL, &tls, &err));
+	must(kinf_tls_new(NULL, &other, &err));
 	const char *ca = kinf_tls_ca_pem(tls, &ca_len), *oca = kinf_tls_ca_pem(other, &ol);
 	static const unsigned char go_alpn[] = "\x02h2\x08http/1.1";
 

@@ -244,12 +244,12 @@ static void test_line_mode_back_to_back(void) {
 	struct kinf_watch_decoder *d = kinf_watch_decoder_new(record, &log, NULL);
 	kinf_watch_decoder_set_line_mode(d, true);
 	size_t half = strlen(ev_a) / 2;
-	kinf_watch_decoder_feed(d, ev_a, half, NULL);
+	must(kinf_watch_decoder_feed(d, ev_a, half, NULL));
 	ok(log.len == 0 && kinf_watch_decoder_partial(d), "half an event: nothing yet, partial");
-	kinf_watch_decoder_feed(d, ev_a + half, strlen(ev_a) - half, NULL);
+	must(kinf_watch_decoder_feed(d, ev_a + half, strlen(ev_a) - half, NULL));
 	is_str(log.data, "ADDED ns/a 10\n", "its second half: the event, before any newline");
 	ok(!kinf_watch_decoder_partial(d), "and nothing is partial");
-	kinf_watch_decoder_feed(d, "\n", 1, NULL);
+	must(kinf_watch_decoder_feed(d, "\n", 1, NULL));
 	is_str(log.data, "ADDED ns/a 10\n", "the newline after it adds nothing");
 	kinf_watch_decoder_free(d);
 	kinf_buf_release(&log);
