@@ -20,16 +20,33 @@ void *__real_realloc(void *p, size_t size);
 char *__real_strdup(const char *s);
 char *__real_strndup(const char *s, size_t n);
 
+/* ASan's, when the build has it: where the failed allocation was made. */
+void __sanitizer_print_stack_trace(void) __attribute__((weak));
+static bool trace;
+
+/*
+ * Whether to count at all: a program run without KINF_ALLOC_FAIL_AT and
+ * KINF_ALLOC_FAIL_REPORT (the suite's other tests) pays one relaxed load
+ * per allocation, nothing more.
+ */
+static atomic_bool counting;
 static atomic_ulong counted;
 static atomic_ulong fail_at;
 static atomic_bool fired;
 
 /* Counts one allocation; true when it is the one to fail. */
 static bool fail_this(void) {
+	if (!atomic_load_explicit(&counting, memory_order_relaxed)) {
+		return false;
+	}
 	unsigned long n = atomic_fetch_add(&counted, 1) + 1;
 	unsigned long at = atomic_load(&fail_at);
 	if (at != 0 && n == at) {
 		atomic_store(&fired, true);
+		if (trace && __sanitizer_print_stack_trace) {
+			fprintf(stderr, "allocfail: allocation %lu fails here:\n", n);
+			__sanitizer_print_stack_trace();
+		}
 		errno = ENOMEM;
 		return true;
 	}
@@ -61,6 +78,7 @@ char *__wrap_strndup(const char *s, size_t n) {
 }
 
 void kinf_allocfail_arm(unsigned long nth) {
+	atomic_store(&counting, true);
 	atomic_store(&fail_at, 0);
 	atomic_store(&fired, false);
 	atomic_store(&counted, 0);
@@ -97,5 +115,8 @@ __attribute__((constructor)) static void allocfail_init(void) {
 	if (report_path && *report_path) {
 		atexit(report);
 	}
+	const char *tr = getenv("KINF_ALLOC_FAIL_TRACE");
+	trace = tr && *tr && strcmp(tr, "0") != 0;
 	atomic_store(&fail_at, at ? strtoul(at, NULL, 10) : 0);
+	atomic_store(&counting, atomic_load(&fail_at) != 0 || (report_path && *report_path));
 }

@@ -14,7 +14,8 @@
  * A program chooses N with the environment: KINF_ALLOC_FAIL_AT=N (0 or
  * unset: never fail, only count), and KINF_ALLOC_FAIL_REPORT=FILE makes it
  * write "<allocations counted> <1 if the Nth failed, else 0>" to FILE at
- * exit. A unit test sets N with kinf_allocfail_arm().
+ * exit; KINF_ALLOC_FAIL_TRACE=1 prints where the failed allocation was
+ * made (the stack, with ASan). A unit test sets N with kinf_allocfail_arm().
  *
  * Without the build option these functions do not exist;
  * kinf_allocfail_available() in a test built either way says which.
