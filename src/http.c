@@ -297,7 +297,13 @@ static struct kinf_http *http_new(const struct kinf_rest_config *config,
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, http->opts.connect_timeout_ms);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	/*
+	 * The options libcurl copies (and may fail to, out of memory) that
+	 * decide where and whom kinf trusts are checked: without them a
+	 * transfer would go on with libcurl's defaults (any protocol, no
+	 * proxy, the system's CAs instead of the kubeconfig's).
+	 */
+	bool lost = curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	if (!config->disable_compression) {
 		/* asked for; decoded by on_write (struct transfer says why) */
@@ -312,7 +318,7 @@ static struct kinf_http *http_new(const struct kinf_rest_config *config,
 	}
 	/* Without proxy-url, libcurl honours the *_proxy environment like Go. */
 	if (config->proxy_url && config->proxy_url[0]) {
-		curl_easy_setopt(c, CURLOPT_PROXY, config->proxy_url);
+		lost |= curl_easy_setopt(c, CURLOPT_PROXY, config->proxy_url) != CURLE_OK;
 	}
 	if (config->insecure_skip_tls_verify) {
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -322,7 +328,11 @@ static struct kinf_http *http_new(const struct kinf_rest_config *config,
 			.data = config->ca_pem, .len = config->ca_pem_len,
 			.flags = CURL_BLOB_COPY,
 		};
-		curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob);
+		lost |= curl_easy_setopt(c, CURLOPT_CAINFO_BLOB, &blob) != CURLE_OK;
+	}
+	if (lost) {
+		kinf_http_free(http);
+		return NULL;	/* (out of memory) */
 	}
 	return http;
 }
@@ -895,7 +905,11 @@ static int perform(struct kinf_http *http, const struct kinf_http_request *req,
 	long min_speed = req->watch ? 1L : KINF_HTTP_MIN_SPEED;
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT,
 			http->opts.low_speed_time_s > 0 && !req->relay ? min_speed : 0L);
-	curl_easy_setopt(c, CURLOPT_URL, url.data);
+	if (curl_easy_setopt(c, CURLOPT_URL, url.data) != CURLE_OK) {
+		/* libcurl keeps a copy; without it, "No URL set" or the last one */
+		rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
+		goto out;
+	}
 	if (req->body) {
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
