@@ -695,7 +695,7 @@ static int exec_parse(const struct kinf_exec_config *e, const char *data, size_t
 	size_t new_cert_len = 0, new_key_len = 0;
 	struct timespec expiry = { 0 };
 	bool has_expiry = false;
-	json_error_t jerr;
+	json_error_t jerr = {0};
 	int r;
 
 	root = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);

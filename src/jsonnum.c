@@ -380,7 +380,7 @@ int kinf_jsonnum_load_error(const char *json, size_t len, size_t flags,
 
 json_t *kinf_jsonnum_load(const char *json, size_t len, size_t flags,
 		struct kinf_error *reterr) {
-	json_error_t jerr;
+	json_error_t jerr = {0};	/* (jansson leaves the code alone when an allocation fails) */
 	json_t *root = json_loadb(json, len, flags, &jerr);
 	if (root || json_error_code(&jerr) != json_error_numeric_overflow) {
 		if (!root) {
@@ -401,6 +401,7 @@ json_t *kinf_jsonnum_load(const char *json, size_t len, size_t flags,
 		rc = kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	}
 	if (rc == 0) {
+		memset(&jerr, 0, sizeof(jerr));
 		root = json_loadb(w.out.data, w.out.len, flags, &jerr);
 		if (!root) {
 			load_error_fill(reterr, load_error_code(w.out.data, w.out.len, flags, &jerr),

@@ -47,7 +47,7 @@ static int on_member(const char *key, size_t key_len, const char *value,
 		size_t len, void *userdata) {
 	struct kinf_listpage *ps = userdata;
 	struct kinf_list_result *res = ps->result;
-	json_error_t jerr;
+	json_error_t jerr = {0};
 
 	if (key_len == 8 && memcmp(key, "metadata", 8) == 0) {
 		struct kinf_error err = {0};

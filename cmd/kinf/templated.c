@@ -81,7 +81,9 @@ int cli_columns_add(struct cli_columns *c, const struct kinf_object *obj) {
 	struct row *r = memset(&rows[c->n], 0, sizeof(*r));
 	json_t *tree = kinf_object_tree(obj, &err);
 	int rc = (r->key = strdup(kinf_object_key(obj))) ? 0 : -KINF_ENOMEM;
-	if (rc == 0 && !tree) {
+	if (!tree && err.code == KINF_ENOMEM) {
+		rc = -KINF_ENOMEM;	/* never a table with the row left out for want of memory */
+	} else if (rc == 0 && !tree) {
 		/* Said when printed, in the row's place (a number beyond float64). */
 		rc = (r->err = malloc(sizeof(*r->err))) ? 0 : -KINF_ENOMEM;
 		if (rc == 0) {

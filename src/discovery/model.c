@@ -258,7 +258,7 @@ int disc_check_kind(struct pctx *c, json_t *root, const char *kind) {
 }
 
 json_t *disc_load_json(struct pctx *c, const char *data, size_t len) {
-	json_error_t jerr;
+	json_error_t jerr = {0};
 	json_t *root;
 
 	if (!data) {
