@@ -827,6 +827,14 @@ static int map_curl_error(struct kinf_http *http, CURLcode code, const char *url
 		}
 	}
 	switch (code) {
+	case CURLE_OUT_OF_MEMORY:
+	/*
+	 * kinf's write callbacks say why they stop (an abort, the transport's
+	 * own codes); a write error left is libcurl's, which could not keep
+	 * a piece for them: its memory ran out.
+	 */
+	case CURLE_WRITE_ERROR:
+		return kinf_error_set(reterr, KINF_ENOMEM, "out of memory");
 	case CURLE_COULDNT_CONNECT:
 	case CURLE_COULDNT_RESOLVE_HOST:
 	case CURLE_COULDNT_RESOLVE_PROXY:
