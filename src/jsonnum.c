@@ -340,6 +340,26 @@ static int rewrite_value(struct rewrite *w) {
 	}
 }
 
+/*
+ * jansson drops a byte of a string when its buffer cannot grow (its lexer
+ * ignores that failure) and still returns the document: a parse during
+ * which one of its allocations failed is not trusted. Its allocator is
+ * malloc, counting failures per thread (jansson allocates in the caller's).
+ */
+static _Thread_local unsigned long json_alloc_failures;
+
+static void *json_alloc(size_t size) {
+	void *p = malloc(size);
+	if (!p) {
+		json_alloc_failures++;
+	}
+	return p;
+}
+
+__attribute__((constructor)) static void json_alloc_init(void) {
+	json_set_alloc_funcs(json_alloc, free);
+}
+
 /* KINF_ENOMEM or KINF_EJSON: see kinf_jsonnum_load_error(). */
 static int load_error_code(const char *json, size_t len, size_t flags,
 		const json_error_t *jerr) {
@@ -381,7 +401,13 @@ int kinf_jsonnum_load_error(const char *json, size_t len, size_t flags,
 json_t *kinf_jsonnum_load(const char *json, size_t len, size_t flags,
 		struct kinf_error *reterr) {
 	json_error_t jerr = {0};	/* (jansson leaves the code alone when an allocation fails) */
+	unsigned long failures = json_alloc_failures;
 	json_t *root = json_loadb(json, len, flags, &jerr);
+	if (root && json_alloc_failures != failures) {
+		json_decref(root);	/* maybe a string short of a byte */
+		kinf_error_fill(reterr, KINF_ENOMEM, "out of memory");
+		return NULL;
+	}
 	if (root || json_error_code(&jerr) != json_error_numeric_overflow) {
 		if (!root) {
 			load_error_fill(reterr, load_error_code(json, len, flags, &jerr), &jerr);

@@ -107,8 +107,12 @@ static void report(void) {
 	}
 }
 
-__attribute__((constructor)) static void allocfail_init(void) {
-	/* jansson allocates through its own hooks, not through our references. */
+__attribute__((constructor(101))) static void allocfail_init(void) {
+	/*
+	 * jansson allocates through its hooks: ours, until jsonnum.c's (when
+	 * linked) replace them; they call malloc from kinf's code, so through
+	 * the wrap too. This constructor runs first (its priority).
+	 */
 	json_set_alloc_funcs(json_malloc, free);
 	const char *at = getenv("KINF_ALLOC_FAIL_AT");
 	report_path = getenv("KINF_ALLOC_FAIL_REPORT");
