@@ -35,12 +35,26 @@ struct kinf_kindcols;
  * the answer to the loop thread as it arrives (the client's reading paces
  * the upstream's); kinf_serve_run() returns once they are all done.
  *
- * Files: serve.c (sources, routing, health, metrics), servedisc.c
- * (discovery), servelist.c (get and list, selectors, Tables),
- * servewatch.c (the window and watch clients), serveindex.c (kinf's
- * index path), serveproxy.c (requests forwarded to the upstream),
- * servewarn.c (the upstream's Warnings, passed on), servestream.c
- * (snapshots, work in slices, admission).
+ * Files (src/serve/), each with a header of its own over serveint.h's
+ * types, in three tiers that depend one way, down (test/layers/check
+ * fails on a cycle):
+ * - leaves, which call no other serve/ file but leaves below them:
+ *   servewarn.c (the upstream's Warnings, passed on), serverespond.c
+ *   (answers and their Warning headers, shared Statuses, counters),
+ *   serveoptions.c (ListOptions' validation), servefilter.c (selectors;
+ *   typed JSON, List items and heads, Table columns and rows),
+ *   servecoll.c (events, the window, requests held until a sync or a
+ *   resourceVersion, routed again through srv->dispatch), servestream.c
+ *   (snapshots, work in slices, admission, lists in slices);
+ * - handlers, which call leaves only: servelist.c (get and list,
+ *   continue tokens), servewatch.c (watch clients), serveindex.c (kinf's
+ *   index path), servedisc.c (discovery), serveproxy.c (requests
+ *   forwarded to the upstream);
+ * - the top: serveroute.c (the router: serve_handle), servehealth.c
+ *   (health and metrics), serve.c (this header's functions: sources,
+ *   collections, the hand-over from the informers' thread).
+ * kubeconfig_write.c (the kubeconfig that points a client at the
+ * server) stands apart.
  *
  * No client can starve the others (issue 25): a list, a Table or a
  * watch's initial events are made in slices of at most 64 KiB and 1 ms,

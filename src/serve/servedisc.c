@@ -1,7 +1,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "serveint.h"
+#include "servecoll.h"
+#include "servedisc.h"
+#include "serverespond.h"
 
 /*
  * Discovery of the served types only, legacy (APIVersions, APIGroupList,

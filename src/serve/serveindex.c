@@ -5,7 +5,10 @@
 
 #include "indexfuncs.h"
 #include "json.h"
-#include "serveint.h"
+#include "servefilter.h"
+#include "serveindex.h"
+#include "serverespond.h"
+#include "servestream.h"
 
 /*
  * kinf's own path beside the Kubernetes API, for `kinf index --server`:
@@ -118,68 +121,6 @@ static int candidates(struct serve_coll *c, const struct crit *by, size_t n,
 				ret, NULL);
 	}
 	return serve_filter_candidates(c, f, ret);
-}
-
-/* The compact "kind" then "apiVersion" members (or the other order) at p, or 0. */
-static size_t type_members_len(const char *p, const char *end, const struct kinf_object *obj) {
-	const char *kind = kinf_object_kind(obj), *av = kinf_object_api_version(obj);
-	size_t n = 0;
-	for (int i = 0; i < 2; i++) {
-		bool k = strncmp(p + n, "\"kind\":\"", 8) == 0;
-		bool a = !k && strncmp(p + n, "\"apiVersion\":\"", 14) == 0;
-		const char *v = k ? kind : av;
-		size_t off = n + (k ? 8 : 14), vlen = strlen(v);
-		if ((!k && !a) || (size_t)(end - p) < off + vlen + 2 ||
-				memcmp(p + off, v, vlen) != 0 || p[off + vlen] != '"' ||
-				(p[off + vlen + 1] != ',' && p[off + vlen + 1] != '}')) {
-			return 0;
-		}
-		n = off + vlen + 1 + (p[off + vlen + 1] == ',');
-	}
-	return n;
-}
-
-int serve_append_item(const struct kinf_object *obj, struct kinf_buf *out) {
-	size_t len;
-	const char *json = kinf_object_json(obj, &len);
-	if (!kinf_object_kind(obj)[0] && !kinf_object_api_version(obj)[0]) {
-		return kinf_buf_append(out, json, len);
-	}
-	/* As a watch event brought it: the two members lead (client-go's order or ours). */
-	size_t skip = len > 1 ? type_members_len(json + 1, json + len, obj) : 0;
-	if (skip) {
-		int rc = kinf_buf_append_char(out, '{');
-		return rc < 0 ? rc : kinf_buf_append(out, json + 1 + skip, len - 1 - skip);
-	}
-	/* Elsewhere: member by member. */
-	struct kinf_json_reader r;
-	struct kinf_json_span key;
-	const char *sep = "{";
-	int rc;
-	kinf_json_reader_init(&r, json, len, UINT32_MAX);
-	if ((rc = kinf_json_object_begin(&r)) < 0) {
-		return rc;
-	}
-	while ((rc = kinf_json_member(&r, &key)) == 1) {
-		const char *v;
-		size_t vlen;
-		const char *k = key.s - 1;	/* the key's opening quote */
-		if ((rc = kinf_json_skip_span(&r, &v, &vlen)) < 0) {
-			return rc;
-		}
-		if (kinf_json_span_eq(&key, "kind") || kinf_json_span_eq(&key, "apiVersion")) {
-			continue;
-		}
-		kinf_buf_puts(out, sep);
-		if ((rc = kinf_buf_append(out, k, (size_t)(v + vlen - k))) < 0) {
-			return rc;
-		}
-		sep = ",";
-	}
-	if (rc < 0) {
-		return rc;
-	}
-	return kinf_buf_append_str(out, sep[0] == '{' ? "{}" : "}");
 }
 
 static void answer_by(struct serve_request *r, struct serve_coll *c, const struct crit *by,

@@ -7,7 +7,8 @@
 
 #include "clock.h"
 #include "http.h"
-#include "serveint.h"
+#include "serveproxy.h"
+#include "serverespond.h"
 
 /*
  * serveproxy.c: reads the caches do not answer, forwarded to the upstream
@@ -163,7 +164,7 @@ static void proxy_done(struct serve_proxy *p) {
 	proxy_unref(p);
 }
 
-/* A minimal serve_request for the answers serve.c builds (Status, warnings). */
+/* A minimal serve_request for the answers serverespond.c builds (Status, warnings). */
 static struct serve_request request_of(struct serve_proxy *p) {
 	return (struct serve_request){
 		.srv = p->srv, .req = p->req, .ctx = p->ctx, .prefix = p->prefix,
@@ -580,21 +581,6 @@ static void *worker(void *arg) {
 }
 
 /* ---- forwarding ---- */
-
-bool serve_forwards_namespaces(const struct kinf_serve *srv, size_t ctx) {
-	bool namespaced = false;
-	for (size_t i = 0; i < srv->n_colls; i++) {
-		const struct serve_coll *c = srv->colls[i];
-		if (c->ctx != ctx) {
-			continue;
-		}
-		if (!c->group[0] && strcmp(c->resource, "namespaces") == 0) {
-			return false;	/* cached: answered from there */
-		}
-		namespaced |= c->namespaced;
-	}
-	return namespaced;
-}
 
 /* The request's target after the context's /clusters/NAME prefix (raw, with its query). */
 static const char *upstream_target(const struct serve_request *r) {

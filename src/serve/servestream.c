@@ -4,7 +4,8 @@
 
 #include "clock.h"
 #include "kindcols.h"
-#include "serveint.h"
+#include "serverespond.h"
+#include "servestream.h"
 
 /*
  * What keeps one heavy client from taking serve away from the others:

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "serveint.h"
+#include "servewarn.h"
 
 /*
  * servewarn.c: the upstream's Warning headers passed on. A list or watch
@@ -125,4 +125,16 @@ void serve_coll_warnings_release(struct serve_coll *c) {
 	free(c->upwarn);
 	c->upwarn = NULL;
 	c->n_upwarn = 0;
+}
+
+void serve_warning_line(struct kinf_buf *out, const char *text, size_t len) {
+	kinf_buf_puts(out, "Warning: 299 - \"");
+	for (size_t i = 0; i < len; i++) {
+		char ch = text[i];
+		if (ch == '"' || ch == '\\') {
+			kinf_buf_putc(out, '\\');
+		}
+		kinf_buf_putc(out, (unsigned char)ch < 0x20 ? ' ' : ch);
+	}
+	kinf_buf_puts(out, "\"\r\n");
 }

@@ -4,10 +4,16 @@
 
 #include "clock.h"
 #include "log.h"
-#include "serveint.h"
+#include "servecoll.h"
+#include "servefilter.h"
+#include "serveoptions.h"
+#include "serverespond.h"
+#include "servestream.h"
+#include "servewatch.h"
 
 /*
- * The window of recent events and the watch clients. Each client is a
+ * servewatch.c: the watch clients (the window of recent events they read
+ * from is servecoll.c's). Each client is a
  * cursor into its collection's event stream (a seq number) plus, at the
  * start, a snapshot for its initial ADDED events; a pump writes to the
  * client while its connection's queue is under a budget, by reference to
@@ -58,20 +64,6 @@ struct serve_watch {
 	struct kinf_httpd_timer *bookmark_timer, *deadline_timer;
 };
 
-/* ---- the window ---- */
-
-unsigned long long serve_coll_oldest_seq(const struct serve_coll *c) {
-	return c->n ? c->ring[c->head]->seq : c->next_seq;
-}
-
-struct serve_event *serve_coll_event_at(struct serve_coll *c, unsigned long long seq) {
-	unsigned long long oldest = serve_coll_oldest_seq(c);
-	if (seq < oldest || seq >= c->next_seq) {
-		return NULL;
-	}
-	return c->ring[(c->head + (size_t)(seq - oldest)) % c->cap];
-}
-
 static void pump(struct serve_watch *w);
 static void evict(struct serve_watch *w, const char *why, bool lag);
 static void lag_check(struct serve_watch *w);
@@ -94,16 +86,7 @@ unsigned long long serve_watch_id(const struct serve_watch *w) {
 }
 
 void serve_coll_push(struct serve_coll *c, struct serve_event *ev) {
-	ev->seq = c->next_seq++;
-	if (c->n == c->cap) {
-		struct serve_event *old = c->ring[c->head];
-		c->window_rv = old->rv > c->window_rv ? old->rv : c->window_rv;
-		serve_event_unref(old);
-		c->head = (c->head + 1) % c->cap;
-		c->n--;
-	}
-	c->ring[(c->head + c->n) % c->cap] = ev;
-	c->n++;
+	serve_window_push(c, ev);
 	unsigned long long oldest = serve_coll_oldest_seq(c);
 	for (struct serve_watch *w = c->watches, *next; w; w = next) {
 		next = w->next;	/* the pump may end w */
@@ -121,11 +104,6 @@ void serve_coll_push(struct serve_coll *c, struct serve_event *ev) {
 
 static void noop_release(void *arg) {
 	(void)arg;
-}
-
-int serve_stream_write_buf(struct kinf_httpd_req *req, const struct kinf_buf *b) {
-	int rc = kinf_buf_error(b);
-	return rc < 0 ? rc : kinf_httpd_stream_write(req, b->data, b->len);
 }
 
 static void watch_unlink(struct serve_watch *w) {
@@ -616,7 +594,7 @@ void serve_watch(struct serve_request *r, struct serve_coll *c) {
 	 * starts now and waits for events newer than it, as the apiserver's.
 	 */
 	if (q->send_initial_events == 1 && !from_now && c->rv_numeric && n > c->rv) {
-		if (!serve_rv_wait(r, c, n, true)) {
+		if (!serve_rv_wait(r, c, n, serve_watch_too_large)) {
 			serve_watch_too_large(r, rv, c->rv);
 		}
 		return;

@@ -27,7 +27,7 @@
 #include "kindcols.h"
 #include "object.h"
 #include "serve.h"
-#include "serveint.h"
+#include "serverespond.h"
 #include "tap.h"
 
 static char sock_path[100];

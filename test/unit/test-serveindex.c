@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "object.h"
-#include "serveint.h"
+#include "servefilter.h"
 #include "tap.h"
 
 /* What serve_append_item writes for json (parsed, so compact). */
