@@ -40,7 +40,7 @@ struct kinf_tls_conn {
 /*
  * OpenSSL's socket BIO writes with write(2): a client gone before an
  * alert is sent would raise SIGPIPE in a process that has not ignored it.
- * This one sends with MSG_NOSIGNAL, as httpd.c does.
+ * This one sends with MSG_NOSIGNAL, as httpd's httpdio.c does.
  */
 static int bio_write(BIO *b, const char *data, int len) {
 	struct kinf_tls_conn *c = BIO_get_data(b);
