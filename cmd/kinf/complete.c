@@ -640,132 +640,161 @@ static bool optional_value(bool skip_integer, const char *word) {
 	return skip_integer && cli_parse_int32(word, &ignored);
 }
 
+/* Where the words before the current one are read up to, and what is pending. */
+struct cursor {
+	char **w;
+	int n;				/* the words before the current one */
+	int i;
+	const struct opt *pending;	/* an option whose value comes next */
+	bool skip_integer;		/* an optional value's option: an integer is its value */
+};
+
+/* The shared options before the command (they may come there too); i stops at the command. */
+static void parse_global(struct comp *c, struct cursor *k) {
+	for (; k->i < k->n; k->i++) {
+		const char *a = k->w[k->i];
+		if (k->pending) {
+			note_option(c, k->pending, a);
+			k->pending = NULL;
+		} else if (optional_value(k->skip_integer, a)) {
+			k->skip_integer = false;
+		} else if (strcmp(a, "--") == 0) {
+			k->i++;
+			return;
+		} else if (a[0] == '-' && a[1]) {
+			take_option(c, a, &k->pending, &k->skip_integer);
+		} else {
+			return;
+		}
+	}
+}
+
+/* The command named by word (kinf get is kinf list), its options noted; NULL for none. */
+static const struct cmd *command_of(struct comp *c, const char *word) {
+	for (size_t k = 0; k < N_COMMANDS; k++) {
+		if (strcmp(word, commands[k]->name) == 0) {
+			c->cmd = commands[k];
+		}
+	}
+	if (strcmp(word, "get") == 0) {
+		c->cmd = &cmd_list;
+	}
+	if (c->cmd) {
+		options_from_help(c, c->cmd->usage);
+		if (c->cmd->more_usage) {
+			options_from_help(c, c->cmd->more_usage);	/* the informer options */
+		}
+	}
+	return c->cmd;
+}
+
+/* The command's words after it: options noted, operands kept in c->pos. */
+static void parse_command(struct comp *c, struct cursor *k) {
+	bool operands_only = false;
+	k->skip_integer = false;	/* the command word came in between */
+	for (k->i++; k->i < k->n; k->i++) {
+		const char *a = k->w[k->i];
+		if (k->pending) {
+			note_option(c, k->pending, a);
+			k->pending = NULL;
+		} else if (!operands_only && optional_value(k->skip_integer, a)) {
+			k->skip_integer = false;
+		} else if (operands_only || a[0] != '-' || !a[1]) {
+			keep(c, kinf_strv_push_str(&c->pos, a));
+			k->skip_integer = false;
+		} else if (strcmp(a, "--") == 0) {
+			operands_only = true;
+		} else {
+			take_option(c, a, &k->pending, &k->skip_integer);
+		}
+	}
+}
+
+/* What completes cur, a word of the command: an option, its value or an operand. */
+static void offer_in_command(struct comp *c, const struct opt *pending, const char *cur) {
+	if (pending) {
+		offer_value(c, pending, "", cur);
+	} else if (cur[0] == '-' && cur[1] == '-' && strchr(cur, '=')) {
+		const char *eq = strchr(cur, '=');
+		const struct opt *o = find_long(c, cur + 2, (size_t)(eq - cur - 2));
+		if (o && o->value) {
+			struct kinf_buf prefix = {0};
+			int r = kinf_buf_append(&prefix, cur, (size_t)(eq - cur + 1));
+			keep(c, r);
+			if (r == 0) {
+				offer_value(c, o, prefix.data, eq + 1);
+			}
+			kinf_buf_release(&prefix);
+		}
+	} else if (cur[0] == '-') {
+		for (size_t k = 0; k < c->n_opts; k++) {
+			struct kinf_buf b = {0};
+			int r = kinf_buf_printf(&b, "--%s", c->opts[k].name);
+			keep(c, r);
+			if (r == 0) {
+				offer(c, "", b.data, cur);
+			}
+			kinf_buf_release(&b);
+		}
+	} else {
+		offer_operand(c, cur);
+	}
+}
+
+/* What completes cur in place of the command: a global option or a command name. */
+static void offer_command(struct comp *c, const char *cur) {
+	if (cur[0] == '-') {
+		offer(c, "", "--help", cur);
+		offer(c, "", "--version", cur);
+		return;
+	}
+	for (size_t k = 0; k < N_COMMANDS; k++) {
+		offer(c, "", commands[k]->name, cur);
+	}
+	offer(c, "", "help", cur);
+}
+
+/* The candidates and the directive on stdout, as cobra's __complete prints them. */
+static int print_candidates(struct comp *c) {
+	if (c->rc < 0) {
+		fprintf(stderr, "kinf: __complete: out of memory\n");
+	}
+	for (size_t k = 0; c->rc == 0 && k < c->out.n; k++) {
+		printf("%s\n", c->out.v[k]);
+	}
+	printf(":%d\n", c->directive);
+	kinf_strv_release(&c->out);
+	kinf_strv_release(&c->pos);
+	kinf_strv_release(&c->conn);
+	kinf_strv_release(&c->indexes);
+	free(c->opts);
+	return EXIT_OK;
+}
+
 static int run_complete(int argc, char **argv) {
 	struct comp c = { .directive = DIRECTIVE_NO_FILE_COMP };
 	const char *cur = argc > 1 ? argv[argc - 1] : "";
-	char **w = argv + 1;
-	int nw = argc > 1 ? argc - 2 : 0;	/* the words before cur */
-	const struct opt *pending = NULL;
-	bool skip_integer = false;
-	int i = 0;
+	struct cursor k = { .w = argv + 1, .n = argc > 1 ? argc - 2 : 0 };
 
 	/* Candidates go to stdout; errors of what is asked go nowhere. */
 	if (!freopen("/dev/null", "w", stderr)) {
 		return EXIT_ERROR;
 	}
 	options_from_help(&c, cli_common_usage);
-	/* The shared options may come before the command too. */
-	for (; i < nw; i++) {
-		if (pending) {
-			note_option(&c, pending, w[i]);
-			pending = NULL;
-		} else if (optional_value(skip_integer, w[i])) {
-			skip_integer = false;
-		} else if (strcmp(w[i], "--") == 0) {
-			i++;
-			break;
-		} else if (w[i][0] == '-' && w[i][1]) {
-			take_option(&c, w[i], &pending, &skip_integer);
-		} else {
-			break;
+	parse_global(&c, &k);
+	if (k.pending) {
+		offer_value(&c, k.pending, "", cur);
+	} else if (k.i >= k.n) {
+		offer_command(&c, cur);
+	} else if (strcmp(k.w[k.i], "help") == 0) {
+		for (size_t j = 0; k.n == k.i + 1 && j < N_COMMANDS; j++) {
+			offer(&c, "", commands[j]->name, cur);
 		}
+	} else if (command_of(&c, k.w[k.i])) {
+		parse_command(&c, &k);
+		offer_in_command(&c, k.pending, cur);
 	}
-	if (pending) {
-		offer_value(&c, pending, "", cur);
-		goto done;
-	}
-	if (i >= nw) {
-		if (cur[0] == '-') {
-			offer(&c, "", "--help", cur);
-			offer(&c, "", "--version", cur);
-		} else {
-			for (size_t k = 0; k < N_COMMANDS; k++) {
-				offer(&c, "", commands[k]->name, cur);
-			}
-			offer(&c, "", "help", cur);
-		}
-		goto done;
-	}
-	if (strcmp(w[i], "help") == 0) {
-		for (size_t k = 0; nw == i + 1 && k < N_COMMANDS; k++) {
-			offer(&c, "", commands[k]->name, cur);
-		}
-		goto done;
-	}
-	for (size_t k = 0; k < N_COMMANDS; k++) {
-		if (strcmp(w[i], commands[k]->name) == 0) {
-			c.cmd = commands[k];
-		}
-	}
-	if (strcmp(w[i], "get") == 0) {
-		c.cmd = &cmd_list;	/* kinf get is kinf list */
-	}
-	if (!c.cmd) {
-		goto done;
-	}
-	options_from_help(&c, c.cmd->usage);
-	if (c.cmd->more_usage) {
-		options_from_help(&c, c.cmd->more_usage);	/* the informer options */
-	}
-	bool operands_only = false;
-	skip_integer = false;	/* the command word came in between */
-	for (i++; i < nw; i++) {
-		const char *a = w[i];
-		if (pending) {
-			note_option(&c, pending, a);
-			pending = NULL;
-		} else if (!operands_only && optional_value(skip_integer, a)) {
-			skip_integer = false;
-		} else if (operands_only || a[0] != '-' || !a[1]) {
-			keep(&c, kinf_strv_push_str(&c.pos, a));
-			skip_integer = false;
-		} else if (strcmp(a, "--") == 0) {
-			operands_only = true;
-		} else {
-			take_option(&c, a, &pending, &skip_integer);
-		}
-	}
-	if (pending) {
-		offer_value(&c, pending, "", cur);
-	} else if (cur[0] == '-' && cur[1] == '-' && strchr(cur, '=')) {
-		const char *eq = strchr(cur, '=');
-		const struct opt *o = find_long(&c, cur + 2, (size_t)(eq - cur - 2));
-		if (o && o->value) {
-			struct kinf_buf prefix = {0};
-			int r = kinf_buf_append(&prefix, cur, (size_t)(eq - cur + 1));
-			keep(&c, r);
-			if (r == 0) {
-				offer_value(&c, o, prefix.data, eq + 1);
-			}
-			kinf_buf_release(&prefix);
-		}
-	} else if (cur[0] == '-') {
-		for (size_t k = 0; k < c.n_opts; k++) {
-			struct kinf_buf b = {0};
-			int r = kinf_buf_printf(&b, "--%s", c.opts[k].name);
-			keep(&c, r);
-			if (r == 0) {
-				offer(&c, "", b.data, cur);
-			}
-			kinf_buf_release(&b);
-		}
-	} else {
-		offer_operand(&c, cur);
-	}
-done:
-	if (c.rc < 0) {
-		fprintf(stderr, "kinf: __complete: out of memory\n");
-	}
-	for (size_t k = 0; c.rc == 0 && k < c.out.n; k++) {
-		printf("%s\n", c.out.v[k]);
-	}
-	printf(":%d\n", c.directive);
-	kinf_strv_release(&c.out);
-	kinf_strv_release(&c.pos);
-	kinf_strv_release(&c.conn);
-	kinf_strv_release(&c.indexes);
-	free(c.opts);
-	return EXIT_OK;
+	return print_candidates(&c);
 }
 
 const struct cmd cmd_complete = {

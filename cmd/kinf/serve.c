@@ -127,6 +127,9 @@ struct serve {
 	 */
 	atomic_int lost;
 	atomic_bool run_failed;		/* kinf_serve_run() failed (and said so) */
+	const char *resource;		/* argv's RESOURCE[,RESOURCE...] */
+	int n_pos;			/* arguments after the options */
+	bool help;			/* --help was printed */
 };
 
 static void log_line(const char *line, void *userdata) {
@@ -551,54 +554,65 @@ static int serve_loop(struct serve *sv) {
 	return status;
 }
 
-static int serve_main(struct serve *sv, int argc, char **argv) {
-	int opt, status;
+/*
+ * One of serve's own options: EXIT_OK when taken, the status of a usage
+ * error (printed), or -1 when opt is not serve's.
+ */
+static int serve_option(struct serve *sv, int opt, const char *arg) {
+	switch (opt) {
+	case 'o':
+		return cli_usage_error(&sv->cli, "serve prints nothing: -o does not apply");
+	case OPT_LISTEN:
+		if (strncmp(arg, "unix:", 5) != 0 && strncmp(arg, "tcp:", 4) != 0) {
+			return cli_usage_error(&sv->cli, "--listen takes unix:PATH or "
+					"tcp:HOST:PORT, not \"%s\"", arg);
+		}
+		if (sv->n_listen == CLI_MAX_LIST_ARGS) {
+			return cli_usage_error(&sv->cli, "too many --listen");
+		}
+		sv->listen[sv->n_listen++] = arg;
+		return EXIT_OK;
+	case OPT_WRITE_KUBECONFIG:
+		sv->kubeconfig_out = arg;
+		return EXIT_OK;
+	case OPT_PASS_THROUGH:
+		sv->pass_through = true;
+		return EXIT_OK;
+	case OPT_WINDOW:
+		return parse_count(sv, "window", arg, &sv->window);
+	case OPT_MAX_LAG:
+		return parse_count(sv, "max-lag", arg, &sv->max_lag);
+	case OPT_BOOKMARK_INTERVAL: {
+		long long v = cli_parse_duration(arg);
+		if (v < 100) {
+			return cli_usage_error(&sv->cli, "invalid duration \"%s\" for "
+					"--bookmark-interval (e.g. 30s, 1m; at least 100ms)", arg);
+		}
+		sv->bookmark_ms = (long)v;
+		return EXIT_OK;
+	}
+	}
+	return -1;
+}
+
+/* Parse argv into sv. EXIT_OK, or the status of a usage error (printed). */
+static int serve_parse(struct serve *sv, int argc, char **argv) {
+	int opt;
 
 	cli_init(&sv->cli, &cmd_serve);
 	optind = 0;
 	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT, serve_options)) != -1) {
-		int r;
-		switch (opt) {
-		case 'h':
+		if (opt == 'h') {
 			cli_print_help(&cmd_serve);
+			sv->help = true;
 			return EXIT_OK;
-		case 'o':
-			return cli_usage_error(&sv->cli, "serve prints nothing: -o does not apply");
-		case OPT_LISTEN:
-			if (strncmp(optarg, "unix:", 5) != 0 && strncmp(optarg, "tcp:", 4) != 0) {
-				return cli_usage_error(&sv->cli, "--listen takes unix:PATH or "
-						"tcp:HOST:PORT, not \"%s\"", optarg);
-			}
-			if (sv->n_listen == CLI_MAX_LIST_ARGS) {
-				return cli_usage_error(&sv->cli, "too many --listen");
-			}
-			sv->listen[sv->n_listen++] = optarg;
-			continue;
-		case OPT_WRITE_KUBECONFIG:
-			sv->kubeconfig_out = optarg;
-			continue;
-		case OPT_PASS_THROUGH:
-			sv->pass_through = true;
-			continue;
-		case OPT_WINDOW:
-			if ((r = parse_count(sv, "window", optarg, &sv->window)) != EXIT_OK) {
-				return r;
-			}
-			continue;
-		case OPT_MAX_LAG:
-			if ((r = parse_count(sv, "max-lag", optarg, &sv->max_lag)) != EXIT_OK) {
-				return r;
-			}
-			continue;
-		case OPT_BOOKMARK_INTERVAL: {
-			long long v = cli_parse_duration(optarg);
-			if (v < 100) {
-				return cli_usage_error(&sv->cli, "invalid duration \"%s\" for "
-						"--bookmark-interval (e.g. 30s, 1m; at least 100ms)", optarg);
-			}
-			sv->bookmark_ms = (long)v;
-			continue;
 		}
+		int r = serve_option(sv, opt, optarg);
+		if (r >= 0) {
+			if (r != EXIT_OK) {
+				return r;
+			}
+			continue;
 		}
 		r = session_option(&sv->cli, &sv->so, opt, optarg);
 		if (r == 0) {
@@ -611,14 +625,28 @@ static int serve_main(struct serve *sv, int argc, char **argv) {
 			return cli_bad_option(&sv->cli, serve_options);
 		}
 	}
-	if (argc - optind != 1) {
-		return cli_usage_error(&sv->cli, argc - optind < 1 ? "serve needs a resource type "
+	sv->n_pos = argc - optind;
+	sv->resource = sv->n_pos > 0 ? argv[optind] : NULL;
+	return EXIT_OK;
+}
+
+static int serve_check(struct serve *sv) {
+	if (sv->n_pos != 1) {
+		return cli_usage_error(&sv->cli, sv->n_pos < 1 ? "serve needs a resource type "
 				"(pods, or several: pods,deployments)" : "serve takes one argument, "
 				"RESOURCE[,RESOURCE...] (no names)");
 	}
 	if (sv->max_lag && sv->window && sv->max_lag > sv->window) {
 		return cli_usage_error(&sv->cli, "--max-lag (%zu) cannot exceed --window (%zu)",
 				sv->max_lag, sv->window);
+	}
+	return EXIT_OK;
+}
+
+static int serve_main(struct serve *sv, int argc, char **argv) {
+	int status = serve_parse(sv, argc, argv);
+	if (status != EXIT_OK || sv->help || (status = serve_check(sv)) != EXIT_OK) {
+		return status;
 	}
 	if (sv->n_listen == 0 && (status = default_socket(sv)) != EXIT_OK) {
 		return status;
@@ -635,7 +663,7 @@ static int serve_main(struct serve *sv, int argc, char **argv) {
 	sv->so.keep_managed_fields = true;
 	cli_managed_fields(&sv->cli, true);
 	sv->cli.format = KINF_OUTPUT_JSON;	/* nothing printed; several types are fine */
-	status = session_new(&sv->cli, &sv->so, argv[optind], NULL, &sv->session);
+	status = session_new(&sv->cli, &sv->so, sv->resource, NULL, &sv->session);
 	if (status != EXIT_OK) {
 		return status;
 	}

@@ -102,72 +102,116 @@ static json_t *client_version(void) {
 		"compiler", compiler(), "platform", platform());
 }
 
-static int run_version(int argc, char **argv) {
+/* What kinf version was asked for. */
+struct version_args {
 	struct cli cli;
-	struct kinf_error err = {0};
-	struct kinf_http_response resp = {0};
-	bool client_only = false;
-	int opt, status = EXIT_OK;
+	bool client_only;
+	bool help;		/* --help was printed */
+	int n_pos;
+};
 
-	cli_init(&cli, &cmd_version);
+/* Parse argv into a. EXIT_OK, or the status of a usage error (printed). */
+static int version_parse(struct version_args *a, int argc, char **argv) {
+	int opt;
+
+	cli_init(&a->cli, &cmd_version);
 	optind = 0;
 	while ((opt = cli_getopt(argc, argv, ":" CLI_COMMON_SHORT, version_options)) != -1) {
 		if (opt == 'h') {
 			cli_print_help(&cmd_version);
+			a->help = true;
 			return EXIT_OK;
 		}
 		if (opt == OPT_CLIENT) {
-			client_only = true;
+			a->client_only = true;
 			continue;
 		}
-		int r = cli_common_option(&cli, opt, optarg);
+		int r = cli_common_option(&a->cli, opt, optarg);
 		if (r < 0) {
 			return -r;
 		}
 		if (r == 0) {
-			return cli_bad_option(&cli, version_options);
+			return cli_bad_option(&a->cli, version_options);
 		}
 	}
-	if (optind < argc) {
-		return cli_usage_error(&cli, "version takes no arguments");
+	a->n_pos = argc - optind;
+	return EXIT_OK;
+}
+
+static int version_check(struct version_args *a) {
+	if (a->n_pos) {
+		return cli_usage_error(&a->cli, "version takes no arguments");
 	}
-	bool json = cli.format == KINF_OUTPUT_JSON, yaml = cli.format == KINF_OUTPUT_YAML;
+	return EXIT_OK;
+}
+
+/*
+ * The server's /version object into *ret (NULL when it could not be
+ * had). EXIT_OK, or the status of the error (printed).
+ */
+static int server_version(struct cli *cli, json_t **ret) {
+	struct kinf_error err = {0};
+	struct kinf_http_response resp = {0};
 	json_t *server = NULL;
-	if (!client_only) {
-		status = cli_connect(&cli, NULL);
-		if (status == EXIT_OK) {
-			struct kinf_http_request req = { .path = "/version" };
-			int rc = kinf_http_get(cli.http, &req, &resp, &err);
+	int status = cli_connect(cli, NULL);
+
+	if (status == EXIT_OK) {
+		struct kinf_http_request req = { .path = "/version" };
+		int rc = kinf_http_get(cli->http, &req, &resp, &err);
+		if (rc == 0) {
+			server = json_loadb(resp.body.data, resp.body.len, 0, NULL);
+		}
+		if (!json_is_object(server)) {
 			if (rc == 0) {
-				server = json_loadb(resp.body.data, resp.body.len, 0, NULL);
+				rc = kinf_error_set(&err, KINF_EJSON, "/version: not a JSON object");
 			}
-			if (!json_is_object(server)) {
-				if (rc == 0) {
-					rc = kinf_error_set(&err, KINF_EJSON, "/version: not a JSON object");
-				}
-				json_decref(server);
-				server = NULL;
-				status = cli_error(&cli, rc, &err, "server version");
-			}
+			json_decref(server);
+			server = NULL;
+			status = cli_error(cli, rc, &err, "server version");
 		}
 	}
-	if (json || yaml) {
-		json_t *out = json_object();
-		json_object_set_new(out, "clientVersion", client_version());
-		if (server) {
-			json_object_set(out, "serverVersion", server);
-		}
-		/* kubectl's YAML has its keys sorted; its JSON, the struct's order. */
-		char *s = json_dumps(out, JSON_COMPACT | (yaml ? JSON_SORT_KEYS : 0));
-		if (!s) {
-			status = cli_error(&cli, -KINF_ENOMEM, NULL, NULL);
-		} else if (json) {
-			puts(s);
-		} else if (kinf_toyaml_write(stdout, s, strlen(s), &err) < 0) {
-			status = cli_error(&cli, -KINF_EJSON, &err, "output");
-		}
-		free(s);
-		json_decref(out);
+	kinf_http_response_release(&resp);
+	*ret = server;
+	return status;
+}
+
+/* The versions as -o json or yaml print them (kubectl's shape). status: so far. */
+static int print_versions_as_data(struct cli *cli, json_t *server, int status) {
+	struct kinf_error err = {0};
+	bool yaml = cli->format == KINF_OUTPUT_YAML;
+	json_t *out = json_object();
+	json_object_set_new(out, "clientVersion", client_version());
+	if (server) {
+		json_object_set(out, "serverVersion", server);
+	}
+	/* kubectl's YAML has its keys sorted; its JSON, the struct's order. */
+	char *s = json_dumps(out, JSON_COMPACT | (yaml ? JSON_SORT_KEYS : 0));
+	if (!s) {
+		status = cli_error(cli, -KINF_ENOMEM, NULL, NULL);
+	} else if (!yaml) {
+		puts(s);
+	} else if (kinf_toyaml_write(stdout, s, strlen(s), &err) < 0) {
+		status = cli_error(cli, -KINF_EJSON, &err, "output");
+	}
+	free(s);
+	json_decref(out);
+	return status;
+}
+
+static int run_version(int argc, char **argv) {
+	struct version_args a = {0};
+	json_t *server = NULL;
+	int status = version_parse(&a, argc, argv);
+
+	if (status != EXIT_OK || a.help || (status = version_check(&a)) != EXIT_OK) {
+		cli_release(&a.cli);
+		return status;
+	}
+	if (!a.client_only) {
+		status = server_version(&a.cli, &server);
+	}
+	if (a.cli.format == KINF_OUTPUT_JSON || a.cli.format == KINF_OUTPUT_YAML) {
+		status = print_versions_as_data(&a.cli, server, status);
 	} else {
 		printf("Client Version: kinf %s\n", KINF_VERSION);
 		const char *gv = json_string_value(json_object_get(server, "gitVersion"));
@@ -176,8 +220,7 @@ static int run_version(int argc, char **argv) {
 		}
 	}
 	json_decref(server);
-	kinf_http_response_release(&resp);
-	cli_release(&cli);
+	cli_release(&a.cli);
 	return status;
 }
 
