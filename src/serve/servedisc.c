@@ -20,10 +20,6 @@ static const struct {
 	const char *resource, *singular, *kind, *short_name;
 } namespaces = { "namespaces", "namespace", "Namespace", "ns" };
 
-static void quote(struct kinf_buf *b, const char *s) {
-	kinf_apistatus_put_quoted(b, s);
-}
-
 /*
  * The distinct groups of context ctx's collections, in the order served
  * (core left out). 0 or -KINF_ENOMEM.
@@ -72,7 +68,7 @@ static void string_list(struct kinf_buf *b, const char *name, const struct kinf_
 		if (k) {
 			kinf_buf_putc(b, ',');
 		}
-		quote(b, v->v[k]);
+		kinf_apistatus_put_quoted(b, v->v[k]);
 	}
 	kinf_buf_putc(b, ']');
 }
@@ -95,13 +91,13 @@ static void group_version(struct kinf_buf *b, const char *group, const char *ver
 /* {"groupVersion":"apps/v1","version":"v1"} entries and the preferred one (the first). */
 static void group_fields(struct kinf_buf *b, const char *group, const struct kinf_strv *vs) {
 	kinf_buf_puts(b, "\"name\":");
-	quote(b, group);
+	kinf_apistatus_put_quoted(b, group);
 	kinf_buf_puts(b, ",\"versions\":[");
 	for (size_t i = 0; i < vs->n; i++) {
 		kinf_buf_putf(b, "%s{\"groupVersion\":", i ? "," : "");
 		group_version(b, group, vs->v[i]);
 		kinf_buf_puts(b, ",\"version\":");
-		quote(b, vs->v[i]);
+		kinf_apistatus_put_quoted(b, vs->v[i]);
 		kinf_buf_putc(b, '}');
 	}
 	kinf_buf_putf(b, "],\"preferredVersion\":{\"groupVersion\":\"%s/%s\",\"version\":\"%s\"}",
@@ -119,7 +115,7 @@ static void agg_version(struct kinf_serve *srv, size_t ctx, const char *group,
 		const char *version, struct kinf_buf *b) {
 	size_t k = 0;
 	kinf_buf_puts(b, "{\"version\":");
-	quote(b, version);
+	kinf_apistatus_put_quoted(b, version);
 	kinf_buf_puts(b, ",\"resources\":[");
 	for (size_t i = 0; i < srv->n_colls; i++) {
 		const struct serve_coll *c = srv->colls[i];
@@ -127,16 +123,16 @@ static void agg_version(struct kinf_serve *srv, size_t ctx, const char *group,
 			continue;
 		}
 		kinf_buf_puts(b, k++ ? ",{\"resource\":" : "{\"resource\":");
-		quote(b, c->resource);
+		kinf_apistatus_put_quoted(b, c->resource);
 		kinf_buf_puts(b, ",\"responseKind\":{\"group\":");
-		quote(b, c->group);
+		kinf_apistatus_put_quoted(b, c->group);
 		kinf_buf_puts(b, ",\"version\":");
-		quote(b, c->version);
+		kinf_apistatus_put_quoted(b, c->version);
 		kinf_buf_puts(b, ",\"kind\":");
-		quote(b, c->kind);
+		kinf_apistatus_put_quoted(b, c->kind);
 		kinf_buf_putf(b, "},\"scope\":\"%s\",\"singularResource\":",
 				c->namespaced ? "Namespaced" : "Cluster");
-		quote(b, c->singular);
+		kinf_apistatus_put_quoted(b, c->singular);
 		kinf_buf_putc(b, ',');
 		verbs(b);
 		short_names(b, c);
@@ -169,7 +165,7 @@ static void aggregated(struct serve_request *r, bool legacy, const char *v) {
 			struct kinf_strv vs = {0};
 			rc = versions(r->srv, r->ctx, gs.v[i], &vs);
 			kinf_buf_puts(&b, i ? ",{\"metadata\":{\"name\":" : "{\"metadata\":{\"name\":");
-			quote(&b, gs.v[i]);
+			kinf_apistatus_put_quoted(&b, gs.v[i]);
 			kinf_buf_puts(&b, ",\"creationTimestamp\":null},\"versions\":[");
 			for (size_t k = 0; k < vs.n; k++) {
 				if (k) {
@@ -221,11 +217,11 @@ static void resource_list(struct serve_request *r, const char *group, const char
 			continue;
 		}
 		kinf_buf_puts(&b, k++ ? ",{\"name\":" : "{\"name\":");
-		quote(&b, c->resource);
+		kinf_apistatus_put_quoted(&b, c->resource);
 		kinf_buf_puts(&b, ",\"singularName\":");
-		quote(&b, c->singular);
+		kinf_apistatus_put_quoted(&b, c->singular);
 		kinf_buf_putf(&b, ",\"namespaced\":%s,\"kind\":", c->namespaced ? "true" : "false");
-		quote(&b, c->kind);
+		kinf_apistatus_put_quoted(&b, c->kind);
 		kinf_buf_putc(&b, ',');
 		verbs(&b);
 		short_names(&b, c);
